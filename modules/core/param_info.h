@@ -27,4 +27,9 @@ struct ModuleParamInfo {
   std::vector<ParamInfo> params;
 };
 
+/// Every module parameter table, in a fixed order: WanLink, MulticastSwitch,
+/// FpgaAggregator, Cluster (copies of WanLinkParams::info(), ...).
+/// Defined in modules/core/params_info.cpp (library aggnet_module_params).
+const std::vector<ModuleParamInfo>& all_module_params();
+
 }  // namespace aggnet
