@@ -1,0 +1,159 @@
+// Mixing math and schedule families: affine plane, all-to-all, pairs, rounds to eps.
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <set>
+
+#include "traffic/families.h"
+#include "traffic/mixing.h"
+
+namespace aggnet {
+namespace {
+
+std::vector<int> iota9() {
+  std::vector<int> v(9);
+  std::iota(v.begin(), v.end(), 0);
+  return v;
+}
+
+Schedule of(std::vector<Round> rounds) {
+  Schedule s;
+  s.rounds = std::move(rounds);
+  return s;
+}
+
+TEST(AffinePlane, EachClassPartitionsNineSitesIntoThreeTriples) {
+  const auto classes = affine_plane_classes(iota9());
+  ASSERT_EQ(classes.size(), 4u);
+  for (const auto& c : classes) {
+    ASSERT_EQ(c.groups.size(), 3u);
+    std::set<int> seen;
+    for (const auto& g : c.groups) {
+      EXPECT_EQ(g.sites.size(), 3u);
+      seen.insert(g.sites.begin(), g.sites.end());
+    }
+    EXPECT_EQ(seen.size(), 9u);
+  }
+}
+
+TEST(AffinePlane, EveryPairMeetsInExactlyOneClass) {
+  const auto classes = affine_plane_classes(iota9());
+  int meets[9][9] = {};
+  for (const auto& c : classes)
+    for (const auto& g : c.groups)
+      for (int a : g.sites)
+        for (int b : g.sites)
+          if (a != b) ++meets[a][b];
+  for (int a = 0; a < 9; ++a)
+    for (int b = 0; b < 9; ++b)
+      if (a != b) EXPECT_EQ(meets[a][b], 1) << a << "," << b;
+}
+
+TEST(AffinePlane, AnyTwoDifferentClassesGiveExactAverageInTwoRounds) {
+  const auto classes = affine_plane_classes(iota9());
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_GT(consensus_error(mixing_matrix(classes[i], 9)), 0.5);
+    for (int j = 0; j < 4; ++j) {
+      if (i == j) continue;
+      const double rho = consensus_error(period_product(of({classes[i], classes[j]}), 9));
+      EXPECT_NEAR(rho, 0.0, 1e-12) << i << "," << j;
+    }
+  }
+}
+
+TEST(Mixing, AllToAllIsExactInOneRound) {
+  const auto s = of(all_to_all_rounds(9));
+  const auto st = analyze_mixing(s, 9);
+  EXPECT_NEAR(st.rho, 0.0, 1e-12);
+  EXPECT_EQ(st.rounds_to_exact, 1);
+  EXPECT_NEAR(st.round_spectral_gaps.at(0), 1.0, 1e-12);
+  EXPECT_EQ(rounds_to_eps(s, 9, 1e-6), 1);
+}
+
+// Hand computation: n = 3, pairs rounds {0,1} then {0,2}.
+// W2 W1 = [[1/4,1/4,1/2],[1/2,1/2,0],[1/4,1/4,1/2]]; W2 W1 - J = u v^T with
+// u = (1,-2,1), v = (-1,-1,2)/12, so rho = |u| |v| = sqrt(6) sqrt(6) / 12 = 1/2.
+TEST(Mixing, PairsOnThreeSitesMatchesHandComputedRho) {
+  const auto s = of(pairs_rounds(3));
+  ASSERT_EQ(s.rounds.size(), 2u);
+  const auto st = analyze_mixing(s, 3);
+  EXPECT_NEAR(st.rho, 0.5, 1e-12);
+  EXPECT_NEAR(st.spectral_gap, 0.5, 1e-12);
+  EXPECT_EQ(st.rounds_to_exact, -1);
+  // Each pair round has eigenvalues {1, 1, 0}: second largest modulus 1, gap 0.
+  EXPECT_NEAR(st.round_spectral_gaps[0], 0.0, 1e-12);
+}
+
+TEST(Mixing, PairsOnEightSitesIsExactAfterThreeRounds) {
+  const auto st = analyze_mixing(of(pairs_rounds(8)), 8);
+  EXPECT_NEAR(st.rho, 0.0, 1e-12);
+  EXPECT_EQ(st.rounds_to_exact, 3);
+}
+
+TEST(Mixing, RoundsToEpsIsMonotoneInEps) {
+  const std::vector<std::pair<Schedule, int>> cases = {{of(pairs_rounds(9)), 9},
+                                                       {of(rotating_rounds(9, 2)), 9},
+                                                       {of(random_rounds(9, 2, 7)), 9},
+                                                       {of(rotating_rounds(7, 3)), 7}};
+  for (const auto& [s, n] : cases) {
+    long prev = 0;
+    for (double eps : {0.5, 0.1, 1e-2, 1e-3, 1e-4, 1e-6, 1e-9}) {
+      const long r = rounds_to_eps(s, n, eps);
+      ASSERT_GT(r, 0);
+      EXPECT_GE(r, prev) << eps;
+      prev = r;
+    }
+  }
+}
+
+TEST(Mixing, RoundsToEpsExtrapolationIsConsistent) {
+  const auto s = of(pairs_rounds(3));  // rho = 0.5 per period of 2 rounds
+  const long exact = rounds_to_eps(s, 3, 1e-9);
+  const long extrap = rounds_to_eps(s, 3, 1e-9, 4);
+  EXPECT_EQ(extrap, exact);
+  // Hand computation: error after k periods = 0.5 * 0.25^(k-1) ((M - J)^2 = (M - J) / 4).
+  EXPECT_EQ(rounds_to_eps(s, 3, 0.51), 2);
+  // Round 3 applies W1 to (M - J) = u v^T: |W1 u| = sqrt(1.5), error = 3/12 = 0.25.
+  EXPECT_EQ(rounds_to_eps(s, 3, 0.49), 3);
+  EXPECT_EQ(rounds_to_eps(s, 3, 0.2), 4);
+}
+
+TEST(Mixing, DisconnectedScheduleNeverConverges) {
+  Round r{{Group{{0, 1}}, Group{{2, 3}}}};
+  EXPECT_EQ(rounds_to_eps(of({r}), 4, 1e-3, 50), -1);
+}
+
+TEST(Families, RotatingCoversEveryPair) {
+  for (int n : {5, 7, 9, 10, 12}) {
+    for (int k : {2, 3, 4}) {
+      const auto rounds = rotating_rounds(n, k);
+      std::set<std::pair<int, int>> met;
+      for (const auto& r : rounds) {
+        std::set<int> seen;
+        for (const auto& g : r.groups) {
+          EXPECT_LE(static_cast<int>(g.sites.size()), k);
+          for (int a : g.sites) {
+            EXPECT_TRUE(seen.insert(a).second);
+            for (int b : g.sites)
+              if (a < b) met.insert({a, b});
+          }
+        }
+      }
+      EXPECT_EQ(static_cast<int>(met.size()), n * (n - 1) / 2) << n << " " << k;
+    }
+  }
+}
+
+TEST(Families, AllPartitionsOfNineIntoTriples) {
+  EXPECT_EQ(all_partitions(9, 3).size(), 280u);
+  EXPECT_EQ(all_partitions(6, 2).size(), 15u);
+}
+
+TEST(Families, RoundRobinPairsForEvenN) {
+  const auto rounds = rotating_rounds(8, 2);
+  EXPECT_EQ(rounds.size(), 7u);
+  for (const auto& r : rounds) EXPECT_EQ(r.groups.size(), 4u);
+}
+
+}  // namespace
+}  // namespace aggnet

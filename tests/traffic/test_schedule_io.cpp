@@ -1,0 +1,133 @@
+// Schedule files: round trip, validation errors with file and line, built-in names.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/config_error.h"
+#include "platforms/platform.h"
+#include "traffic/families.h"
+#include "traffic/schedule_io.h"
+
+namespace aggnet {
+namespace {
+
+Platform nine_sites() {
+  Platform p;
+  p.name = "test9";
+  p.file = "test9.yaml";
+  const char* codes[9][2] = {{"nyc", "north_america"}, {"lon", "europe"}, {"tyo", "asia"},
+                             {"chi", "north_america"}, {"ams", "europe"}, {"sin", "asia"},
+                             {"lax", "north_america"}, {"fra", "europe"}, {"bom", "asia"}};
+  for (auto& c : codes) {
+    Site s;
+    s.code = c[0];
+    s.name = c[0];
+    s.continent = c[1];
+    p.sites.push_back(s);
+  }
+  return p;
+}
+
+int error_line(const std::string& text) {
+  try {
+    parse_schedule(text, nine_sites(), "bad.yaml");
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file(), "bad.yaml");
+    return e.line();
+  }
+  ADD_FAILURE() << "no error for:\n" << text;
+  return -1;
+}
+
+TEST(ScheduleIo, ParsesSiteCodes) {
+  const auto s = parse_schedule(
+      "name: two\nrounds:\n  - [[nyc, chi, lax], [lon, ams, fra]]\n  - [[nyc, lon]]\n",
+      nine_sites(), "two.yaml");
+  EXPECT_EQ(s.name, "two");
+  EXPECT_EQ(s.collective, Collective::kGroupAverage);
+  ASSERT_EQ(s.period(), 2u);
+  EXPECT_EQ(s.rounds[0].groups[0].sites, (std::vector<int>{0, 3, 6}));
+  EXPECT_EQ(s.rounds[1].groups[0].sites, (std::vector<int>{0, 1}));
+}
+
+TEST(ScheduleIo, RoundTripOfEveryFamily) {
+  const Platform p = nine_sites();
+  std::vector<Schedule> all = {all_to_all_schedule(p),  triads_schedule(p),
+                               rotating_schedule(p, 2), rotating_schedule(p, 4),
+                               pairs_schedule(p),       random_schedule(p, 3, 11)};
+  Schedule ring;
+  ring.name = "ring";
+  ring.collective = Collective::kRing;
+  ring.rounds = {Round{{Group{{0, 3, 6, 1, 4, 7, 2, 5, 8}}}}};
+  all.push_back(ring);
+  for (const auto& s : all) {
+    const auto back = parse_schedule(schedule_to_yaml(s, p), p, "rt.yaml");
+    EXPECT_EQ(back.name, s.name);
+    EXPECT_EQ(back.collective, s.collective);
+    ASSERT_EQ(back.period(), s.period());
+    for (std::size_t r = 0; r < s.period(); ++r) {
+      ASSERT_EQ(back.rounds[r].groups.size(), s.rounds[r].groups.size());
+      for (std::size_t g = 0; g < s.rounds[r].groups.size(); ++g)
+        EXPECT_EQ(back.rounds[r].groups[g].sites, s.rounds[r].groups[g].sites);
+    }
+  }
+}
+
+TEST(ScheduleIo, FileRoundTripAndMakeScheduleFromFile) {
+  const Platform p = nine_sites();
+  const auto path = std::filesystem::temp_directory_path() / "aggnet_test_triads.yaml";
+  save_schedule(triads_schedule(p), p, path.string());
+  const auto s = make_schedule(path.string(), p);
+  EXPECT_EQ(s.name, "triads");
+  EXPECT_EQ(s.period(), 4u);
+  std::filesystem::remove(path);
+}
+
+TEST(ScheduleIo, SiteTwiceInARoundNamesTheLine) {
+  EXPECT_EQ(error_line("rounds:\n  - [[nyc, chi]]\n  - [[nyc, lon],\n     [ams, lon]]\n"), 4);
+}
+
+TEST(ScheduleIo, UnknownSiteNamesTheLine) {
+  EXPECT_EQ(error_line("name: x\nrounds:\n  - [[nyc, chi]]\n  - [[nyc, par]]\n"), 4);
+  try {
+    parse_schedule("rounds:\n  - [[nyc, par]]\n", nine_sites(), "bad.yaml");
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("par"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ScheduleIo, EmptyRoundNamesTheLine) {
+  EXPECT_EQ(error_line("rounds:\n  - [[nyc, chi]]\n  - []\n"), 3);
+}
+
+TEST(ScheduleIo, OtherBadSchedules) {
+  EXPECT_EQ(error_line("rounds: []\n"), 1);                 // empty schedule
+  EXPECT_EQ(error_line("name: x\n"), 1);                    // no rounds
+  EXPECT_EQ(error_line("rounds:\n  - [[nyc]]\n"), 2);       // group of one
+  EXPECT_EQ(error_line("roundz:\n  - [[nyc, chi]]\n"), 1);  // unknown key
+  EXPECT_EQ(error_line("collective: tree\nrounds:\n  - [[nyc, chi]]\n"), 1);
+  EXPECT_EQ(error_line("collective: ring\nrounds:\n  - [[nyc, chi]]\n  - [[nyc, chi]]\n"), 3);
+  EXPECT_EQ(error_line("rounds:\n  - [[nyc, chi]\n"), 3);  // malformed YAML
+}
+
+TEST(ScheduleIo, UnknownNameIsAConfigError) {
+  EXPECT_THROW(make_schedule("no-such-schedule", nine_sites()), ConfigError);
+  EXPECT_THROW(make_schedule("rotating-1", nine_sites()), ConfigError);
+}
+
+TEST(ScheduleIo, TriadsClassZeroIsSameContinent) {
+  const Platform p = nine_sites();
+  const auto s = make_schedule("triads", p);
+  for (const auto& g : s.rounds[0].groups) {
+    for (int site : g.sites) EXPECT_EQ(p.sites[site].continent, p.sites[g.sites[0]].continent);
+  }
+  for (const auto& g : s.rounds[1].groups) {  // class 1: one site per continent
+    EXPECT_NE(p.sites[g.sites[0]].continent, p.sites[g.sites[1]].continent);
+    EXPECT_NE(p.sites[g.sites[1]].continent, p.sites[g.sites[2]].continent);
+    EXPECT_NE(p.sites[g.sites[0]].continent, p.sites[g.sites[2]].continent);
+  }
+}
+
+}  // namespace
+}  // namespace aggnet

@@ -1,0 +1,367 @@
+#include "traffic/families.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+
+#include "common/config_error.h"
+#include "platforms/platform.h"
+
+namespace aggnet {
+
+std::vector<std::vector<int>> sites_by_continent(const Platform& platform) {
+  std::vector<std::string> names;
+  std::vector<std::vector<int>> groups;
+  for (int i = 0; i < static_cast<int>(platform.sites.size()); ++i) {
+    const std::string& c = platform.sites[i].continent;
+    auto it = std::find(names.begin(), names.end(), c);
+    if (it == names.end()) {
+      names.push_back(c);
+      groups.push_back({i});
+    } else {
+      groups[it - names.begin()].push_back(i);
+    }
+  }
+  return groups;
+}
+
+std::vector<int> continent_order(const Platform& platform) {
+  std::vector<int> order;
+  for (const auto& g : sites_by_continent(platform)) order.insert(order.end(), g.begin(), g.end());
+  return order;
+}
+
+std::vector<Round> affine_plane_classes(const std::vector<int>& points) {
+  if (points.size() != 9) throw std::invalid_argument("affine_plane_classes: needs 9 points");
+  auto pt = [&](int x, int y) { return points[3 * (((x % 3) + 3) % 3) + (((y % 3) + 3) % 3)]; };
+  std::vector<Round> classes(4);
+  for (int c = 0; c < 3; ++c) {
+    Group row, col, s1, s2;
+    for (int t = 0; t < 3; ++t) {
+      row.sites.push_back(pt(c, t));         // x = c
+      col.sites.push_back(pt(t, c));         // y = c
+      s1.sites.push_back(pt(t, t + c));      // y = x + c
+      s2.sites.push_back(pt(t, 2 * t + c));  // y = 2x + c
+    }
+    classes[0].groups.push_back(row);
+    classes[1].groups.push_back(col);
+    classes[2].groups.push_back(s1);
+    classes[3].groups.push_back(s2);
+  }
+  return classes;
+}
+
+std::vector<Round> all_to_all_rounds(int n) {
+  Group g;
+  for (int i = 0; i < n; ++i) g.sites.push_back(i);
+  return {Round{{g}}};
+}
+
+namespace {
+
+std::vector<Round> round_robin_pairs(int n) {
+  const int m = n % 2 ? n + 1 : n;  // m - 1 is a dummy "sit out" partner when n is odd
+  std::vector<Round> rounds;
+  for (int r = 0; r < m - 1; ++r) {
+    Round round;
+    auto add = [&](int a, int b) {
+      if (a < n && b < n) round.groups.push_back(Group{{std::min(a, b), std::max(a, b)}});
+    };
+    add(m - 1, r);
+    for (int i = 1; i < m / 2; ++i) add((r + i) % (m - 1), (r - i + (m - 1)) % (m - 1));
+    rounds.push_back(round);
+  }
+  return rounds;
+}
+
+std::vector<Round> greedy_cover(int n, int k) {
+  std::vector<std::vector<char>> met(n, std::vector<char>(n, 0));
+  std::vector<int> sat_out(n, 0);
+  auto unmet_of = [&](int s) {
+    int c = 0;
+    for (int t = 0; t < n; ++t) c += (t != s && !met[s][t]);
+    return c;
+  };
+  auto all_met = [&] {
+    for (int s = 0; s < n; ++s)
+      if (unmet_of(s)) return false;
+    return true;
+  };
+  std::vector<Round> rounds;
+  while (!all_met() && static_cast<int>(rounds.size()) < n * n) {
+    std::vector<int> sizes(n / k, k);
+    std::vector<char> avail(n, 1);
+    if (n % k >= 2) sizes.push_back(n % k);
+    if (n % k == 1) {  // one site sits out: fewest unmet pairs, then fewest sit-outs
+      int best = 0;
+      for (int s = 1; s < n; ++s) {
+        if (std::make_pair(unmet_of(s), sat_out[s]) < std::make_pair(unmet_of(best), sat_out[best]))
+          best = s;
+      }
+      avail[best] = 0;
+      ++sat_out[best];
+    }
+    Round round;
+    int gained = 0;
+    for (int size : sizes) {
+      Group g;
+      int seed = -1;
+      for (int s = 0; s < n; ++s) {
+        if (avail[s] && (seed < 0 || unmet_of(s) > unmet_of(seed))) seed = s;
+      }
+      g.sites.push_back(seed);
+      avail[seed] = 0;
+      while (static_cast<int>(g.sites.size()) < size) {
+        int best = -1, best_score = -1, best_unmet = -1;
+        for (int s = 0; s < n; ++s) {
+          if (!avail[s]) continue;
+          int score = 0;
+          for (int m : g.sites) score += !met[s][m];
+          const int u = unmet_of(s);
+          if (score > best_score || (score == best_score && u > best_unmet)) {
+            best = s, best_score = score, best_unmet = u;
+          }
+        }
+        g.sites.push_back(best);
+        avail[best] = 0;
+      }
+      std::sort(g.sites.begin(), g.sites.end());
+      round.groups.push_back(g);
+    }
+    for (const auto& g : round.groups) {
+      for (int a : g.sites)
+        for (int b : g.sites)
+          if (a != b && !met[a][b]) met[a][b] = 1, ++gained;
+    }
+    rounds.push_back(round);
+    if (gained == 0) break;  // cannot progress (degenerate sizes)
+  }
+  return rounds;
+}
+
+}  // namespace
+
+std::vector<Round> rotating_rounds(int n, int k) {
+  if (k < 2 || k > n) throw std::invalid_argument("rotating_rounds: need 2 <= k <= n");
+  if (k == n) return all_to_all_rounds(n);
+  if (n == 9 && k == 3) {
+    std::vector<int> pts(9);
+    std::iota(pts.begin(), pts.end(), 0);
+    return affine_plane_classes(pts);
+  }
+  if (k == 2) return round_robin_pairs(n);
+  return greedy_cover(n, k);
+}
+
+std::vector<Round> pairs_rounds(int n) {
+  std::vector<Round> rounds;
+  for (int bit = 1; bit < n; bit <<= 1) {
+    Round round;
+    for (int i = 0; i < n; ++i) {
+      const int j = i ^ bit;
+      if (j > i && j < n) round.groups.push_back(Group{{i, j}});
+    }
+    rounds.push_back(round);
+  }
+  if (rounds.empty()) rounds = all_to_all_rounds(n);
+  return rounds;
+}
+
+std::vector<Round> random_rounds(int n, int k, std::uint64_t seed, int period) {
+  if (k < 2 || k > n) throw std::invalid_argument("random_rounds: need 2 <= k <= n");
+  std::mt19937_64 rng(seed);
+  std::vector<Round> rounds;
+  for (int r = 0; r < period; ++r) {
+    std::vector<int> perm(n);
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    Round round;
+    for (int i = 0; i + 1 < n; i += k) {
+      Group g;
+      for (int j = i; j < std::min(n, i + k); ++j) g.sites.push_back(perm[j]);
+      std::sort(g.sites.begin(), g.sites.end());
+      if (g.sites.size() >= 2) round.groups.push_back(g);
+    }
+    rounds.push_back(round);
+  }
+  return rounds;
+}
+
+namespace {
+void partitions_rec(std::vector<char>& used, int n, int k, Round& cur, std::vector<Round>& out) {
+  int first = -1;
+  for (int i = 0; i < n; ++i)
+    if (!used[i]) {
+      first = i;
+      break;
+    }
+  if (first < 0) {
+    out.push_back(cur);
+    return;
+  }
+  // Choose k-1 companions for `first` among the unused sites above it.
+  std::vector<int> rest;
+  for (int i = first + 1; i < n; ++i)
+    if (!used[i]) rest.push_back(i);
+  std::vector<char> pick(rest.size(), 0);
+  std::fill(pick.begin(), pick.begin() + std::min<std::size_t>(k - 1, rest.size()), 1);
+  do {
+    Group g{{first}};
+    for (std::size_t i = 0; i < rest.size(); ++i)
+      if (pick[i]) g.sites.push_back(rest[i]);
+    for (int s : g.sites) used[s] = 1;
+    cur.groups.push_back(g);
+    partitions_rec(used, n, k, cur, out);
+    cur.groups.pop_back();
+    for (int s : g.sites) used[s] = 0;
+  } while (std::prev_permutation(pick.begin(), pick.end()));
+}
+}  // namespace
+
+std::vector<Round> all_partitions(int n, int k) {
+  if (k < 1 || n % k != 0 || n > 12) throw std::invalid_argument("all_partitions: bad n, k");
+  std::vector<char> used(n, 0);
+  Round cur;
+  std::vector<Round> out;
+  partitions_rec(used, n, k, cur, out);
+  return out;
+}
+
+std::vector<int> ring_order(const Routing& routing) {
+  const int n = routing.num_sites();
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  if (n <= 3) return order;
+  auto cost = [&](const std::vector<int>& o) {
+    double c = 0;
+    for (int i = 0; i < n; ++i) c += static_cast<double>(routing.delay_ps(o[i], o[(i + 1) % n]));
+    return c;
+  };
+  if (n <= 10) {
+    std::vector<int> best = order, cur = order;
+    double best_cost = cost(order);
+    while (std::next_permutation(cur.begin() + 1, cur.end())) {
+      if (cur[1] > cur[n - 1]) continue;  // each tour once (direction)
+      const double c = cost(cur);
+      if (c < best_cost - 1e-6) best_cost = c, best = cur;
+    }
+    return best;
+  }
+  // Nearest neighbour, then 2-opt.
+  std::vector<char> used(n, 0);
+  order = {0};
+  used[0] = 1;
+  while (static_cast<int>(order.size()) < n) {
+    int at = order.back(), nxt = -1;
+    for (int s = 0; s < n; ++s) {
+      if (!used[s] && (nxt < 0 || routing.delay_ps(at, s) < routing.delay_ps(at, nxt))) nxt = s;
+    }
+    order.push_back(nxt);
+    used[nxt] = 1;
+  }
+  for (bool improved = true; improved;) {
+    improved = false;
+    for (int i = 1; i < n - 1; ++i) {
+      for (int j = i + 1; j < n; ++j) {
+        std::vector<int> cand = order;
+        std::reverse(cand.begin() + i, cand.begin() + j + 1);
+        if (cost(cand) < cost(order) - 1e-6) order = cand, improved = true;
+      }
+    }
+  }
+  return order;
+}
+
+namespace {
+Schedule named(std::string name, Collective c, std::vector<Round> rounds) {
+  Schedule s;
+  s.name = std::move(name);
+  s.collective = c;
+  s.rounds = std::move(rounds);
+  return s;
+}
+int num_sites(const Platform& p) { return static_cast<int>(p.sites.size()); }
+}  // namespace
+
+Schedule all_to_all_schedule(const Platform& platform) {
+  return named("all-to-all", Collective::kGroupAverage, all_to_all_rounds(num_sites(platform)));
+}
+
+Schedule triads_schedule(const Platform& platform) {
+  if (num_sites(platform) != 9) {
+    throw ConfigError(
+        platform.file, 0, "schedule",
+        "'triads' needs a platform of 9 sites, got " + std::to_string(num_sites(platform)));
+  }
+  return named("triads", Collective::kGroupAverage,
+               affine_plane_classes(continent_order(platform)));
+}
+
+Schedule rotating_schedule(const Platform& platform, int k) {
+  const int n = num_sites(platform);
+  if (k < 2 || k > n) {
+    throw ConfigError(
+        platform.file, 0, "schedule",
+        "rotating-k with 2 <= k <= " + std::to_string(n) + ", got k = " + std::to_string(k));
+  }
+  std::vector<Round> rounds;
+  if (n == 9 && k == 3) {
+    rounds = affine_plane_classes(continent_order(platform));
+  } else {
+    rounds = rotating_rounds(n, k);
+  }
+  return named("rotating-" + std::to_string(k), Collective::kGroupAverage, rounds);
+}
+
+Schedule pairs_schedule(const Platform& platform) {
+  return named("pairs", Collective::kGroupAverage, pairs_rounds(num_sites(platform)));
+}
+
+Schedule random_schedule(const Platform& platform, int k, std::uint64_t seed) {
+  const int n = num_sites(platform);
+  if (k < 2 || k > n) {
+    throw ConfigError(platform.file, 0, "schedule",
+                      "random-k:SEED with 2 <= k <= " + std::to_string(n));
+  }
+  return named("random-" + std::to_string(k) + ":" + std::to_string(seed),
+               Collective::kGroupAverage, random_rounds(n, k, seed));
+}
+
+Schedule ring_schedule(const Platform& /*platform*/, const Routing& routing) {
+  Group g{ring_order(routing)};
+  return named("ring", Collective::kRing, {Round{{g}}});
+}
+
+Schedule hierarchical_schedule(const Platform& platform, const Routing& routing) {
+  const auto conts = sites_by_continent(platform);
+  if (conts.size() < 2) {
+    throw ConfigError(platform.file, 0, "schedule",
+                      "'hierarchical' needs sites on at least 2 continents");
+  }
+  Round local, global;
+  Group reps;
+  for (std::size_t c = 0; c < conts.size(); ++c) {
+    if (conts[c].size() >= 2) local.groups.push_back(Group{conts[c]});
+    int best = -1;
+    double best_cost = std::numeric_limits<double>::infinity();
+    for (int s : conts[c]) {
+      double cost = 0;
+      for (std::size_t o = 0; o < conts.size(); ++o) {
+        if (o == c) continue;
+        for (int t : conts[o]) cost += static_cast<double>(routing.delay_ps(s, t));
+      }
+      if (cost < best_cost) best_cost = cost, best = s;
+    }
+    reps.sites.push_back(best);
+  }
+  global.groups.push_back(reps);
+  std::vector<Round> rounds;
+  if (!local.groups.empty()) rounds.push_back(local);
+  rounds.push_back(global);
+  return named("hierarchical", Collective::kGroupAverage, rounds);
+}
+
+}  // namespace aggnet
