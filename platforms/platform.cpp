@@ -469,8 +469,8 @@ Platform load_platform(const std::string& path, const std::vector<Override>& ove
   if (sites.size() == 0) throw_at(sites, path, "sites", "expected at least one site");
   std::map<std::string, int> code_line;
   for (std::size_t i = 0; i < sites.size(); ++i) {
-    YamlMap sm(sites[i], path, fmt::format("sites[{}]", i));
-    sm.allow_keys(site_entry_keys());
+    // The code names the site in every later message ("sites.lon.fpga.buffer").
+    const YamlMap sm(sites[i], path, fmt::format("sites[{}]", i));
     Site s;
     s.code = sm.scalar("code");
     const YAML::Node code_node = sm.required("code");
@@ -478,13 +478,14 @@ Platform load_platform(const std::string& path, const std::vector<Override>& ove
       throw_at(code_node, path, sm.key_path("code"),
                "expected a site code of lowercase letters, digits and '_' like 'lon'", s.code);
     }
-    auto [it, inserted] = code_line.emplace(s.code, yaml_line(code_node));
-    if (!inserted) {
-      throw_at(code_node, path, "sites." + s.code + ".code",
-               fmt::format("duplicate site code (first defined at line {})", it->second));
-    }
     const std::string sp = "sites." + s.code;
     YamlMap named(sites[i], path, sp);
+    named.allow_keys(site_entry_keys());
+    auto [it, inserted] = code_line.emplace(s.code, yaml_line(code_node));
+    if (!inserted) {
+      throw_at(code_node, path, sp + ".code",
+               fmt::format("duplicate site code (first defined at line {})", it->second));
+    }
     s.name = named.scalar_or("name", s.code);
     s.continent = named.scalar_or("continent", "");
     s.lat_deg = named.number_or("lat_deg", 0.0, -90.0, 90.0);
@@ -508,10 +509,12 @@ Platform load_platform(const std::string& path, const std::vector<Override>& ove
   std::map<std::pair<int, int>, int> link_line;
   const std::size_t num_links = links && links.IsSequence() ? links.size() : 0;
   for (std::size_t i = 0; i < num_links; ++i) {
-    YamlMap lm(links[i], path, fmt::format("links[{}]", i));
-    lm.allow_keys(link_entry_keys());
-    const std::string a = lm.scalar("a"), b = lm.scalar("b");
+    // The link is named "links.<a>-<b>" in every later message (as in --set paths).
+    const YamlMap first(links[i], path, fmt::format("links[{}]", i));
+    const std::string a = first.scalar("a"), b = first.scalar("b");
     const std::string label = "links." + a + "-" + b;
+    YamlMap lm(links[i], path, label);
+    lm.allow_keys(link_entry_keys());
     LinkSpec l;
     l.a = plat.site_index(a);
     l.b = plat.site_index(b);
@@ -532,10 +535,9 @@ Platform load_platform(const std::string& path, const std::vector<Override>& ove
     }
     l.params = link_defaults;
     Origins origins = link_default_origins;
-    YamlMap own(links[i], path, label);
     read_section(links[i], path, label, l.params, &origins, link_entry_keys());
     check_mtu(l.params, origins, links[i], path, label);
-    l.source = own.scalar_or("source", "");
+    l.source = lm.scalar_or("source", "");
     plat.links.push_back(std::move(l));
   }
 
