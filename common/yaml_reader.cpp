@@ -181,6 +181,13 @@ YAML::Node YamlMap::optional(const std::string& key) const {
   return YAML::Node(YAML::NodeType::Undefined);
 }
 
+YAML::Node YamlMap::key_node(const std::string& key) const {
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    if (it->first.IsScalar() && it->first.Scalar() == key) return it->first;
+  }
+  return YAML::Node(YAML::NodeType::Undefined);
+}
+
 YAML::Node YamlMap::required(const std::string& key) const {
   YAML::Node v = optional(key);
   if (!v) throw_at(node_, file_, key_path(key), "missing required key");

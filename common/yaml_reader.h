@@ -87,6 +87,9 @@ class YamlMap {
   YAML::Node required(const std::string& key) const;
   /// The value node, or an undefined node (operator bool false) when absent.
   YAML::Node optional(const std::string& key) const;
+  /// The key node itself (its line is the "key:" line, also for block lists and
+  /// mappings whose value starts on the next line), or an undefined node.
+  YAML::Node key_node(const std::string& key) const;
   /// Scalar value of a required key. Errors: ConfigError when missing or not a scalar.
   std::string scalar(const std::string& key) const;
   /// Scalar value of an optional key, or `fallback` when absent.

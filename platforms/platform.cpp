@@ -566,7 +566,7 @@ Platform load_platform(const std::string& path, const std::vector<Override>& ove
     if (!seen[i]) unreachable.push_back(plat.sites[i].code);
   }
   if (!unreachable.empty()) {
-    const YAML::Node at = links ? links : sites;
+    const YAML::Node at = links ? top.key_node("links") : top.key_node("sites");
     throw_at(at, path, "links",
              fmt::format("expected links connecting all sites; not reachable from '{}': {}",
                          plat.sites[0].code, join(unreachable)));
