@@ -1,0 +1,357 @@
+// `aggnet sweep`: design-space sweeps (see sweeps/README.md).
+//
+//   aggnet sweep SPEC.yaml --out DIR [--workers N] [--timeout 10m] [--resume]
+//                [--shard K/N] [--slurm [--shards N] [--wait]] [--dry-run]
+//   aggnet sweep merge OUT.db IN1.db [IN2.db ...]
+//   aggnet sweep export DB --csv FILE
+#include <fmt/format.h>
+#include <limits.h>
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "apps/commands.h"
+#include "common/config_error.h"
+#include "common/units.h"
+#include "sweeps/analysis.h"
+#include "sweeps/runner.h"
+#include "sweeps/slurm.h"
+#include "sweeps/spec.h"
+#include "sweeps/store.h"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace aggnet {
+namespace {
+
+using namespace aggnet::sweeps;
+
+constexpr const char* kUsage =
+    "usage: aggnet sweep SPEC.yaml --out DIR [options]\n"
+    "       aggnet sweep merge OUT.db IN1.db [IN2.db ...]\n"
+    "       aggnet sweep export DB --csv FILE\n";
+
+/// The running executable (children run `<it> run ...`).
+std::string self_exe() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "aggnet";
+  return std::string(buf, static_cast<std::size_t>(n));
+}
+
+/// Runs scripts/plot_sweep.py on the database; warns and carries on when Python or
+/// matplotlib is missing.
+void make_plots(const std::string& db, const std::string& out_dir, const std::string& metric) {
+  std::string script;
+  if (const char* env = std::getenv("AGGNET_PLOT_SCRIPT")) script = env;
+  if (script.empty()) script = (fs::path(AGGNET_SOURCE_DIR) / "scripts" / "plot_sweep.py").string();
+  if (!fs::exists(script)) {
+    std::fprintf(stderr, "aggnet sweep: warning: plots skipped: %s not found\n", script.c_str());
+    return;
+  }
+  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  std::string output;
+  const std::string cmd =
+      fmt::format("{} {} {} --out {} --metric {}", python, shell_quote(script), shell_quote(db),
+                  shell_quote(out_dir + "/plots"), shell_quote(metric));
+  int rc = run_command(cmd, output);
+  if (rc == 3) {
+    std::fprintf(stderr, "aggnet sweep: warning: plots skipped: %s", output.c_str());
+  } else if (rc != 0) {
+    std::fprintf(stderr, "aggnet sweep: warning: plotting failed (status %d): %s", rc,
+                 output.c_str());
+  } else {
+    std::fprintf(stderr, "%s", output.c_str());
+  }
+}
+
+/// CSV export, crossover verdict and plots for a complete results database.
+void finish_outputs(const std::string& db_path, const std::string& out_dir,
+                    const std::string& metric, bool plots) {
+  ResultStore store(db_path);
+  const std::string csv = (fs::path(out_dir) / "results.csv").string();
+  store.export_csv(csv);
+  Crossover c = analyze_crossover(store, metric);
+  std::fwrite(c.text.data(), 1, c.text.size(), stdout);
+  std::fflush(stdout);
+  if (plots) make_plots(db_path, out_dir, metric);
+  std::fprintf(stderr, "aggnet sweep: results in %s and %s\n", db_path.c_str(), csv.c_str());
+}
+
+int cmd_merge(int argc, char** argv) {
+  if (argc < 4) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  const std::string out = argv[2];
+  for (int i = 3; i < argc; ++i) {
+    if (!fs::is_regular_file(argv[i])) {
+      std::fprintf(stderr, "aggnet sweep merge: %s: no such database\n", argv[i]);
+      return 2;
+    }
+  }
+  ResultStore store(out);
+  std::size_t total = 0;
+  for (int i = 3; i < argc; ++i) total += store.merge_from(argv[i]);
+  std::fprintf(stderr, "aggnet sweep merge: %zu rows from %d databases into %s (%zu rows)\n", total,
+               argc - 3, out.c_str(), store.row_count());
+  return 0;
+}
+
+int cmd_export(int argc, char** argv) {
+  if (argc != 5 || std::string(argv[3]) != "--csv") {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  if (!fs::is_regular_file(argv[2])) {
+    std::fprintf(stderr, "aggnet sweep export: %s: no such database\n", argv[2]);
+    return 2;
+  }
+  ResultStore store(argv[2]);
+  store.export_csv(argv[4]);
+  std::fprintf(stderr, "aggnet sweep export: %zu rows to %s\n", store.row_count(), argv[4]);
+  return 0;
+}
+
+int cmd_run_sweep(int argc, char** argv) {
+  po::options_description desc("aggnet sweep options");
+  // clang-format off
+  desc.add_options()
+    ("help,h", "show this help")
+    ("spec", po::value<std::string>(), "sweep spec YAML")
+    ("out,o", po::value<std::string>(), "output directory (results.db, results.csv, plots/)")
+    ("workers,j", po::value<unsigned>(), "concurrent points (default: number of cores)")
+    ("timeout", po::value<std::string>(), "per-point timeout, e.g. 10m (default: spec's, else 10m)")
+    ("resume", "skip points already finished in DIR/results.db")
+    ("shard", po::value<std::string>(), "run only the slice K/N of the points")
+    ("slurm", "submit the sweep as a Slurm job array (one shard per task)")
+    ("shards", po::value<unsigned>()->default_value(2), "array tasks for --slurm")
+    ("wait", "with --slurm: wait for the array, merge the shards, export and plot")
+    ("sbatch-arg", po::value<std::vector<std::string>>()->composing(),
+     "extra sbatch option for --slurm (repeatable), e.g. --sbatch-arg=--partition=x")
+    ("dry-run", "print the points and their command lines, run nothing")
+    ("aggnet", po::value<std::string>(), "aggnet executable to run points with (default: this one)")
+    ("metric", po::value<std::string>(), "summary key the crossover compares (default: spec's)")
+    ("no-plot", "do not call scripts/plot_sweep.py")
+    ("no-progress", "no progress bar");
+  // clang-format on
+  po::positional_options_description pos;
+  pos.add("spec", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::fprintf(stderr, "aggnet sweep: %s\n%s", e.what(), kUsage);
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << kUsage << desc;
+    return 0;
+  }
+  if (!vm.count("spec")) {
+    std::fprintf(stderr, "aggnet sweep: missing SPEC.yaml\n%s", kUsage);
+    return 2;
+  }
+
+  // Everything is validated before anything is written.
+  SweepSpec spec = load_spec(vm["spec"].as<std::string>());
+  std::vector<Point> all = expand_points(spec);
+  std::size_t shard = 0, shards = 1;
+  if (vm.count("shard")) std::tie(shard, shards) = parse_shard(vm["shard"].as<std::string>());
+  std::vector<Point> points = select_shard(all, shard, shards);
+  std::string timeout =
+      vm.count("timeout") ? vm["timeout"].as<std::string>() : spec.timeout.value_or("10m");
+  std::uint64_t timeout_ms = 0;
+  try {
+    timeout_ms = parse_timeout_ms(timeout);
+  } catch (const UnitError&) {
+    throw ConfigError("command line", 0, "--timeout",
+                      "expected a time of at least 1ms like '10m' or '30s'", timeout);
+  }
+  const std::string metric = vm.count("metric") ? vm["metric"].as<std::string>() : spec.metric;
+  std::string aggnet = vm.count("aggnet") ? vm["aggnet"].as<std::string>() : self_exe();
+  if (access(aggnet.c_str(), X_OK) != 0) {
+    throw ConfigError("command line", 0, "--aggnet", "expected an executable file", aggnet);
+  }
+  aggnet = fs::absolute(aggnet).string();
+  unsigned workers = vm.count("workers") ? vm["workers"].as<unsigned>()
+                                         : std::max(1u, std::thread::hardware_concurrency());
+  if (workers == 0) throw ConfigError("command line", 0, "--workers", "expected at least 1", "0");
+
+  if (vm.count("dry-run")) {
+    std::printf(
+        "sweep %s (spec hash %s): %zu points%s\n", spec.name.c_str(), spec.hash.c_str(),
+        points.size(),
+        shards > 1 ? fmt::format(" in shard {}/{} of {}", shard, shards, all.size()).c_str() : "");
+    for (const Point& p : points) {
+      std::string cmd = aggnet + " run";
+      for (const auto& a : p.run_args("DIR/runs/" + p.id + ".json", spec.dir)) {
+        cmd += " " + shell_quote(a);
+      }
+      std::printf("%4zu %s  %s\n     %s\n", p.index, p.id.c_str(), p.describe(spec).c_str(),
+                  cmd.c_str());
+    }
+    return 0;
+  }
+  if (!vm.count("out")) {
+    std::fprintf(stderr, "aggnet sweep: missing --out DIR\n%s", kUsage);
+    return 2;
+  }
+  const std::string out_dir = fs::absolute(vm["out"].as<std::string>()).lexically_normal().string();
+  const std::string db_path = (fs::path(out_dir) / "results.db").string();
+  const bool plots = !vm.count("no-plot");
+
+  if (vm.count("slurm")) {
+    if (vm.count("shard")) {
+      throw ConfigError("command line", 0, "--shard", "cannot be combined with --slurm");
+    }
+    SlurmJob job;
+    job.aggnet = aggnet;
+    job.spec = fs::absolute(spec.file).string();
+    job.out_dir = out_dir;
+    job.workdir = fs::current_path().string();
+    job.shards = std::max(1u, vm["shards"].as<unsigned>());
+    job.workers_per_task = vm.count("workers") ? workers : 1;
+    job.timeout = timeout;
+    if (vm.count("sbatch-arg")) job.sbatch_args = vm["sbatch-arg"].as<std::vector<std::string>>();
+    const std::string script = write_sbatch_script(job);
+    const std::string id = submit_sbatch(script);
+    std::fprintf(stderr, "aggnet sweep: submitted job array %s (%zu tasks, %zu points): %s\n",
+                 id.c_str(), job.shards, all.size(), script.c_str());
+    if (!vm.count("wait")) {
+      std::fprintf(
+          stderr,
+          "aggnet sweep: when it has finished: aggnet sweep merge %s %s/shard-*/results.db\n",
+          db_path.c_str(), out_dir.c_str());
+      std::printf("%s\n", id.c_str());
+      return 0;
+    }
+    wait_for_job(id);
+    const auto dbs = shard_databases(out_dir, job.shards);
+    if (fs::exists(db_path)) fs::remove(db_path);
+    {
+      ResultStore merged(db_path);
+      for (const auto& db : dbs) merged.merge_from(db);
+    }
+    ResultStore merged(db_path);
+    const Table t = merged.read_all();
+    std::size_t ok = 0;
+    std::vector<std::string> bad;
+    const int sc = t.column("status"), ic = t.column("point_id"), ec = t.column("error");
+    for (const auto& row : t.rows) {
+      if (row[sc].text == "ok") {
+        ++ok;
+      } else {
+        bad.push_back(row[ic].text + ": " + row[ec].text);
+      }
+    }
+    std::fprintf(stderr,
+                 "aggnet sweep: merged %zu shard databases: %zu rows, %zu ok of %zu points\n",
+                 dbs.size(), t.rows.size(), ok, all.size());
+    finish_outputs(db_path, out_dir, metric, plots);
+    if (ok == all.size()) return 0;
+    for (const auto& b : bad) std::fprintf(stderr, "  failed: %s\n", b.c_str());
+    if (t.rows.size() < all.size()) {
+      std::fprintf(stderr, "aggnet sweep: %zu points have no result; see %s/slurm-%s_*.out\n",
+                   all.size() - t.rows.size(), out_dir.c_str(), id.c_str());
+    }
+    return 1;
+  }
+
+  // Local run.
+  const bool resume = vm.count("resume") > 0;
+  if (!resume && fs::exists(db_path)) {
+    ResultStore existing(db_path);
+    if (existing.row_count() > 0) {
+      throw ConfigError("command line", 0, "--out",
+                        "already holds results (" + db_path +
+                            "); pass --resume to continue that sweep or choose a new directory");
+    }
+  }
+  fs::create_directories(out_dir);
+  ResultStore store(db_path);
+  if (resume && !store.meta("spec_hash").empty() && store.meta("spec_hash") != spec.hash) {
+    std::fprintf(stderr,
+                 "aggnet sweep: warning: the spec changed since %s was written (hash %s, now %s); "
+                 "points are matched by their options\n",
+                 db_path.c_str(), store.meta("spec_hash").c_str(), spec.hash.c_str());
+  }
+  store.init(spec);
+  std::set<std::string> skip;
+  if (resume) skip = store.finished_ids();
+
+  RunnerOptions ro;
+  ro.aggnet = aggnet;
+  ro.workers = workers;
+  ro.timeout_ms = timeout_ms;
+  ro.out_dir = out_dir;
+  ro.progress = !vm.count("no-progress");
+  std::size_t already = 0;
+  for (const auto& p : points) already += skip.count(p.id);
+  std::fprintf(
+      stderr, "aggnet sweep: %s: %zu points%s, %zu to run (%zu already finished), %u workers\n",
+      spec.name.c_str(), points.size(),
+      shards > 1 ? fmt::format(" (shard {}/{} of {})", shard, shards, all.size()).c_str() : "",
+      points.size() - already, already, workers);
+  RunSummary sum = run_points(spec, points, skip, store, ro);
+
+  std::fprintf(stderr, "aggnet sweep: %zu ok, %zu failed, %zu skipped (already finished) in %s\n",
+               sum.ok, sum.failed, sum.skipped, format_duration(sum.elapsed_s).c_str());
+  if (sum.interrupted) {
+    store.export_csv((fs::path(out_dir) / "results.csv").string());
+    std::fprintf(stderr,
+                 "aggnet sweep: interrupted; finished points are saved, rerun with --resume to "
+                 "run the rest\n");
+    return 130;
+  }
+  if (shards > 1) {
+    store.export_csv((fs::path(out_dir) / "results.csv").string());
+  } else {
+    finish_outputs(db_path, out_dir, metric, plots);
+  }
+  if (!sum.failures.empty()) {
+    std::fprintf(stderr, "aggnet sweep: %zu points failed:\n", sum.failures.size());
+    for (const auto& [what, err] : sum.failures) {
+      std::fprintf(stderr, "  %s: %s\n", what.c_str(), err.c_str());
+    }
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int cmd_sweep(int argc, char** argv) {
+  // argv[0] is "sweep" (the subcommand); tolerate being handed the full command line.
+  if (argc > 1 && std::string(argv[1]) == "sweep") {
+    --argc;
+    ++argv;
+  }
+  try {
+    const std::string sub = argc > 1 ? argv[1] : "";
+    if (sub == "merge") return cmd_merge(argc, argv);
+    if (sub == "export") return cmd_export(argc, argv);
+    return cmd_run_sweep(argc, argv);
+  } catch (const ConfigError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 2;
+  } catch (const StoreError& e) {
+    std::fprintf(stderr, "aggnet sweep: %s\n", e.what());
+    return 1;
+  } catch (const SlurmError& e) {
+    std::fprintf(stderr, "aggnet sweep: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "aggnet sweep: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace aggnet

@@ -1,0 +1,215 @@
+// Crossover analysis of a sweep's results.
+#include "sweeps/analysis.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "common/units.h"
+
+namespace aggnet::sweeps {
+namespace {
+
+bool is_buffer_axis(const StoredAxis& a) {
+  const std::string suffix = ".fpga.buffer";
+  return a.option == "buffer" ||
+         (a.option.rfind("set:", 0) == 0 && a.option.size() > suffix.size() &&
+          a.option.compare(a.option.size() - suffix.size(), suffix.size(), suffix) == 0);
+}
+
+std::string fmt_value(double v) { return fmt::format("{:.6g}", v); }
+
+std::string fmt_buffer(double bytes) {
+  return format_bytes(static_cast<std::uint64_t>(std::llround(bytes)));
+}
+
+}  // namespace
+
+Crossover analyze_crossover(ResultStore& store, const std::string& metric) {
+  Crossover out;
+  const auto axes = store.axes();
+  const Table t = store.read_all();
+  const int status_col = t.column("status");
+  const std::string metric_col = store.metric_column(metric);
+  const int m_col = t.column(metric_col);
+
+  int buf_axis = -1, cat_axis = -1;
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    if (buf_axis < 0 && is_buffer_axis(axes[i])) buf_axis = static_cast<int>(i);
+    if (axes[i].option == "schedule") cat_axis = static_cast<int>(i);
+  }
+  if (cat_axis < 0) {
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+      if (axes[i].kind == "text" && static_cast<int>(i) != buf_axis) {
+        cat_axis = static_cast<int>(i);
+        break;
+      }
+    }
+  }
+  if (m_col < 0) {
+    out.text = fmt::format("No crossover analysis: the results have no metric '{}'.\n", metric);
+    return out;
+  }
+  if (cat_axis < 0) {
+    out.text = "No crossover analysis: the sweep has no schedule (or other category) axis.\n";
+    return out;
+  }
+  const std::string cat_name = axes[cat_axis].name;
+  const int cat_col = t.column(cat_name);
+  const int buf_col = buf_axis >= 0 ? t.column(axes[buf_axis].name + "_value") : -1;
+  const int slow_col = t.column(store.metric_column("slowdown_vs_colocated"));
+
+  // Group key: labels of every axis that is neither the category nor the buffer.
+  struct Entry {
+    double metric;
+    double slowdown;
+  };
+  // group -> buffer (or 0) -> category -> entry
+  std::map<std::string, std::map<double, std::map<std::string, Entry>>> groups;
+  std::vector<std::string> categories;
+  for (const auto& row : t.rows) {
+    if (row[status_col].text != "ok" || row[m_col].null || row[cat_col].null) continue;
+    std::string group;
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+      if (static_cast<int>(i) == cat_axis || static_cast<int>(i) == buf_axis) continue;
+      const int c = t.column(axes[i].name);
+      group += (group.empty() ? "" : " ") + axes[i].name + "=" + (c >= 0 ? row[c].text : "");
+    }
+    const double buf = buf_col >= 0 && !row[buf_col].null ? row[buf_col].number : 0;
+    const std::string& cat = row[cat_col].text;
+    if (std::find(categories.begin(), categories.end(), cat) == categories.end()) {
+      categories.push_back(cat);
+    }
+    const double slow = slow_col >= 0 && !row[slow_col].null
+                            ? row[slow_col].number
+                            : std::numeric_limits<double>::quiet_NaN();
+    groups[group][buf][cat] = {row[m_col].number, slow};
+  }
+  if (groups.empty()) {
+    out.text = "No crossover analysis: no point finished successfully.\n";
+    return out;
+  }
+
+  std::string& s = out.text;
+  if (buf_axis < 0) {
+    s += fmt::format("Ranking by {} (lower is better) over {}:\n", metric, cat_name);
+    for (const auto& [group, by_buf] : groups) {
+      if (!group.empty()) s += fmt::format("  [{}]\n", group);
+      std::vector<std::pair<double, std::string>> ranked;
+      const auto& cats = by_buf.begin()->second;
+      for (const auto& [cat, e] : cats) ranked.emplace_back(e.metric, cat);
+      std::sort(ranked.begin(), ranked.end());
+      s += fmt::format("  {:<24} {:>16} {:>22}\n", cat_name, metric, "slowdown_vs_colocated");
+      for (const auto& [m, cat] : ranked) {
+        const double slow = cats.at(cat).slowdown;
+        s += fmt::format("  {:<24} {:>16} {:>22}\n", cat, fmt_value(m),
+                         std::isnan(slow) ? "-" : fmt_value(slow));
+      }
+      s += fmt::format("  best: {}\n", ranked.front().second);
+    }
+    s += "No crossover analysis: the sweep has no buffer axis.\n";
+    return out;
+  }
+
+  s += fmt::format("Best {} by {} (lower is better) per buffer size:\n", cat_name, metric);
+  std::vector<std::string> verdicts;
+  for (const auto& [group, by_buf] : groups) {
+    if (!group.empty()) s += fmt::format("  [{}]\n", group);
+    std::string head = fmt::format("  {:>12}  {:<16}", axes[buf_axis].name, "best");
+    for (const auto& c : categories) head += fmt::format(" {:>14}", c);
+    s += head + "\n";
+    std::vector<std::pair<double, std::string>> best;  // buffer, winner
+    for (const auto& [buf, cats] : by_buf) {
+      std::string winner;
+      double wm = std::numeric_limits<double>::infinity();
+      for (const auto& [cat, e] : cats) {
+        if (e.metric < wm) {
+          wm = e.metric;
+          winner = cat;
+        }
+      }
+      std::string line = fmt::format("  {:>12}  {:<16}", fmt_buffer(buf), winner);
+      for (const auto& c : categories) {
+        auto it = cats.find(c);
+        line += fmt::format(" {:>14}", it == cats.end() ? "-" : fmt_value(it->second.metric));
+      }
+      s += line + "\n";
+      best.emplace_back(buf, winner);
+    }
+    const std::string where = group.empty() ? "" : " [" + group + "]";
+    std::vector<std::string> changes;
+    for (std::size_t i = 1; i < best.size(); ++i) {
+      if (best[i].second != best[i - 1].second) {
+        changes.push_back(fmt::format("from {} to {} between {} and {}", best[i - 1].second,
+                                      best[i].second, fmt_buffer(best[i - 1].first),
+                                      fmt_buffer(best[i].first)));
+      }
+    }
+    if (!changes.empty()) {
+      out.found = true;
+      std::string v = fmt::format("Crossover{}: the best {} changes ", where, cat_name);
+      for (std::size_t i = 0; i < changes.size(); ++i) v += (i ? "; then " : "") + changes[i];
+      verdicts.push_back(v + ".");
+      continue;
+    }
+    // No change: say why.
+    const double lo = by_buf.begin()->first, hi = by_buf.rbegin()->first;
+    const std::string w = best.front().second;
+    std::string v = fmt::format("No crossover{} in {}..{}: {} is best at every buffer size", where,
+                                fmt_buffer(lo), fmt_buffer(hi), w);
+    std::size_t ncat = 0;
+    for (const auto& [buf, cats] : by_buf) ncat = std::max(ncat, cats.size());
+    if (ncat < 2) {
+      verdicts.push_back(v + " (only one " + cat_name + " finished, nothing to compare).");
+      continue;
+    }
+    // Does the buffer bind at all? Relative spread of each category over the range.
+    double max_spread = 0;
+    for (const auto& c : categories) {
+      double mn = std::numeric_limits<double>::infinity(), mx = 0;
+      for (const auto& [buf, cats] : by_buf) {
+        auto it = cats.find(c);
+        if (it == cats.end()) continue;
+        mn = std::min(mn, it->second.metric);
+        mx = std::max(mx, it->second.metric);
+      }
+      if (mn > 0 && std::isfinite(mn)) max_spread = std::max(max_spread, mx / mn - 1);
+    }
+    // Lead of the winner over the runner-up at both ends of the range.
+    auto lead = [&](const std::map<std::string, Entry>& cats) {
+      double wm = cats.count(w) ? cats.at(w).metric : 0, second = 0;
+      bool have = false;
+      for (const auto& [cat, e] : cats) {
+        if (cat == w) continue;
+        if (!have || e.metric < second) second = e.metric;
+        have = true;
+      }
+      return have && wm > 0 ? second / wm - 1 : 0.0;
+    };
+    const double lead_lo = lead(by_buf.begin()->second), lead_hi = lead(by_buf.rbegin()->second);
+    if (max_spread < 0.01) {
+      v += fmt::format(
+          ", because the buffer never binds in this range (no {} changes {} by more than 1% "
+          "across it), so the {} with the cheaper round wins throughout.",
+          cat_name, metric, cat_name);
+    } else if (lead_hi < lead_lo) {
+      v += fmt::format(
+          "; its lead over the runner-up shrinks from {:.1f}% at {} to {:.1f}% at {}: the buffer "
+          "still binds at the top of the range, so a crossover, if any, lies above {}.",
+          100 * lead_lo, fmt_buffer(lo), 100 * lead_hi, fmt_buffer(hi), fmt_buffer(hi));
+    } else {
+      v += fmt::format(
+          "; its lead over the runner-up does not shrink with the buffer ({:.1f}% at {}, {:.1f}% "
+          "at {}), so in this range the buffer is not what separates them.",
+          100 * lead_lo, fmt_buffer(lo), 100 * lead_hi, fmt_buffer(hi));
+    }
+    verdicts.push_back(v);
+  }
+  for (const auto& v : verdicts) s += v + "\n";
+  return out;
+}
+
+}  // namespace aggnet::sweeps

@@ -1,0 +1,866 @@
+// Sweep spec parsing, validation and point expansion.
+#include "sweeps/spec.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "common/config_error.h"
+#include "common/units.h"
+
+namespace fs = std::filesystem;
+
+namespace aggnet::sweeps {
+namespace {
+
+/// How the value of a run option is checked.
+enum class Check { kFile, kSchedule, kBytes, kPosInt, kNonNegInt, kFraction, kOnOff, kFlow, kFlag };
+
+struct OptionInfo {
+  Check check;
+  ValueKind kind;
+};
+
+const std::map<std::string, OptionInfo>& run_options() {
+  static const std::map<std::string, OptionInfo> table = {
+      {"platform", {Check::kFile, ValueKind::kText}},
+      {"schedule", {Check::kSchedule, ValueKind::kText}},
+      {"buffer", {Check::kBytes, ValueKind::kBytes}},
+      {"gradient", {Check::kBytes, ValueKind::kBytes}},
+      {"chunk", {Check::kBytes, ValueKind::kBytes}},
+      {"steps", {Check::kPosInt, ValueKind::kNumber}},
+      {"seed", {Check::kNonNegInt, ValueKind::kNumber}},
+      {"flow-control", {Check::kFlow, ValueKind::kText}},
+      {"pacing-margin", {Check::kFraction, ValueKind::kNumber}},
+      {"multicast", {Check::kOnOff, ValueKind::kText}},
+      {"aggregation", {Check::kOnOff, ValueKind::kText}},
+      {"jitter", {Check::kOnOff, ValueKind::kText}},
+      {"no-colocated", {Check::kFlag, ValueKind::kText}},
+  };
+  return table;
+}
+
+std::string option_list() {
+  std::string s;
+  for (const auto& [name, info] : run_options()) s += (s.empty() ? "" : ", ") + name;
+  return s + ", set";
+}
+
+/// Options `aggnet sweep` passes itself; a spec may not set them.
+const std::set<std::string> kRunnerOwned = {"json", "vcd", "quiet"};
+
+const std::set<std::string> kReservedColumns = {
+    "point_id",       "point_index", "status",  "error",       "elapsed_s", "exit_code",
+    "aggnet_version", "spec_hash",   "options", "finished_at", "shard"};
+
+/// Parse context: the file name for messages.
+struct Ctx {
+  std::string file;
+  std::string dir;
+
+  [[noreturn]] void fail(const YAML::Node& at, const std::string& key, const std::string& expected,
+                         const std::string& got = {}) const {
+    int line = at.IsDefined() ? at.Mark().line + 1 : 0;
+    if (got.empty()) throw ConfigError(file, line, key, expected);
+    throw ConfigError(file, line, key, expected, got);
+  }
+
+  std::string scalar(const YAML::Node& node, const std::string& key) const {
+    if (!node.IsDefined() || node.IsNull()) fail(node, key, "expected a value");
+    if (!node.IsScalar()) fail(node, key, "expected a single value (not a list or mapping)");
+    return node.Scalar();
+  }
+
+  /// Checks the keys of a mapping against `allowed`.
+  void allow_keys(const YAML::Node& map, const std::string& path,
+                  const std::vector<std::string>& allowed) const {
+    if (!map.IsMap()) fail(map, path, "expected a mapping");
+    std::set<std::string> seen;
+    for (const auto& kv : map) {
+      std::string k = kv.first.as<std::string>();
+      std::string key = path.empty() ? k : path + "." + k;
+      if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
+        std::string list;
+        for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+        fail(kv.first, key, "unknown key, expected one of: " + list);
+      }
+      if (!seen.insert(k).second) fail(kv.first, key, "duplicate key");
+    }
+  }
+};
+
+std::string normalize_option(std::string name) {
+  for (char& c : name) {
+    if (c == '_') c = '-';
+  }
+  return name;
+}
+
+/// Lower-cased last component of a dotted path ("defaults.link.bandwidth" -> "bandwidth").
+std::string last_component(const std::string& path) {
+  auto pos = path.rfind('.');
+  return pos == std::string::npos ? path : path.substr(pos + 1);
+}
+
+/// The quantity a `--set PATH` override most likely takes, from the key's name; kText
+/// when the name does not say (the value is then only checked for being non-empty).
+ValueKind set_kind(const std::string& path) {
+  const std::string key = last_component(path);
+  auto ends = [&](const std::string& suffix) {
+    return key.size() >= suffix.size() &&
+           key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (ends("bandwidth") || key == "rate" || ends("_rate")) return ValueKind::kRate;
+  if (key == "buffer" || key == "mtu" || key == "header" || ends("_bytes"))
+    return ValueKind::kBytes;
+  if (ends("delay") || key == "latency" || ends("_time")) return ValueKind::kTime;
+  if (key == "clock") return ValueKind::kFrequency;
+  return ValueKind::kText;
+}
+
+/// Numeric value of `text` as `kind` in the kind's base unit. Errors: UnitError.
+double parse_as(ValueKind kind, const std::string& text) {
+  switch (kind) {
+    case ValueKind::kBytes:
+      return static_cast<double>(parse_bytes(text));
+    case ValueKind::kRate:
+      return static_cast<double>(parse_rate_bps(text));
+    case ValueKind::kTime:
+      return static_cast<double>(parse_time_ps(text)) * 1e-12;
+    case ValueKind::kFrequency:
+      return static_cast<double>(parse_frequency_hz(text));
+    case ValueKind::kNumber:
+      return parse_number(text);
+    case ValueKind::kText:
+      break;
+  }
+  throw UnitError("not a number");
+}
+
+const char* kind_expectation(ValueKind kind) {
+  switch (kind) {
+    case ValueKind::kBytes:
+      return "expected a size like '64MiB' or '2048B'";
+    case ValueKind::kRate:
+      return "expected a rate like '100Gbps'";
+    case ValueKind::kTime:
+      return "expected a time like '33.3ms'";
+    case ValueKind::kFrequency:
+      return "expected a frequency like '300MHz'";
+    case ValueKind::kNumber:
+      return "expected a number";
+    case ValueKind::kText:
+      break;
+  }
+  return "expected a value";
+}
+
+/// Detects the kind of a value whose option does not say: number, size, rate, time,
+/// frequency, else text.
+ValueKind detect_kind(const std::string& text) {
+  for (ValueKind k : {ValueKind::kNumber, ValueKind::kBytes, ValueKind::kRate, ValueKind::kTime,
+                      ValueKind::kFrequency}) {
+    try {
+      parse_as(k, text);
+      return k;
+    } catch (const std::exception&) {
+    }
+  }
+  return ValueKind::kText;
+}
+
+bool is_schedule_name(const std::string& s) {
+  static const std::regex names(
+      "all-to-all|triads|ring|pairs|hierarchical|rotating-[0-9]+|random-[0-9]+(:[0-9]+)?");
+  return std::regex_match(s, names);
+}
+
+/// Validates `value` for run option `option` ("set:PATH" for overrides) and returns the
+/// value to pass on the command line. Errors: ConfigError at `at`.
+std::string check_value(const Ctx& ctx, const std::string& option, const YAML::Node& at,
+                        const std::string& key) {
+  std::string value = ctx.scalar(at, key);
+  if (option.rfind("set:", 0) == 0) {
+    ValueKind kind = set_kind(option.substr(4));
+    if (value.empty()) ctx.fail(at, key, "expected a value");
+    if (kind != ValueKind::kText) {
+      try {
+        parse_as(kind, value);
+      } catch (const std::exception&) {
+        ctx.fail(at, key, kind_expectation(kind), value);
+      }
+    }
+    return value;
+  }
+  const OptionInfo& info = run_options().at(option);
+  auto integer = [&](bool positive) {
+    static const std::regex digits("[0-9]+");
+    if (!std::regex_match(value, digits) || (positive && std::stoull(value) == 0)) {
+      ctx.fail(at, key, positive ? "expected a positive integer" : "expected an integer >= 0",
+               value);
+    }
+  };
+  switch (info.check) {
+    case Check::kFile:
+      if (resolve_file(value, ctx.dir).empty()) {
+        ctx.fail(at, key, "expected an existing file", value);
+      }
+      break;
+    case Check::kSchedule: {
+      bool looks_like_file = value.find('/') != std::string::npos ||
+                             value.find(".yaml") != std::string::npos ||
+                             value.find(".yml") != std::string::npos;
+      if (looks_like_file) {
+        if (resolve_file(value, ctx.dir).empty()) {
+          ctx.fail(at, key, "expected an existing schedule file", value);
+        }
+      } else if (!is_schedule_name(value)) {
+        ctx.fail(at, key,
+                 "expected a schedule name (all-to-all, triads, ring, pairs, rotating-K, "
+                 "random-K:SEED, hierarchical) or a schedule YAML file",
+                 value);
+      }
+      break;
+    }
+    case Check::kBytes:
+      try {
+        if (parse_bytes(value) == 0) throw UnitError("zero");
+      } catch (const std::exception&) {
+        ctx.fail(at, key, "expected a positive size like '64MiB'", value);
+      }
+      break;
+    case Check::kPosInt:
+      integer(true);
+      break;
+    case Check::kNonNegInt:
+      integer(false);
+      break;
+    case Check::kFraction: {
+      double d = -1;
+      try {
+        d = parse_number(value);
+      } catch (const std::exception&) {
+      }
+      if (!(d >= 0 && d < 1)) ctx.fail(at, key, "expected a number in [0, 1)", value);
+      break;
+    }
+    case Check::kOnOff:
+      if (value == "true" || value == "yes") value = "on";
+      if (value == "false" || value == "no") value = "off";
+      if (value != "on" && value != "off") ctx.fail(at, key, "expected on or off", value);
+      break;
+    case Check::kFlow:
+      if (value != "pacing" && value != "credit" && value != "drop") {
+        ctx.fail(at, key, "expected pacing, credit or drop", value);
+      }
+      break;
+    case Check::kFlag:
+      if (value == "yes" || value == "on") value = "true";
+      if (value == "no" || value == "off") value = "false";
+      if (value != "true" && value != "false") ctx.fail(at, key, "expected true or false", value);
+      break;
+  }
+  return value;
+}
+
+/// Reads a mapping of run options (`base:` or one variant of a bundle axis) into `out`.
+/// `skip` lists keys that belong to the enclosing structure (e.g. "label").
+void read_options(const Ctx& ctx, const YAML::Node& map, const std::string& path, RunOptions& out,
+                  const std::set<std::string>& skip = {}) {
+  if (!map.IsMap()) ctx.fail(map, path, "expected a mapping of run options");
+  std::set<std::string> seen;
+  for (const auto& kv : map) {
+    const std::string raw = kv.first.as<std::string>();
+    const std::string key = path.empty() ? raw : path + "." + raw;
+    if (skip.count(raw)) continue;
+    if (!seen.insert(raw).second) ctx.fail(kv.first, key, "duplicate key");
+    if (raw == "set") {
+      if (!kv.second.IsMap()) ctx.fail(kv.second, key, "expected a mapping PATH: VALUE");
+      for (const auto& s : kv.second) {
+        const std::string p = s.first.as<std::string>();
+        out.sets[p] = check_value(ctx, "set:" + p, s.second, key + "." + p);
+      }
+      continue;
+    }
+    const std::string opt = normalize_option(raw);
+    if (kRunnerOwned.count(opt)) {
+      ctx.fail(kv.first, key, "is set by `aggnet sweep` itself and cannot be given in a spec");
+    }
+    if (!run_options().count(opt)) {
+      ctx.fail(kv.first, key, "unknown run option, expected one of: " + option_list());
+    }
+    out.options[opt] = check_value(ctx, opt, kv.second, key);
+  }
+}
+
+/// Writes an integral value of `kind` with the largest unit dividing it.
+std::string format_integral(ValueKind kind, std::uint64_t v) {
+  struct Unit {
+    std::uint64_t scale;
+    const char* name;
+  };
+  static const std::vector<Unit> bytes = {
+      {1ULL << 40, "TiB"}, {1ULL << 30, "GiB"}, {1ULL << 20, "MiB"}, {1ULL << 10, "KiB"}, {1, "B"}};
+  static const std::vector<Unit> rates = {{1000000000000ULL, "Tbps"},
+                                          {1000000000ULL, "Gbps"},
+                                          {1000000ULL, "Mbps"},
+                                          {1000ULL, "kbps"},
+                                          {1, "bps"}};
+  static const std::vector<Unit> times = {{1000000000000ULL, "s"},
+                                          {1000000000ULL, "ms"},
+                                          {1000000ULL, "us"},
+                                          {1000ULL, "ns"},
+                                          {1, "ps"}};
+  static const std::vector<Unit> freqs = {
+      {1000000000ULL, "GHz"}, {1000000ULL, "MHz"}, {1000ULL, "kHz"}, {1, "Hz"}};
+  const std::vector<Unit>* units = nullptr;
+  switch (kind) {
+    case ValueKind::kBytes:
+      units = &bytes;
+      break;
+    case ValueKind::kRate:
+      units = &rates;
+      break;
+    case ValueKind::kTime:
+      units = &times;
+      break;
+    case ValueKind::kFrequency:
+      units = &freqs;
+      break;
+    default:
+      return std::to_string(v);
+  }
+  for (const Unit& u : *units) {
+    if (v != 0 && v % u.scale == 0) return fmt::format("{}{}", v / u.scale, u.name);
+  }
+  return fmt::format("{}{}", v, units->back().name);
+}
+
+/// Base-unit value (bytes, bps, s, Hz) to the integer the unit parser works in.
+std::uint64_t to_integral(ValueKind kind, double value) {
+  if (kind == ValueKind::kTime) return static_cast<std::uint64_t>(std::llround(value * 1e12));
+  return static_cast<std::uint64_t>(std::llround(value));
+}
+
+double from_integral(ValueKind kind, std::uint64_t v) {
+  return kind == ValueKind::kTime ? static_cast<double>(v) * 1e-12 : static_cast<double>(v);
+}
+
+std::string format_number(double v) {
+  if (std::fabs(v - std::round(v)) < 1e-9 * std::max(1.0, std::fabs(v))) {
+    return fmt::format("{}", static_cast<long long>(std::llround(v)));
+  }
+  return fmt::format("{:.10g}", v);
+}
+
+/// Kind of an axis from its option; kText for a `set:` path whose kind is unknown
+/// (detected from the values then).
+ValueKind option_kind(const std::string& option) {
+  if (option.rfind("set:", 0) == 0) return set_kind(option.substr(4));
+  return run_options().at(option).kind;
+}
+
+/// Values of a `range:` or `logrange:` axis.
+std::vector<AxisValue> generate_values(const Ctx& ctx, const YAML::Node& node,
+                                       const std::string& key, bool log, ValueKind& kind) {
+  ctx.allow_keys(node, key,
+                 log ? std::vector<std::string>{"from", "to", "points", "factor"}
+                     : std::vector<std::string>{"from", "to", "step"});
+  const YAML::Node from_n = node["from"], to_n = node["to"];
+  if (!from_n) ctx.fail(node, key + ".from", "missing");
+  if (!to_n) ctx.fail(node, key + ".to", "missing");
+  const std::string from_s = ctx.scalar(from_n, key + ".from");
+  const std::string to_s = ctx.scalar(to_n, key + ".to");
+  if (kind == ValueKind::kText) kind = detect_kind(from_s);
+  if (kind == ValueKind::kText) {
+    ctx.fail(from_n, key + ".from", "expected a number or a quantity with units", from_s);
+  }
+  auto parse = [&](const YAML::Node& n, const std::string& k, const std::string& s) {
+    try {
+      return parse_as(kind, s);
+    } catch (const std::exception&) {
+      ctx.fail(n, k, kind_expectation(kind), s);
+    }
+  };
+  const double from = parse(from_n, key + ".from", from_s);
+  const double to = parse(to_n, key + ".to", to_s);
+  if (to < from) ctx.fail(to_n, key + ".to", "expected a value >= from", to_s);
+  std::vector<double> raw;
+  if (log) {
+    if (from <= 0) ctx.fail(from_n, key + ".from", "expected a value > 0 for a log range", from_s);
+    const bool has_points = static_cast<bool>(node["points"]);
+    const bool has_factor = static_cast<bool>(node["factor"]);
+    if (has_points == has_factor) ctx.fail(node, key, "expected exactly one of points or factor");
+    if (has_points) {
+      const std::string s = ctx.scalar(node["points"], key + ".points");
+      int n = 0;
+      try {
+        n = std::stoi(s);
+      } catch (const std::exception&) {
+      }
+      if (n < 2 || n > 100000)
+        ctx.fail(node["points"], key + ".points", "expected an integer >= 2", s);
+      for (int i = 0; i < n; ++i) raw.push_back(from * std::pow(to / from, double(i) / (n - 1)));
+    } else {
+      const std::string s = ctx.scalar(node["factor"], key + ".factor");
+      double f = 0;
+      try {
+        f = parse_number(s);
+      } catch (const std::exception&) {
+      }
+      if (!(f > 1)) ctx.fail(node["factor"], key + ".factor", "expected a number > 1", s);
+      for (double v = from; v <= to * (1 + 1e-12); v *= f) {
+        raw.push_back(v);
+        if (raw.size() > 100000) ctx.fail(node, key, "expected at most 100000 values");
+      }
+    }
+  } else {
+    if (!node["step"]) ctx.fail(node, key + ".step", "missing");
+    const std::string s = ctx.scalar(node["step"], key + ".step");
+    const double step = parse(node["step"], key + ".step", s);
+    if (!(step > 0)) ctx.fail(node["step"], key + ".step", "expected a value > 0", s);
+    const double count = std::floor((to - from) / step * (1 + 1e-12)) + 1;
+    if (count > 100000) ctx.fail(node, key, "expected at most 100000 values");
+    for (int i = 0; i < static_cast<int>(count); ++i) raw.push_back(from + i * step);
+  }
+  std::vector<AxisValue> values;
+  std::set<std::string> labels;
+  for (double v : raw) {
+    AxisValue av;
+    if (kind == ValueKind::kNumber) {
+      av.label = format_number(v);
+      av.number = parse_number(av.label);
+    } else {
+      std::uint64_t i = to_integral(kind, v);
+      av.label = format_integral(kind, i);
+      av.number = from_integral(kind, i);
+    }
+    if (labels.insert(av.label).second) values.push_back(std::move(av));
+  }
+  return values;
+}
+
+}  // namespace
+
+std::string kind_name(ValueKind kind) {
+  switch (kind) {
+    case ValueKind::kText:
+      return "text";
+    case ValueKind::kBytes:
+      return "bytes";
+    case ValueKind::kRate:
+      return "rate_bps";
+    case ValueKind::kTime:
+      return "time_s";
+    case ValueKind::kFrequency:
+      return "frequency_hz";
+    case ValueKind::kNumber:
+      return "number";
+  }
+  return "text";
+}
+
+std::string format_exact(ValueKind kind, double value) {
+  if (kind == ValueKind::kNumber || kind == ValueKind::kText) return format_number(value);
+  return format_integral(kind, to_integral(kind, value));
+}
+
+std::string stable_hash(const std::string& text) {
+  std::uint64_t h = 14695981039346656037ULL;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+std::uint64_t parse_timeout_ms(const std::string& text) {
+  static const std::regex short_form("\\s*([0-9]+(\\.[0-9]+)?)\\s*([mh])\\s*");
+  std::smatch m;
+  std::uint64_t ps = 0;
+  if (std::regex_match(text, m, short_form)) {
+    ps = parse_time_ps(m[1].str() + "s") * (m[3] == "m" ? 60 : 3600);
+  } else {
+    ps = parse_time_ps(text);
+  }
+  const std::uint64_t ms = ps / 1000000000ULL;
+  if (ms == 0) throw UnitError("expected a timeout of at least 1ms");
+  return ms;
+}
+
+std::string resolve_file(const std::string& path, const std::string& spec_dir) {
+  std::vector<fs::path> candidates;
+  fs::path p(path);
+  if (p.is_absolute()) {
+    candidates.push_back(p);
+  } else {
+    candidates.push_back(fs::current_path() / p);
+    if (!spec_dir.empty()) candidates.push_back(fs::path(spec_dir) / p);
+#ifdef AGGNET_SOURCE_DIR
+    candidates.push_back(fs::path(AGGNET_SOURCE_DIR) / p);
+#endif
+  }
+  for (const auto& c : candidates) {
+    std::error_code ec;
+    if (fs::is_regular_file(c, ec)) return fs::absolute(c).lexically_normal().string();
+  }
+  return {};
+}
+
+SweepSpec load_spec(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(path, 0, "", "cannot read the sweep spec file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_spec(ss.str(), path);
+}
+
+SweepSpec parse_spec(const std::string& yaml_text, const std::string& file) {
+  Ctx ctx{file, fs::path(file).parent_path().string()};
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(file, e.mark.line + 1, "", "malformed YAML: " + e.msg);
+  }
+  if (!root.IsMap()) ctx.fail(root, "", "expected a mapping with base: and axes:");
+  ctx.allow_keys(root, "", {"name", "description", "base", "axes", "mode", "metric", "timeout"});
+
+  SweepSpec spec;
+  spec.file = file;
+  spec.dir = ctx.dir;
+  spec.name = root["name"] ? ctx.scalar(root["name"], "name") : fs::path(file).stem().string();
+  if (root["description"]) spec.description = ctx.scalar(root["description"], "description");
+  if (root["mode"]) {
+    const std::string m = ctx.scalar(root["mode"], "mode");
+    if (m == "grid") {
+      spec.mode = SweepMode::kGrid;
+    } else if (m == "zip") {
+      spec.mode = SweepMode::kZip;
+    } else {
+      ctx.fail(root["mode"], "mode", "expected grid or zip", m);
+    }
+  }
+  if (root["metric"]) {
+    spec.metric = ctx.scalar(root["metric"], "metric");
+    static const std::regex ident("[A-Za-z_][A-Za-z0-9_]*");
+    if (!std::regex_match(spec.metric, ident)) {
+      ctx.fail(root["metric"], "metric", "expected a summary key such as step_time_s_mean",
+               spec.metric);
+    }
+  }
+  if (root["timeout"]) {
+    const std::string t = ctx.scalar(root["timeout"], "timeout");
+    try {
+      parse_timeout_ms(t);
+    } catch (const std::exception&) {
+      ctx.fail(root["timeout"], "timeout", "expected a positive time like '10m' or '30s'", t);
+    }
+    spec.timeout = t;
+  }
+  if (root["base"] && !root["base"].IsNull()) read_options(ctx, root["base"], "base", spec.base);
+
+  const YAML::Node axes = root["axes"];
+  if (axes && !axes.IsNull()) {
+    if (!axes.IsSequence()) ctx.fail(axes, "axes", "expected a list of axes");
+    std::set<std::string> names, axis_options;
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+      const YAML::Node a = axes[i];
+      const std::string key = fmt::format("axes[{}]", i);
+      ctx.allow_keys(a, key, {"name", "option", "values", "range", "logrange"});
+      Axis axis;
+      axis.line = a.Mark().line + 1;
+      const int sources = (a["values"] ? 1 : 0) + (a["range"] ? 1 : 0) + (a["logrange"] ? 1 : 0);
+      if (sources != 1) ctx.fail(a, key, "expected exactly one of values, range or logrange");
+      if (a["option"]) {
+        std::string opt = ctx.scalar(a["option"], key + ".option");
+        if (opt.rfind("set:", 0) == 0) {
+          static const std::regex path("[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*");
+          if (!std::regex_match(opt.substr(4), path)) {
+            ctx.fail(a["option"], key + ".option", "expected set:PATH with a dotted path", opt);
+          }
+        } else {
+          opt = normalize_option(opt);
+          if (!run_options().count(opt)) {
+            ctx.fail(a["option"], key + ".option",
+                     "unknown run option, expected one of: " + option_list() + ":PATH", opt);
+          }
+        }
+        axis.option = opt;
+        axis.kind = option_kind(opt);
+      }
+      if (a["name"]) {
+        axis.name = ctx.scalar(a["name"], key + ".name");
+      } else if (axis.option.rfind("set:", 0) == 0) {
+        // set:defaults.link.bandwidth -> link_bandwidth (last two components).
+        std::string p = axis.option.substr(4);
+        auto last = p.rfind('.');
+        auto prev = last == std::string::npos ? std::string::npos : p.rfind('.', last - 1);
+        axis.name = prev == std::string::npos ? p : p.substr(prev + 1);
+      } else if (!axis.option.empty()) {
+        axis.name = axis.option;
+      } else {
+        ctx.fail(a, key + ".name", "missing (an axis of option bundles needs a name)");
+      }
+      for (char& c : axis.name) {
+        if (c == '-' || c == '.') c = '_';
+      }
+      static const std::regex ident("[a-z_][a-z0-9_]*");
+      if (!std::regex_match(axis.name, ident)) {
+        ctx.fail(a["name"] ? a["name"] : a, key + ".name",
+                 "expected a lower-case identifier ([a-z_][a-z0-9_]*)", axis.name);
+      }
+      if (kReservedColumns.count(axis.name) || !names.insert(axis.name).second ||
+          names.count(axis.name + "_value")) {
+        ctx.fail(a["name"] ? a["name"] : a, key + ".name",
+                 "is reserved or already used by another axis; give the axis a distinct name",
+                 axis.name);
+      }
+
+      if (a["values"]) {
+        const YAML::Node vals = a["values"];
+        if (!vals.IsSequence() || vals.size() == 0) {
+          ctx.fail(vals, key + ".values", "expected a non-empty list");
+        }
+        const bool bundles = vals[0].IsMap();
+        if (bundles && !axis.option.empty()) {
+          ctx.fail(vals[0], key + ".values[0]",
+                   "expected a plain value (values are option bundles only without `option`)");
+        }
+        if (!bundles && axis.option.empty()) {
+          ctx.fail(a, key + ".option", "missing (or give values as mappings with a label)");
+        }
+        // For set: paths of unknown kind, detect from the values (all must agree).
+        ValueKind kind = axis.kind;
+        if (!bundles && kind == ValueKind::kText && axis.option.rfind("set:", 0) == 0) {
+          kind = vals[0].IsScalar() ? detect_kind(vals[0].Scalar()) : ValueKind::kText;
+          for (const auto& v : vals) {
+            try {
+              if (!v.IsScalar()) throw UnitError("not scalar");
+              if (kind != ValueKind::kText) parse_as(kind, v.Scalar());
+            } catch (const std::exception&) {
+              kind = ValueKind::kText;
+            }
+          }
+          axis.kind = kind;
+        }
+        std::set<std::string> labels;
+        for (std::size_t j = 0; j < vals.size(); ++j) {
+          const std::string vkey = fmt::format("{}.values[{}]", key, j);
+          AxisValue av;
+          if (bundles) {
+            if (!vals[j].IsMap()) ctx.fail(vals[j], vkey, "expected a mapping with a label");
+            if (!vals[j]["label"]) ctx.fail(vals[j], vkey + ".label", "missing");
+            av.label = ctx.scalar(vals[j]["label"], vkey + ".label");
+            read_options(ctx, vals[j], vkey, av.assigns, {"label"});
+          } else {
+            av.label = check_value(ctx, axis.option, vals[j], vkey);
+            if (axis.kind != ValueKind::kText) {
+              try {
+                av.number = parse_as(axis.kind, av.label);
+              } catch (const std::exception&) {
+                ctx.fail(vals[j], vkey, kind_expectation(axis.kind), av.label);
+              }
+            }
+          }
+          if (!labels.insert(av.label).second) ctx.fail(vals[j], vkey, "duplicate value", av.label);
+          axis.values.push_back(std::move(av));
+        }
+      } else {
+        if (axis.option.empty()) ctx.fail(a, key + ".option", "missing");
+        if (axis.kind == ValueKind::kText && axis.option.rfind("set:", 0) != 0) {
+          ctx.fail(a["option"], key + ".option",
+                   "takes no numeric values; use `values:` for this option", axis.option);
+        }
+        const bool log = static_cast<bool>(a["logrange"]);
+        const std::string rkey = key + (log ? ".logrange" : ".range");
+        axis.values = generate_values(ctx, log ? a["logrange"] : a["range"], rkey, log, axis.kind);
+        // Validate the generated values like written ones.
+        for (auto& v : axis.values) {
+          YAML::Node n(v.label);
+          try {
+            v.label = check_value(ctx, axis.option, n, rkey);
+          } catch (const ConfigError&) {
+            ctx.fail(log ? a["logrange"] : a["range"], rkey, "generates an invalid value", v.label);
+          }
+        }
+      }
+      // Every axis assigns its option (or the bundle's options) on top of the base.
+      if (!axis.option.empty()) {
+        for (auto& v : axis.values) {
+          if (axis.option.rfind("set:", 0) == 0) {
+            v.assigns.sets[axis.option.substr(4)] = v.label;
+          } else {
+            v.assigns.options[axis.option] = v.label;
+          }
+        }
+      }
+      std::set<std::string> assigned;
+      for (const auto& v : axis.values) {
+        for (const auto& [o, _] : v.assigns.options) assigned.insert(o);
+        for (const auto& [p, _] : v.assigns.sets) assigned.insert("set:" + p);
+      }
+      for (const auto& o : assigned) {
+        if (!axis_options.insert(o).second) {
+          ctx.fail(a, key, "assigns " + o + ", which an earlier axis also assigns");
+        }
+      }
+      spec.axes.push_back(std::move(axis));
+    }
+  }
+  if (spec.mode == SweepMode::kZip && !spec.axes.empty()) {
+    for (std::size_t i = 1; i < spec.axes.size(); ++i) {
+      if (spec.axes[i].values.size() != spec.axes[0].values.size()) {
+        throw ConfigError(file, spec.axes[i].line, fmt::format("axes[{}]", i),
+                          fmt::format("has {} values but axes[0] has {} (mode: zip needs equal "
+                                      "lengths)",
+                                      spec.axes[i].values.size(), spec.axes[0].values.size()));
+      }
+    }
+  }
+
+  // Spec hash: canonical content (comments and key order do not matter).
+  nlohmann::json canon;
+  canon["mode"] = spec.mode == SweepMode::kGrid ? "grid" : "zip";
+  canon["metric"] = spec.metric;
+  canon["base"] = {{"options", spec.base.options}, {"set", spec.base.sets}};
+  canon["axes"] = nlohmann::json::array();
+  for (const auto& axis : spec.axes) {
+    nlohmann::json a;
+    a["name"] = axis.name;
+    a["option"] = axis.option;
+    a["values"] = nlohmann::json::array();
+    for (const auto& v : axis.values) {
+      a["values"].push_back(
+          {{"label", v.label}, {"options", v.assigns.options}, {"set", v.assigns.sets}});
+    }
+    canon["axes"].push_back(a);
+  }
+  spec.hash = stable_hash(canon.dump());
+
+  // Two points with identical options would be one point twice.
+  std::map<std::string, std::string> seen;
+  for (const Point& p : expand_points(spec)) {
+    auto [it, fresh] = seen.emplace(p.id, p.describe(spec));
+    if (!fresh) {
+      throw ConfigError(
+          file, 0, "axes",
+          "points '" + it->second + "' and '" + p.describe(spec) + "' have identical run options");
+    }
+  }
+  return spec;
+}
+
+std::string Point::options_json() const {
+  nlohmann::json j;
+  j["options"] = options.options;
+  j["set"] = options.sets;
+  return j.dump();
+}
+
+std::vector<std::string> Point::run_args(const std::string& json_path,
+                                         const std::string& spec_dir) const {
+  std::vector<std::string> args;
+  for (const auto& [opt, value] : options.options) {
+    if (opt == "no-colocated") {
+      if (value == "true") args.push_back("--no-colocated");
+      continue;
+    }
+    std::string v = value;
+    if (opt == "platform" || (opt == "schedule" && !is_schedule_name(value))) {
+      std::string r = resolve_file(value, spec_dir);
+      if (!r.empty()) v = r;
+    }
+    args.push_back("--" + opt);
+    args.push_back(v);
+  }
+  for (const auto& [path, value] : options.sets) {
+    args.push_back("--set");
+    args.push_back(path + "=" + value);
+  }
+  args.push_back("--json");
+  args.push_back(json_path);
+  args.push_back("--quiet");
+  return args;
+}
+
+std::string Point::describe(const SweepSpec& spec) const {
+  std::string s;
+  for (std::size_t i = 0; i < spec.axes.size() && i < labels.size(); ++i) {
+    s += (s.empty() ? "" : " ") + spec.axes[i].name + "=" + labels[i];
+  }
+  return s.empty() ? "(base)" : s;
+}
+
+std::vector<Point> expand_points(const SweepSpec& spec) {
+  std::vector<std::vector<std::size_t>> combos;
+  const std::size_t n = spec.axes.size();
+  if (n == 0) {
+    combos.push_back({});
+  } else if (spec.mode == SweepMode::kZip) {
+    for (std::size_t j = 0; j < spec.axes[0].values.size(); ++j) {
+      combos.push_back(std::vector<std::size_t>(n, j));
+    }
+  } else {
+    std::vector<std::size_t> idx(n, 0);
+    while (true) {
+      combos.push_back(idx);
+      std::size_t k = n;
+      while (k > 0) {
+        --k;
+        if (++idx[k] < spec.axes[k].values.size()) break;
+        idx[k] = 0;
+        if (k == 0) {
+          k = n + 1;  // wrapped the first axis: done
+          break;
+        }
+      }
+      if (k == n + 1) break;
+    }
+  }
+  std::vector<Point> points;
+  points.reserve(combos.size());
+  for (const auto& combo : combos) {
+    Point p;
+    p.index = points.size();
+    p.options = spec.base;
+    for (std::size_t a = 0; a < n; ++a) {
+      const AxisValue& v = spec.axes[a].values[combo[a]];
+      p.labels.push_back(v.label);
+      p.numbers.push_back(v.number);
+      for (const auto& [o, val] : v.assigns.options) p.options.options[o] = val;
+      for (const auto& [path, val] : v.assigns.sets) p.options.sets[path] = val;
+    }
+    p.id = stable_hash(p.options_json());
+    points.push_back(std::move(p));
+  }
+  return points;
+}
+
+std::vector<Point> select_shard(const std::vector<Point>& points, std::size_t shard,
+                                std::size_t count) {
+  std::vector<Point> out;
+  for (const auto& p : points) {
+    if (count == 0 || p.index % count == shard) out.push_back(p);
+  }
+  return out;
+}
+
+std::pair<std::size_t, std::size_t> parse_shard(const std::string& text) {
+  static const std::regex form("([0-9]+)/([0-9]+)");
+  std::smatch m;
+  if (std::regex_match(text, m, form)) {
+    std::size_t k = std::stoul(m[1]), n = std::stoul(m[2]);
+    if (n > 0 && k < n) return {k, n};
+  }
+  throw ConfigError("command line", 0, "--shard", "expected K/N with 0 <= K < N", text);
+}
+
+}  // namespace aggnet::sweeps
