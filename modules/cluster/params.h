@@ -7,6 +7,11 @@
 
 namespace aggnet {
 
+/// How senders avoid overrunning the receivers' aggregation slots
+/// (docs/simulation-semantics.md): `kPacing` sends at a rate computed from the buffer and
+/// the known skews; `kCredit` sends only with a credit (a free slot) from every receiver.
+enum class FlowControl { kPacing, kCredit };
+
 /// The GPU cluster behind one site's edge, and its access link to the edge device.
 /// Defaults are illustrative of one training step of a large model (our estimate):
 /// 1 s compute phase, 400 Gb/s access link, 2 us access delay.

@@ -1,0 +1,58 @@
+// aggnet: command-line entry point. `aggnet <command> [options]`; see `aggnet --help`.
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#include <systemc>
+
+#include "apps/commands.h"
+
+namespace {
+
+struct Command {
+  const char* name;
+  int (*run)(int, char**);
+  const char* summary;
+};
+
+const Command kCommands[] = {
+    {"run", aggnet::cmd_run, "simulate a platform running a schedule (the main job)"},
+#ifdef AGGNET_HAVE_SCHEDULE
+    {"schedule", aggnet::cmd_schedule, "rank schedules by time to consensus; --verify"},
+#endif
+#ifdef AGGNET_HAVE_SWEEP
+    {"sweep", aggnet::cmd_sweep, "run a design-space sweep (local workers or Slurm)"},
+#endif
+#ifdef AGGNET_HAVE_SIZE_BUFFERS
+    {"size-buffers", aggnet::cmd_size_buffers, "smallest FPGA buffer per site for a target"},
+#endif
+    {"params", aggnet::cmd_params, "list every module parameter with unit and default"},
+};
+
+void usage(std::ostream& out) {
+  out << "usage: aggnet <command> [options]   (aggnet <command> --help for its options)\n\n"
+         "commands:\n";
+  for (const auto& c : kCommands) out << "  " << c.name << std::string(14 - std::strlen(c.name), ' ') << c.summary << "\n";
+}
+
+}  // namespace
+
+int sc_main(int argc, char* argv[]) {
+  // The kernel's banner would be mixed into tables and JSON on stdout.
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+    usage(argc < 2 ? std::cerr : std::cout);
+    return argc < 2 ? 2 : 0;
+  }
+  if (std::strcmp(argv[1], "--version") == 0) {
+    std::cout << "aggnet " << AGGNET_VERSION << "\n";
+    return 0;
+  }
+  for (const auto& c : kCommands) {
+    if (std::strcmp(argv[1], c.name) == 0) return c.run(argc - 1, argv + 1);
+  }
+  std::cerr << "aggnet: unknown command '" << argv[1] << "'\n";
+  usage(std::cerr);
+  return 2;
+}

@@ -1,0 +1,254 @@
+// `aggnet run`: simulate one platform running one schedule and report the metrics.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
+#include <systemc>
+
+#include "apps/commands.h"
+#include "common/atomic_file.h"
+#include "common/config_error.h"
+#include "common/units.h"
+#include "platforms/builder.h"
+#include "platforms/report.h"
+#include "traffic/schedule_io.h"
+
+namespace aggnet {
+namespace {
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+const char* kWhere = "aggnet run";
+
+struct RunCli {
+  std::string platform, schedule, buffer, gradient, chunk, flow_control, multicast, aggregation,
+      jitter, vcd, json;
+  std::vector<std::string> sets;
+  int steps = 0;
+  double pacing_margin = 0.02;
+  std::uint64_t seed = 1;
+  bool functional = false, colocated = true, quiet = false;
+};
+
+struct RunSetup {
+  Platform platform;
+  Schedule schedule;
+  RunOptions options;
+  RunCli cli;
+};
+
+std::string default_platform() {
+  const fs::path local = "platforms/nine_city.yaml";
+  if (fs::exists(local)) return local.string();
+  return (fs::path(AGGNET_SOURCE_DIR) / local).string();
+}
+
+po::options_description describe(RunCli& c) {
+  po::options_description d("aggnet run: simulate a platform running a schedule");
+  d.add_options()("help,h", "show this help")(
+      "platform", po::value(&c.platform)->default_value(default_platform()), "platform YAML file")(
+      "schedule", po::value(&c.schedule)->default_value("triads"),
+      "schedule name (all-to-all, triads, ring, pairs, rotating-K, random-K:SEED, hierarchical) "
+      "or schedule YAML file")(
+      "buffer", po::value(&c.buffer), "FPGA buffer memory at every site, e.g. 64MiB "
+                                      "(default: the platform's)")(
+      "gradient", po::value(&c.gradient)->default_value("1GiB"), "gradient bytes per site (G)")(
+      "chunk", po::value(&c.chunk)->default_value("1MiB"), "chunk = aggregation slot size")(
+      "steps", po::value(&c.steps)->default_value(0), "training steps (0: one schedule period)")(
+      "flow-control", po::value(&c.flow_control)->default_value("pacing"), "pacing | credit")(
+      "pacing-margin", po::value(&c.pacing_margin)->default_value(0.02),
+      "pacing: fraction below the computed safe rate")(
+      "multicast", po::value(&c.multicast)->default_value("on"), "on | off (unicast copies)")(
+      "aggregation", po::value(&c.aggregation)->default_value("on"),
+      "on | off (FPGAs pass contributions to the hosts)")(
+      "jitter", po::value(&c.jitter)->default_value("off"), "on | off: apply the links' jitter")(
+      "seed", po::value(&c.seed)->default_value(1), "random seed (jitter)")(
+      "set", po::value(&c.sets)->composing(),
+      "platform override PATH=VALUE, repeatable (e.g. defaults.link.bandwidth=10Gbps)")(
+      "functional", po::bool_switch(&c.functional), "carry real data and check every sum")(
+      "no-colocated", "skip the co-located reference simulation")(
+      "vcd", po::value(&c.vcd), "write a VCD waveform to FILE")(
+      "json", po::value(&c.json), "write the metrics as JSON to FILE")(
+      "quiet,q", po::bool_switch(&c.quiet), "do not print the table");
+  return d;
+}
+
+bool parse_switch(const std::string& key, const std::string& value) {
+  if (value == "on" || value == "true") return true;
+  if (value == "off" || value == "false") return false;
+  throw ConfigError(kWhere, 0, "--" + key, "expected on or off", value);
+}
+
+std::uint64_t parse_size_option(const std::string& key, const std::string& value) {
+  try {
+    const auto bytes = parse_bytes(value);
+    if (bytes == 0) throw UnitError("expected a positive size like '64MiB'");
+    return bytes;
+  } catch (const UnitError& e) {
+    throw ConfigError(kWhere, 0, "--" + key, e.what(), value);
+  }
+}
+
+std::vector<Override> parse_overrides(const std::vector<std::string>& sets) {
+  std::vector<Override> out;
+  for (const auto& s : sets) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw ConfigError(kWhere, 0, "--set", "expected PATH=VALUE", s);
+    out.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+  }
+  return out;
+}
+
+void check_output_path(const std::string& key, const std::string& path) {
+  if (path.empty()) return;
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent))
+    throw ConfigError(kWhere, 0, "--" + key, "expected a file in an existing directory", path);
+}
+
+RunOptions run_options(const RunCli& c) {
+  RunOptions o;
+  o.gradient_bytes = parse_size_option("gradient", c.gradient);
+  o.chunk_bytes = parse_size_option("chunk", c.chunk);
+  if (c.steps < 0) throw ConfigError(kWhere, 0, "--steps", "expected 0 or a positive integer");
+  o.steps = c.steps;
+  if (c.flow_control == "pacing") {
+    o.flow_control = FlowControl::kPacing;
+  } else if (c.flow_control == "credit") {
+    o.flow_control = FlowControl::kCredit;
+  } else {
+    throw ConfigError(kWhere, 0, "--flow-control", "expected pacing or credit", c.flow_control);
+  }
+  if (!(c.pacing_margin >= 0 && c.pacing_margin < 1))
+    throw ConfigError(kWhere, 0, "--pacing-margin", "expected a number in [0, 1)",
+                      std::to_string(c.pacing_margin));
+  o.pacing_margin = c.pacing_margin;
+  o.multicast = parse_switch("multicast", c.multicast);
+  o.aggregation = parse_switch("aggregation", c.aggregation);
+  o.jitter = parse_switch("jitter", c.jitter);
+  o.seed = c.seed;
+  o.functional = c.functional;
+  if (o.functional && (o.gradient_bytes % 4 || o.chunk_bytes % 4))
+    throw ConfigError(kWhere, 0, "--functional",
+                      "expected --gradient and --chunk to be whole numbers of floats (4 bytes)");
+  return o;
+}
+
+// Every site's buffer must hold at least one aggregation slot (one chunk).
+void check_buffers(const RunSetup& s) {
+  if (!s.options.aggregation || s.schedule.collective == Collective::kRing) return;
+  for (const auto& site : s.platform.sites) {
+    if (site.fpga.buffer_bytes >= s.options.chunk_bytes) continue;
+    const std::string expected = "expected a buffer of at least one chunk (" +
+                                 format_bytes(s.options.chunk_bytes) + ")";
+    const std::string got = format_bytes(site.fpga.buffer_bytes);
+    if (!s.cli.buffer.empty()) throw ConfigError(kWhere, 0, "--buffer", expected, s.cli.buffer);
+    throw ConfigError(s.platform.file, 0, "sites." + site.code + ".fpga.buffer", expected, got);
+  }
+}
+
+RunSetup prepare(int argc, char** argv, bool& help) {
+  RunSetup s;
+  auto desc = describe(s.cli);
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, desc), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw ConfigError(kWhere, 0, "", e.what());
+  }
+  help = vm.count("help") > 0;
+  if (help) {
+    std::cout << desc;
+    return s;
+  }
+  s.cli.colocated = vm.count("no-colocated") == 0;
+  s.options = run_options(s.cli);
+  s.platform = load_platform(s.cli.platform, parse_overrides(s.cli.sets));
+  if (!s.cli.buffer.empty()) {
+    const auto bytes = parse_size_option("buffer", s.cli.buffer);
+    for (auto& site : s.platform.sites) site.fpga.buffer_bytes = bytes;
+  }
+  s.schedule = make_schedule(s.cli.schedule, s.platform);
+  check_buffers(s);
+  check_output_path("json", s.cli.json);
+  check_output_path("vcd", s.cli.vcd);
+  return s;
+}
+
+nlohmann::json options_json(const RunSetup& s) {
+  const auto& c = s.cli;
+  return {{"platform", c.platform},   {"schedule", c.schedule},
+          {"buffer", c.buffer},       {"gradient", c.gradient},
+          {"chunk", c.chunk},         {"steps", s.options.steps},
+          {"flow_control", c.flow_control}, {"pacing_margin", c.pacing_margin},
+          {"multicast", c.multicast}, {"aggregation", c.aggregation},
+          {"jitter", c.jitter},       {"seed", c.seed},
+          {"set", c.sets},            {"functional", c.functional},
+          {"colocated", c.colocated}};
+}
+
+int simulate(const RunSetup& s) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  NetworkSystem wan("wan", s.platform, s.schedule, s.options);
+  std::unique_ptr<NetworkSystem> colocated;
+  if (s.cli.colocated) {
+    colocated = std::make_unique<NetworkSystem>("colocated", s.platform.colocated_variant(),
+                                                s.schedule, s.options);
+  }
+  sc_core::sc_trace_file* vcd = nullptr;
+  const std::string vcd_base = s.cli.vcd + ".partial";
+  if (!s.cli.vcd.empty()) {
+    vcd = sc_core::sc_create_vcd_trace_file(vcd_base.c_str());
+    vcd->set_time_unit(1, sc_core::SC_NS);
+    wan.trace(vcd);
+  }
+  sc_core::sc_start();
+  if (vcd) sc_core::sc_close_vcd_trace_file(vcd);
+
+  nlohmann::json report = collect_report(wan);
+  if (colocated) add_colocated(report, collect_report(*colocated));
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  report["aggnet_version"] = AGGNET_VERSION;
+  report["platform_file"] = s.platform.file;
+  report["options"] = options_json(s);
+  report["summary"]["wall_time_s"] = wall_s;
+  report["summary"]["events"] = static_cast<double>(sc_core::sc_delta_count());
+
+  if (!s.cli.quiet) std::cout << format_report(report);
+  if (!s.cli.json.empty()) write_file_atomically(s.cli.json, report.dump(2) + "\n");
+  if (vcd) commit_file(vcd_base + ".vcd", s.cli.vcd);
+  const bool exact = report["summary"]["functional_mismatches"].get<double>() == 0 &&
+                     report["summary"]["duplicate_results"].get<double>() == 0;
+  if (!exact) std::cerr << "aggnet run: functional check failed (see the report)\n";
+  return exact ? 0 : 1;
+}
+
+}  // namespace
+
+int cmd_run(int argc, char** argv) {
+  try {
+    bool help = false;
+    RunSetup setup = prepare(argc, argv, help);
+    if (help) return 0;
+    return simulate(setup);
+  } catch (const ConfigError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "aggnet run: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace aggnet

@@ -1,0 +1,125 @@
+// A site's GPU cluster: compute phases, then its share of each round's communication.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "modules/cluster/params.h"
+#include "modules/core/chunk.h"
+#include "modules/core/statistics.h"
+
+namespace aggnet {
+
+/// What one site does in one round of the schedule period.
+struct ClusterRoundPlan {
+  std::vector<int> group;  ///< members including this site; size <= 1: sits the round out
+  int tree_id = -1;        ///< multicast group table key of this site's sends
+  std::uint64_t pacing_interval_ps = 0;  ///< pacing: time between chunk emissions
+  std::map<int, std::int64_t> window;    ///< credit: initial credits (slots) per receiver
+};
+
+struct ComputeClusterConfig {
+  int site = 0;
+  ClusterParams params;
+  std::uint64_t gradient_bytes = 0;  ///< G: bytes each site contributes per round
+  std::uint64_t chunk_bytes = 0;     ///< chunk (and aggregation slot) size
+  int steps = 1;
+  bool ring = false;                 ///< host-based ring all-reduce instead of groups
+  std::vector<int> ring_order;       ///< ring order (ring only)
+  FlowControl flow_control = FlowControl::kPacing;
+  bool multicast = true;    ///< false: one unicast copy per receiver
+  bool aggregation = true;  ///< false: the FPGA passes contributions through
+  bool functional = false;  ///< carry real float data and check every sum
+  std::vector<ClusterRoundPlan> rounds;  ///< the schedule period, as seen by this site
+};
+
+/// Per-step timing of one site (all times in seconds of simulated time).
+struct StepRecord {
+  int step = 0;
+  int round = 0;          ///< index in the schedule period
+  bool communicated = false;
+  double start_s = 0;     ///< step start (compute begins)
+  double send_start_s = 0;  ///< compute done, communication begins
+  double end_s = 0;       ///< this site's round result complete
+};
+
+/// ComputeCluster: initiator socket `out` (to its access link towards the edge) and
+/// target socket `in` (from the access link out of the FPGA).
+///
+/// Step k: compute for `compute_time`, then round k mod period: in a group round, send
+/// G bytes in chunks to the group (multicast or unicast copies, paced or credit-clocked)
+/// and wait for one reduced chunk per chunk index (or all |g|-1 contributions when the
+/// FPGA does not aggregate); in a ring round, run a step-synchronous ring all-reduce.
+/// The next step starts as soon as this site's result is complete (no global barrier).
+class ComputeCluster : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_initiator_socket<ComputeCluster> out;
+  tlm_utils::simple_target_socket<ComputeCluster> in;
+
+  ComputeCluster(sc_core::sc_module_name name, const ComputeClusterConfig& config,
+                 ChunkPool& pool);
+
+  const std::vector<StepRecord>& steps() const { return records_; }
+  bool finished() const { return finished_; }
+  /// Functional mode: (chunk, step) results checked against independently summed inputs.
+  std::uint64_t functional_checks() const { return checks_; }
+  std::uint64_t functional_mismatches() const { return mismatches_; }
+  /// Functional mode: this site's gradient after the last step's averaging.
+  const std::vector<float>& result() const { return result_; }
+  /// Reduced chunks received more than once for the same (step, chunk).
+  std::uint64_t duplicate_results() const { return duplicates_; }
+  /// 0 idle, 1 computing, 2 communicating (stable address, traced in VCD).
+  const int& state() const { return state_; }
+  /// Current round index in the schedule period (stable address, traced in VCD).
+  const int& round_index() const { return round_index_; }
+  std::vector<Statistic> statistics() const;
+
+  /// The functional-mode gradient value of `site` at `step`, element `index`: small
+  /// integers, so sums of a few of them are exact in float.
+  static float gradient_value(int site, int step, std::uint64_t index);
+
+ private:
+  void run();
+  void run_group_round(int step, const ClusterRoundPlan& plan);
+  void run_ring(int step);
+  void send_segment(int step, int ring_step, int dst, int segment);
+  void emit(tlm::tlm_generic_payload& trans);
+  std::vector<float> initial_gradient(int step) const;
+  std::vector<float>& ring_buffer(int step);
+  std::shared_ptr<std::vector<float>> slice(const std::vector<float>& source,
+                                            std::uint64_t offset_bytes, std::uint64_t bytes) const;
+  void accumulate_result(const ChunkExtension& chunk);
+  void check_ring_result(int step, int n);
+  std::uint64_t num_chunks(std::uint64_t bytes) const;
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+  void on_result(const ChunkExtension& chunk);
+  void on_ring_chunk(const ChunkExtension& chunk);
+
+  ComputeClusterConfig config_;
+  ChunkPool& pool_;
+  std::vector<StepRecord> records_;
+  // Receipts per step: reduced chunks (or pass-through contributions) per chunk index.
+  std::map<int, std::vector<int>> received_;
+  std::map<int, std::uint64_t> complete_chunks_;
+  std::map<int, std::uint64_t> ring_received_;  // key: step * 1024 + ring_step
+  std::map<int, std::int64_t> credits_;         // receiver -> credits (continuous)
+  sc_core::sc_event progress_;
+  std::vector<float> data_;  // functional: this step's own gradient (group rounds)
+  std::map<int, std::vector<float>> reduced_sum_;  // functional: step -> sum of the others
+  std::map<int, std::vector<float>> ring_data_;    // functional: step -> ring working copy
+  std::vector<std::uint64_t> ring_offsets_;        // byte offset of each ring segment
+  std::vector<float> result_;
+  int step_ = 0, state_ = 0, round_index_ = 0;
+  bool finished_ = false;
+  std::uint64_t checks_ = 0, mismatches_ = 0, duplicates_ = 0;
+};
+
+}  // namespace aggnet

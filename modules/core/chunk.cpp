@@ -1,0 +1,55 @@
+#include "modules/core/chunk.h"
+
+#include <cassert>
+
+namespace aggnet {
+
+tlm::tlm_extension_base* ChunkExtension::clone() const { return new ChunkExtension(*this); }
+
+void ChunkExtension::copy_from(const tlm::tlm_extension_base& other) {
+  *this = static_cast<const ChunkExtension&>(other);
+}
+
+ChunkPool::~ChunkPool() = default;  // a payload's destructor frees its extensions
+
+tlm::tlm_generic_payload& ChunkPool::allocate() {
+  tlm::tlm_generic_payload* t;
+  if (free_.empty()) {
+    all_.push_back(std::make_unique<tlm::tlm_generic_payload>(this));
+    t = all_.back().get();
+    t->set_extension(new ChunkExtension);
+  } else {
+    t = free_.back();
+    free_.pop_back();
+    *t->get_extension<ChunkExtension>() = ChunkExtension{};
+  }
+  t->set_command(tlm::TLM_WRITE_COMMAND);
+  t->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  t->acquire();
+  return *t;
+}
+
+tlm::tlm_generic_payload& ChunkPool::clone(const tlm::tlm_generic_payload& trans) {
+  auto& copy = allocate();
+  chunk_of(copy) = chunk_of(trans);
+  return copy;
+}
+
+void ChunkPool::free(tlm::tlm_generic_payload* trans) {
+  chunk_of(*trans).data.reset();
+  free_.push_back(trans);
+}
+
+ChunkExtension& chunk_of(tlm::tlm_generic_payload& trans) {
+  auto* ext = trans.get_extension<ChunkExtension>();
+  assert(ext);
+  return *ext;
+}
+
+const ChunkExtension& chunk_of(const tlm::tlm_generic_payload& trans) {
+  auto* ext = trans.get_extension<ChunkExtension>();
+  assert(ext);
+  return *ext;
+}
+
+}  // namespace aggnet

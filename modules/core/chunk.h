@@ -1,0 +1,73 @@
+// The payload every aggnet module exchanges: a tlm_generic_payload carrying a
+// ChunkExtension with the chunk's metadata, allocated from a ChunkPool.
+//
+// Transport convention (aggnet "posted" AT protocol): an initiator calls
+// nb_transport_fw(trans, BEGIN_REQ, delay) where now + delay is the instant the chunk's
+// last bit is available to the target; the target returns TLM_COMPLETED at once and
+// takes ownership of the transaction (it forwards it or calls release()). There is no
+// backward path: flow control is modelled explicitly (pacing rates, credit messages),
+// as on the real network.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <tlm>
+
+namespace aggnet {
+
+enum class ChunkKind : std::uint8_t {
+  kContribution,  ///< one site's gradient chunk on its way to the group's aggregators
+  kReduced,       ///< an aggregator's sum, on its way to the local cluster
+  kCredit,        ///< a freed aggregation slot returned to a sender (credit flow control)
+  kRingSegment,   ///< a host-based ring all-reduce chunk (no in-network help)
+};
+
+/// Chunk metadata. `data` is empty in timing mode; in functional mode it holds the
+/// chunk's float values (payload_bytes / 4 of them), shared between multicast copies.
+struct ChunkExtension : tlm::tlm_extension<ChunkExtension> {
+  ChunkKind kind = ChunkKind::kContribution;
+  int src_site = -1;        ///< sender (the reducing FPGA's site for kReduced)
+  int dst_site = -1;        ///< unicast destination, -1 for multicast
+  int tree_id = -1;         ///< multicast group table key, -1 for unicast
+  int step = 0;             ///< training step (the round index of the run)
+  int group_size = 0;       ///< members of the sender's group in this round
+  int contributions = 1;    ///< contributions summed into this chunk
+  std::uint32_t chunk = 0;  ///< chunk index within the gradient (or ring segment)
+  std::uint32_t ring_step = 0;        ///< ring all-reduce step (kRingSegment)
+  std::uint32_t segment = 0;          ///< ring segment the chunk belongs to (kRingSegment)
+  std::uint64_t payload_bytes = 0;    ///< bytes of gradient data (before headers)
+  std::shared_ptr<std::vector<float>> data;
+
+  tlm::tlm_extension_base* clone() const override;
+  void copy_from(const tlm::tlm_extension_base& other) override;
+};
+
+/// Memory manager for chunk transactions (tlm_mm_interface). Transactions return to
+/// a free list when their reference count drops to zero, so a run allocates only the
+/// peak number of chunks in flight.
+class ChunkPool : public tlm::tlm_mm_interface {
+ public:
+  ChunkPool() = default;
+  ChunkPool(const ChunkPool&) = delete;
+  ChunkPool& operator=(const ChunkPool&) = delete;
+  ~ChunkPool() override;
+
+  /// A transaction with reference count 1 and a reset ChunkExtension.
+  tlm::tlm_generic_payload& allocate();
+  /// A copy of `trans`'s extension (data shared, not copied) in a new transaction.
+  tlm::tlm_generic_payload& clone(const tlm::tlm_generic_payload& trans);
+  void free(tlm::tlm_generic_payload* trans) override;
+  std::size_t allocated() const { return all_.size(); }
+
+ private:
+  std::vector<std::unique_ptr<tlm::tlm_generic_payload>> all_;
+  std::vector<tlm::tlm_generic_payload*> free_;
+};
+
+/// The extension of an aggnet transaction (always present on pool transactions).
+ChunkExtension& chunk_of(tlm::tlm_generic_payload& trans);
+const ChunkExtension& chunk_of(const tlm::tlm_generic_payload& trans);
+
+}  // namespace aggnet

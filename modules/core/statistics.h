@@ -1,0 +1,43 @@
+// Named statistics that every module registers, so a run can be compared without
+// parsing logs (counters/gauges as scalars, distributions as histograms).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace aggnet {
+
+/// One scalar statistic of a module instance. `name` carries its unit ("busy_time_s").
+struct Statistic {
+  std::string name;
+  double value;
+  std::string description;
+};
+
+/// Running distribution: count, sum, min, max and power-of-two buckets of the value
+/// expressed in `unit_scale` units (e.g. ns), enough for queueing-delay histograms.
+class Histogram {
+ public:
+  void add(double value);
+  std::uint64_t count() const { return count_; }
+  double mean() const { return count_ ? sum_ / count_ : 0.0; }
+  double min() const { return count_ ? min_ : 0.0; }
+  double max() const { return count_ ? max_ : 0.0; }
+  /// bucket b counts values in [2^(b-1), 2^b) (bucket 0: values < 1).
+  const std::vector<std::uint64_t>& buckets() const { return buckets_; }
+
+ private:
+  std::uint64_t count_ = 0;
+  double sum_ = 0, min_ = 0, max_ = 0;
+  std::vector<std::uint64_t> buckets_;
+};
+
+/// A named histogram of one module instance.
+struct NamedHistogram {
+  std::string name;  ///< carries the unit, e.g. "queueing_delay_ns"
+  const Histogram* histogram;
+  std::string description;
+};
+
+}  // namespace aggnet

@@ -1,0 +1,45 @@
+// The FPGA's buffer memory, carved into aggregation slots of one chunk each.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include <systemc>
+
+#include "modules/core/statistics.h"
+
+namespace aggnet {
+
+/// BufferMemory: `capacity_bytes / slot_bytes` aggregation slots, each holding the
+/// partial sum of one (step, chunk). Tracks occupancy in bytes (slots in use x
+/// slot_bytes), its high-water mark and slot hold times.
+/// Errors: std::invalid_argument if the capacity holds no slot.
+class BufferMemory {
+ public:
+  BufferMemory(std::uint64_t capacity_bytes, std::uint64_t slot_bytes);
+
+  std::uint64_t num_slots() const { return num_slots_; }
+  std::uint64_t slot_bytes() const { return slot_bytes_; }
+  std::uint64_t capacity_bytes() const { return capacity_bytes_; }
+  bool holds(std::uint64_t key) const { return slots_.count(key) != 0; }
+  bool full() const { return slots_.size() >= num_slots_; }
+  /// Takes a slot for `key` at `now`. Precondition: !full() && !holds(key).
+  void allocate(std::uint64_t key, const sc_core::sc_time& now);
+  /// Frees `key`'s slot at `now` and records its hold time.
+  void free(std::uint64_t key, const sc_core::sc_time& now);
+
+  /// Bytes in use; stable address for VCD tracing.
+  const std::uint64_t& occupancy_bytes() const { return occupancy_bytes_; }
+  std::uint64_t high_water_bytes() const { return high_water_bytes_; }
+  std::uint64_t allocations() const { return allocations_; }
+  const Histogram& hold_time_ns() const { return hold_ns_; }
+
+ private:
+  std::uint64_t capacity_bytes_, slot_bytes_, num_slots_;
+  std::unordered_map<std::uint64_t, sc_core::sc_time> slots_;  // key -> allocation time
+  std::uint64_t occupancy_bytes_ = 0, high_water_bytes_ = 0, allocations_ = 0;
+  Histogram hold_ns_;
+};
+
+}  // namespace aggnet

@@ -1,0 +1,170 @@
+#include "modules/fpga/fpga_aggregator.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "modules/core/time.h"
+
+namespace aggnet {
+
+using sc_core::sc_time;
+
+FpgaAggregator::FpgaAggregator(sc_core::sc_module_name name, const FpgaAggregatorConfig& config,
+                               ChunkPool& pool)
+    : sc_module(name),
+      in("in"),
+      out("out"),
+      to_network("to_network"),
+      config_(config),
+      pool_(pool),
+      buffer_(config.params.buffer_bytes, config.slot_bytes),
+      throughput_bytes_per_s_(static_cast<double>(config.params.throughput_bytes_per_s())),
+      latency_(ps_time(config.params.latency_ps())),
+      reduced_peq_(this, &FpgaAggregator::on_reduced) {
+  in.register_nb_transport_fw(this, &FpgaAggregator::nb_transport_fw);
+}
+
+tlm::tlm_sync_enum FpgaAggregator::nb_transport_fw(tlm::tlm_generic_payload& trans,
+                                                   tlm::tlm_phase&, sc_time& delay) {
+  // Upstream hands chunks over at their last bit's arrival (zero delay, see chunk.h).
+  if (delay != sc_core::SC_ZERO_TIME) {
+    SC_REPORT_ERROR(name(), "chunks must be handed over at arrival (zero delay)");
+  }
+  on_arrival(trans);
+  return tlm::TLM_COMPLETED;
+}
+
+void FpgaAggregator::on_arrival(tlm::tlm_generic_payload& trans) {
+  const auto& chunk = chunk_of(trans);
+  if (chunk.kind != ChunkKind::kContribution || !config_.aggregate) {
+    send(out, trans);
+    return;
+  }
+  ++contributions_;
+  const auto key = key_of(chunk);
+  if (!buffer_.holds(key) && buffer_.full()) {
+    ++stalls_;
+    stalled_.push_back({&trans, sc_core::sc_time_stamp()});
+    return;
+  }
+  admit(trans);
+}
+
+void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
+  const sc_time now = sc_core::sc_time_stamp();
+  const auto& chunk = chunk_of(trans);
+  const auto key = key_of(chunk);
+  if (!buffer_.holds(key)) {
+    buffer_.allocate(key, now);
+    slots_in_use_ = buffer_.occupancy_bytes() / buffer_.slot_bytes();
+    Slot& fresh = slots_[key];
+    fresh.expected = chunk.group_size - 1;
+  }
+  Slot& slot = slots_[key];
+  ++slot.received;
+  slot.senders.push_back(chunk.src_site);
+  if (chunk.data) {
+    if (!slot.sum) {
+      slot.sum = std::make_shared<std::vector<float>>(*chunk.data);
+    } else {
+      std::transform(slot.sum->begin(), slot.sum->end(), chunk.data->begin(), slot.sum->begin(),
+                     std::plus<float>());
+    }
+  }
+  const sc_time service = ps_time(static_cast<std::uint64_t>(
+      std::ceil(static_cast<double>(chunk.payload_bytes) / throughput_bytes_per_s_ * 1e12)));
+  const sc_time start = std::max(now, pipeline_free_);
+  pipeline_free_ = start + service;
+  pipeline_busy_ += service;
+
+  if (slot.received == slot.expected) {
+    auto& reduced = pool_.clone(trans);
+    auto& r = chunk_of(reduced);
+    r.kind = ChunkKind::kReduced;
+    r.src_site = config_.site;
+    r.dst_site = config_.site;
+    r.tree_id = -1;
+    r.contributions = slot.received;
+    r.data = slot.sum;
+    tlm::tlm_phase phase = tlm::BEGIN_REQ;
+    reduced_peq_.notify(reduced, phase, pipeline_free_ + latency_ - now);
+  }
+  trans.release();
+}
+
+void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced, const tlm::tlm_phase&) {
+  const sc_time now = sc_core::sc_time_stamp();
+  const auto key = key_of(chunk_of(reduced));
+  auto it = slots_.find(key);
+  std::vector<int> senders = std::move(it->second.senders);
+  slots_.erase(it);
+  buffer_.free(key, now);
+  slots_in_use_ = buffer_.occupancy_bytes() / buffer_.slot_bytes();
+  ++reduced_;
+  if (config_.return_credits) send_credits(chunk_of(reduced), senders);
+  send(out, reduced);
+  admit_stalled();
+}
+
+void FpgaAggregator::admit_stalled() {
+  const sc_time now = sc_core::sc_time_stamp();
+  for (auto it = stalled_.begin(); it != stalled_.end();) {
+    const auto key = key_of(chunk_of(*it->trans));
+    if (!buffer_.holds(key) && buffer_.full()) {
+      ++it;
+      continue;
+    }
+    stall_time_ += now - it->since;
+    stall_ns_.add((now - it->since).to_seconds() * 1e9);
+    auto* trans = it->trans;
+    it = stalled_.erase(it);
+    admit(*trans);
+  }
+}
+
+void FpgaAggregator::send_credits(const ChunkExtension& reduced, const std::vector<int>& senders) {
+  for (int sender : senders) {
+    auto& credit = pool_.allocate();
+    auto& c = chunk_of(credit);
+    c.kind = ChunkKind::kCredit;
+    c.src_site = config_.site;
+    c.dst_site = sender;
+    c.step = reduced.step;
+    c.chunk = reduced.chunk;
+    c.payload_bytes = config_.credit_bytes;
+    send(to_network, credit);
+  }
+}
+
+void FpgaAggregator::send(tlm_utils::simple_initiator_socket<FpgaAggregator>& socket,
+                          tlm::tlm_generic_payload& trans) {
+  tlm::tlm_phase phase = tlm::BEGIN_REQ;
+  sc_time zero = sc_core::SC_ZERO_TIME;
+  socket->nb_transport_fw(trans, phase, zero);
+}
+
+std::vector<Statistic> FpgaAggregator::statistics(const sc_time& window) const {
+  const double w = window.to_seconds();
+  return {
+      {"buffer_bytes", static_cast<double>(buffer_.capacity_bytes()), "buffer memory size"},
+      {"slots", static_cast<double>(buffer_.num_slots()), "aggregation slots (buffer / chunk)"},
+      {"high_water_bytes", static_cast<double>(buffer_.high_water_bytes()),
+       "peak bytes of slots in use"},
+      {"slot_allocations", static_cast<double>(buffer_.allocations()), "slots taken"},
+      {"slot_stalls", static_cast<double>(stalls_), "contributions that waited for a slot"},
+      {"stall_time_s", stall_time_.to_seconds(), "total time contributions waited for a slot"},
+      {"contributions", static_cast<double>(contributions_), "contributions received"},
+      {"reduced_chunks", static_cast<double>(reduced_), "reduced chunks sent to the cluster"},
+      {"pipeline_utilization", w > 0 ? pipeline_busy_.to_seconds() / w : 0.0,
+       "pipeline busy time / simulated time"},
+      {"slot_hold_time_mean_ns", buffer_.hold_time_ns().mean(), "mean slot hold time"},
+      {"slot_hold_time_max_ns", buffer_.hold_time_ns().max(), "max slot hold time"},
+  };
+}
+
+std::vector<NamedHistogram> FpgaAggregator::histograms() const {
+  return {{"slot_hold_time_ns", &buffer_.hold_time_ns(), "first contribution to slot free"},
+          {"slot_stall_ns", &stall_ns_, "wait of a contribution for a free slot"}};
+}
+
+}  // namespace aggnet

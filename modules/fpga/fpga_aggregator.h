@@ -1,0 +1,106 @@
+// In-line FPGA aggregator at a site's edge: sums the contributions of the other group
+// members chunk by chunk in a pipeline, holding partial sums in a BufferMemory.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/peq_with_cb_and_phase.h>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "modules/core/chunk.h"
+#include "modules/core/statistics.h"
+#include "modules/fpga/buffer_memory.h"
+#include "modules/fpga/params.h"
+
+namespace aggnet {
+
+/// How the aggregator treats contributions.
+struct FpgaAggregatorConfig {
+  int site = 0;
+  FpgaParams params;
+  std::uint64_t slot_bytes = 1 << 20;  ///< one chunk
+  bool aggregate = true;      ///< false: pass every contribution through to the cluster
+  bool return_credits = false;  ///< credit flow control: send a credit per freed slot
+  std::uint64_t credit_bytes = 64;  ///< size of a credit message
+};
+
+/// FpgaAggregator: target socket `in` (from the switch's local port), initiator sockets
+/// `out` (to the access link towards the cluster) and `to_network` (credit messages back
+/// into the switch).
+///
+/// Aggregation: a slot is taken when the first contribution of (step, chunk) arrives and
+/// freed when the last of its group_size - 1 contributions has left the pipeline
+/// (serial, datapath_bits/8 x clock bytes/s, then latency_cycles/clock). Exactly one
+/// reduced chunk per (step, chunk) goes to the cluster. A contribution needing a new slot
+/// when all are taken waits (a slot stall); contributions to chunks that already hold a
+/// slot pass it, so stalls cannot deadlock. Credits, ring segments and reduced chunks
+/// pass through unchanged.
+class FpgaAggregator : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<FpgaAggregator> in;
+  tlm_utils::simple_initiator_socket<FpgaAggregator> out;
+  tlm_utils::simple_initiator_socket<FpgaAggregator> to_network;
+
+  /// Errors: std::invalid_argument if the buffer holds no slot.
+  FpgaAggregator(sc_core::sc_module_name name, const FpgaAggregatorConfig& config,
+                 ChunkPool& pool);
+
+  const BufferMemory& buffer() const { return buffer_; }
+  std::uint64_t slot_stalls() const { return stalls_; }
+  sc_core::sc_time stall_time() const { return stall_time_; }
+  std::uint64_t reduced_chunks() const { return reduced_; }
+  std::uint64_t contributions() const { return contributions_; }
+  sc_core::sc_time pipeline_busy() const { return pipeline_busy_; }
+  /// Slots in use (stable address, traced in VCD).
+  const std::uint64_t& slots_in_use() const { return slots_in_use_; }
+  std::vector<Statistic> statistics(const sc_core::sc_time& window) const;
+  std::vector<NamedHistogram> histograms() const;
+
+ private:
+  struct Slot {
+    int received = 0;
+    int expected = 0;
+    std::vector<int> senders;
+    std::shared_ptr<std::vector<float>> sum;
+  };
+  struct Stalled {
+    tlm::tlm_generic_payload* trans;
+    sc_core::sc_time since;
+  };
+
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+  void on_arrival(tlm::tlm_generic_payload& trans);
+  void admit(tlm::tlm_generic_payload& trans);
+  void on_reduced(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
+  void admit_stalled();
+  void send_credits(const ChunkExtension& reduced, const std::vector<int>& senders);
+  void send(tlm_utils::simple_initiator_socket<FpgaAggregator>& socket,
+            tlm::tlm_generic_payload& trans);
+  static std::uint64_t key_of(const ChunkExtension& c) {
+    return (static_cast<std::uint64_t>(c.step) << 32) | c.chunk;
+  }
+
+  FpgaAggregatorConfig config_;
+  ChunkPool& pool_;
+  BufferMemory buffer_;
+  double throughput_bytes_per_s_;
+  sc_core::sc_time latency_;
+  tlm_utils::peq_with_cb_and_phase<FpgaAggregator> reduced_peq_;
+  std::unordered_map<std::uint64_t, Slot> slots_;
+  std::deque<Stalled> stalled_;
+  sc_core::sc_time pipeline_free_ = sc_core::SC_ZERO_TIME;
+  sc_core::sc_time pipeline_busy_ = sc_core::SC_ZERO_TIME;
+  sc_core::sc_time stall_time_ = sc_core::SC_ZERO_TIME;
+  std::uint64_t stalls_ = 0, reduced_ = 0, contributions_ = 0, slots_in_use_ = 0;
+  Histogram stall_ns_;
+};
+
+}  // namespace aggnet

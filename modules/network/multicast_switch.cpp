@@ -1,0 +1,91 @@
+#include "modules/network/multicast_switch.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "modules/core/time.h"
+
+namespace aggnet {
+
+MulticastSwitch::MulticastSwitch(sc_core::sc_module_name name, const SwitchParams& params,
+                                 ChunkPool& pool)
+    : sc_module(name),
+      in("in"),
+      out("out"),
+      params_(params),
+      latency_(ps_time(params.latency_ps)),
+      pool_(pool),
+      peq_(this, &MulticastSwitch::on_ready) {
+  in.register_nb_transport_fw(this, &MulticastSwitch::nb_transport_fw);
+}
+
+void MulticastSwitch::set_unicast_route(int dst_site, int port) { unicast_[dst_site] = port; }
+
+void MulticastSwitch::set_multicast_group(int tree_id, std::vector<int> ports) {
+  if (ports.empty()) {
+    throw std::invalid_argument(std::string(name()) + ": multicast group " +
+                                std::to_string(tree_id) + " has no egress port");
+  }
+  multicast_[tree_id] = std::move(ports);
+}
+
+const std::vector<int>& MulticastSwitch::multicast_ports(int tree_id) const {
+  static const std::vector<int> none;
+  auto it = multicast_.find(tree_id);
+  return it == multicast_.end() ? none : it->second;
+}
+
+tlm::tlm_sync_enum MulticastSwitch::nb_transport_fw(int, tlm::tlm_generic_payload& trans,
+                                                    tlm::tlm_phase& phase,
+                                                    sc_core::sc_time& delay) {
+  const sc_core::sc_time ready = delay + latency_;
+  if (ready == sc_core::SC_ZERO_TIME) {
+    forward(trans);
+  } else {
+    peq_.notify(trans, phase, ready);
+  }
+  return tlm::TLM_COMPLETED;
+}
+
+void MulticastSwitch::on_ready(tlm::tlm_generic_payload& trans, const tlm::tlm_phase&) {
+  forward(trans);
+}
+
+void MulticastSwitch::forward(tlm::tlm_generic_payload& trans) {
+  const auto& chunk = chunk_of(trans);
+  ++forwarded_;
+  if (chunk.tree_id < 0) {
+    auto it = unicast_.find(chunk.dst_site);
+    if (it == unicast_.end()) {
+      SC_REPORT_ERROR(name(), ("no unicast route to site " + std::to_string(chunk.dst_site)).c_str());
+      trans.release();
+      return;
+    }
+    send(it->second, trans);
+    return;
+  }
+  const auto& ports = multicast_ports(chunk.tree_id);
+  if (ports.empty()) {
+    SC_REPORT_ERROR(name(), ("no multicast group entry " + std::to_string(chunk.tree_id)).c_str());
+    trans.release();
+    return;
+  }
+  for (std::size_t i = 1; i < ports.size(); ++i) {
+    ++replicated_;
+    send(ports[i], pool_.clone(trans));
+  }
+  send(ports[0], trans);
+}
+
+void MulticastSwitch::send(int port, tlm::tlm_generic_payload& trans) {
+  tlm::tlm_phase phase = tlm::BEGIN_REQ;
+  sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
+  out[port]->nb_transport_fw(trans, phase, zero);
+}
+
+std::vector<Statistic> MulticastSwitch::statistics() const {
+  return {{"forwarded", static_cast<double>(forwarded_), "chunks received and forwarded"},
+          {"replicated", static_cast<double>(replicated_), "extra copies made by multicast"}};
+}
+
+}  // namespace aggnet

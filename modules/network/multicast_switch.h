@@ -1,0 +1,63 @@
+// A site's edge switch: unicast forwarding by destination site and a multicast group
+// table that replicates a chunk onto several egress ports.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+#include <tlm_utils/peq_with_cb_and_phase.h>
+
+#include "modules/core/chunk.h"
+#include "modules/core/statistics.h"
+#include "modules/network/params.h"
+
+namespace aggnet {
+
+/// MulticastSwitch: target socket `in` (any number of ingress links), initiator socket
+/// `out` (egress ports, numbered in binding order). The tables are filled by whoever
+/// composes the platform (routes come from shortest-delay paths there); the switch
+/// only knows port numbers.
+///
+/// Forwarding is store-and-forward per chunk: a chunk leaves `latency` after its last
+/// bit arrived. A multicast chunk is copied once per egress port in its group's entry,
+/// so a link carries each chunk at most once per tree.
+class MulticastSwitch : public sc_core::sc_module {
+ public:
+  tlm_utils::multi_passthrough_target_socket<MulticastSwitch> in;
+  tlm_utils::multi_passthrough_initiator_socket<MulticastSwitch> out;
+
+  MulticastSwitch(sc_core::sc_module_name name, const SwitchParams& params, ChunkPool& pool);
+
+  /// Unicast route: chunks for `dst_site` leave on egress `port`.
+  void set_unicast_route(int dst_site, int port);
+  /// Multicast group table entry: chunks of tree `tree_id` leave on every port listed.
+  /// Errors: std::invalid_argument for an empty port list.
+  void set_multicast_group(int tree_id, std::vector<int> ports);
+  const std::vector<int>& multicast_ports(int tree_id) const;
+
+  std::uint64_t forwarded() const { return forwarded_; }
+  std::uint64_t replicated() const { return replicated_; }
+  std::vector<Statistic> statistics() const;
+
+ private:
+  tlm::tlm_sync_enum nb_transport_fw(int port, tlm::tlm_generic_payload& trans,
+                                     tlm::tlm_phase& phase, sc_core::sc_time& delay);
+  void on_ready(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
+  void forward(tlm::tlm_generic_payload& trans);
+  void send(int port, tlm::tlm_generic_payload& trans);
+
+  SwitchParams params_;
+  sc_core::sc_time latency_;
+  ChunkPool& pool_;
+  tlm_utils::peq_with_cb_and_phase<MulticastSwitch> peq_;
+  std::unordered_map<int, int> unicast_;
+  std::unordered_map<int, std::vector<int>> multicast_;
+  std::uint64_t forwarded_ = 0, replicated_ = 0;
+};
+
+}  // namespace aggnet

@@ -1,0 +1,75 @@
+// One direction of a point-to-point link: FIFO serialization at the line rate with
+// per-packet header overhead, then propagation (optionally with jitter).
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/peq_with_cb_and_phase.h>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "modules/core/statistics.h"
+#include "modules/network/params.h"
+
+namespace aggnet {
+
+/// WanLink: target socket `in` (the sending side hands over a chunk), initiator socket
+/// `out` (delivers the chunk's last bit at the far end).
+///
+/// Timing (docs/simulation-semantics.md): a chunk handed over at t starts serializing at
+/// max(t, end of the previous serialization); it occupies the link for
+/// wire_bytes(payload) * 8 / bandwidth; its last bit arrives one propagation delay (plus
+/// jitter, clamped so the link never reorders) after its serialization ends.
+/// Propagation is not occupancy: many chunks propagate at once.
+class WanLink : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<WanLink> in;
+  tlm_utils::simple_initiator_socket<WanLink> out;
+
+  /// `seed` seeds the jitter generator (only used when params.jitter_ps > 0 and
+  /// `jitter_enabled`).
+  WanLink(sc_core::sc_module_name name, const WanLinkParams& params, bool jitter_enabled = false,
+          std::uint64_t seed = 1);
+
+  const WanLinkParams& params() const { return params_; }
+  /// Bytes handed to the link that have not yet arrived at the far end (queue + wire).
+  /// Stable address, traced in VCD.
+  const std::uint64_t& bytes_in_flight() const { return bytes_in_flight_; }
+  std::uint64_t payload_bytes() const { return payload_bytes_; }
+  std::uint64_t wire_bytes_sent() const { return wire_bytes_; }
+  std::uint64_t chunks() const { return chunks_; }
+  /// Total serialization time (the link's busy time).
+  sc_core::sc_time busy_time() const { return busy_; }
+  /// busy time / `window` (0 if the window is empty).
+  double utilization(const sc_core::sc_time& window) const;
+  const Histogram& queueing_delay_ns() const { return queueing_ns_; }
+  std::vector<Statistic> statistics(const sc_core::sc_time& window) const;
+  std::vector<NamedHistogram> histograms() const;
+
+ private:
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+  void accept(tlm::tlm_generic_payload& trans);
+  void on_input(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
+  void on_arrival(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
+  sc_core::sc_time jitter_sample();
+
+  WanLinkParams params_;
+  sc_core::sc_time delay_;
+  bool jitter_enabled_;
+  std::mt19937_64 rng_;
+  tlm_utils::peq_with_cb_and_phase<WanLink> input_peq_;
+  tlm_utils::peq_with_cb_and_phase<WanLink> arrival_peq_;
+  sc_core::sc_time busy_until_ = sc_core::SC_ZERO_TIME;
+  sc_core::sc_time last_arrival_ = sc_core::SC_ZERO_TIME;
+  sc_core::sc_time busy_ = sc_core::SC_ZERO_TIME;
+  std::uint64_t bytes_in_flight_ = 0;
+  std::uint64_t payload_bytes_ = 0, wire_bytes_ = 0, chunks_ = 0;
+  Histogram queueing_ns_;
+};
+
+}  // namespace aggnet

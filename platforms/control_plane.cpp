@@ -1,0 +1,117 @@
+#include "platforms/control_plane.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "common/units.h"
+
+namespace aggnet {
+
+double payload_rate(const WanLinkParams& params, std::uint64_t chunk_bytes) {
+  const double wire = static_cast<double>(wire_bytes(chunk_bytes, params.mtu_bytes, params.header_bytes));
+  return static_cast<double>(params.bandwidth_bps) / 8.0 * static_cast<double>(chunk_bytes) / wire;
+}
+
+WanLinkParams access_link(const Site& site) {
+  WanLinkParams p;
+  p.bandwidth_bps = site.cluster.access_bandwidth_bps;
+  p.delay_ps = site.cluster.access_delay_ps;
+  return p;
+}
+
+namespace {
+
+std::vector<int> others(const std::vector<int>& members, int me) {
+  std::vector<int> out;
+  for (int s : members)
+    if (s != me) out.push_back(s);
+  return out;
+}
+
+std::vector<Hop> unicast_hops(const Routing& routing, int src, const std::vector<int>& receivers) {
+  std::vector<Hop> hops;
+  for (int d : receivers) {
+    const auto path = routing.path(src, d);
+    for (std::size_t i = 0; i + 1 < path.size(); ++i) hops.emplace_back(path[i], path[i + 1]);
+  }
+  return hops;
+}
+
+void plan_buffer_limit(const Platform& platform, const Routing& routing, const RunOptions& options,
+                       GroupPlan& group) {
+  const double chunk = static_cast<double>(options.chunk_bytes);
+  const double fan_in = static_cast<double>(group.members.size() - 1);
+  group.buffer_rate = std::numeric_limits<double>::infinity();
+  group.pipeline_rate = std::numeric_limits<double>::infinity();
+  for (int d : group.members) {
+    std::uint64_t lo = std::numeric_limits<std::uint64_t>::max(), hi = 0;
+    for (int s : others(group.members, d)) {
+      lo = std::min(lo, routing.delay_ps(s, d));
+      hi = std::max(hi, routing.delay_ps(s, d));
+    }
+    group.skew_ps[d] = hi - lo;
+    const auto& fpga = platform.sites[d].fpga;
+    group.slots[d] = fpga.buffer_bytes / options.chunk_bytes;
+    if (!options.aggregation) continue;
+    const double throughput = static_cast<double>(fpga.throughput_bytes_per_s());
+    const double hold_s = static_cast<double>(hi - lo + fpga.latency_ps()) * 1e-12 +
+                          fan_in * chunk / throughput;
+    const double usable = static_cast<double>(std::max<std::uint64_t>(group.slots[d], 2) - 1);
+    group.buffer_rate = std::min(group.buffer_rate, usable * chunk / hold_s);
+    group.pipeline_rate = std::min(group.pipeline_rate, throughput / fan_in);
+  }
+}
+
+}  // namespace
+
+RoundPlan plan_round(const Platform& platform, const Routing& routing, const Round& round,
+                     const RunOptions& options) {
+  RoundPlan plan;
+  const int n = static_cast<int>(platform.sites.size());
+  for (const auto& g : round.groups) {
+    GroupPlan group;
+    group.members = g.sites;
+    for (int s : g.sites) {
+      if (s < 0 || s >= n) throw std::invalid_argument("group member is not a platform site");
+    }
+    if (g.sites.size() < 2) {
+      plan.groups.push_back(std::move(group));
+      continue;
+    }
+    for (int s : g.sites) {
+      const auto receivers = others(g.sites, s);
+      group.hops[s] = options.multicast ? routing.multicast_tree(s, receivers)
+                                        : unicast_hops(routing, s, receivers);
+      for (const auto& hop : group.hops[s]) ++plan.link_streams[hop];
+    }
+    plan.groups.push_back(std::move(group));
+  }
+  for (auto& group : plan.groups) {
+    if (group.members.size() < 2) continue;
+    plan_buffer_limit(platform, routing, options, group);
+    const double fan_in = static_cast<double>(group.members.size() - 1);
+    group.link_rate = std::numeric_limits<double>::infinity();
+    group.access_rate = std::numeric_limits<double>::infinity();
+    for (const auto& [sender, hops] : group.hops) {
+      for (const auto& hop : hops) {
+        const auto& link = platform.links[routing.link_index(hop.first, hop.second)].params;
+        group.link_rate = std::min(group.link_rate, payload_rate(link, options.chunk_bytes) /
+                                                        plan.link_streams[hop]);
+      }
+      const double up = payload_rate(access_link(platform.sites[sender]), options.chunk_bytes);
+      group.access_rate = std::min(group.access_rate, options.multicast ? up : up / fan_in);
+      const double down = payload_rate(access_link(platform.sites[sender]), options.chunk_bytes);
+      group.access_rate = std::min(group.access_rate, options.aggregation ? down : down / fan_in);
+    }
+    const double limit = std::min({group.buffer_rate, group.link_rate, group.pipeline_rate,
+                                   group.access_rate});
+    group.pacing_rate = (1.0 - options.pacing_margin) * limit;
+    group.pacing_interval_ps = static_cast<std::uint64_t>(
+        std::ceil(static_cast<double>(options.chunk_bytes) / group.pacing_rate * 1e12));
+  }
+  return plan;
+}
+
+}  // namespace aggnet

@@ -1,0 +1,55 @@
+// The network's control plane for one schedule round: multicast trees, the streams each
+// link carries, and the senders' pacing rates and credit windows. Plain C++ (no SystemC):
+// the SystemC builder installs its decisions in the modules, and the analytic time model
+// in traffic/ reasons about the same decisions.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "platforms/platform.h"
+#include "platforms/run_options.h"
+#include "traffic/schedule.h"
+
+namespace aggnet {
+
+/// Directed hop between adjacent sites (u -> v).
+using Hop = std::pair<int, int>;
+
+/// Decisions for one group of a round.
+struct GroupPlan {
+  std::vector<int> members;
+  /// Per member d: skew of the other members' shortest-path one-way delays at d, in ps.
+  std::map<int, std::uint64_t> skew_ps;
+  /// Per member d: aggregation slots (buffer / chunk).
+  std::map<int, std::uint64_t> slots;
+  /// Rate limits in payload bytes/s, each already divided among the streams sharing it.
+  double buffer_rate = 0, link_rate = 0, pipeline_rate = 0, access_rate = 0;
+  /// Paced sending rate, payload bytes/s: (1 - margin) x min of the limits above.
+  double pacing_rate = 0;
+  std::uint64_t pacing_interval_ps = 0;  ///< chunk / pacing_rate, rounded up
+  /// Per sender: the directed hops its chunks take (multicast tree or unicast paths).
+  std::map<int, std::vector<Hop>> hops;
+};
+
+struct RoundPlan {
+  std::vector<GroupPlan> groups;
+  /// Streams (trees or unicast copies) crossing each directed hop in this round.
+  std::map<Hop, int> link_streams;
+};
+
+/// Plans one round. Errors: std::invalid_argument if a member is not a platform site.
+RoundPlan plan_round(const Platform& platform, const Routing& routing, const Round& round,
+                     const RunOptions& options);
+
+/// Payload bytes/s a link of `params` carries when it sends chunks of `chunk_bytes`
+/// (line rate less the per-packet headers).
+double payload_rate(const WanLinkParams& params, std::uint64_t chunk_bytes);
+
+/// Access link (cluster <-> edge) parameters of a site: its cluster's access bandwidth
+/// and delay, with the reference MTU and header of WanLinkParams' defaults.
+WanLinkParams access_link(const Site& site);
+
+}  // namespace aggnet

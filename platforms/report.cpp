@@ -1,0 +1,263 @@
+#include "platforms/report.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "common/units.h"
+#include "traffic/schedule_io.h"
+
+namespace aggnet {
+
+using nlohmann::json;
+
+namespace {
+
+double sim_end_s(const NetworkSystem& system) {
+  double end = 0;
+  for (const auto& site : system.sites())
+    for (const auto& r : site.cluster->steps()) end = std::max(end, r.end_s);
+  return end;
+}
+
+json stats_object(const std::vector<Statistic>& stats) {
+  json o = json::object();
+  for (const auto& s : stats) o[s.name] = s.value;
+  return o;
+}
+
+// Round time of each group in step k: last member done - first member's first send.
+json step_entry(const NetworkSystem& system, int k) {
+  const auto& sites = system.sites();
+  const auto& platform = system.platform();
+  json entry;
+  entry["step"] = k;
+  double step_time = 0, comm_time = 0;
+  for (const auto& s : sites) {
+    const auto& r = s.cluster->steps().at(k);
+    entry["round"] = r.round;
+    step_time = std::max(step_time, r.end_s - r.start_s);
+    comm_time = std::max(comm_time, r.end_s - r.send_start_s);
+  }
+  std::vector<std::vector<int>> groups;
+  if (system.schedule().collective == Collective::kRing) {
+    groups.push_back(system.schedule().rounds.at(0).groups.at(0).sites);
+  } else {
+    for (const auto& g : system.round_plans().at(entry["round"].get<int>()).groups)
+      if (g.members.size() > 1) groups.push_back(g.members);
+  }
+  json group_list = json::array();
+  double round_time = 0;
+  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+    double first = std::numeric_limits<double>::infinity(), last = 0;
+    json codes = json::array();
+    for (int m : groups[gi]) {
+      const auto& r = sites[m].cluster->steps().at(k);
+      first = std::min(first, r.send_start_s);
+      last = std::max(last, r.end_s);
+      codes.push_back(platform.sites[m].code);
+    }
+    json g{{"members", codes}, {"round_time_s", last - first}};
+    if (system.schedule().collective == Collective::kGroupAverage) {
+      const auto& plan = system.round_plans().at(entry["round"].get<int>());
+      for (const auto& gp : plan.groups) {
+        if (gp.members != groups[gi]) continue;
+        std::uint64_t skew = 0;
+        for (const auto& [d, s] : gp.skew_ps) skew = std::max(skew, s);
+        g["pacing_rate_gbps"] = gp.pacing_rate * 8e-9;
+        g["skew_max_ms"] = static_cast<double>(skew) * 1e-9;
+      }
+    }
+    round_time = std::max(round_time, last - first);
+    group_list.push_back(g);
+  }
+  entry["groups"] = group_list;
+  entry["round_time_s"] = round_time;
+  entry["step_time_s"] = step_time;
+  entry["comm_time_s"] = comm_time;
+  return entry;
+}
+
+json link_entry(const std::string& from, const std::string& to, const std::string& kind,
+                const WanLink& link, const sc_core::sc_time& window) {
+  json o = stats_object(link.statistics(window));
+  o["from"] = from;
+  o["to"] = to;
+  o["kind"] = kind;
+  o["bandwidth_gbps"] = static_cast<double>(link.params().bandwidth_bps) * 1e-9;
+  o["delay_ms"] = static_cast<double>(link.params().delay_ps) * 1e-9;
+  return o;
+}
+
+}  // namespace
+
+json collect_report(const NetworkSystem& system) {
+  const auto& platform = system.platform();
+  for (const auto& s : system.sites()) {
+    if (!s.cluster->finished()) {
+      throw std::runtime_error(std::string(s.cluster->name()) +
+                               " did not finish its steps: the simulation stalled");
+    }
+  }
+  const double end = sim_end_s(system);
+  const sc_core::sc_time window(end, sc_core::SC_SEC);
+  json report;
+  report["platform"] = platform.name;
+  report["schedule"] = system.schedule().name;
+  report["steps"] = json::array();
+  for (int k = 0; k < system.steps(); ++k) report["steps"].push_back(step_entry(system, k));
+
+  json sites = json::array();
+  double idle = 0, total = 0, high_water = 0, stalls = 0, mismatches = 0, checks = 0, dups = 0;
+  for (std::size_t i = 0; i < system.sites().size(); ++i) {
+    const auto& m = system.sites()[i];
+    json o = stats_object(m.fpga->statistics(window));
+    o.update(stats_object(m.cluster->statistics()));
+    o["site"] = platform.sites[i].code;
+    idle += o["idle_time_s"].get<double>();
+    total += o["idle_time_s"].get<double>() + o["compute_time_s"].get<double>();
+    high_water = std::max(high_water, o["high_water_bytes"].get<double>());
+    stalls += o["slot_stalls"].get<double>();
+    mismatches += o["functional_mismatches"].get<double>();
+    checks += o["functional_checks"].get<double>();
+    dups += o["duplicate_results"].get<double>();
+    sites.push_back(o);
+  }
+  report["sites"] = sites;
+
+  json links = json::array();
+  double max_util = 0;
+  for (const auto& d : system.links()) {
+    links.push_back(link_entry(platform.sites[d.from].code, platform.sites[d.to].code, "wan",
+                               *d.link, window));
+    max_util = std::max(max_util, d.link->utilization(window));
+  }
+  for (std::size_t i = 0; i < system.sites().size(); ++i) {
+    const auto& code = platform.sites[i].code;
+    const auto& m = system.sites()[i];
+    links.push_back(link_entry(code, code, "access_up", *m.access_up, window));
+    links.push_back(link_entry(code, code, "access_down", *m.access_down, window));
+    max_util = std::max({max_util, m.access_up->utilization(window),
+                         m.access_down->utilization(window)});
+  }
+  report["links"] = links;
+
+  double step_sum = 0, step_max = 0, round_sum = 0, round_max = 0;
+  int comm_rounds = 0;
+  for (const auto& s : report["steps"]) {
+    step_sum += s["step_time_s"].get<double>();
+    step_max = std::max(step_max, s["step_time_s"].get<double>());
+    const double rt = s["round_time_s"].get<double>();
+    if (rt > 0) {
+      round_sum += rt;
+      ++comm_rounds;
+    }
+    round_max = std::max(round_max, rt);
+  }
+  const double steps = static_cast<double>(std::max(system.steps(), 1));
+  const double round_mean = comm_rounds ? round_sum / comm_rounds : 0.0;
+  json summary;
+  summary["steps"] = system.steps();
+  summary["step_time_s_mean"] = step_sum / steps;
+  summary["step_time_s_max"] = step_max;
+  summary["round_time_s_mean"] = round_mean;
+  summary["round_time_s_max"] = round_max;
+  summary["total_time_s"] = end;
+  summary["gpu_idle_fraction"] = total > 0 ? idle / total : 0.0;
+  summary["allreduce_bandwidth_gbps"] =
+      round_mean > 0 ? static_cast<double>(system.options().gradient_bytes) * 8e-9 / round_mean
+                     : 0.0;
+  summary["buffer_high_water_bytes_max"] = high_water;
+  summary["slot_stalls_total"] = stalls;
+  summary["link_utilization_max"] = max_util;
+  summary["functional_checks"] = checks;
+  summary["functional_mismatches"] = mismatches;
+  summary["duplicate_results"] = dups;
+  report["summary"] = summary;
+  return report;
+}
+
+void add_colocated(json& report, const json& colocated) {
+  const double ref = colocated["summary"]["step_time_s_mean"].get<double>();
+  report["summary"]["colocated_step_time_s_mean"] = ref;
+  report["summary"]["slowdown_vs_colocated"] =
+      ref > 0 ? report["summary"]["step_time_s_mean"].get<double>() / ref : 0.0;
+  report["colocated"] = colocated["summary"];
+}
+
+std::string format_report(const json& report, std::size_t busiest_links) {
+  std::string out;
+  auto line = [&out](const std::string& s) { out += s + "\n"; };
+  line(fmt::format("Steps ({} platform, schedule {})", report["platform"].get<std::string>(),
+                   report["schedule"].get<std::string>()));
+  line(fmt::format("  {:>4} {:>5} {:>12} {:>12}  {}", "step", "round", "round time",
+                   "step time", "groups (round time)"));
+  for (const auto& s : report["steps"]) {
+    std::string groups;
+    for (const auto& g : s["groups"]) {
+      std::string members;
+      for (const auto& m : g["members"]) members += (members.empty() ? "" : " ") + m.get<std::string>();
+      groups += fmt::format("{{{}}} {} ", members, format_time_ps(g["round_time_s"].get<double>() * 1e12));
+    }
+    line(fmt::format("  {:>4} {:>5} {:>12} {:>12}  {}", s["step"].get<int>(), s["round"].get<int>(),
+                     format_time_ps(s["round_time_s"].get<double>() * 1e12),
+                     format_time_ps(s["step_time_s"].get<double>() * 1e12), groups));
+  }
+  line("");
+  line("Sites");
+  line(fmt::format("  {:<5} {:>11} {:>11} {:>8} {:>11} {:>8}", "site", "buffer", "high-water",
+                   "stalls", "stall time", "GPU idle"));
+  for (const auto& s : report["sites"]) {
+    line(fmt::format("  {:<5} {:>11} {:>11} {:>8} {:>11} {:>7.1f}%", s["site"].get<std::string>(),
+                     format_bytes(static_cast<std::uint64_t>(s["buffer_bytes"].get<double>())),
+                     format_bytes(static_cast<std::uint64_t>(s["high_water_bytes"].get<double>())),
+                     static_cast<std::uint64_t>(s["slot_stalls"].get<double>()),
+                     format_time_ps(s["stall_time_s"].get<double>() * 1e12),
+                     100 * s["idle_fraction"].get<double>()));
+  }
+  line("");
+  std::vector<json> links(report["links"].begin(), report["links"].end());
+  std::sort(links.begin(), links.end(), [](const json& a, const json& b) {
+    return a["utilization"].get<double>() > b["utilization"].get<double>();
+  });
+  line("Busiest links");
+  line(fmt::format("  {:<22} {:>10} {:>11} {:>12} {:>13}", "link", "rate", "utilization",
+                   "payload", "max queueing"));
+  for (std::size_t i = 0; i < std::min(busiest_links, links.size()); ++i) {
+    const auto& l = links[i];
+    const std::string name = l["kind"] == "wan"
+                                 ? l["from"].get<std::string>() + " -> " + l["to"].get<std::string>()
+                                 : l["from"].get<std::string>() + " " + l["kind"].get<std::string>();
+    line(fmt::format("  {:<22} {:>10} {:>10.1f}% {:>12} {:>13}", name,
+                     format_rate(l["bandwidth_gbps"].get<double>() * 1e9),
+                     100 * l["utilization"].get<double>(),
+                     format_bytes(static_cast<std::uint64_t>(l["payload_bytes"].get<double>())),
+                     format_time_ps(l["queueing_delay_max_ns"].get<double>() * 1e3)));
+  }
+  line("");
+  const auto& sm = report["summary"];
+  line("Summary");
+  line(fmt::format("  mean step time           {}", format_time_ps(sm["step_time_s_mean"].get<double>() * 1e12)));
+  line(fmt::format("  mean round time          {}", format_time_ps(sm["round_time_s_mean"].get<double>() * 1e12)));
+  line(fmt::format("  GPU idle fraction        {:.1f}%", 100 * sm["gpu_idle_fraction"].get<double>()));
+  line(fmt::format("  all-reduce bandwidth     {:.2f} Gbps (gradient / mean round time)",
+                   sm["allreduce_bandwidth_gbps"].get<double>()));
+  line(fmt::format("  buffer high-water (max)  {}",
+                   format_bytes(static_cast<std::uint64_t>(sm["buffer_high_water_bytes_max"].get<double>()))));
+  line(fmt::format("  slot stalls (all sites)  {}", static_cast<std::uint64_t>(sm["slot_stalls_total"].get<double>())));
+  if (sm.contains("slowdown_vs_colocated")) {
+    line(fmt::format("  co-located step time     {}",
+                     format_time_ps(sm["colocated_step_time_s_mean"].get<double>() * 1e12)));
+    line(fmt::format("  slowdown vs co-located   {:.3f}x", sm["slowdown_vs_colocated"].get<double>()));
+  }
+  if (sm["functional_checks"].get<double>() > 0) {
+    line(fmt::format("  functional checks        {} chunks, {} mismatches",
+                     static_cast<std::uint64_t>(sm["functional_checks"].get<double>()),
+                     static_cast<std::uint64_t>(sm["functional_mismatches"].get<double>())));
+  }
+  return out;
+}
+
+}  // namespace aggnet

@@ -1,0 +1,25 @@
+// Options of one simulation run (what `aggnet run` takes besides the platform).
+#pragma once
+
+#include <cstdint>
+
+#include "modules/cluster/params.h"
+
+namespace aggnet {
+
+/// Plain-unit run options. Defaults are those of `aggnet run` without options.
+struct RunOptions {
+  std::uint64_t gradient_bytes = 1ull << 30;  ///< G per site and round (1 GiB)
+  std::uint64_t chunk_bytes = 1ull << 20;     ///< chunk = aggregation slot (1 MiB)
+  int steps = 0;                              ///< 0: one schedule period
+  FlowControl flow_control = FlowControl::kPacing;
+  double pacing_margin = 0.02;  ///< pacing: fraction below the computed safe rate
+  bool multicast = true;        ///< false: one unicast copy per receiver
+  bool aggregation = true;      ///< false: FPGAs pass contributions through
+  bool jitter = false;          ///< apply the links' jitter figures
+  std::uint64_t seed = 1;       ///< jitter random seed
+  bool functional = false;      ///< carry real float data and check every sum
+  std::uint64_t credit_bytes = 64;  ///< size of a credit message
+};
+
+}  // namespace aggnet
