@@ -1,0 +1,150 @@
+#include "traffic/optimizer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "common/config_error.h"
+#include "platforms/platform.h"
+#include "traffic/families.h"
+
+namespace aggnet {
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double cyclic_time(const ScheduleEstimate& t, long rounds) {
+  if (rounds < 0 || t.rounds.empty()) return kInf;
+  const long p = static_cast<long>(t.rounds.size());
+  double period = 0;
+  for (const auto& r : t.rounds) period += r.time_s;
+  double total = static_cast<double>(rounds / p) * period;
+  for (long i = 0; i < rounds % p; ++i) total += t.rounds[i].time_s;
+  return total;
+}
+
+std::string key_of(const Schedule& s) {
+  std::string k = s.collective == Collective::kRing ? "R" : "G";
+  for (const auto& r : s.rounds) {
+    std::vector<std::vector<int>> gs;
+    for (const auto& g : r.groups) {
+      auto v = g.sites;
+      if (s.collective != Collective::kRing) std::sort(v.begin(), v.end());
+      gs.push_back(v);
+    }
+    if (s.collective != Collective::kRing) std::sort(gs.begin(), gs.end());
+    k += "|";
+    for (const auto& g : gs) {
+      k += "(";
+      for (int x : g) k += std::to_string(x) + ",";
+      k += ")";
+    }
+  }
+  return k;
+}
+}  // namespace
+
+std::string round_shape(const Round& round, int num_sites) {
+  std::map<std::size_t, int, std::greater<>> sizes;
+  int used = 0;
+  for (const auto& g : round.groups) {
+    ++sizes[g.sites.size()];
+    used += static_cast<int>(g.sites.size());
+  }
+  std::string s;
+  for (const auto& [size, count] : sizes) {
+    if (!s.empty()) s += "+";
+    s += count > 1 ? std::to_string(count) + "x" + std::to_string(size) : std::to_string(size);
+  }
+  if (used < num_sites) s += "+" + std::to_string(num_sites - used) + " out";
+  return s;
+}
+
+Candidate score_schedule(const Platform& platform, const Routing& routing, const Schedule& schedule,
+                         const std::string& family, const OptimizerOptions& options) {
+  const int n = static_cast<int>(platform.sites.size());
+  Candidate c;
+  c.schedule = schedule;
+  c.family = family;
+  c.mixing = analyze_mixing(schedule, n);
+  c.rounds_to_eps = rounds_to_eps(schedule, n, options.eps);
+  c.timing = estimate_schedule(platform, routing, schedule, options.run);
+  c.time_to_eps_s = cyclic_time(c.timing, c.rounds_to_eps);
+  return c;
+}
+
+void rank_candidates(std::vector<Candidate>& cs) {
+  std::stable_sort(cs.begin(), cs.end(), [](const Candidate& a, const Candidate& b) {
+    if (a.time_to_eps_s != b.time_to_eps_s) return a.time_to_eps_s < b.time_to_eps_s;
+    if (a.rounds_to_eps != b.rounds_to_eps) return a.rounds_to_eps < b.rounds_to_eps;
+    return a.schedule.name < b.schedule.name;
+  });
+}
+
+std::vector<Candidate> optimize_schedules(const Platform& platform, const Routing& routing,
+                                          const OptimizerOptions& options) {
+  const int n = static_cast<int>(platform.sites.size());
+  std::vector<Candidate> out;
+  std::set<std::string> seen;
+  auto add = [&](const Schedule& s, const std::string& family) {
+    if (!seen.insert(key_of(s)).second) return;
+    out.push_back(score_schedule(platform, routing, s, family, options));
+  };
+  // Built-in families.
+  add(all_to_all_schedule(platform), "all-to-all");
+  if (n == 9) add(triads_schedule(platform), "triads");
+  if (n >= 3) add(ring_schedule(platform, routing), "ring");
+  add(pairs_schedule(platform), "pairs");
+  for (int k = 2; k < n; ++k) add(rotating_schedule(platform, k), "rotating-k");
+  for (int k : {2, 3, 4}) {
+    if (k >= n) continue;
+    for (int seed = 1; seed <= options.random_seeds; ++seed)
+      add(random_schedule(platform, k, seed), "random-k");
+  }
+  if (sites_by_continent(platform).size() >= 2) {
+    add(hierarchical_schedule(platform, routing), "hierarchical");
+  }
+  // Exhaustive pairs of partitions into groups of k.
+  for (int k = 2; k < n; ++k) {
+    if (n % k != 0 || n > 12 || n / k < 2) continue;
+    const auto parts = all_partitions(n, k);
+    if (parts.size() > 400) continue;  // keep the pair search small (n = 9: 280 and -)
+    std::vector<double> t(parts.size());
+    std::vector<Eigen::MatrixXd> w(parts.size());
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      t[i] = estimate_round(platform, routing, parts[i], Collective::kGroupAverage, options.run)
+                 .time_s;
+      w[i] = mixing_matrix(parts[i], n);
+    }
+    struct Pair {
+      double score;
+      std::size_t a, b;
+    };
+    std::vector<Pair> pairs;
+    for (std::size_t a = 0; a < parts.size(); ++a) {
+      for (std::size_t b = a + 1; b < parts.size(); ++b) {
+        const double rho = consensus_error(w[b] * w[a]);
+        if (rho >= 1 - 1e-9) continue;
+        const double periods =
+            rho < 1e-12 ? 1.0 : std::max(1.0, std::ceil(std::log(options.eps) / std::log(rho)));
+        // Cheaper round first: the exact average is reached after the second round.
+        pairs.push_back({periods * (t[a] + t[b]), t[a] <= t[b] ? a : b, t[a] <= t[b] ? b : a});
+      }
+    }
+    const std::size_t keep = std::min<std::size_t>(pairs.size(), options.refine);
+    std::partial_sort(pairs.begin(), pairs.begin() + keep, pairs.end(),
+                      [](const Pair& x, const Pair& y) { return x.score < y.score; });
+    for (std::size_t i = 0; i < keep; ++i) {
+      Schedule s;
+      s.name = "partition-pair-k" + std::to_string(k) + "-" + std::to_string(i + 1);
+      s.rounds = {parts[pairs[i].a], parts[pairs[i].b]};
+      add(s, "partition-pair");
+    }
+  }
+  rank_candidates(out);
+  return out;
+}
+
+}  // namespace aggnet

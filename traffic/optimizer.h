@@ -1,0 +1,62 @@
+// Schedule optimizer: searches schedule candidates for the least time to eps-consensus,
+// trading each round's time (analytic model) against how much it mixes (rho).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "traffic/mixing.h"
+#include "traffic/schedule.h"
+#include "traffic/time_model.h"
+
+namespace aggnet {
+
+struct Platform;
+class Routing;
+
+/// A scored schedule.
+struct Candidate {
+  Schedule schedule;
+  std::string family;       ///< family it came from ("all-to-all", "partition-pair", ...)
+  MixingStats mixing;       ///< rho, spectral gap, rounds to exact average
+  long rounds_to_eps = -1;  ///< rounds until consensus error <= eps (-1: never)
+  ScheduleEstimate timing;  ///< analytic round times (all members start together)
+  /// Sum of the round times of the first rounds_to_eps rounds (s); +inf if never.
+  double time_to_eps_s = 0;
+};
+
+struct OptimizerOptions {
+  double eps = 1e-3;  ///< target consensus error ||W_r ... W_1 - J||_2
+  RunParams run;      ///< gradient, chunk, buffer, flow control, ...
+  /// Pairs of partitions whose estimated score is within the best `refine` get their
+  /// rounds to eps computed exactly (the others are ranked by a rho-based estimate).
+  int refine = 64;
+  int random_seeds = 8;  ///< random-k:seed candidates per group size
+};
+
+/// Scores one schedule (mixing + analytic time). Errors: as estimate_round.
+Candidate score_schedule(const Platform& platform, const Routing& routing, const Schedule& schedule,
+                         const std::string& family, const OptimizerOptions& options);
+
+/// Sorts by time to eps (ties: fewer rounds, then name).
+void rank_candidates(std::vector<Candidate>& candidates);
+
+/// The search. Candidates:
+///  - the built-in families: all-to-all, triads (9 sites), ring, pairs, rotating-k for
+///    every k in 2..n-1, random-k:seed for k in {2, 3, 4} and `random_seeds` seeds,
+///    hierarchical (if the platform has >= 2 continents);
+///  - when k divides n and n <= 12 (e.g. 9 sites in triples): every partition into groups
+///    of k is timed once, and every unordered pair of partitions {A, B} is a period-2
+///    candidate (A, B, A, B, ...). For 9 sites in triples the pairs of orthogonal
+///    partitions (two parallel classes of some affine-plane labelling) reach the exact
+///    average in 2 rounds; geography then decides which triads pair with which.
+///    Exhaustive over the 39,060 pairs with rho from Eigen; rounds to eps exact for the
+///    `refine` best by estimate (estimate: 2 x ceil(log eps / log rho)).
+/// Returns all scored candidates, best first (deduplicated by rounds).
+std::vector<Candidate> optimize_schedules(const Platform& platform, const Routing& routing,
+                                          const OptimizerOptions& options);
+
+/// "3x3", "9", "4x2+1 out": group sizes of a round (sites in no group "sit out").
+std::string round_shape(const Round& round, int num_sites);
+
+}  // namespace aggnet

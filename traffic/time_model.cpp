@@ -1,0 +1,333 @@
+#include "traffic/time_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+#include "common/units.h"
+#include "platforms/platform.h"
+
+namespace aggnet {
+
+namespace {
+
+constexpr double kPs = 1e-12;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+using Hop = std::pair<int, int>;
+
+/// Access link (cluster <-> edge) of a site: its cluster's rate and delay, with the
+/// reference MTU and header (WanLinkParams defaults), as the builder instantiates it.
+WanLinkParams access_of(const Site& site) {
+  WanLinkParams p;
+  p.bandwidth_bps = site.cluster.access_bandwidth_bps;
+  p.delay_ps = site.cluster.access_delay_ps;
+  return p;
+}
+
+/// Serialization of one chunk on a link, seconds (header-inflated, rounded up to a ps).
+double ser_s(std::uint64_t chunk, const WanLinkParams& l) {
+  return static_cast<double>(
+             serialization_ps(wire_bytes(chunk, l.mtu_bytes, l.header_bytes), l.bandwidth_bps)) *
+         kPs;
+}
+
+/// Payload bytes/s a link carries with chunks of `chunk` bytes.
+double payload_rate(std::uint64_t chunk, const WanLinkParams& l) {
+  return static_cast<double>(chunk) / ser_s(chunk, l);
+}
+
+const WanLinkParams& hop_link(const Platform& p, const Routing& r, const Hop& h) {
+  const int li = r.link_index(h.first, h.second);
+  if (li < 0) throw std::invalid_argument("time model: hop between non-adjacent sites");
+  return p.links[li].params;
+}
+
+std::uint64_t buffer_of(const Site& s, const RunParams& params) {
+  return params.buffer_bytes ? params.buffer_bytes : s.fpga.buffer_bytes;
+}
+
+double pipe_s(std::uint64_t chunk, const FpgaParams& f) {
+  return static_cast<double>(chunk) / static_cast<double>(f.throughput_bytes_per_s());
+}
+
+/// One chunk's latency from s's cluster to d's cluster over shortest-path hops:
+/// access up, store-and-forward WAN hops, FPGA pipeline (unless bypassed), access down.
+double chunk_latency_s(const Platform& p, const Routing& r, int s, int d, std::uint64_t chunk,
+                       bool through_pipeline) {
+  const WanLinkParams up = access_of(p.sites[s]), down = access_of(p.sites[d]);
+  double t = ser_s(chunk, up) + static_cast<double>(up.delay_ps) * kPs;
+  const auto path = r.path(s, d);
+  for (std::size_t i = 0; i + 1 < path.size(); ++i) {
+    const auto& l = hop_link(p, r, {path[i], path[i + 1]});
+    t += static_cast<double>(p.sites[path[i]].sw.latency_ps) * kPs + ser_s(chunk, l) +
+         static_cast<double>(l.delay_ps) * kPs;
+  }
+  t += static_cast<double>(p.sites[d].sw.latency_ps) * kPs;
+  if (through_pipeline) {
+    const auto& f = p.sites[d].fpga;
+    t += pipe_s(chunk, f) + static_cast<double>(f.latency_ps()) * kPs;
+  }
+  t += ser_s(chunk, down) + static_cast<double>(down.delay_ps) * kPs;
+  return t;
+}
+
+std::vector<Hop> path_hops(const Routing& r, int s, int d) {
+  std::vector<Hop> hops;
+  const auto path = r.path(s, d);
+  for (std::size_t i = 0; i + 1 < path.size(); ++i) hops.emplace_back(path[i], path[i + 1]);
+  return hops;
+}
+
+std::uint64_t num_chunks(std::uint64_t bytes, std::uint64_t chunk) {
+  return (bytes + chunk - 1) / chunk;
+}
+
+RoundEstimate estimate_group_round(const Platform& p, const Routing& r, const Round& round,
+                                   const RunParams& params) {
+  const std::uint64_t chunk = params.chunk_bytes;
+  const double c = static_cast<double>(chunk);
+  const double n_chunks = static_cast<double>(num_chunks(params.gradient_bytes, chunk));
+  // Streams (trees or unicast copies) of the whole round on each directed hop.
+  std::map<Hop, int> streams;
+  std::vector<std::map<int, std::vector<Hop>>> hops_of(round.groups.size());
+  for (std::size_t gi = 0; gi < round.groups.size(); ++gi) {
+    const auto& m = round.groups[gi].sites;
+    for (int s : m) {
+      std::vector<int> recv;
+      for (int d : m)
+        if (d != s) recv.push_back(d);
+      std::vector<Hop> hops;
+      if (params.multicast) {
+        hops = r.multicast_tree(s, recv);
+      } else {
+        for (int d : recv) {
+          const auto h = path_hops(r, s, d);
+          hops.insert(hops.end(), h.begin(), h.end());
+        }
+      }
+      for (const auto& h : hops) ++streams[h];
+      hops_of[gi][s] = hops;
+    }
+  }
+  RoundEstimate est;
+  for (std::size_t gi = 0; gi < round.groups.size(); ++gi) {
+    const auto& m = round.groups[gi].sites;
+    GroupEstimate g;
+    g.members = m;
+    const double f = static_cast<double>(m.size() - 1);
+    g.buffer_rate = g.link_rate = g.pipeline_rate = g.access_rate = kInf;
+    std::map<int, double> window;  // credit mode: slots per receiver
+    for (int d : m) {
+      std::uint64_t lo = std::numeric_limits<std::uint64_t>::max(), hi = 0;
+      for (int s : m) {
+        if (s == d) continue;
+        lo = std::min(lo, r.delay_ps(s, d));
+        hi = std::max(hi, r.delay_ps(s, d));
+      }
+      g.skew_max_s = std::max(g.skew_max_s, static_cast<double>(hi - lo) * kPs);
+      const auto& fp = p.sites[d].fpga;
+      const std::uint64_t slots = buffer_of(p.sites[d], params) / chunk;
+      window[d] = static_cast<double>(slots);
+      const WanLinkParams down = access_of(p.sites[d]);
+      g.access_rate = std::min(g.access_rate, params.aggregation ? payload_rate(chunk, down)
+                                                                 : payload_rate(chunk, down) / f);
+      if (!params.aggregation) continue;
+      const double hold =
+          static_cast<double>(hi - lo + fp.latency_ps()) * kPs + f * pipe_s(chunk, fp);
+      const double usable = static_cast<double>(std::max<std::uint64_t>(slots, 2) - 1);
+      g.buffer_rate = std::min(g.buffer_rate, usable * c / hold);
+      g.pipeline_rate =
+          std::min(g.pipeline_rate, static_cast<double>(fp.throughput_bytes_per_s()) / f);
+    }
+    for (int s : m) {
+      for (const auto& h : hops_of[gi][s]) {
+        g.link_rate = std::min(g.link_rate, payload_rate(chunk, hop_link(p, r, h)) / streams[h]);
+      }
+      const double up = payload_rate(chunk, access_of(p.sites[s]));
+      g.access_rate = std::min(g.access_rate, params.multicast ? up : up / f);
+    }
+    // Latencies of one chunk s -> d.
+    g.latency_sd_s.assign(m.size(), std::vector<double>(m.size(), 0.0));
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      for (std::size_t j = 0; j < m.size(); ++j) {
+        if (i == j) continue;
+        g.latency_sd_s[i][j] = chunk_latency_s(p, r, m[i], m[j], chunk, true);
+        g.latency_s = std::max(g.latency_s, g.latency_sd_s[i][j]);
+      }
+    }
+    const double line = std::min({g.link_rate, g.pipeline_rate, g.access_rate});
+    struct Named {
+      double v;
+      const char* name;
+    };
+    if (params.flow_control == FlowControl::kPacing) {
+      const Named lims[] = {{g.buffer_rate, "buffer"},
+                            {g.link_rate, "link"},
+                            {g.pipeline_rate, "pipeline"},
+                            {g.access_rate, "access"}};
+      const Named* best = &lims[0];
+      for (const auto& l : lims)
+        if (l.v < best->v) best = &l;
+      g.limit = best->name;
+      g.rate = (1.0 - params.pacing_margin) * best->v;
+      // The sender waits a whole number of ps between chunks.
+      g.interval_s = std::ceil(c / g.rate * 1e12) * kPs;
+    } else {
+      // Credit: the window cycle of sender s for receiver d.
+      g.credit_rate = kInf;
+      for (std::size_t i = 0; i < m.size(); ++i) {
+        for (std::size_t j = 0; j < m.size(); ++j) {
+          if (i == j) continue;
+          double last = 0;
+          for (std::size_t k = 0; k < m.size(); ++k)
+            if (k != j) last = std::max(last, g.latency_sd_s[k][j]);
+          const WanLinkParams down = access_of(p.sites[m[j]]);
+          // The slot frees at the FPGA (before access down); the credit crosses the WAN.
+          const double cycle = last - ser_s(chunk, down) -
+                               static_cast<double>(down.delay_ps) * kPs +
+                               static_cast<double>(r.delay_ps(m[j], m[i])) * kPs +
+                               ser_s(params.credit_bytes, down) * 2;
+          g.credit_rate = std::min(g.credit_rate, window[m[j]] * c / cycle);
+        }
+      }
+      g.rate = std::min(line, g.credit_rate);
+      g.limit = g.credit_rate < line ? "credit"
+                                     : (line == g.link_rate       ? "link"
+                                        : line == g.pipeline_rate ? "pipeline"
+                                                                  : "access");
+      g.interval_s = c / g.rate;
+    }
+    g.time_s = (n_chunks - 1) * g.interval_s + g.latency_s;
+    if (g.time_s > est.time_s) {
+      est.time_s = g.time_s;
+      est.limiting_group = static_cast<int>(gi);
+    }
+    est.groups.push_back(std::move(g));
+  }
+  return est;
+}
+
+RoundEstimate estimate_ring_round(const Platform& p, const Routing& r, const Round& round,
+                                  const RunParams& params) {
+  RoundEstimate est;
+  if (round.groups.empty()) return est;
+  const auto& order = round.groups[0].sites;
+  const int n = static_cast<int>(order.size());
+  GroupEstimate g;
+  g.members = order;
+  g.limit = "ring";
+  if (n < 2) {
+    est.groups.push_back(g);
+    return est;
+  }
+  const std::uint64_t chunk = params.chunk_bytes;
+  // Ring flows i -> succ(i) per directed hop.
+  std::map<Hop, int> flows;
+  for (int i = 0; i < n; ++i)
+    for (const auto& h : path_hops(r, order[i], order[(i + 1) % n])) ++flows[h];
+  // Segment sizes: whole floats, the first (elems % n) segments one float larger.
+  const std::uint64_t elems = params.gradient_bytes / 4;
+  auto seg_bytes = [&](int seg) { return (elems / n + (seg < static_cast<int>(elems % n))) * 4; };
+  auto transfer_s = [&](int i, std::uint64_t bytes) {
+    const int s = order[i], d = order[(i + 1) % n];
+    if (bytes == 0) return 0.0;
+    const std::uint64_t k = num_chunks(bytes, chunk);
+    const std::uint64_t c = std::min(chunk, bytes);
+    double bottleneck = std::max(ser_s(c, access_of(p.sites[s])), ser_s(c, access_of(p.sites[d])));
+    for (const auto& h : path_hops(r, s, d)) {
+      bottleneck = std::max(bottleneck, ser_s(c, hop_link(p, r, h)) * flows[h]);
+    }
+    return chunk_latency_s(p, r, s, d, c, false) + static_cast<double>(k - 1) * bottleneck;
+  };
+  // recv[i] = time site order[i] has received the current step's segment.
+  std::vector<double> start(n, 0.0), recv(n, 0.0);
+  auto mod = [n](int a) { return ((a % n) + n) % n; };
+  for (int step = 0; step < 2 * (n - 1); ++step) {
+    const bool rs = step < n - 1;
+    for (int i = 0; i < n; ++i) {
+      const int send_seg = rs ? mod(i - step) : mod(i + 1 - (step - (n - 1)));
+      recv[(i + 1) % n] = start[i] + transfer_s(i, seg_bytes(send_seg));
+    }
+    start = recv;
+  }
+  for (double t : recv) est.time_s = std::max(est.time_s, t);
+  g.time_s = est.time_s;
+  g.latency_s = transfer_s(0, std::min(chunk, seg_bytes(0)));
+  est.groups.push_back(g);
+  est.limiting_group = 0;
+  return est;
+}
+
+}  // namespace
+
+RoundEstimate estimate_round(const Platform& platform, const Routing& routing, const Round& round,
+                             Collective collective, const RunParams& params) {
+  const int n = static_cast<int>(platform.sites.size());
+  for (const auto& g : round.groups)
+    for (int s : g.sites)
+      if (s < 0 || s >= n) throw std::invalid_argument("estimate_round: site index out of range");
+  if (params.chunk_bytes == 0) throw std::invalid_argument("estimate_round: chunk_bytes is 0");
+  return collective == Collective::kRing ? estimate_ring_round(platform, routing, round, params)
+                                         : estimate_group_round(platform, routing, round, params);
+}
+
+ScheduleEstimate estimate_schedule(const Platform& platform, const Routing& routing,
+                                   const Schedule& schedule, const RunParams& params) {
+  ScheduleEstimate est;
+  for (const auto& round : schedule.rounds) {
+    est.rounds.push_back(estimate_round(platform, routing, round, schedule.collective, params));
+    est.mean_round_s += est.rounds.back().time_s;
+  }
+  if (!est.rounds.empty()) est.mean_round_s /= static_cast<double>(est.rounds.size());
+  return est;
+}
+
+std::vector<double> estimate_step_round_times(const Platform& platform, const Routing& routing,
+                                              const Schedule& schedule, const RunParams& params,
+                                              int steps) {
+  const int n = static_cast<int>(platform.sites.size());
+  const auto est = estimate_schedule(platform, routing, schedule, params);
+  std::vector<double> ready(n, 0.0);  // when each site's previous round result is complete
+  std::vector<double> out;
+  const double n_chunks =
+      static_cast<double>(num_chunks(params.gradient_bytes, params.chunk_bytes));
+  for (int k = 0; k < steps && !est.rounds.empty(); ++k) {
+    const RoundEstimate& re = est.rounds[k % est.rounds.size()];
+    std::vector<double> start(n);
+    for (int s = 0; s < n; ++s) start[s] = ready[s] + platform.sites[s].cluster.compute_ps * kPs;
+    double worst = 0;
+    std::vector<double> next = start;  // sites outside every group: done after compute
+    for (const auto& g : re.groups) {
+      if (g.members.size() < 2) continue;
+      double first = kInf, last = 0;
+      for (int s : g.members) first = std::min(first, start[s]);
+      if (schedule.collective == Collective::kRing) {
+        // Staggered ring starts: approximated by the latest start + the isolated ring time.
+        double latest = 0;
+        for (int s : g.members) latest = std::max(latest, start[s]);
+        last = latest + g.time_s;
+        for (int s : g.members) next[s] = last;
+      } else {
+        for (std::size_t j = 0; j < g.members.size(); ++j) {
+          double done = 0;
+          for (std::size_t i = 0; i < g.members.size(); ++i) {
+            if (i == j) continue;
+            done = std::max(
+                done, start[g.members[i]] + (n_chunks - 1) * g.interval_s + g.latency_sd_s[i][j]);
+          }
+          next[g.members[j]] = done;
+          last = std::max(last, done);
+        }
+      }
+      worst = std::max(worst, last - first);
+    }
+    ready = next;
+    out.push_back(worst);
+  }
+  return out;
+}
+
+}  // namespace aggnet

@@ -1,0 +1,101 @@
+// Analytic round-time model: a fast estimate of how long a schedule round takes on a
+// platform, from the same rules the SystemC model implements (docs/simulation-semantics.md).
+// Plain C++, no SystemC. Approximations are stated where they are made.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "modules/cluster/params.h"  // FlowControl
+#include "traffic/schedule.h"
+
+namespace aggnet {
+
+struct Platform;
+class Routing;
+
+/// What a run does besides the platform: the parameters the round time depends on.
+struct RunParams {
+  std::uint64_t gradient_bytes = 1ull << 30;  ///< G per site and round (bytes)
+  std::uint64_t chunk_bytes = 1ull << 20;     ///< chunk = aggregation slot (bytes)
+  std::uint64_t buffer_bytes = 0;             ///< FPGA buffer of every site; 0 = platform's
+  FlowControl flow_control = FlowControl::kPacing;
+  double pacing_margin = 0.02;      ///< pacing: fraction below the computed safe rate
+  bool multicast = true;            ///< false: one unicast copy per receiver
+  bool aggregation = true;          ///< false: FPGAs pass contributions through, no slots
+  std::uint64_t credit_bytes = 64;  ///< credit message size (credit mode)
+};
+
+/// Estimate for one group of a round. Rates are payload bytes/s per sender stream.
+struct GroupEstimate {
+  std::vector<int> members;
+  double skew_max_s = 0;  ///< max over receivers of the arrival skew (s)
+  double buffer_rate = 0, link_rate = 0, pipeline_rate = 0, access_rate = 0;
+  double credit_rate = 0;  ///< credit mode: window / cycle (0 in pacing mode)
+  double rate = 0;         ///< effective sending rate of each member (bytes/s)
+  std::string limit;       ///< which limit binds: buffer, link, pipeline, access, credit
+  double latency_s = 0;    ///< max over (sender, receiver) of one chunk's end-to-end latency
+  double time_s = 0;       ///< first send -> last reduced chunk delivered (all start at 0)
+  /// latency_sd_s[i][j]: one chunk from members[i] to members[j] (0 on the diagonal).
+  std::vector<std::vector<double>> latency_sd_s;
+  double interval_s = 0;  ///< time between a sender's chunks (s)
+};
+
+/// Estimate for one round: the max over its groups.
+struct RoundEstimate {
+  double time_s = 0;
+  std::vector<GroupEstimate> groups;
+  int limiting_group = -1;  ///< index of the slowest group
+};
+
+/// Round time of `round` when every member starts sending at the same instant.
+///
+/// Group average (multicast + in-line aggregation), per group g with fan-in f = |g| - 1:
+///  - skew_d = max - min over the other members s of delay(s -> d); hold_d = skew_d +
+///    pipeline latency + f x chunk / pipeline throughput; slots_d = buffer / chunk;
+///  - limits (payload bytes/s per sender): buffer = min_d (slots_d - 1) x chunk / hold_d;
+///    link = payload rate of each directed hop / number of trees (or unicast copies) of
+///    the whole round crossing it; pipeline = throughput_d / f; access = access link
+///    payload rate (up: / f without multicast; down: / f without aggregation);
+///  - pacing: rate = (1 - margin) x min(limits), interval = ceil(chunk / rate) ps, as the
+///    control plane paces (docs/simulation-semantics.md; the control plane also paces at
+///    the link/pipeline/access share so no queue builds);
+///  - credit: window_d = slots_d credits; a credit returns when the slot frees, so a
+///    window cycle is max_s' latency(s' -> d) + delay(d -> s) + credit serialization;
+///    rate = min(line limits, min_d window_d x chunk / cycle_sd) (approximation: it
+///    ignores the warm-up burst of the first window);
+///  - one chunk's latency s -> d: access up serialization + access delay, per WAN hop
+///    (store-and-forward) switch latency + serialization + propagation, the receiver's
+///    switch latency, pipeline (chunk / throughput + latency), access down serialization
+///    + delay; wire bytes include headers (MTU/header of each link);
+///  - time = max over (s, d) of (N - 1) x interval + latency(s -> d), N = ceil(G / chunk).
+///    Approximation: queueing of simultaneous chunks of different trees on a shared hop
+///    (at most a few serializations) and the shorter last chunk are ignored.
+/// Ring (host-based, unicast, FPGA bypassed): 2(n-1) step-synchronous steps of G/n bytes
+/// in chunks; site i sends step k when it has received step k-1; one segment's transfer =
+/// one chunk's latency + (chunks - 1) x the bottleneck serialization (a hop's is
+/// multiplied by the number of ring flows crossing it).
+/// Errors: std::invalid_argument for a site index out of range.
+RoundEstimate estimate_round(const Platform& platform, const Routing& routing, const Round& round,
+                             Collective collective, const RunParams& params);
+
+/// All rounds of a schedule, and their mean (the period-average round time, s).
+struct ScheduleEstimate {
+  std::vector<RoundEstimate> rounds;
+  double mean_round_s = 0;
+};
+ScheduleEstimate estimate_schedule(const Platform& platform, const Routing& routing,
+                                   const Schedule& schedule, const RunParams& params);
+
+/// Round time of each of `steps` steps as the simulation reports it (last delivery - first
+/// send of the slowest group), without a global barrier: each site starts step k+1's
+/// compute when its own round-k result is complete, so members of a group start their
+/// round at different instants. Member s's last chunk reaches d at start_s + (N - 1) x
+/// interval + latency(s -> d). Approximation: the extra slot hold caused by staggered
+/// starts is ignored. Shape: `steps` values in seconds.
+std::vector<double> estimate_step_round_times(const Platform& platform, const Routing& routing,
+                                              const Schedule& schedule, const RunParams& params,
+                                              int steps);
+
+}  // namespace aggnet
