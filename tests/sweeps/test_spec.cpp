@@ -1,0 +1,230 @@
+// Sweep spec parsing, validation and point expansion.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "common/config_error.h"
+#include "sweeps/spec.h"
+
+namespace aggnet::sweeps {
+namespace {
+
+SweepSpec parse(const std::string& text) { return parse_spec(text, "spec.yaml"); }
+
+/// The message of the ConfigError `text` raises ("" when it parses).
+std::string error_of(const std::string& text) {
+  try {
+    parse(text);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(SweepSpec, GridExpandsLastAxisFastest) {
+  auto spec = parse(R"(
+base: {gradient: 1MiB, steps: 2}
+axes:
+  - option: schedule
+    values: [all-to-all, triads]
+  - option: buffer
+    values: [64KiB, 1MiB, 16MiB]
+)");
+  auto points = expand_points(spec);
+  ASSERT_EQ(points.size(), 6u);
+  EXPECT_EQ(points[0].labels, (std::vector<std::string>{"all-to-all", "64KiB"}));
+  EXPECT_EQ(points[1].labels, (std::vector<std::string>{"all-to-all", "1MiB"}));
+  EXPECT_EQ(points[3].labels, (std::vector<std::string>{"triads", "64KiB"}));
+  EXPECT_EQ(points[4].options.options.at("buffer"), "1MiB");
+  EXPECT_EQ(points[4].options.options.at("gradient"), "1MiB");
+  EXPECT_DOUBLE_EQ(*points[4].numbers[1], 1048576.0);
+  EXPECT_FALSE(points[4].numbers[0].has_value());
+  std::set<std::string> ids;
+  for (const auto& p : points) ids.insert(p.id);
+  EXPECT_EQ(ids.size(), 6u);
+}
+
+TEST(SweepSpec, ZipPairsValuesAndNeedsEqualLengths) {
+  auto spec = parse(R"(
+mode: zip
+axes:
+  - {option: buffer, values: [1MiB, 2MiB]}
+  - {option: chunk, values: [64KiB, 128KiB]}
+)");
+  auto points = expand_points(spec);
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[1].options.options.at("chunk"), "128KiB");
+  const std::string err = error_of(R"(
+mode: zip
+axes:
+  - {option: buffer, values: [1MiB, 2MiB]}
+  - {option: chunk, values: [64KiB]}
+)");
+  EXPECT_NE(err.find("spec.yaml:5: axes[1]:"), std::string::npos) << err;
+}
+
+TEST(SweepSpec, LogRangeWithFactorAndPoints) {
+  auto spec = parse(R"(
+axes:
+  - option: buffer
+    logrange: {from: 64KiB, to: 8GiB, factor: 2}
+)");
+  const auto& v = spec.axes[0].values;
+  ASSERT_EQ(v.size(), 18u);  // 2^16 .. 2^33
+  EXPECT_EQ(v.front().label, "64KiB");
+  EXPECT_EQ(v[4].label, "1MiB");
+  EXPECT_EQ(v.back().label, "8GiB");
+  EXPECT_DOUBLE_EQ(*v.back().number, 8589934592.0);
+  auto spec2 = parse(R"(
+axes:
+  - option: set:defaults.link.bandwidth
+    logrange: {from: 1Gbps, to: 100Gbps, points: 3}
+)");
+  EXPECT_EQ(spec2.axes[0].name, "link_bandwidth");
+  EXPECT_EQ(spec2.axes[0].kind, ValueKind::kRate);
+  ASSERT_EQ(spec2.axes[0].values.size(), 3u);
+  EXPECT_EQ(spec2.axes[0].values[1].label, "10Gbps");
+  EXPECT_EQ(expand_points(spec2)[2].options.sets.at("defaults.link.bandwidth"), "100Gbps");
+}
+
+TEST(SweepSpec, LinearRange) {
+  auto spec = parse(R"(
+axes:
+  - option: pacing-margin
+    range: {from: 0, to: 0.2, step: 0.05}
+  - option: set:defaults.fpga.datapath_width
+    values: [512, 1024]
+)");
+  ASSERT_EQ(spec.axes[0].values.size(), 5u);
+  EXPECT_EQ(spec.axes[0].values[1].label, "0.05");
+  EXPECT_EQ(spec.axes[1].kind, ValueKind::kNumber);
+  EXPECT_EQ(spec.axes[1].name, "fpga_datapath_width");
+}
+
+TEST(SweepSpec, BundleAxisAssignsSeveralOptions) {
+  auto spec = parse(R"(
+axes:
+  - name: variant
+    values:
+      - {label: plain-wan-ring, schedule: ring}
+      - {label: multicast-only, aggregation: "off"}
+      - {label: aggregation-only, multicast: off}
+      - {label: both}
+)");
+  auto points = expand_points(spec);
+  ASSERT_EQ(points.size(), 4u);
+  EXPECT_EQ(points[0].options.options.at("schedule"), "ring");
+  EXPECT_EQ(points[1].options.options.at("aggregation"), "off");
+  EXPECT_EQ(points[2].options.options.at("multicast"), "off");
+  EXPECT_TRUE(points[3].options.options.empty());
+  EXPECT_EQ(points[3].labels[0], "both");
+}
+
+TEST(SweepSpec, PointIdDependsOnOptionsNotOnSpelling) {
+  auto a = parse("base: {gradient: 1MiB, steps: 2}\naxes: [{option: buffer, values: [1MiB]}]");
+  auto b = parse(
+      "base:\n  steps: 2\n  gradient: 1MiB  # comment\naxes:\n  - option: buffer\n"
+      "    values: [1MiB]\n");
+  EXPECT_EQ(expand_points(a)[0].id, expand_points(b)[0].id);
+  EXPECT_EQ(a.hash, b.hash);
+  auto c = parse("base: {gradient: 2MiB, steps: 2}\naxes: [{option: buffer, values: [1MiB]}]");
+  EXPECT_NE(expand_points(a)[0].id, expand_points(c)[0].id);
+  EXPECT_NE(a.hash, c.hash);
+}
+
+TEST(SweepSpec, RunArgsCarryEveryOption) {
+  auto spec = parse(R"(
+base:
+  schedule: triads
+  no_colocated: true
+  set: {defaults.link.bandwidth: 10Gbps}
+axes: [{option: buffer, values: [1MiB]}]
+)");
+  auto args = expand_points(spec)[0].run_args("/o/x.json", "");
+  const std::vector<std::string> want = {"--buffer",
+                                         "1MiB",
+                                         "--no-colocated",
+                                         "--schedule",
+                                         "triads",
+                                         "--set",
+                                         "defaults.link.bandwidth=10Gbps",
+                                         "--json",
+                                         "/o/x.json",
+                                         "--quiet"};
+  EXPECT_EQ(args, want);
+}
+
+TEST(SweepSpec, ShardsAreDisjointAndCoverAllPoints) {
+  auto spec = parse("axes: [{option: buffer, logrange: {from: 1KiB, to: 1GiB, factor: 2}}]");
+  auto points = expand_points(spec);
+  std::multiset<std::string> seen;
+  for (std::size_t k = 0; k < 3; ++k) {
+    for (const auto& p : select_shard(points, k, 3)) seen.insert(p.id);
+  }
+  EXPECT_EQ(seen.size(), points.size());
+  EXPECT_EQ(std::set<std::string>(seen.begin(), seen.end()).size(), points.size());
+  EXPECT_EQ(parse_shard("2/3"), std::make_pair(std::size_t{2}, std::size_t{3}));
+  EXPECT_THROW(parse_shard("3/3"), ConfigError);
+  EXPECT_THROW(parse_shard("1"), ConfigError);
+}
+
+TEST(SweepSpec, TimeoutForms) {
+  EXPECT_EQ(parse_timeout_ms("10m"), 600000u);
+  EXPECT_EQ(parse_timeout_ms("2h"), 7200000u);
+  EXPECT_EQ(parse_timeout_ms("30s"), 30000u);
+  EXPECT_EQ(parse_timeout_ms("250ms"), 250u);
+}
+
+struct BadSpec {
+  const char* name;
+  const char* text;
+  const char* expected;  // substring of the one-line message
+};
+
+void PrintTo(const BadSpec& b, std::ostream* os) { *os << b.name; }
+
+class SweepSpecErrors : public ::testing::TestWithParam<BadSpec> {};
+
+TEST_P(SweepSpecErrors, OneLineNamingFileLineAndKey) {
+  const std::string err = error_of(GetParam().text);
+  EXPECT_NE(err.find(GetParam().expected), std::string::npos) << err;
+  EXPECT_EQ(err.find('\n'), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    All, SweepSpecErrors,
+    ::testing::Values(
+        BadSpec{"UnknownTopKey", "base: {}\naxis: []\n", "spec.yaml:2: axis: unknown key"},
+        BadSpec{"UnknownOption", "base:\n  bufer: 1MiB\n", "spec.yaml:2: base.bufer: unknown run"},
+        BadSpec{"BadSize", "base:\n  buffer: 64 potatoes\n",
+                "spec.yaml:2: base.buffer: expected a positive size"},
+        BadSpec{"BadSchedule", "base:\n  schedule: trads\n", "spec.yaml:2: base.schedule:"},
+        BadSpec{"MissingScheduleFile", "base:\n  schedule: nope/x.yaml\n",
+                "expected an existing schedule file"},
+        BadSpec{"BadOnOff", "base:\n  multicast: maybe\n", "base.multicast: expected on or off"},
+        BadSpec{"RunnerOwned", "base:\n  json: x.json\n", "base.json: is set by `aggnet sweep`"},
+        BadSpec{"BadLograngeUnit",
+                "axes:\n  - option: buffer\n    logrange: {from: 64KiB, to: 8Gbps, factor: 2}\n",
+                "spec.yaml:3: axes[0].logrange.to:"},
+        BadSpec{"LograngeBothForms",
+                "axes:\n  - option: buffer\n    logrange: {from: 1KiB, to: 8KiB, factor: 2, "
+                "points: 3}\n",
+                "expected exactly one of points or factor"},
+        BadSpec{"NoValues", "axes:\n  - option: buffer\n",
+                "spec.yaml:2: axes[0]: expected exactly"},
+        BadSpec{"BadSetRate",
+                "axes:\n  - option: set:defaults.link.bandwidth\n    values: [10GB]\n",
+                "spec.yaml:3: axes[0].values[0]: expected a rate"},
+        BadSpec{"DuplicateValue", "axes:\n  - option: buffer\n    values: [1MiB, 1MiB]\n",
+                "duplicate value"},
+        BadSpec{"SameOptionTwice",
+                "axes:\n  - {option: buffer, values: [1MiB]}\n  - {option: buffer, name: b2, "
+                "values: [2MiB]}\n",
+                "spec.yaml:3: axes[1]: assigns buffer"},
+        BadSpec{"BadMode", "mode: diagonal\n", "spec.yaml:1: mode: expected grid or zip"},
+        BadSpec{"BadTimeout", "timeout: soon\n", "spec.yaml:1: timeout:"},
+        BadSpec{"Malformed", "axes: [\n", "spec.yaml:"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace aggnet::sweeps
