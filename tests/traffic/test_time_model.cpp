@@ -1,0 +1,198 @@
+// Analytic time model: closed forms from docs/simulation-semantics.md and the model brief.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "common/units.h"
+#include "platforms/platform.h"
+#include "traffic/families.h"
+#include "traffic/optimizer.h"
+#include "traffic/time_model.h"
+
+namespace aggnet {
+namespace {
+
+constexpr double kPs = 1e-12;
+
+Site site(const std::string& code, const std::string& continent = "europe") {
+  Site s;
+  s.code = s.name = code;
+  s.continent = continent;
+  return s;
+}
+
+LinkSpec link(int a, int b, std::uint64_t delay_ps, std::uint64_t bps = 100'000'000'000) {
+  LinkSpec l;
+  l.a = a;
+  l.b = b;
+  l.params.delay_ps = delay_ps;
+  l.params.bandwidth_bps = bps;
+  return l;
+}
+
+double ser(std::uint64_t bytes, std::uint64_t bps) {
+  return static_cast<double>(serialization_ps(wire_bytes(bytes, 2048, 80), bps)) * kPs;
+}
+
+// One chunk between two sites: access up + WAN hop + pipeline + access down, exactly.
+TEST(TimeModel, OneChunkOverOneLinkIsExact) {
+  Platform p;
+  p.sites = {site("a"), site("b")};
+  p.links = {link(0, 1, 10'000'000'000)};  // 10 ms
+  const Routing r(p);
+  RunParams rp;
+  rp.gradient_bytes = rp.chunk_bytes = 1 << 20;
+  const auto est = estimate_round(p, r, Round{{Group{{0, 1}}}}, Collective::kGroupAverage, rp);
+  const FpgaParams f;
+  const double expected = ser(1 << 20, 400'000'000'000) + 2e-6 + ser(1 << 20, 100'000'000'000) +
+                          10e-3 + (1 << 20) / static_cast<double>(f.throughput_bytes_per_s()) +
+                          static_cast<double>(f.latency_ps()) * kPs +
+                          ser(1 << 20, 400'000'000'000) + 2e-6;
+  EXPECT_NEAR(est.time_s, expected, 1e-11);
+}
+
+// Paced group rate with buffer B and skew s is (1 - margin) (slots - 1) chunk / hold,
+// i.e. within a few percent of B / s when that is below the line rate.
+TEST(TimeModel, PacedRateFollowsBufferOverSkew) {
+  Platform p;
+  p.sites = {site("a"), site("b"), site("c")};
+  p.links = {link(0, 1, 5'000'000'000), link(0, 2, 45'000'000'000), link(1, 2, 45'000'000'000)};
+  const Routing r(p);
+  RunParams rp;
+  rp.buffer_bytes = 64ull << 20;
+  const auto est = estimate_round(p, r, Round{{Group{{0, 1, 2}}}}, Collective::kGroupAverage, rp);
+  const auto& g = est.groups.at(0);
+  EXPECT_EQ(g.limit, "buffer");
+  const double b_over_s = (64ull << 20) / 40e-3;  // skew at c is 0, at a and b 40 ms
+  EXPECT_NEAR(g.rate / b_over_s, 1.0, 0.04);
+  EXPECT_LT(g.rate, b_over_s);
+  // Time = (N - 1) x interval + max latency.
+  EXPECT_NEAR(est.time_s, 1023 * g.interval_s + g.latency_s, 1e-12);
+}
+
+// With a buffer of at least line rate x skew, the group runs at its link share.
+TEST(TimeModel, LargeBufferRunsAtLinkRate) {
+  Platform p;
+  p.sites = {site("a"), site("b"), site("c")};
+  p.links = {link(0, 1, 5'000'000'000), link(0, 2, 45'000'000'000), link(1, 2, 45'000'000'000)};
+  const Routing r(p);
+  RunParams rp;
+  rp.buffer_bytes = 4ull << 30;
+  const auto est = estimate_round(p, r, Round{{Group{{0, 1, 2}}}}, Collective::kGroupAverage, rp);
+  const auto& g = est.groups.at(0);
+  EXPECT_EQ(g.limit, "link");
+  const double payload = (1 << 20) / ser(1 << 20, 100'000'000'000);
+  EXPECT_NEAR(g.link_rate, payload, 1e-6 * payload);  // each directed hop: one tree
+  EXPECT_NEAR(g.rate, 0.98 * payload, 1e-6 * payload);
+}
+
+// A multicast to k receivers behind one trunk: the trunk carries each chunk once, so the
+// trunk's share is per tree; without multicast it is per unicast copy.
+TEST(TimeModel, MulticastTreeCrossesTrunkOnce) {
+  Platform p;
+  p.sites = {site("a"), site("h"), site("x"), site("y")};
+  p.links = {link(0, 1, 1'000'000'000), link(1, 2, 1'000'000'000), link(1, 3, 1'000'000'000)};
+  const Routing r(p);
+  RunParams rp;
+  rp.buffer_bytes = 4ull << 30;
+  const Round round{{Group{{0, 2, 3}}}};
+  const double payload = (1 << 20) / ser(1 << 20, 100'000'000'000);
+  // Trunk a -> h carries only a's tree; h -> x carries a's and y's trees.
+  auto mc = estimate_round(p, r, round, Collective::kGroupAverage, rp);
+  EXPECT_NEAR(mc.groups[0].link_rate, payload / 2, 1e-6 * payload);
+  rp.multicast = false;
+  // Without multicast h -> x carries a's and y's unicast copies (2), a -> h carries a's 2.
+  auto uc = estimate_round(p, r, round, Collective::kGroupAverage, rp);
+  EXPECT_NEAR(uc.groups[0].link_rate, payload / 2, 1e-6 * payload);
+  rp.multicast = true;
+  const Round two{{Group{{0, 2}}, Group{{1, 3}}}};
+  // Two groups: a -> h -> x (a's tree) and h -> y (h's tree) share nothing.
+  auto tg = estimate_round(p, r, two, Collective::kGroupAverage, rp);
+  EXPECT_NEAR(tg.groups[0].link_rate, payload, 1e-6 * payload);
+}
+
+// Ring all-reduce on a uniform ring of directly connected sites, one chunk per segment:
+// 2(n-1) x (access up + propagation + serialization of G/n + access down).
+TEST(TimeModel, RingOnUniformRingMatchesClosedForm) {
+  Platform p;
+  p.sites = {site("a"), site("b"), site("c")};
+  p.links = {link(0, 1, 10'000'000'000), link(1, 2, 10'000'000'000), link(2, 0, 10'000'000'000)};
+  const Routing r(p);
+  RunParams rp;
+  rp.gradient_bytes = 3 * (1 << 20);
+  rp.chunk_bytes = 1 << 20;
+  const auto est = estimate_round(p, r, Round{{Group{{0, 1, 2}}}}, Collective::kRing, rp);
+  const double step = ser(1 << 20, 400'000'000'000) + 2e-6 + ser(1 << 20, 100'000'000'000) + 10e-3 +
+                      ser(1 << 20, 400'000'000'000) + 2e-6;
+  EXPECT_NEAR(est.time_s, 4 * step, 1e-11);
+}
+
+TEST(TimeModel, CreditModeIsSlowerThanLineRateWithSmallWindows) {
+  Platform p;
+  p.sites = {site("a"), site("b")};
+  p.links = {link(0, 1, 40'000'000'000)};
+  const Routing r(p);
+  RunParams rp;
+  rp.buffer_bytes = 16ull << 20;
+  rp.flow_control = FlowControl::kCredit;
+  const auto est = estimate_round(p, r, Round{{Group{{0, 1}}}}, Collective::kGroupAverage, rp);
+  EXPECT_EQ(est.groups[0].limit, "credit");
+  // Window 16 chunks per round trip of about 80 ms.
+  EXPECT_NEAR(est.groups[0].rate, 16.0 * (1 << 20) / 80e-3, 0.02 * 16.0 * (1 << 20) / 80e-3);
+}
+
+TEST(TimeModel, StaggeredStepsEqualIsolatedForOneRoundSchedules) {
+  Platform p;
+  p.sites = {site("a"), site("b"), site("c")};
+  p.links = {link(0, 1, 5'000'000'000), link(1, 2, 7'000'000'000)};
+  const Routing r(p);
+  Schedule s;
+  s.rounds = all_to_all_rounds(3);
+  RunParams rp;
+  const auto iso = estimate_schedule(p, r, s, rp);
+  const auto steps = estimate_step_round_times(p, r, s, rp, 3);
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_NEAR(steps[0], iso.mean_round_s, 1e-12);
+}
+
+TEST(Optimizer, PicksTheExactPairOfCheapClassesOnAGrid) {
+  // 3 continents of 3 sites: tight clusters 1 ms apart, continents 50 ms apart (a ring).
+  Platform p;
+  const char* cont[3] = {"na", "eu", "as"};
+  for (int c = 0; c < 3; ++c)
+    for (int i = 0; i < 3; ++i)
+      p.sites.push_back(site(std::string(cont[c]) + char('0' + i), cont[c]));
+  for (int c = 0; c < 3; ++c) {
+    p.links.push_back(link(3 * c, 3 * c + 1, 1'000'000'000));
+    p.links.push_back(link(3 * c + 1, 3 * c + 2, 1'000'000'000));
+    p.links.push_back(link(3 * c, 3 * ((c + 1) % 3), 50'000'000'000));
+  }
+  const Routing r(p);
+  OptimizerOptions opt;
+  opt.run.buffer_bytes = 64ull << 20;
+  const auto cs = optimize_schedules(p, r, opt);
+  ASSERT_FALSE(cs.empty());
+  for (std::size_t i = 1; i < cs.size(); ++i)
+    EXPECT_LE(cs[i - 1].time_to_eps_s, cs[i].time_to_eps_s);
+  // The best group-average candidate reaches the exact average in 2 rounds, and one of
+  // its rounds is "same continent".
+  const Candidate* best = nullptr;
+  for (const auto& c : cs)
+    if (c.schedule.collective == Collective::kGroupAverage) {
+      best = &c;
+      break;
+    }
+  ASSERT_NE(best, nullptr);
+  EXPECT_EQ(best->rounds_to_eps, 2);
+  bool has_local = false;
+  for (const auto& round : best->schedule.rounds) {
+    bool local = true;
+    for (const auto& g : round.groups)
+      for (int s : g.sites) local &= p.sites[s].continent == p.sites[g.sites[0]].continent;
+    has_local |= local;
+  }
+  EXPECT_TRUE(has_local);
+}
+
+}  // namespace
+}  // namespace aggnet
