@@ -39,8 +39,6 @@ void usage(std::ostream& out) {
 }  // namespace
 
 int sc_main(int argc, char* argv[]) {
-  // The kernel's banner would be mixed into tables and JSON on stdout.
-  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
     usage(argc < 2 ? std::cerr : std::cout);
     return argc < 2 ? 2 : 0;
@@ -55,4 +53,11 @@ int sc_main(int argc, char* argv[]) {
   std::cerr << "aggnet: unknown command '" << argv[1] << "'\n";
   usage(std::cerr);
   return 2;
+}
+
+// Our own main: the kernel prints its banner before sc_main runs, and it would be mixed
+// into tables on stdout.
+int main(int argc, char* argv[]) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  return sc_core::sc_elab_and_sim(argc, argv);
 }

@@ -18,7 +18,7 @@ namespace {
 double sim_end_s(const NetworkSystem& system) {
   double end = 0;
   for (const auto& site : system.sites())
-    for (const auto& r : site.cluster->steps()) end = std::max(end, r.end_s);
+    for (const auto& r : site.cluster->steps()) end = std::max(end, r.end.to_seconds());
   return end;
 }
 
@@ -38,8 +38,8 @@ json step_entry(const NetworkSystem& system, int k) {
   for (const auto& s : sites) {
     const auto& r = s.cluster->steps().at(k);
     entry["round"] = r.round;
-    step_time = std::max(step_time, r.end_s - r.start_s);
-    comm_time = std::max(comm_time, r.end_s - r.send_start_s);
+    step_time = std::max(step_time, (r.end - r.start).to_seconds());
+    comm_time = std::max(comm_time, (r.end - r.send_start).to_seconds());
   }
   std::vector<std::vector<int>> groups;
   if (system.schedule().collective == Collective::kRing) {
@@ -55,8 +55,8 @@ json step_entry(const NetworkSystem& system, int k) {
     json codes = json::array();
     for (int m : groups[gi]) {
       const auto& r = sites[m].cluster->steps().at(k);
-      first = std::min(first, r.send_start_s);
-      last = std::max(last, r.end_s);
+      first = std::min(first, r.send_start.to_seconds());
+      last = std::max(last, r.end.to_seconds());
       codes.push_back(platform.sites[m].code);
     }
     json g{{"members", codes}, {"round_time_s", last - first}};

@@ -50,11 +50,11 @@ void ComputeCluster::run() {
     record.step = step;
     record.round = config_.ring || period == 0 ? 0 : step % period;
     round_index_ = record.round;
-    record.start_s = sc_time_stamp().to_seconds();
+    record.start = sc_time_stamp();
     state_ = kComputing;
     wait(ps_time(config_.params.compute_ps));
     state_ = kCommunicating;
-    record.send_start_s = sc_time_stamp().to_seconds();
+    record.send_start = sc_time_stamp();
     if (config_.functional) data_ = initial_gradient(step);
     if (config_.ring) {
       record.communicated = config_.ring_order.size() > 1;
@@ -64,7 +64,12 @@ void ComputeCluster::run() {
       record.communicated = plan.group.size() > 1;
       if (record.communicated) run_group_round(step, plan);
     }
-    record.end_s = sc_time_stamp().to_seconds();
+    record.end = sc_time_stamp();
+    if (auto it = result_times_.find(step); it != result_times_.end()) {
+      record.first_result = it->second.first;
+      record.last_result = it->second.second;
+      result_times_.erase(it);
+    }
     records_.push_back(record);
   }
   state_ = kIdle;
@@ -221,7 +226,14 @@ tlm::tlm_sync_enum ComputeCluster::nb_transport_fw(tlm::tlm_generic_payload& tra
   return tlm::TLM_COMPLETED;
 }
 
+void ComputeCluster::note_result(int step) {
+  const sc_time now = sc_time_stamp();
+  auto [it, fresh] = result_times_.try_emplace(step, now, now);
+  if (!fresh) it->second.second = now;
+}
+
 void ComputeCluster::on_result(const ChunkExtension& chunk) {
+  note_result(chunk.step);
   const std::uint64_t n = num_chunks(config_.gradient_bytes);
   auto& counts = received_[chunk.step];
   if (counts.empty()) counts.assign(n, 0);
@@ -260,6 +272,7 @@ void ComputeCluster::accumulate_result(const ChunkExtension& chunk) {
 }
 
 void ComputeCluster::on_ring_chunk(const ChunkExtension& chunk) {
+  note_result(chunk.step);
   ++ring_received_[ring_key(chunk.step, static_cast<int>(chunk.ring_step))];
   if (!config_.functional) return;
   const int n = static_cast<int>(config_.ring_order.size());
@@ -278,8 +291,8 @@ void ComputeCluster::on_ring_chunk(const ChunkExtension& chunk) {
 std::vector<Statistic> ComputeCluster::statistics() const {
   double busy = 0, total = 0;
   for (const auto& r : records_) {
-    total += r.end_s - r.start_s;
-    busy += r.send_start_s - r.start_s;
+    total += (r.end - r.start).to_seconds();
+    busy += (r.send_start - r.start).to_seconds();
   }
   return {{"steps", static_cast<double>(records_.size()), "steps completed"},
           {"compute_time_s", busy, "time spent computing"},

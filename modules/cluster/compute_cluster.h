@@ -40,14 +40,16 @@ struct ComputeClusterConfig {
   std::vector<ClusterRoundPlan> rounds;  ///< the schedule period, as seen by this site
 };
 
-/// Per-step timing of one site (all times in seconds of simulated time).
+/// Per-step timing of one site (simulated time, exact).
 struct StepRecord {
   int step = 0;
-  int round = 0;          ///< index in the schedule period
+  int round = 0;  ///< index in the schedule period
   bool communicated = false;
-  double start_s = 0;     ///< step start (compute begins)
-  double send_start_s = 0;  ///< compute done, communication begins
-  double end_s = 0;       ///< this site's round result complete
+  sc_core::sc_time start;         ///< step start (compute begins)
+  sc_core::sc_time send_start;    ///< compute done, communication begins
+  sc_core::sc_time end;           ///< this site's round result complete
+  sc_core::sc_time first_result;  ///< first reduced chunk (or ring chunk) received
+  sc_core::sc_time last_result;   ///< last one received
 };
 
 /// ComputeCluster: initiator socket `out` (to its access link towards the edge) and
@@ -101,6 +103,7 @@ class ComputeCluster : public sc_core::sc_module {
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
   void on_result(const ChunkExtension& chunk);
+  void note_result(int step);
   void on_ring_chunk(const ChunkExtension& chunk);
 
   ComputeClusterConfig config_;
@@ -111,6 +114,7 @@ class ComputeCluster : public sc_core::sc_module {
   std::map<int, std::uint64_t> complete_chunks_;
   std::map<int, std::uint64_t> ring_received_;  // key: step * 1024 + ring_step
   std::map<int, std::int64_t> credits_;         // receiver -> credits (continuous)
+  std::map<int, std::pair<sc_core::sc_time, sc_core::sc_time>> result_times_;  // first, last
   sc_core::sc_event progress_;
   std::vector<float> data_;  // functional: this step's own gradient (group rounds)
   std::map<int, std::vector<float>> reduced_sum_;  // functional: step -> sum of the others
