@@ -260,8 +260,12 @@ int verify(const ScheduleCli& c, const Platform& platform, const Routing& routin
     const int n_steps = static_cast<int>(steps.size());
     const auto analytic = estimate_step_round_times(platform, routing, cand.schedule, run, n_steps);
     double sim_sum = 0, ana_sum = 0, iso_sum = 0, step_worst = 0;
+    std::string per_step;
     for (int k = 0; k < n_steps; ++k) {
       const double sim = steps[k].at("round_time_s").get<double>();
+      if (k < 12)
+        per_step += fmt::format(" {:.3f}/{:.3f}/{:.3f}", analytic[k],
+                                cand.timing.rounds[k % cand.timing.rounds.size()].time_s, sim);
       sim_sum += sim;
       ana_sum += analytic[k];
       iso_sum += cand.timing.rounds[k % cand.timing.rounds.size()].time_s;
@@ -272,6 +276,7 @@ int verify(const ScheduleCli& c, const Platform& platform, const Routing& routin
                              j.index + 1, cand.schedule.name, n_steps, fmt_time(ana_sum / n_steps),
                              fmt_time(iso_sum / n_steps), fmt_time(sim_sum / n_steps), err * 100,
                              step_worst * 100);
+    std::cout << "        per step, analytic/isolated/simulated (s):" << per_step << "\n";
     if (std::abs(err) >= worst) {
       worst = std::abs(err);
       worst_name = cand.schedule.name;
