@@ -1,0 +1,80 @@
+// Built-in schedules on the shipped nine-city platform.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "platforms/platform.h"
+#include "traffic/families.h"
+#include "traffic/mixing.h"
+#include "traffic/optimizer.h"
+#include "traffic/schedule_io.h"
+
+namespace aggnet {
+namespace {
+
+Platform nine_city() {
+  return load_platform(std::string(AGGNET_SOURCE_DIR) + "/platforms/nine_city.yaml");
+}
+
+std::string codes(const Platform& p, const Group& g) {
+  std::string s;
+  for (int i : g.sites) s += (s.empty() ? "" : " ") + p.sites[i].code;
+  return s;
+}
+
+TEST(NineCity, TriadsClassZeroIsTheThreeContinents) {
+  const Platform p = nine_city();
+  const Schedule s = make_schedule("triads", p);
+  ASSERT_EQ(s.period(), 4u);
+  EXPECT_EQ(codes(p, s.rounds[0].groups[0]), "nyc chi lax");
+  EXPECT_EQ(codes(p, s.rounds[0].groups[1]), "lon ams fra");
+  EXPECT_EQ(codes(p, s.rounds[0].groups[2]), "tyo sin bom");
+  EXPECT_EQ(codes(p, s.rounds[1].groups[0]), "nyc lon tyo");
+  EXPECT_NEAR(analyze_mixing(s, 9).rho, 0.0, 1e-12);
+}
+
+TEST(NineCity, RingVisitsEverySiteOnceAlongContinents) {
+  const Platform p = nine_city();
+  const Schedule s = make_schedule("ring", p);
+  EXPECT_EQ(s.collective, Collective::kRing);
+  ASSERT_EQ(s.rounds.size(), 1u);
+  const auto& order = s.rounds[0].groups.at(0).sites;
+  EXPECT_EQ(std::set<int>(order.begin(), order.end()).size(), 9u);
+  // A least-delay tour crosses between continents only 3 times.
+  int crossings = 0;
+  for (std::size_t i = 0; i < order.size(); ++i)
+    crossings += p.sites[order[i]].continent != p.sites[order[(i + 1) % 9]].continent;
+  EXPECT_EQ(crossings, 3);
+}
+
+TEST(NineCity, EveryBuiltInNameResolves) {
+  const Platform p = nine_city();
+  for (const char* name : {"all-to-all", "triads", "ring", "pairs", "rotating-2", "rotating-3",
+                           "rotating-4", "random-3:5", "hierarchical"}) {
+    const Schedule s = make_schedule(name, p);
+    EXPECT_NO_THROW(validate_schedule(s, p)) << name;
+    const Schedule back = parse_schedule(schedule_to_yaml(s, p), p, "x.yaml");
+    EXPECT_EQ(back.period(), s.period()) << name;
+  }
+}
+
+TEST(NineCity, OptimizerRanksAndFindsAnExactTriadPair) {
+  const Platform p = nine_city();
+  const Routing r(p);
+  OptimizerOptions opt;
+  opt.run.buffer_bytes = 64ull << 20;
+  const auto cs = optimize_schedules(p, r, opt);
+  ASSERT_GT(cs.size(), 20u);
+  bool found = false;
+  for (const auto& c : cs) {
+    if (c.family == "partition-pair") {
+      EXPECT_EQ(c.rounds_to_eps, 2);
+      found = true;
+      break;
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+}  // namespace
+}  // namespace aggnet
