@@ -1,0 +1,228 @@
+// Whole platforms against closed forms: multicast trunk sharing, paced rate vs buffer /
+// skew and vs the line rate, credit flow control, functional exactness, ring all-reduce.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "common/units.h"
+#include "modules/core/time.h"
+#include "platforms/builder.h"
+#include "test_platforms.h"
+#include "traffic/schedule_io.h"
+
+namespace aggnet {
+namespace {
+
+using testing::kMs;
+using testing::make_platform;
+using testing::one_group;
+
+const WanLink& link_between(const NetworkSystem& system, int from, int to) {
+  for (const auto& d : system.links())
+    if (d.from == from && d.to == to) return *d.link;
+  throw std::runtime_error("no such link");
+}
+
+// S - T trunk, T fans out to R1 and R2. Group {S, R1, R2}.
+Platform trunk_platform() {
+  return make_platform({"s", "t", "r1", "r2"},
+                       {{0, 1, 10 * kMs}, {1, 2, 5 * kMs}, {1, 3, 7 * kMs}}, 100'000'000'000);
+}
+
+TEST(Multicast, TrunkCarriesEachChunkOncePerTree) {
+  RunOptions o;
+  o.gradient_bytes = 16 << 20;
+  o.chunk_bytes = 1 << 20;
+  NetworkSystem sys("wan", trunk_platform(), one_group({0, 2, 3}), o);
+  sc_core::sc_start();
+  const std::uint64_t n = 16;
+  EXPECT_EQ(link_between(sys, 0, 1).chunks(), n);      // only S's own tree
+  EXPECT_EQ(link_between(sys, 1, 0).chunks(), 2 * n);  // R1's and R2's trees
+  EXPECT_EQ(link_between(sys, 1, 2).chunks(), 2 * n);  // S's and R2's trees
+  EXPECT_EQ(link_between(sys, 1, 3).chunks(), 2 * n);  // S's and R1's trees
+  EXPECT_EQ(link_between(sys, 2, 1).chunks(), n);
+  // T is no receiver: its FPGA sees nothing; every receiver reduces n chunks.
+  EXPECT_EQ(sys.sites()[1].fpga->contributions(), 0u);
+  for (int d : {0, 2, 3}) EXPECT_EQ(sys.sites()[d].fpga->reduced_chunks(), n);
+}
+
+TEST(Multicast, WithoutMulticastTheTrunkCarriesOneCopyPerReceiver) {
+  RunOptions o;
+  o.gradient_bytes = 16 << 20;
+  o.chunk_bytes = 1 << 20;
+  o.multicast = false;
+  NetworkSystem sys("wan", trunk_platform(), one_group({0, 2, 3}), o);
+  sc_core::sc_start();
+  EXPECT_EQ(link_between(sys, 0, 1).chunks(), 32u);
+  EXPECT_EQ(link_between(sys, 1, 0).chunks(), 32u);
+}
+
+// Triangle a-b 1 ms, a-c 21 ms, b-c 20 ms: at a the skew is 21 - 1 = 20 ms (the largest).
+Platform triangle() {
+  return make_platform({"a", "b", "c"}, {{0, 1, 1 * kMs}, {0, 2, 21 * kMs}, {1, 2, 20 * kMs}},
+                       100'000'000'000);
+}
+
+// Payload rate at which reduced chunks reach site d's cluster in step 0 (bytes/s).
+double delivered_rate(const NetworkSystem& sys, int d, const RunOptions& o) {
+  const auto& r = sys.sites()[d].cluster->steps().at(0);
+  const double chunks = static_cast<double>(o.gradient_bytes / o.chunk_bytes);
+  return (chunks - 1) * static_cast<double>(o.chunk_bytes) /
+         (r.last_result - r.first_result).to_seconds();
+}
+
+TEST(Pacing, RateFollowsBufferOverSkewWhenBelowLineRate) {
+  RunOptions o;
+  o.gradient_bytes = 64 << 20;
+  o.chunk_bytes = 256 << 10;
+  Platform p = triangle();
+  const std::uint64_t buffer = 16 << 20;
+  for (auto& s : p.sites) s.fpga.buffer_bytes = buffer;
+  NetworkSystem sys("wan", p, one_group({0, 1, 2}), o);
+  sc_core::sc_start();
+  const double expected = static_cast<double>(buffer) / 0.020;  // B / skew = 839 MB/s
+  ASSERT_LT(expected, 12.5e9);
+  EXPECT_NEAR(delivered_rate(sys, 0, o) / expected, 1.0, 0.05);
+  for (const auto& s : sys.sites()) {
+    EXPECT_EQ(s.fpga->slot_stalls(), 0u);
+    EXPECT_LE(s.fpga->buffer().high_water_bytes(), buffer);
+  }
+}
+
+TEST(Pacing, RateReachesLineRateWhenBufferCoversBandwidthDelayOfSkew) {
+  RunOptions o;
+  o.gradient_bytes = 256 << 20;
+  o.chunk_bytes = 256 << 10;
+  Platform p = triangle();
+  const double line_rate = 12.5e9;  // bytes/s at 100 Gbps
+  for (auto& s : p.sites) s.fpga.buffer_bytes = static_cast<std::uint64_t>(2 * line_rate * 0.020);
+  NetworkSystem sys("wan", p, one_group({0, 1, 2}), o);
+  sc_core::sc_start();
+  const double wire_per_payload =
+      static_cast<double>(wire_bytes(o.chunk_bytes, 2048, 80)) / static_cast<double>(o.chunk_bytes);
+  EXPECT_GE(delivered_rate(sys, 0, o) * wire_per_payload / line_rate, 0.95);
+  EXPECT_EQ(sys.sites()[0].fpga->slot_stalls(), 0u);
+}
+
+TEST(Credit, WindowNeverOverrunsTheBuffer) {
+  RunOptions o;
+  o.gradient_bytes = 32 << 20;
+  o.chunk_bytes = 256 << 10;
+  o.flow_control = FlowControl::kCredit;
+  Platform p = triangle();
+  const std::uint64_t buffer = 4 << 20;  // 16 slots
+  for (auto& s : p.sites) s.fpga.buffer_bytes = buffer;
+  NetworkSystem sys("wan", p, one_group({0, 1, 2}), o);
+  sc_core::sc_start();
+  for (const auto& s : sys.sites()) {
+    EXPECT_TRUE(s.cluster->finished());
+    EXPECT_EQ(s.fpga->slot_stalls(), 0u);
+    EXPECT_LE(s.fpga->buffer().high_water_bytes(), buffer);
+    EXPECT_EQ(s.fpga->reduced_chunks(), 128u);
+  }
+  // c's chunk k + 16 waits for the credit of chunk k from a: 21 ms there, 21 ms back.
+  // So chunk 112 leaves c at >= 7 x 42 ms and reaches a >= 21 ms later; without the
+  // window all 128 chunks would be there after ~24 ms.
+  const auto last = sys.sites()[0].cluster->steps().at(0).last_result;
+  EXPECT_GE(last, ps_time(7 * 42 * kMs + 21 * kMs));
+  EXPECT_LE(last, ps_time(330 * kMs));
+}
+
+Platform nine_city() {
+  return load_platform(std::string(AGGNET_SOURCE_DIR) + "/platforms/nine_city.yaml");
+}
+
+void expect_exact_averages(const NetworkSystem& sys, int step) {
+  const auto& schedule = sys.schedule();
+  const auto& round = schedule.rounds[step % schedule.period()];
+  for (const auto& g : round.groups) {
+    for (int d : g.sites) {
+      const auto& cluster = *sys.sites()[d].cluster;
+      EXPECT_EQ(cluster.functional_mismatches(), 0u) << sys.platform().sites[d].code;
+      const auto& result = cluster.result();
+      ASSERT_EQ(result.size(), sys.options().gradient_bytes / 4);
+      for (std::size_t j = 0; j < result.size(); ++j) {
+        double mean = 0;
+        for (int s : g.sites) mean += ComputeCluster::gradient_value(s, step, j);
+        mean /= static_cast<double>(g.sites.size());
+        ASSERT_NEAR(result[j], mean, 1e-4) << "site " << d << " element " << j;
+      }
+    }
+  }
+}
+
+TEST(Functional, TriadSumsAreExactForEverySiteAndChunk) {
+  RunOptions o;
+  o.gradient_bytes = 64 << 10;
+  o.chunk_bytes = 8 << 10;
+  o.functional = true;
+  const Platform p = nine_city();
+  NetworkSystem sys("wan", p, make_schedule("triads", p), o);
+  sc_core::sc_start();
+  for (const auto& s : sys.sites()) {
+    // 4 steps x 8 chunks, one reduced chunk checked each.
+    EXPECT_EQ(s.cluster->functional_checks(), 32u);
+    EXPECT_EQ(s.cluster->duplicate_results(), 0u);
+    EXPECT_EQ(s.fpga->reduced_chunks(), 32u);
+  }
+  expect_exact_averages(sys, 3);
+}
+
+TEST(Functional, AllToAllWithoutAggregationSumsOnTheHost) {
+  RunOptions o;
+  o.gradient_bytes = 32 << 10;
+  o.chunk_bytes = 8 << 10;
+  o.functional = true;
+  o.aggregation = false;
+  const Platform p = nine_city();
+  NetworkSystem sys("wan", p, make_schedule("all-to-all", p), o);
+  sc_core::sc_start();
+  for (const auto& s : sys.sites()) {
+    EXPECT_EQ(s.cluster->functional_checks(), 8u * 4u);  // 8 senders x 4 chunks
+    EXPECT_EQ(s.fpga->reduced_chunks(), 0u);
+  }
+  expect_exact_averages(sys, 0);
+}
+
+TEST(Functional, RingAllReduceSumsAreExact) {
+  RunOptions o;
+  o.gradient_bytes = 36 << 10;
+  o.chunk_bytes = 1 << 10;
+  o.functional = true;
+  const Platform p = nine_city();
+  NetworkSystem sys("wan", p, make_schedule("ring", p), o);
+  sc_core::sc_start();
+  for (const auto& s : sys.sites()) {
+    EXPECT_EQ(s.cluster->functional_mismatches(), 0u);
+    EXPECT_EQ(s.cluster->functional_checks(), (36u << 10) / 4);
+  }
+  expect_exact_averages(sys, 0);
+}
+
+// Uniform ring of 4 sites, 5 ms links at 10 Gbps, G = 4 MiB: each of the 2(n-1) = 6 steps
+// moves one G/n = 1 MiB segment one hop: access up + WAN + access down, store-and-forward.
+TEST(Ring, AllReduceTimeMatchesTextbookFormula) {
+  Platform p = make_platform({"a", "b", "c", "d"},
+                             {{0, 1, 5 * kMs}, {1, 2, 5 * kMs}, {2, 3, 5 * kMs}, {3, 0, 5 * kMs}},
+                             10'000'000'000);
+  RunOptions o;
+  o.gradient_bytes = 4 << 20;
+  o.chunk_bytes = 1 << 20;
+  Schedule ring;
+  ring.name = "ring";
+  ring.collective = Collective::kRing;
+  ring.rounds.push_back(Round{{Group{{0, 1, 2, 3}}}});
+  NetworkSystem sys("wan", p, ring, o);
+  sc_core::sc_start();
+  const std::uint64_t wire = wire_bytes(1 << 20, 2048, 80);
+  const std::uint64_t access = serialization_ps(wire, p.sites[0].cluster.access_bandwidth_bps) +
+                               p.sites[0].cluster.access_delay_ps;
+  const std::uint64_t hop = 5 * kMs + serialization_ps(wire, 10'000'000'000) + 2 * access;
+  for (const auto& s : sys.sites()) {
+    const auto& r = s.cluster->steps().at(0);
+    EXPECT_EQ(r.end - r.send_start, ps_time(6 * hop));
+  }
+}
+
+}  // namespace
+}  // namespace aggnet
