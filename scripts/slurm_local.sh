@@ -55,6 +55,7 @@ start_munge() {
     as_root mkdir -p /run/munge
     as_root munged --force
   fi
+  touch "$DIR/munged.started-by-us"
   for _ in $(seq 50); do munge_ok && return 0; sleep 0.1; done
   log "munged did not come up"; return 1
 }
@@ -102,8 +103,8 @@ alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
 start() {
   install_packages
-  start_munge
   mkdir -p "$DIR"
+  start_munge
   if ! alive "$DIR/slurmctld.pid"; then
     write_conf
     as_root env SLURM_CONF="$CONF" slurmctld -i
@@ -135,6 +136,11 @@ stop() {
       for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     fi
   done
+  # munged only if this script started it (it may serve other users of the machine).
+  if [ -f "$DIR/munged.started-by-us" ] && alive /run/munge/munged.pid; then
+    as_root kill "$(cat /run/munge/munged.pid)" || true
+  fi
+  rm -f "$DIR/munged.started-by-us"
   log "stopped"
 }
 

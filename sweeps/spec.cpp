@@ -35,7 +35,7 @@ const std::map<std::string, OptionInfo>& run_options() {
       {"buffer", {Check::kBytes, ValueKind::kBytes}},
       {"gradient", {Check::kBytes, ValueKind::kBytes}},
       {"chunk", {Check::kBytes, ValueKind::kBytes}},
-      {"steps", {Check::kPosInt, ValueKind::kNumber}},
+      {"steps", {Check::kNonNegInt, ValueKind::kNumber}},
       {"seed", {Check::kNonNegInt, ValueKind::kNumber}},
       {"flow-control", {Check::kFlow, ValueKind::kText}},
       {"pacing-margin", {Check::kFraction, ValueKind::kNumber}},
@@ -43,6 +43,7 @@ const std::map<std::string, OptionInfo>& run_options() {
       {"aggregation", {Check::kOnOff, ValueKind::kText}},
       {"jitter", {Check::kOnOff, ValueKind::kText}},
       {"no-colocated", {Check::kFlag, ValueKind::kText}},
+      {"functional", {Check::kFlag, ValueKind::kText}},
   };
   return table;
 }
@@ -769,8 +770,8 @@ std::vector<std::string> Point::run_args(const std::string& json_path,
                                          const std::string& spec_dir) const {
   std::vector<std::string> args;
   for (const auto& [opt, value] : options.options) {
-    if (opt == "no-colocated") {
-      if (value == "true") args.push_back("--no-colocated");
+    if (opt == "no-colocated" || opt == "functional") {
+      if (value == "true") args.push_back("--" + opt);
       continue;
     }
     std::string v = value;

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runner throughput: the 40-point sweep sweeps/bench40.yaml with 1 worker, then 2 workers,
+# and the speedup (target: >= 1.7x on 2 cores). A benchmark, not a test: it prints the
+# figures and exits 0 (with --strict, exits 1 below the target).
+#
+#   scripts/bench_sweep_workers.sh [--strict] [--aggnet PATH] [--spec FILE]
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+AGGNET=${AGGNET:-}
+SPEC="$ROOT/sweeps/bench40.yaml"
+STRICT=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --strict) STRICT=1 ;;
+    --aggnet) AGGNET=$2; shift ;;
+    --spec) SPEC=$2; shift ;;
+    *) echo "usage: $0 [--strict] [--aggnet PATH] [--spec FILE]" >&2; exit 2 ;;
+  esac
+  shift
+done
+if [ -z "$AGGNET" ]; then
+  for c in "$ROOT"/build*/apps/aggnet; do [ -x "$c" ] && AGGNET=$c && break; done
+fi
+[ -x "$AGGNET" ] || { echo "no aggnet executable; build it or pass --aggnet PATH" >&2; exit 2; }
+WORK=$(mktemp -d /tmp/aggnet-bench.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+
+points=$("$AGGNET" sweep "$SPEC" --dry-run | head -n1 | sed -E 's/.*: ([0-9]+) points.*/\1/')
+echo "bench: $points points ($SPEC), $(nproc) cores, $AGGNET"
+run() {  # $1 = workers; prints seconds
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$AGGNET" sweep "$SPEC" --out "$WORK/w$1" --workers "$1" --no-plot --no-progress \
+    >/dev/null 2>"$WORK/w$1.err" || { cat "$WORK/w$1.err" >&2; exit 1; }
+  t1=$(date +%s.%N)
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
+}
+t1=$(run 1)
+t2=$(run 2)
+speedup=$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.3f\n", a / b }')
+printf 'bench: 1 worker  %7.2f s (%.2f s/point)\n' "$t1" "$(awk -v a="$t1" -v n="$points" 'BEGIN { print a / n }')"
+printf 'bench: 2 workers %7.2f s\n' "$t2"
+printf 'bench: speedup   %7.2fx (target >= 1.70x)\n' "$speedup"
+if awk -v s="$speedup" 'BEGIN { exit !(s >= 1.7) }'; then
+  echo "bench: target met"
+else
+  echo "bench: below target"
+  [ "$STRICT" = 1 ] && exit 1
+fi
+exit 0
