@@ -312,7 +312,8 @@ std::vector<double> estimate_step_round_times(const Platform& platform, const Ro
         for (int s : g.members) next[s] = last;
       } else {
         for (std::size_t j = 0; j < g.members.size(); ++j) {
-          double done = 0;
+          // A member is done when it has sent its own chunks and received every reduced one.
+          double done = start[g.members[j]] + (n_chunks - 1) * g.interval_s;
           for (std::size_t i = 0; i < g.members.size(); ++i) {
             if (i == j) continue;
             done = std::max(

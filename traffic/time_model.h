@@ -92,7 +92,8 @@ ScheduleEstimate estimate_schedule(const Platform& platform, const Routing& rout
 /// send of the slowest group), without a global barrier: each site starts step k+1's
 /// compute when its own round-k result is complete, so members of a group start their
 /// round at different instants. Member s's last chunk reaches d at start_s + (N - 1) x
-/// interval + latency(s -> d). Approximation: the extra slot hold caused by staggered
+/// interval + latency(s -> d); d is done when that holds for every other member s and it
+/// has emitted its own N chunks (start_d + (N - 1) x interval). Approximation: the extra slot hold caused by staggered
 /// starts is ignored. Shape: `steps` values in seconds.
 std::vector<double> estimate_step_round_times(const Platform& platform, const Routing& routing,
                                               const Schedule& schedule, const RunParams& params,
