@@ -3,7 +3,6 @@
 #include <cstring>
 #include <iostream>
 #include <string>
-
 #include <systemc>
 
 #include "apps/commands.h"
@@ -33,7 +32,8 @@ const Command kCommands[] = {
 void usage(std::ostream& out) {
   out << "usage: aggnet <command> [options]   (aggnet <command> --help for its options)\n\n"
          "commands:\n";
-  for (const auto& c : kCommands) out << "  " << c.name << std::string(14 - std::strlen(c.name), ' ') << c.summary << "\n";
+  for (const auto& c : kCommands)
+    out << "  " << c.name << std::string(14 - std::strlen(c.name), ' ') << c.summary << "\n";
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // `aggnet params`: every module parameter, generated from the parameter tables in code.
-#include <iostream>
+#include <fmt/format.h>
 
 #include <boost/program_options.hpp>
-#include <fmt/format.h>
+#include <iostream>
 
 #include "apps/commands.h"
 #include "modules/core/param_info.h"
@@ -29,15 +29,18 @@ int cmd_params(int argc, char** argv) {
   }
   for (const auto& module : all_module_params()) {
     if (format == "markdown") {
-      std::cout << fmt::format("## {}\n\n{}\n\n| key | unit | default | description |\n|---|---|---|---|\n",
-                               module.module, module.description);
+      std::cout << fmt::format(
+          "## {}\n\n{}\n\n| key | unit | default | description |\n|---|---|---|---|\n",
+          module.module, module.description);
       for (const auto& p : module.params)
-        std::cout << fmt::format("| `{}` | {} | `{}` | {} |\n", p.key, p.unit, p.default_value, p.description);
+        std::cout << fmt::format("| `{}` | {} | `{}` | {} |\n", p.key, p.unit, p.default_value,
+                                 p.description);
       std::cout << "\n";
     } else {
       std::cout << module.module << ": " << module.description << "\n";
       for (const auto& p : module.params)
-        std::cout << fmt::format("  {:<16} {:<6} {:<12} {}\n", p.key, p.unit, p.default_value, p.description);
+        std::cout << fmt::format("  {:<16} {:<6} {:<12} {}\n", p.key, p.unit, p.default_value,
+                                 p.description);
     }
   }
   return 0;

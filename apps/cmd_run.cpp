@@ -1,16 +1,15 @@
 // `aggnet run`: simulate one platform running one schedule and report the metrics.
+#include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-#include <vector>
-
-#include <boost/program_options.hpp>
-#include <nlohmann/json.hpp>
 #include <systemc>
+#include <vector>
 
 #include "apps/commands.h"
 #include "common/atomic_file.h"
@@ -57,9 +56,9 @@ po::options_description describe(RunCli& c) {
       "platform", po::value(&c.platform)->default_value(default_platform()), "platform YAML file")(
       "schedule", po::value(&c.schedule)->default_value("triads"),
       "schedule name (all-to-all, triads, ring, pairs, rotating-K, random-K:SEED, hierarchical) "
-      "or schedule YAML file")(
-      "buffer", po::value(&c.buffer), "FPGA buffer memory at every site, e.g. 64MiB "
-                                      "(default: the platform's)")(
+      "or schedule YAML file")("buffer", po::value(&c.buffer),
+                               "FPGA buffer memory at every site, e.g. 64MiB "
+                               "(default: the platform's)")(
       "gradient", po::value(&c.gradient)->default_value("1GiB"), "gradient bytes per site (G)")(
       "chunk", po::value(&c.chunk)->default_value("1MiB"), "chunk = aggregation slot size")(
       "steps", po::value(&c.steps)->default_value(0), "training steps (0: one schedule period)")(
@@ -74,8 +73,8 @@ po::options_description describe(RunCli& c) {
       "set", po::value(&c.sets)->composing(),
       "platform override PATH=VALUE, repeatable (e.g. defaults.link.bandwidth=10Gbps)")(
       "functional", po::bool_switch(&c.functional), "carry real data and check every sum")(
-      "no-colocated", "skip the co-located reference simulation")(
-      "vcd", po::value(&c.vcd), "write a VCD waveform to FILE")(
+      "no-colocated", "skip the co-located reference simulation")("vcd", po::value(&c.vcd),
+                                                                  "write a VCD waveform to FILE")(
       "json", po::value(&c.json), "write the metrics as JSON to FILE")(
       "quiet,q", po::bool_switch(&c.quiet), "do not print the table");
   return d;
@@ -148,11 +147,17 @@ void check_buffers(const RunSetup& s) {
   if (!s.options.aggregation || s.schedule.collective == Collective::kRing) return;
   for (const auto& site : s.platform.sites) {
     if (site.fpga.buffer_bytes >= s.options.chunk_bytes) continue;
-    const std::string expected = "expected a buffer of at least one chunk (" +
-                                 format_bytes(s.options.chunk_bytes) + ")";
+    const std::string expected =
+        "expected a buffer of at least one chunk (" + format_bytes(s.options.chunk_bytes) + ")";
     const std::string got = format_bytes(site.fpga.buffer_bytes);
     if (!s.cli.buffer.empty()) throw ConfigError(kWhere, 0, "--buffer", expected, s.cli.buffer);
-    throw ConfigError(s.platform.file, 0, "sites." + site.code + ".fpga.buffer", expected, got);
+    for (const std::string key :
+         {"sites." + site.code + ".fpga.buffer", std::string("defaults.fpga.buffer")}) {
+      auto it = s.platform.key_lines.find(key);
+      if (it != s.platform.key_lines.end())
+        throw ConfigError(s.platform.file, it->second, key, expected, got);
+    }
+    throw ConfigError(s.platform.file, 0, "fpga.buffer (module default)", expected, got);
   }
 }
 
@@ -187,13 +192,20 @@ RunSetup prepare(int argc, char** argv, bool& help) {
 
 nlohmann::json options_json(const RunSetup& s) {
   const auto& c = s.cli;
-  return {{"platform", c.platform},   {"schedule", c.schedule},
-          {"buffer", c.buffer},       {"gradient", c.gradient},
-          {"chunk", c.chunk},         {"steps", s.options.steps},
-          {"flow_control", c.flow_control}, {"pacing_margin", c.pacing_margin},
-          {"multicast", c.multicast}, {"aggregation", c.aggregation},
-          {"jitter", c.jitter},       {"seed", c.seed},
-          {"set", c.sets},            {"functional", c.functional},
+  return {{"platform", c.platform},
+          {"schedule", c.schedule},
+          {"buffer", c.buffer},
+          {"gradient", c.gradient},
+          {"chunk", c.chunk},
+          {"steps", s.options.steps},
+          {"flow_control", c.flow_control},
+          {"pacing_margin", c.pacing_margin},
+          {"multicast", c.multicast},
+          {"aggregation", c.aggregation},
+          {"jitter", c.jitter},
+          {"seed", c.seed},
+          {"set", c.sets},
+          {"functional", c.functional},
           {"colocated", c.colocated}};
 }
 

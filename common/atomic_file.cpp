@@ -1,10 +1,10 @@
 #include "common/atomic_file.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
-
-#include <unistd.h>
 
 namespace aggnet {
 

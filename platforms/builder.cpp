@@ -17,8 +17,8 @@ NetworkSystem::NetworkSystem(sc_core::sc_module_name name, const Platform& platf
       schedule_(schedule),
       options_(options),
       routing_(platform_),
-      steps_(options.steps > 0 ? options.steps : static_cast<int>(std::max<std::size_t>(
-                                                     schedule.period(), 1))),
+      steps_(options.steps > 0 ? options.steps
+                               : static_cast<int>(std::max<std::size_t>(schedule.period(), 1))),
       port_to_(platform_.sites.size()),
       local_port_(platform_.sites.size(), -1) {
   if (schedule_.collective == Collective::kGroupAverage) {
@@ -121,7 +121,8 @@ void NetworkSystem::install_routes() {
   const int n = static_cast<int>(platform_.sites.size());
   for (int u = 0; u < n; ++u) {
     for (int d = 0; d < n; ++d) {
-      sites_[u].sw->set_unicast_route(d, d == u ? local_port_[u] : port_to_[u][routing_.next_hop(u, d)]);
+      sites_[u].sw->set_unicast_route(
+          d, d == u ? local_port_[u] : port_to_[u][routing_.next_hop(u, d)]);
     }
   }
   if (!options_.multicast) return;
@@ -144,7 +145,8 @@ void NetworkSystem::trace(sc_core::sc_trace_file* file) const {
   for (std::size_t s = 0; s < sites_.size(); ++s) {
     const std::string site = prefix + platform_.sites[s].code + ".";
     const auto& m = sites_[s];
-    sc_core::sc_trace(file, m.fpga->buffer().occupancy_bytes(), site + "fpga.buffer_occupancy_bytes");
+    sc_core::sc_trace(file, m.fpga->buffer().occupancy_bytes(),
+                      site + "fpga.buffer_occupancy_bytes");
     sc_core::sc_trace(file, m.fpga->slots_in_use(), site + "fpga.slots_in_use");
     sc_core::sc_trace(file, m.cluster->state(), site + "cluster.state");
     sc_core::sc_trace(file, m.cluster->round_index(), site + "cluster.round_index");

@@ -5,9 +5,8 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <vector>
-
 #include <systemc>
+#include <vector>
 
 #include "modules/cluster/compute_cluster.h"
 #include "modules/core/chunk.h"

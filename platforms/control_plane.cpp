@@ -10,7 +10,8 @@
 namespace aggnet {
 
 double payload_rate(const WanLinkParams& params, std::uint64_t chunk_bytes) {
-  const double wire = static_cast<double>(wire_bytes(chunk_bytes, params.mtu_bytes, params.header_bytes));
+  const double wire =
+      static_cast<double>(wire_bytes(chunk_bytes, params.mtu_bytes, params.header_bytes));
   return static_cast<double>(params.bandwidth_bps) / 8.0 * static_cast<double>(chunk_bytes) / wire;
 }
 
@@ -56,8 +57,8 @@ void plan_buffer_limit(const Platform& platform, const Routing& routing, const R
     group.slots[d] = fpga.buffer_bytes / options.chunk_bytes;
     if (!options.aggregation) continue;
     const double throughput = static_cast<double>(fpga.throughput_bytes_per_s());
-    const double hold_s = static_cast<double>(hi - lo + fpga.latency_ps()) * 1e-12 +
-                          fan_in * chunk / throughput;
+    const double hold_s =
+        static_cast<double>(hi - lo + fpga.latency_ps()) * 1e-12 + fan_in * chunk / throughput;
     const double usable = static_cast<double>(std::max<std::uint64_t>(group.slots[d], 2) - 1);
     group.buffer_rate = std::min(group.buffer_rate, usable * chunk / hold_s);
     group.pipeline_rate = std::min(group.pipeline_rate, throughput / fan_in);
@@ -97,16 +98,16 @@ RoundPlan plan_round(const Platform& platform, const Routing& routing, const Rou
     for (const auto& [sender, hops] : group.hops) {
       for (const auto& hop : hops) {
         const auto& link = platform.links[routing.link_index(hop.first, hop.second)].params;
-        group.link_rate = std::min(group.link_rate, payload_rate(link, options.chunk_bytes) /
-                                                        plan.link_streams[hop]);
+        group.link_rate = std::min(
+            group.link_rate, payload_rate(link, options.chunk_bytes) / plan.link_streams[hop]);
       }
       const double up = payload_rate(access_link(platform.sites[sender]), options.chunk_bytes);
       group.access_rate = std::min(group.access_rate, options.multicast ? up : up / fan_in);
       const double down = payload_rate(access_link(platform.sites[sender]), options.chunk_bytes);
       group.access_rate = std::min(group.access_rate, options.aggregation ? down : down / fan_in);
     }
-    const double limit = std::min({group.buffer_rate, group.link_rate, group.pipeline_rate,
-                                   group.access_rate});
+    const double limit =
+        std::min({group.buffer_rate, group.link_rate, group.pipeline_rate, group.access_rate});
     group.pacing_rate = (1.0 - options.pacing_margin) * limit;
     group.pacing_interval_ps = static_cast<std::uint64_t>(
         std::ceil(static_cast<double>(options.chunk_bytes) / group.pacing_rate * 1e12));

@@ -156,12 +156,15 @@ struct Origin {
   std::string key;
 };
 using Origins = std::map<std::string, Origin>;
+using KeyLines = std::map<std::string, int>;
 
 /// Reads the parameter keys of a `link:`/`fpga:`/... mapping into `params` (which
 /// holds the values inherited so far). `allowed` restricts the keys (default: all).
+/// Records the 1-based line of every key read into `key_lines` (Platform::key_lines).
 template <class Params>
 void read_section(const YAML::Node& node, const std::string& file, const std::string& path,
-                  Params& params, Origins* origins, const std::vector<std::string>& allowed) {
+                  Params& params, KeyLines& key_lines, Origins* origins,
+                  const std::vector<std::string>& allowed) {
   YamlMap m(node, file, path);
   m.allow_keys(allowed);
   const ModuleParamInfo& info = Params::info();
@@ -169,14 +172,15 @@ void read_section(const YAML::Node& node, const std::string& file, const std::st
     const std::string bad = check_value(info.module, p, v);
     if (!bad.empty()) throw_at(at, file, m.key_path(p.key), bad, at.Scalar());
     set_param(params, p.key, v);
+    key_lines[m.key_path(p.key)] = yaml_line(at);
     if (origins) (*origins)[p.key] = Origin{at, m.key_path(p.key)};
   });
 }
 
 template <class Params>
 void read_section(const YAML::Node& node, const std::string& file, const std::string& path,
-                  Params& params, Origins* origins = nullptr) {
-  read_section(node, file, path, params, origins, param_keys(Params::info()));
+                  Params& params, KeyLines& key_lines, Origins* origins = nullptr) {
+  read_section(node, file, path, params, key_lines, origins, param_keys(Params::info()));
 }
 
 /// MTU must exceed the header; reported at whichever of the two was set last (the
@@ -438,13 +442,13 @@ Platform load_platform(const std::string& path, const std::vector<Override>& ove
     YamlMap dm(d, path, "defaults");
     dm.allow_keys(kDefaultsKeys);
     if (auto n = dm.optional("link")) {
-      read_section(n, path, "defaults.link", link_defaults, &link_default_origins,
+      read_section(n, path, "defaults.link", link_defaults, plat.key_lines, &link_default_origins,
                    default_link_keys());
     }
-    if (auto n = dm.optional("switch")) read_section(n, path, "defaults.switch", switch_defaults);
-    if (auto n = dm.optional("fpga")) read_section(n, path, "defaults.fpga", fpga_defaults);
+    if (auto n = dm.optional("switch")) read_section(n, path, "defaults.switch", switch_defaults, plat.key_lines);
+    if (auto n = dm.optional("fpga")) read_section(n, path, "defaults.fpga", fpga_defaults, plat.key_lines);
     if (auto n = dm.optional("cluster"))
-      read_section(n, path, "defaults.cluster", cluster_defaults);
+      read_section(n, path, "defaults.cluster", cluster_defaults, plat.key_lines);
   }
 
   // colocated: a data-centre link, 2 us and 400 Gbps unless given (our estimate of an
@@ -456,7 +460,7 @@ Platform load_platform(const std::string& path, const std::vector<Override>& ove
     cm.allow_keys({"link"});
     if (auto n = cm.optional("link")) {
       Origins origins;
-      read_section(n, path, "colocated.link", plat.colocated.link, &origins);
+      read_section(n, path, "colocated.link", plat.colocated.link, plat.key_lines, &origins);
       check_mtu(plat.colocated.link, origins, n, path, "colocated.link");
     }
   }
@@ -493,9 +497,9 @@ Platform load_platform(const std::string& path, const std::vector<Override>& ove
     s.fpga = fpga_defaults;
     s.cluster = cluster_defaults;
     s.sw = switch_defaults;
-    if (auto n = named.optional("fpga")) read_section(n, path, sp + ".fpga", s.fpga);
-    if (auto n = named.optional("cluster")) read_section(n, path, sp + ".cluster", s.cluster);
-    if (auto n = named.optional("switch")) read_section(n, path, sp + ".switch", s.sw);
+    if (auto n = named.optional("fpga")) read_section(n, path, sp + ".fpga", s.fpga, plat.key_lines);
+    if (auto n = named.optional("cluster")) read_section(n, path, sp + ".cluster", s.cluster, plat.key_lines);
+    if (auto n = named.optional("switch")) read_section(n, path, sp + ".switch", s.sw, plat.key_lines);
     plat.sites.push_back(std::move(s));
   }
   std::vector<std::string> all_codes;
@@ -535,7 +539,7 @@ Platform load_platform(const std::string& path, const std::vector<Override>& ove
     }
     l.params = link_defaults;
     Origins origins = link_default_origins;
-    read_section(links[i], path, label, l.params, &origins, link_entry_keys());
+    read_section(links[i], path, label, l.params, plat.key_lines, &origins, link_entry_keys());
     check_mtu(l.params, origins, links[i], path, label);
     l.source = lm.scalar_or("source", "");
     plat.links.push_back(std::move(l));

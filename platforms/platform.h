@@ -46,6 +46,9 @@ struct Platform {
   std::vector<Site> sites;
   std::vector<LinkSpec> links;
   ColocatedSpec colocated;
+  /// 1-based line of every parameter key read from the file, by dotted path
+  /// ("sites.lon.fpga.buffer", "defaults.fpga.buffer"), for errors found later.
+  std::map<std::string, int> key_lines;
 
   /// Index of the site with this code, or -1.
   int site_index(const std::string& code) const;

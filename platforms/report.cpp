@@ -1,10 +1,10 @@
 #include "platforms/report.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 #include "common/units.h"
 #include "traffic/schedule_io.h"
@@ -130,8 +130,8 @@ json collect_report(const NetworkSystem& system) {
   json links = json::array();
   double max_util = 0;
   for (const auto& d : system.links()) {
-    links.push_back(link_entry(platform.sites[d.from].code, platform.sites[d.to].code, "wan",
-                               *d.link, window));
+    links.push_back(
+        link_entry(platform.sites[d.from].code, platform.sites[d.to].code, "wan", *d.link, window));
     max_util = std::max(max_util, d.link->utilization(window));
   }
   for (std::size_t i = 0; i < system.sites().size(); ++i) {
@@ -139,8 +139,8 @@ json collect_report(const NetworkSystem& system) {
     const auto& m = system.sites()[i];
     links.push_back(link_entry(code, code, "access_up", *m.access_up, window));
     links.push_back(link_entry(code, code, "access_down", *m.access_down, window));
-    max_util = std::max({max_util, m.access_up->utilization(window),
-                         m.access_down->utilization(window)});
+    max_util =
+        std::max({max_util, m.access_up->utilization(window), m.access_down->utilization(window)});
   }
   report["links"] = links;
 
@@ -192,14 +192,16 @@ std::string format_report(const json& report, std::size_t busiest_links) {
   auto line = [&out](const std::string& s) { out += s + "\n"; };
   line(fmt::format("Steps ({} platform, schedule {})", report["platform"].get<std::string>(),
                    report["schedule"].get<std::string>()));
-  line(fmt::format("  {:>4} {:>5} {:>12} {:>12}  {}", "step", "round", "round time",
-                   "step time", "groups (round time)"));
+  line(fmt::format("  {:>4} {:>5} {:>12} {:>12}  {}", "step", "round", "round time", "step time",
+                   "groups (round time)"));
   for (const auto& s : report["steps"]) {
     std::string groups;
     for (const auto& g : s["groups"]) {
       std::string members;
-      for (const auto& m : g["members"]) members += (members.empty() ? "" : " ") + m.get<std::string>();
-      groups += fmt::format("{{{}}} {} ", members, format_time_ps(g["round_time_s"].get<double>() * 1e12));
+      for (const auto& m : g["members"])
+        members += (members.empty() ? "" : " ") + m.get<std::string>();
+      groups += fmt::format("{{{}}} {} ", members,
+                            format_time_ps(g["round_time_s"].get<double>() * 1e12));
     }
     line(fmt::format("  {:>4} {:>5} {:>12} {:>12}  {}", s["step"].get<int>(), s["round"].get<int>(),
                      format_time_ps(s["round_time_s"].get<double>() * 1e12),
@@ -223,13 +225,13 @@ std::string format_report(const json& report, std::size_t busiest_links) {
     return a["utilization"].get<double>() > b["utilization"].get<double>();
   });
   line("Busiest links");
-  line(fmt::format("  {:<22} {:>10} {:>11} {:>12} {:>13}", "link", "rate", "utilization",
-                   "payload", "max queueing"));
+  line(fmt::format("  {:<22} {:>10} {:>11} {:>12} {:>13}", "link", "rate", "utilization", "payload",
+                   "max queueing"));
   for (std::size_t i = 0; i < std::min(busiest_links, links.size()); ++i) {
     const auto& l = links[i];
-    const std::string name = l["kind"] == "wan"
-                                 ? l["from"].get<std::string>() + " -> " + l["to"].get<std::string>()
-                                 : l["from"].get<std::string>() + " " + l["kind"].get<std::string>();
+    const std::string name =
+        l["kind"] == "wan" ? l["from"].get<std::string>() + " -> " + l["to"].get<std::string>()
+                           : l["from"].get<std::string>() + " " + l["kind"].get<std::string>();
     line(fmt::format("  {:<22} {:>10} {:>10.1f}% {:>12} {:>13}", name,
                      format_rate(l["bandwidth_gbps"].get<double>() * 1e9),
                      100 * l["utilization"].get<double>(),
@@ -239,18 +241,24 @@ std::string format_report(const json& report, std::size_t busiest_links) {
   line("");
   const auto& sm = report["summary"];
   line("Summary");
-  line(fmt::format("  mean step time           {}", format_time_ps(sm["step_time_s_mean"].get<double>() * 1e12)));
-  line(fmt::format("  mean round time          {}", format_time_ps(sm["round_time_s_mean"].get<double>() * 1e12)));
-  line(fmt::format("  GPU idle fraction        {:.1f}%", 100 * sm["gpu_idle_fraction"].get<double>()));
+  line(fmt::format("  mean step time           {}",
+                   format_time_ps(sm["step_time_s_mean"].get<double>() * 1e12)));
+  line(fmt::format("  mean round time          {}",
+                   format_time_ps(sm["round_time_s_mean"].get<double>() * 1e12)));
+  line(fmt::format("  GPU idle fraction        {:.1f}%",
+                   100 * sm["gpu_idle_fraction"].get<double>()));
   line(fmt::format("  all-reduce bandwidth     {:.2f} Gbps (gradient / mean round time)",
                    sm["allreduce_bandwidth_gbps"].get<double>()));
-  line(fmt::format("  buffer high-water (max)  {}",
-                   format_bytes(static_cast<std::uint64_t>(sm["buffer_high_water_bytes_max"].get<double>()))));
-  line(fmt::format("  slot stalls (all sites)  {}", static_cast<std::uint64_t>(sm["slot_stalls_total"].get<double>())));
+  line(fmt::format(
+      "  buffer high-water (max)  {}",
+      format_bytes(static_cast<std::uint64_t>(sm["buffer_high_water_bytes_max"].get<double>()))));
+  line(fmt::format("  slot stalls (all sites)  {}",
+                   static_cast<std::uint64_t>(sm["slot_stalls_total"].get<double>())));
   if (sm.contains("slowdown_vs_colocated")) {
     line(fmt::format("  co-located step time     {}",
                      format_time_ps(sm["colocated_step_time_s_mean"].get<double>() * 1e12)));
-    line(fmt::format("  slowdown vs co-located   {:.3f}x", sm["slowdown_vs_colocated"].get<double>()));
+    line(fmt::format("  slowdown vs co-located   {:.3f}x",
+                     sm["slowdown_vs_colocated"].get<double>()));
   }
   if (sm["functional_checks"].get<double>() > 0) {
     line(fmt::format("  functional checks        {} chunks, {} mismatches",

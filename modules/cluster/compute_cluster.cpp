@@ -34,8 +34,9 @@ ComputeCluster::ComputeCluster(sc_core::sc_module_name name, const ComputeCluste
 }
 
 float ComputeCluster::gradient_value(int site, int step, std::uint64_t index) {
-  return static_cast<float>((static_cast<std::uint64_t>(site + 1) * 131 +
-                             static_cast<std::uint64_t>(step) * 17 + index) % 251);
+  return static_cast<float>(
+      (static_cast<std::uint64_t>(site + 1) * 131 + static_cast<std::uint64_t>(step) * 17 + index) %
+      251);
 }
 
 std::uint64_t ComputeCluster::num_chunks(std::uint64_t bytes) const {
@@ -78,7 +79,8 @@ void ComputeCluster::run() {
 
 std::vector<float> ComputeCluster::initial_gradient(int step) const {
   std::vector<float> values(config_.gradient_bytes / 4);
-  for (std::uint64_t j = 0; j < values.size(); ++j) values[j] = gradient_value(config_.site, step, j);
+  for (std::uint64_t j = 0; j < values.size(); ++j)
+    values[j] = gradient_value(config_.site, step, j);
   return values;
 }
 
@@ -93,7 +95,8 @@ std::shared_ptr<std::vector<float>> ComputeCluster::slice(const std::vector<floa
                                                           std::uint64_t bytes) const {
   if (!config_.functional) return nullptr;
   auto begin = source.begin() + static_cast<std::ptrdiff_t>(offset_bytes / 4);
-  return std::make_shared<std::vector<float>>(begin, begin + static_cast<std::ptrdiff_t>(bytes / 4));
+  return std::make_shared<std::vector<float>>(begin,
+                                              begin + static_cast<std::ptrdiff_t>(bytes / 4));
 }
 
 void ComputeCluster::emit(tlm::tlm_generic_payload& trans) {
@@ -145,7 +148,8 @@ void ComputeCluster::run_group_round(int step, const ClusterRoundPlan& plan) {
   if (config_.functional) {
     std::vector<float> averaged(data_.size());
     const float members = static_cast<float>(plan.group.size());
-    for (std::size_t j = 0; j < data_.size(); ++j) averaged[j] = (data_[j] + reduced_sum_[step][j]) / members;
+    for (std::size_t j = 0; j < data_.size(); ++j)
+      averaged[j] = (data_[j] + reduced_sum_[step][j]) / members;
     result_ = std::move(averaged);
     reduced_sum_.erase(step);
   }
@@ -208,8 +212,8 @@ void ComputeCluster::check_ring_result(int step, int n) {
   ring_data_.erase(step);
 }
 
-tlm::tlm_sync_enum ComputeCluster::nb_transport_fw(tlm::tlm_generic_payload& trans,
-                                                   tlm::tlm_phase&, sc_time&) {
+tlm::tlm_sync_enum ComputeCluster::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase&,
+                                                   sc_time&) {
   const auto& chunk = chunk_of(trans);
   switch (chunk.kind) {
     case ChunkKind::kCredit:
@@ -276,7 +280,8 @@ void ComputeCluster::on_ring_chunk(const ChunkExtension& chunk) {
   ++ring_received_[ring_key(chunk.step, static_cast<int>(chunk.ring_step))];
   if (!config_.functional) return;
   const int n = static_cast<int>(config_.ring_order.size());
-  const std::uint64_t first = (ring_offsets_[chunk.segment] + chunk.chunk * config_.chunk_bytes) / 4;
+  const std::uint64_t first =
+      (ring_offsets_[chunk.segment] + chunk.chunk * config_.chunk_bytes) / 4;
   const bool reduce_scatter = static_cast<int>(chunk.ring_step) < n - 1;
   auto& values = ring_buffer(chunk.step);
   for (std::size_t k = 0; k < chunk.data->size(); ++k) {

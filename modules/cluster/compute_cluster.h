@@ -1,15 +1,15 @@
 // A site's GPU cluster: compute phases, then its share of each round's communication.
 #pragma once
 
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <vector>
-
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
+#include <vector>
 
 #include "modules/cluster/params.h"
 #include "modules/core/chunk.h"
@@ -31,12 +31,12 @@ struct ComputeClusterConfig {
   std::uint64_t gradient_bytes = 0;  ///< G: bytes each site contributes per round
   std::uint64_t chunk_bytes = 0;     ///< chunk (and aggregation slot) size
   int steps = 1;
-  bool ring = false;                 ///< host-based ring all-reduce instead of groups
-  std::vector<int> ring_order;       ///< ring order (ring only)
+  bool ring = false;            ///< host-based ring all-reduce instead of groups
+  std::vector<int> ring_order;  ///< ring order (ring only)
   FlowControl flow_control = FlowControl::kPacing;
-  bool multicast = true;    ///< false: one unicast copy per receiver
-  bool aggregation = true;  ///< false: the FPGA passes contributions through
-  bool functional = false;  ///< carry real float data and check every sum
+  bool multicast = true;                 ///< false: one unicast copy per receiver
+  bool aggregation = true;               ///< false: the FPGA passes contributions through
+  bool functional = false;               ///< carry real float data and check every sum
   std::vector<ClusterRoundPlan> rounds;  ///< the schedule period, as seen by this site
 };
 
@@ -65,8 +65,7 @@ class ComputeCluster : public sc_core::sc_module {
   tlm_utils::simple_initiator_socket<ComputeCluster> out;
   tlm_utils::simple_target_socket<ComputeCluster> in;
 
-  ComputeCluster(sc_core::sc_module_name name, const ComputeClusterConfig& config,
-                 ChunkPool& pool);
+  ComputeCluster(sc_core::sc_module_name name, const ComputeClusterConfig& config, ChunkPool& pool);
 
   const std::vector<StepRecord>& steps() const { return records_; }
   bool finished() const { return finished_; }

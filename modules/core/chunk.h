@@ -11,9 +11,8 @@
 
 #include <cstdint>
 #include <memory>
-#include <vector>
-
 #include <tlm>
+#include <vector>
 
 namespace aggnet {
 
@@ -28,16 +27,16 @@ enum class ChunkKind : std::uint8_t {
 /// chunk's float values (payload_bytes / 4 of them), shared between multicast copies.
 struct ChunkExtension : tlm::tlm_extension<ChunkExtension> {
   ChunkKind kind = ChunkKind::kContribution;
-  int src_site = -1;        ///< sender (the reducing FPGA's site for kReduced)
-  int dst_site = -1;        ///< unicast destination, -1 for multicast
-  int tree_id = -1;         ///< multicast group table key, -1 for unicast
-  int step = 0;             ///< training step (the round index of the run)
-  int group_size = 0;       ///< members of the sender's group in this round
-  int contributions = 1;    ///< contributions summed into this chunk
-  std::uint32_t chunk = 0;  ///< chunk index within the gradient (or ring segment)
-  std::uint32_t ring_step = 0;        ///< ring all-reduce step (kRingSegment)
-  std::uint32_t segment = 0;          ///< ring segment the chunk belongs to (kRingSegment)
-  std::uint64_t payload_bytes = 0;    ///< bytes of gradient data (before headers)
+  int src_site = -1;                ///< sender (the reducing FPGA's site for kReduced)
+  int dst_site = -1;                ///< unicast destination, -1 for multicast
+  int tree_id = -1;                 ///< multicast group table key, -1 for unicast
+  int step = 0;                     ///< training step (the round index of the run)
+  int group_size = 0;               ///< members of the sender's group in this round
+  int contributions = 1;            ///< contributions summed into this chunk
+  std::uint32_t chunk = 0;          ///< chunk index within the gradient (or ring segment)
+  std::uint32_t ring_step = 0;      ///< ring all-reduce step (kRingSegment)
+  std::uint32_t segment = 0;        ///< ring segment the chunk belongs to (kRingSegment)
+  std::uint64_t payload_bytes = 0;  ///< bytes of gradient data (before headers)
   std::shared_ptr<std::vector<float>> data;
 
   tlm::tlm_extension_base* clone() const override;

@@ -2,10 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <systemc>
 #include <unordered_map>
 #include <vector>
-
-#include <systemc>
 
 #include "modules/core/statistics.h"
 

@@ -24,8 +24,8 @@ FpgaAggregator::FpgaAggregator(sc_core::sc_module_name name, const FpgaAggregato
   in.register_nb_transport_fw(this, &FpgaAggregator::nb_transport_fw);
 }
 
-tlm::tlm_sync_enum FpgaAggregator::nb_transport_fw(tlm::tlm_generic_payload& trans,
-                                                   tlm::tlm_phase&, sc_time& delay) {
+tlm::tlm_sync_enum FpgaAggregator::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase&,
+                                                   sc_time& delay) {
   // Upstream hands chunks over at their last bit's arrival (zero delay, see chunk.h).
   if (delay != sc_core::SC_ZERO_TIME) {
     SC_REPORT_ERROR(name(), "chunks must be handed over at arrival (zero delay)");

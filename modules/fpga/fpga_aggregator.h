@@ -2,17 +2,17 @@
 // members chunk by chunk in a pipeline, holding partial sums in a BufferMemory.
 #pragma once
 
-#include <cstdint>
-#include <deque>
-#include <memory>
-#include <unordered_map>
-#include <vector>
-
-#include <systemc>
-#include <tlm>
 #include <tlm_utils/peq_with_cb_and_phase.h>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <systemc>
+#include <tlm>
+#include <unordered_map>
+#include <vector>
 
 #include "modules/core/chunk.h"
 #include "modules/core/statistics.h"
@@ -26,9 +26,9 @@ struct FpgaAggregatorConfig {
   int site = 0;
   FpgaParams params;
   std::uint64_t slot_bytes = 1 << 20;  ///< one chunk
-  bool aggregate = true;      ///< false: pass every contribution through to the cluster
-  bool return_credits = false;  ///< credit flow control: send a credit per freed slot
-  std::uint64_t credit_bytes = 64;  ///< size of a credit message
+  bool aggregate = true;               ///< false: pass every contribution through to the cluster
+  bool return_credits = false;         ///< credit flow control: send a credit per freed slot
+  std::uint64_t credit_bytes = 64;     ///< size of a credit message
 };
 
 /// FpgaAggregator: target socket `in` (from the switch's local port), initiator sockets
@@ -49,8 +49,7 @@ class FpgaAggregator : public sc_core::sc_module {
   tlm_utils::simple_initiator_socket<FpgaAggregator> to_network;
 
   /// Errors: std::invalid_argument if the buffer holds no slot.
-  FpgaAggregator(sc_core::sc_module_name name, const FpgaAggregatorConfig& config,
-                 ChunkPool& pool);
+  FpgaAggregator(sc_core::sc_module_name name, const FpgaAggregatorConfig& config, ChunkPool& pool);
 
   const BufferMemory& buffer() const { return buffer_; }
   std::uint64_t slot_stalls() const { return stalls_; }

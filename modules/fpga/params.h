@@ -12,10 +12,10 @@ namespace aggnet {
 /// reduction datapath; our estimate), 64 cycles latency (estimate), 64 MiB buffer
 /// (on-chip SRAM scale of the AMD V80's Versal device, "tens of MB": shared/data README).
 struct FpgaParams {
-  std::uint64_t datapath_bits = 512;        ///< width of the reduction datapath
-  std::uint64_t clock_hz = 500'000'000;     ///< pipeline clock
-  std::uint64_t latency_cycles = 64;        ///< pipeline fill latency
-  std::uint64_t buffer_bytes = 64ull << 20; ///< buffer memory for aggregation slots
+  std::uint64_t datapath_bits = 512;         ///< width of the reduction datapath
+  std::uint64_t clock_hz = 500'000'000;      ///< pipeline clock
+  std::uint64_t latency_cycles = 64;         ///< pipeline fill latency
+  std::uint64_t buffer_bytes = 64ull << 20;  ///< buffer memory for aggregation slots
   /// Reduction throughput in bytes/s = datapath_bits / 8 * clock_hz.
   std::uint64_t throughput_bytes_per_s() const { return datapath_bits / 8 * clock_hz; }
   /// Pipeline latency in ps (rounded up).

@@ -57,7 +57,8 @@ void MulticastSwitch::forward(tlm::tlm_generic_payload& trans) {
   if (chunk.tree_id < 0) {
     auto it = unicast_.find(chunk.dst_site);
     if (it == unicast_.end()) {
-      SC_REPORT_ERROR(name(), ("no unicast route to site " + std::to_string(chunk.dst_site)).c_str());
+      SC_REPORT_ERROR(name(),
+                      ("no unicast route to site " + std::to_string(chunk.dst_site)).c_str());
       trans.release();
       return;
     }

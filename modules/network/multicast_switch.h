@@ -2,15 +2,15 @@
 // table that replicates a chunk onto several egress ports.
 #pragma once
 
-#include <cstdint>
-#include <unordered_map>
-#include <vector>
-
-#include <systemc>
-#include <tlm>
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/peq_with_cb_and_phase.h>
+
+#include <cstdint>
+#include <systemc>
+#include <tlm>
+#include <unordered_map>
+#include <vector>
 
 #include "modules/core/chunk.h"
 #include "modules/core/statistics.h"

@@ -8,8 +8,8 @@
 
 namespace aggnet {
 
-using sc_core::sc_time;
 using sc_core::SC_PS;
+using sc_core::sc_time;
 
 WanLink::WanLink(sc_core::sc_module_name name, const WanLinkParams& params, bool jitter_enabled,
                  std::uint64_t seed)

@@ -2,15 +2,15 @@
 // per-packet header overhead, then propagation (optionally with jitter).
 #pragma once
 
-#include <cstdint>
-#include <random>
-#include <vector>
-
-#include <systemc>
-#include <tlm>
 #include <tlm_utils/peq_with_cb_and_phase.h>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+
+#include <cstdint>
+#include <random>
+#include <systemc>
+#include <tlm>
+#include <vector>
 
 #include "modules/core/statistics.h"
 #include "modules/network/params.h"

@@ -25,8 +25,8 @@ const WanLink& link_between(const NetworkSystem& system, int from, int to) {
 
 // S - T trunk, T fans out to R1 and R2. Group {S, R1, R2}.
 Platform trunk_platform() {
-  return make_platform({"s", "t", "r1", "r2"},
-                       {{0, 1, 10 * kMs}, {1, 2, 5 * kMs}, {1, 3, 7 * kMs}}, 100'000'000'000);
+  return make_platform({"s", "t", "r1", "r2"}, {{0, 1, 10 * kMs}, {1, 2, 5 * kMs}, {1, 3, 7 * kMs}},
+                       100'000'000'000);
 }
 
 TEST(Multicast, TrunkCarriesEachChunkOncePerTree) {

@@ -1,10 +1,10 @@
 // WanLink against closed forms (exact sc_time): one chunk, back-to-back chunks,
 // propagation overlapping, header overhead.
 #include <gtest/gtest.h>
-
-#include <systemc>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+
+#include <systemc>
 
 #include "modules/core/chunk.h"
 #include "modules/core/time.h"
@@ -60,7 +60,7 @@ struct Bench {
 
 WanLinkParams ten_ms_10g() {
   WanLinkParams p;
-  p.delay_ps = 10'000'000'000;   // 10 ms
+  p.delay_ps = 10'000'000'000;       // 10 ms
   p.bandwidth_bps = 10'000'000'000;  // 10 Gbps
   p.mtu_bytes = 2048;
   p.header_bytes = 80;
@@ -109,9 +109,8 @@ TEST(WanLink, HeaderOverheadPerPacket) {
   Bench b(ten_ms_10g());
   // 100 B fit one packet: 180 B on the wire = 1440 bit = 144'000 ps at 10 Gbps;
   // 1968 B exactly fill one packet, 1969 B need two.
-  b.source.sends = {{sc_core::SC_ZERO_TIME, 100},
-                    {ps_time(1'000'000'000), 1968},
-                    {ps_time(2'000'000'000), 1969}};
+  b.source.sends = {
+      {sc_core::SC_ZERO_TIME, 100}, {ps_time(1'000'000'000), 1968}, {ps_time(2'000'000'000), 1969}};
   sc_core::sc_start();
   ASSERT_EQ(b.sink.arrivals.size(), 3u);
   EXPECT_EQ(b.sink.arrivals[0], ps_time(10'000'000'000 + 144'000));
