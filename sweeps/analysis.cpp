@@ -49,6 +49,12 @@ Crossover analyze_crossover(ResultStore& store, const std::string& metric) {
       }
     }
   }
+  bool any_ok = false;
+  for (const auto& row : t.rows) any_ok = any_ok || row[status_col].text == "ok";
+  if (!any_ok) {
+    out.text = "No crossover analysis: no point finished successfully.\n";
+    return out;
+  }
   if (m_col < 0) {
     out.text = fmt::format("No crossover analysis: the results have no metric '{}'.\n", metric);
     return out;
@@ -67,11 +73,13 @@ Crossover analyze_crossover(ResultStore& store, const std::string& metric) {
     double metric;
     double slowdown;
   };
-  // group -> buffer (or 0) -> category -> entry
+  // group -> buffer (or 0) -> category -> entry; groups in order of first appearance.
   std::map<std::string, std::map<double, std::map<std::string, Entry>>> groups;
+  std::map<std::string, std::map<double, std::vector<std::string>>> failed;  // not ok
+  std::vector<std::string> group_order;
   std::vector<std::string> categories;
   for (const auto& row : t.rows) {
-    if (row[status_col].text != "ok" || row[m_col].null || row[cat_col].null) continue;
+    if (row[cat_col].null) continue;
     std::string group;
     for (std::size_t i = 0; i < axes.size(); ++i) {
       if (static_cast<int>(i) == cat_axis || static_cast<int>(i) == buf_axis) continue;
@@ -82,6 +90,13 @@ Crossover analyze_crossover(ResultStore& store, const std::string& metric) {
     const std::string& cat = row[cat_col].text;
     if (std::find(categories.begin(), categories.end(), cat) == categories.end()) {
       categories.push_back(cat);
+    }
+    if (std::find(group_order.begin(), group_order.end(), group) == group_order.end()) {
+      group_order.push_back(group);
+    }
+    if (row[status_col].text != "ok" || row[m_col].null) {
+      failed[group][buf].push_back(cat);
+      continue;
     }
     const double slow = slow_col >= 0 && !row[slow_col].null
                             ? row[slow_col].number
@@ -96,7 +111,9 @@ Crossover analyze_crossover(ResultStore& store, const std::string& metric) {
   std::string& s = out.text;
   if (buf_axis < 0) {
     s += fmt::format("Ranking by {} (lower is better) over {}:\n", metric, cat_name);
-    for (const auto& [group, by_buf] : groups) {
+    for (const auto& group : group_order) {
+      if (!groups.count(group)) continue;
+      const auto& by_buf = groups.at(group);
       if (!group.empty()) s += fmt::format("  [{}]\n", group);
       std::vector<std::pair<double, std::string>> ranked;
       const auto& cats = by_buf.begin()->second;
@@ -116,7 +133,10 @@ Crossover analyze_crossover(ResultStore& store, const std::string& metric) {
 
   s += fmt::format("Best {} by {} (lower is better) per buffer size:\n", cat_name, metric);
   std::vector<std::string> verdicts;
-  for (const auto& [group, by_buf] : groups) {
+  bool any_incomplete = false;
+  for (const auto& group : group_order) {
+    if (!groups.count(group)) continue;
+    const auto& by_buf = groups.at(group);
     if (!group.empty()) s += fmt::format("  [{}]\n", group);
     std::string head = fmt::format("  {:>12}  {:<16}", axes[buf_axis].name, "best");
     for (const auto& c : categories) head += fmt::format(" {:>14}", c);
@@ -131,13 +151,35 @@ Crossover analyze_crossover(ResultStore& store, const std::string& metric) {
           winner = cat;
         }
       }
-      std::string line = fmt::format("  {:>12}  {:<16}", fmt_buffer(buf), winner);
+      // A buffer size where some category failed cannot name a winner.
+      const bool incomplete = failed.count(group) && failed.at(group).count(buf);
+      std::string line =
+          fmt::format("  {:>12}  {:<16}", fmt_buffer(buf), incomplete ? winner + "*" : winner);
       for (const auto& c : categories) {
         auto it = cats.find(c);
-        line += fmt::format(" {:>14}", it == cats.end() ? "-" : fmt_value(it->second.metric));
+        line += fmt::format(" {:>14}", it == cats.end() ? "failed" : fmt_value(it->second.metric));
       }
       s += line + "\n";
-      best.emplace_back(buf, winner);
+      if (incomplete) {
+        any_incomplete = true;
+      } else {
+        best.emplace_back(buf, winner);
+      }
+    }
+    // Buffer sizes where every point of some category failed are left out as well.
+    if (failed.count(group)) {
+      for (const auto& [buf, cats] : failed.at(group)) {
+        if (!by_buf.count(buf)) {
+          s += fmt::format("  {:>12}  {:<16}\n", fmt_buffer(buf), "(all failed)");
+          any_incomplete = true;
+        }
+      }
+    }
+    if (best.empty()) {
+      verdicts.push_back(fmt::format(
+          "No crossover{}: no buffer size has results for every {} (see the failed points).",
+          group.empty() ? "" : " [" + group + "]", cat_name));
+      continue;
     }
     const std::string where = group.empty() ? "" : " [" + group + "]";
     std::vector<std::string> changes;
@@ -156,7 +198,7 @@ Crossover analyze_crossover(ResultStore& store, const std::string& metric) {
       continue;
     }
     // No change: say why.
-    const double lo = by_buf.begin()->first, hi = by_buf.rbegin()->first;
+    const double lo = best.front().first, hi = best.back().first;
     const std::string w = best.front().second;
     std::string v = fmt::format("No crossover{} in {}..{}: {} is best at every buffer size", where,
                                 fmt_buffer(lo), fmt_buffer(hi), w);
@@ -189,12 +231,32 @@ Crossover analyze_crossover(ResultStore& store, const std::string& metric) {
       }
       return have && wm > 0 ? second / wm - 1 : 0.0;
     };
-    const double lead_lo = lead(by_buf.begin()->second), lead_hi = lead(by_buf.rbegin()->second);
+    const double lead_lo = lead(by_buf.at(lo)), lead_hi = lead(by_buf.at(hi));
+    // The smallest complete buffer size from which no category's metric moves by more
+    // than 0.5% any more: above it the buffer no longer binds.
+    double flat_from = hi;
+    for (auto it = best.rbegin(); it != best.rend(); ++it) {
+      bool flat = true;
+      for (const auto& [cat, e] : by_buf.at(it->first)) {
+        auto top = by_buf.at(hi).find(cat);
+        if (top == by_buf.at(hi).end() || std::fabs(e.metric / top->second.metric - 1) > 0.005) {
+          flat = false;
+        }
+      }
+      if (!flat) break;
+      flat_from = it->first;
+    }
     if (max_spread < 0.01) {
       v += fmt::format(
           ", because the buffer never binds in this range (no {} changes {} by more than 1% "
           "across it), so the {} with the cheaper round wins throughout.",
           cat_name, metric, cat_name);
+    } else if (flat_from < hi) {
+      v += fmt::format(
+          ". From {} up the buffer no longer binds (every {}'s {} stays within 0.5%) and {} "
+          "still leads the runner-up by {:.1f}%: with an unconstrained buffer its rounds are "
+          "cheaper, so a larger buffer brings no crossover either (its lead at {} was {:.1f}%).",
+          fmt_buffer(flat_from), cat_name, metric, w, 100 * lead_hi, fmt_buffer(lo), 100 * lead_lo);
     } else if (lead_hi < lead_lo) {
       v += fmt::format(
           "; its lead over the runner-up shrinks from {:.1f}% at {} to {:.1f}% at {}: the buffer "
@@ -207,6 +269,12 @@ Crossover analyze_crossover(ResultStore& store, const std::string& metric) {
           100 * lead_lo, fmt_buffer(lo), 100 * lead_hi, fmt_buffer(hi));
     }
     verdicts.push_back(v);
+  }
+  if (any_incomplete) {
+    s += fmt::format(
+        "(* or 'failed': some {} failed at that buffer size; those sizes are left out of the "
+        "verdict.)\n",
+        cat_name);
   }
   for (const auto& v : verdicts) s += v + "\n";
   return out;
