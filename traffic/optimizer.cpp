@@ -71,7 +71,16 @@ Candidate score_schedule(const Platform& platform, const Routing& routing, const
   c.mixing = analyze_mixing(schedule, n);
   c.rounds_to_eps = rounds_to_eps(schedule, n, options.eps);
   c.timing = estimate_schedule(platform, routing, schedule, options.run);
-  c.time_to_eps_s = cyclic_time(c.timing, c.rounds_to_eps);
+  c.isolated_time_to_eps_s = cyclic_time(c.timing, c.rounds_to_eps);
+  if (c.rounds_to_eps < 0) {
+    c.time_to_eps_s = kInf;
+  } else if (c.rounds_to_eps > 100000) {
+    c.time_to_eps_s = c.isolated_time_to_eps_s;  // too long to step through; upper bound
+  } else {
+    c.time_to_eps_s =
+        simulate_steps(platform, schedule, c.timing, options.run, c.rounds_to_eps, false)
+            .makespan_s;
+  }
   return c;
 }
 

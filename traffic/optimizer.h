@@ -21,8 +21,14 @@ struct Candidate {
   MixingStats mixing;       ///< rho, spectral gap, rounds to exact average
   long rounds_to_eps = -1;  ///< rounds until consensus error <= eps (-1: never)
   ScheduleEstimate timing;  ///< analytic round times (all members start together)
-  /// Sum of the round times of the first rounds_to_eps rounds (s); +inf if never.
+  /// Wall-clock communication time until every site holds the result of round
+  /// rounds_to_eps (s): the staggered-start recurrence (simulate_steps, compute left out),
+  /// in which each site starts its next round when its own result is complete. +inf if
+  /// never. The ranking key.
   double time_to_eps_s = 0;
+  /// rounds_to_eps x period-average round time, exactly: the sum of the isolated round
+  /// times (all members start together) of the first rounds_to_eps rounds (s).
+  double isolated_time_to_eps_s = 0;
 };
 
 struct OptimizerOptions {

@@ -285,19 +285,20 @@ ScheduleEstimate estimate_schedule(const Platform& platform, const Routing& rout
   return est;
 }
 
-std::vector<double> estimate_step_round_times(const Platform& platform, const Routing& routing,
-                                              const Schedule& schedule, const RunParams& params,
-                                              int steps) {
+StepTimeline simulate_steps(const Platform& platform, const Schedule& schedule,
+                            const ScheduleEstimate& est, const RunParams& params, long steps,
+                            bool with_compute) {
   const int n = static_cast<int>(platform.sites.size());
-  const auto est = estimate_schedule(platform, routing, schedule, params);
+  StepTimeline tl;
   std::vector<double> ready(n, 0.0);  // when each site's previous round result is complete
-  std::vector<double> out;
   const double n_chunks =
       static_cast<double>(num_chunks(params.gradient_bytes, params.chunk_bytes));
-  for (int k = 0; k < steps && !est.rounds.empty(); ++k) {
+  for (long k = 0; k < steps && !est.rounds.empty(); ++k) {
     const RoundEstimate& re = est.rounds[k % est.rounds.size()];
     std::vector<double> start(n);
-    for (int s = 0; s < n; ++s) start[s] = ready[s] + platform.sites[s].cluster.compute_ps * kPs;
+    for (int s = 0; s < n; ++s) {
+      start[s] = ready[s] + (with_compute ? platform.sites[s].cluster.compute_ps * kPs : 0.0);
+    }
     double worst = 0;
     std::vector<double> next = start;  // sites outside every group: done after compute
     for (const auto& g : re.groups) {
@@ -326,9 +327,18 @@ std::vector<double> estimate_step_round_times(const Platform& platform, const Ro
       worst = std::max(worst, last - first);
     }
     ready = next;
-    out.push_back(worst);
+    tl.round_time_s.push_back(worst);
   }
-  return out;
+  tl.site_done_s = ready;
+  for (double t : ready) tl.makespan_s = std::max(tl.makespan_s, t);
+  return tl;
+}
+
+std::vector<double> estimate_step_round_times(const Platform& platform, const Routing& routing,
+                                              const Schedule& schedule, const RunParams& params,
+                                              int steps) {
+  const auto est = estimate_schedule(platform, routing, schedule, params);
+  return simulate_steps(platform, schedule, est, params, steps, true).round_time_s;
 }
 
 }  // namespace aggnet

@@ -93,10 +93,25 @@ ScheduleEstimate estimate_schedule(const Platform& platform, const Routing& rout
 /// compute when its own round-k result is complete, so members of a group start their
 /// round at different instants. Member s's last chunk reaches d at start_s + (N - 1) x
 /// interval + latency(s -> d); d is done when that holds for every other member s and it
-/// has emitted its own N chunks (start_d + (N - 1) x interval). Approximation: the extra slot hold caused by staggered
-/// starts is ignored. Shape: `steps` values in seconds.
+/// has emitted its own N chunks (start_d + (N - 1) x interval). Approximation: the extra slot hold
+/// caused by staggered starts is ignored. Shape: `steps` values in seconds.
 std::vector<double> estimate_step_round_times(const Platform& platform, const Routing& routing,
                                               const Schedule& schedule, const RunParams& params,
                                               int steps);
+
+/// Per-step timeline of the staggered-start model (see estimate_step_round_times).
+struct StepTimeline {
+  std::vector<double> round_time_s;  ///< per step: last delivery - first send (s)
+  std::vector<double> site_done_s;   ///< per site: when its last step's result is complete
+  double makespan_s = 0;             ///< max of site_done_s: all sites done (s)
+};
+
+/// Runs the staggered-start recurrence for `steps` steps on a precomputed estimate of the
+/// schedule (estimate_schedule). With `with_compute` false the compute phases are left
+/// out, so makespan_s is the communication time until every site holds its result of
+/// the last step (the wall-clock time to consensus when compute is uniform).
+StepTimeline simulate_steps(const Platform& platform, const Schedule& schedule,
+                            const ScheduleEstimate& estimate, const RunParams& params, long steps,
+                            bool with_compute);
 
 }  // namespace aggnet
