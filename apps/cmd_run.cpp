@@ -28,8 +28,8 @@ namespace fs = std::filesystem;
 const char* kWhere = "aggnet run";
 
 struct RunCli {
-  std::string platform, schedule, buffer, gradient, chunk, flow_control, multicast, aggregation,
-      jitter, vcd, json;
+  std::string platform, schedule, buffer, gradient, chunk, flow_control, round_start, multicast,
+      aggregation, jitter, vcd, json;
   std::vector<std::string> sets;
   int steps = 0;
   double pacing_margin = 0.02;
@@ -63,6 +63,9 @@ po::options_description describe(RunCli& c) {
       "chunk", po::value(&c.chunk)->default_value("1MiB"), "chunk = aggregation slot size")(
       "steps", po::value(&c.steps)->default_value(0), "training steps (0: one schedule period)")(
       "flow-control", po::value(&c.flow_control)->default_value("pacing"), "pacing | credit")(
+      "round-start", po::value(&c.round_start)->default_value("auto"),
+      "aligned (members exchange ready messages and start together) | immediate | auto "
+      "(aligned with pacing, immediate with credit)")(
       "pacing-margin", po::value(&c.pacing_margin)->default_value(0.02),
       "pacing: fraction below the computed safe rate")(
       "multicast", po::value(&c.multicast)->default_value("on"), "on | off (unicast copies)")(
@@ -126,6 +129,14 @@ RunOptions run_options(const RunCli& c) {
     o.flow_control = FlowControl::kCredit;
   } else {
     throw ConfigError(kWhere, 0, "--flow-control", "expected pacing or credit", c.flow_control);
+  }
+  if (c.round_start == "auto") {
+    o.aligned_start = o.flow_control == FlowControl::kPacing;
+  } else if (c.round_start == "aligned" || c.round_start == "immediate") {
+    o.aligned_start = c.round_start == "aligned";
+  } else {
+    throw ConfigError(kWhere, 0, "--round-start", "expected auto, aligned or immediate",
+                      c.round_start);
   }
   if (!(c.pacing_margin >= 0 && c.pacing_margin < 1))
     throw ConfigError(kWhere, 0, "--pacing-margin", "expected a number in [0, 1)",
@@ -199,6 +210,7 @@ nlohmann::json options_json(const RunSetup& s) {
           {"chunk", c.chunk},
           {"steps", s.options.steps},
           {"flow_control", c.flow_control},
+          {"round_start", s.options.aligned_start ? "aligned" : "immediate"},
           {"pacing_margin", c.pacing_margin},
           {"multicast", c.multicast},
           {"aggregation", c.aggregation},

@@ -57,6 +57,8 @@ ComputeClusterConfig NetworkSystem::cluster_config(int site) const {
       if (group.members.size() < 2) break;
       round.tree_id = static_cast<int>(r) * n + site;
       round.pacing_interval_ps = group.pacing_interval_ps;
+      round.aligned_start = options_.aligned_start;
+      round.start_delay_ps = group.start_delay_ps;
       for (int d : group.members)
         if (d != site) round.window[d] = static_cast<std::int64_t>(group.slots.at(d));
     }

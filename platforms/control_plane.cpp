@@ -53,6 +53,7 @@ void plan_buffer_limit(const Platform& platform, const Routing& routing, const R
       hi = std::max(hi, routing.delay_ps(s, d));
     }
     group.skew_ps[d] = hi - lo;
+    group.start_delay_ps = std::max(group.start_delay_ps, hi);
     const auto& fpga = platform.sites[d].fpga;
     group.slots[d] = fpga.buffer_bytes / options.chunk_bytes;
     if (!options.aggregation) continue;

@@ -30,6 +30,10 @@ struct GroupPlan {
   /// Paced sending rate, payload bytes/s: (1 - margin) x min of the limits above.
   double pacing_rate = 0;
   std::uint64_t pacing_interval_ps = 0;  ///< chunk / pacing_rate, rounded up
+  /// Aligned start: members start sending this long after the last member was ready
+  /// (the largest shortest-path one-way delay between two members, so every member has
+  /// heard every ready message by then).
+  std::uint64_t start_delay_ps = 0;
   /// Per sender: the directed hops its chunks take (multicast tree or unicast paths).
   std::map<int, std::vector<Hop>> hops;
 };

@@ -14,6 +14,9 @@ struct RunOptions {
   int steps = 0;                              ///< 0: one schedule period
   FlowControl flow_control = FlowControl::kPacing;
   double pacing_margin = 0.02;  ///< pacing: fraction below the computed safe rate
+  /// Members of a group start sending at one agreed time (after exchanging ready
+  /// messages) instead of as soon as each is ready. Pacing assumes it; credit does not.
+  bool aligned_start = true;
   bool multicast = true;        ///< false: one unicast copy per receiver
   bool aggregation = true;      ///< false: FPGAs pass contributions through
   bool jitter = false;          ///< apply the links' jitter figures

@@ -56,6 +56,7 @@ void ComputeCluster::run() {
     wait(ps_time(config_.params.compute_ps));
     state_ = kCommunicating;
     record.send_start = sc_time_stamp();
+    first_send_ = record.send_start;
     if (config_.functional) data_ = initial_gradient(step);
     if (config_.ring) {
       record.communicated = config_.ring_order.size() > 1;
@@ -66,6 +67,7 @@ void ComputeCluster::run() {
       if (record.communicated) run_group_round(step, plan);
     }
     record.end = sc_time_stamp();
+    record.first_send = first_send_;
     if (auto it = result_times_.find(step); it != result_times_.end()) {
       record.first_result = it->second.first;
       record.last_result = it->second.second;
@@ -105,7 +107,33 @@ void ComputeCluster::emit(tlm::tlm_generic_payload& trans) {
   out->nb_transport_fw(trans, phase, zero);
 }
 
+// Aligned start: tell every other member we are ready (time-stamped on synchronised
+// clocks), wait for everyone's message, then start at last ready + start_delay, a time
+// every member computes alike and has reached once all messages could have arrived.
+void ComputeCluster::align_start(int step, const ClusterRoundPlan& plan) {
+  const std::uint64_t now_ps = to_ps(sc_time_stamp());
+  for (int d : plan.group) {
+    if (d == config_.site) continue;
+    auto& trans = pool_.allocate();
+    auto& c = chunk_of(trans);
+    c.kind = ChunkKind::kReady;
+    c.src_site = config_.site;
+    c.dst_site = d;
+    c.step = step;
+    c.payload_bytes = config_.control_bytes;
+    c.stamp_ps = now_ps;
+    emit(trans);
+  }
+  const int others = static_cast<int>(plan.group.size()) - 1;
+  while (ready_[step].first < others) wait(progress_);
+  const std::uint64_t start = std::max(ready_[step].second, now_ps) + plan.start_delay_ps;
+  ready_.erase(step);
+  if (start > to_ps(sc_time_stamp())) wait(ps_time(start) - sc_time_stamp());
+}
+
 void ComputeCluster::run_group_round(int step, const ClusterRoundPlan& plan) {
+  if (plan.aligned_start) align_start(step, plan);
+  first_send_ = sc_time_stamp();
   std::vector<int> receivers;
   for (int s : plan.group)
     if (s != config_.site) receivers.push_back(s);
@@ -222,6 +250,12 @@ tlm::tlm_sync_enum ComputeCluster::nb_transport_fw(tlm::tlm_generic_payload& tra
     case ChunkKind::kRingSegment:
       on_ring_chunk(chunk);
       break;
+    case ChunkKind::kReady: {
+      auto& ready = ready_[chunk.step];
+      ++ready.first;
+      ready.second = std::max(ready.second, chunk.stamp_ps);
+      break;
+    }
     default:
       on_result(chunk);
   }

@@ -23,6 +23,8 @@ struct ClusterRoundPlan {
   int tree_id = -1;        ///< multicast group table key of this site's sends
   std::uint64_t pacing_interval_ps = 0;  ///< pacing: time between chunk emissions
   std::map<int, std::int64_t> window;    ///< credit: initial credits (slots) per receiver
+  bool aligned_start = false;            ///< exchange ready messages, start at the agreed time
+  std::uint64_t start_delay_ps = 0;      ///< agreed start = last ready time + this
 };
 
 struct ComputeClusterConfig {
@@ -36,7 +38,8 @@ struct ComputeClusterConfig {
   FlowControl flow_control = FlowControl::kPacing;
   bool multicast = true;                 ///< false: one unicast copy per receiver
   bool aggregation = true;               ///< false: the FPGA passes contributions through
-  bool functional = false;               ///< carry real float data and check every sum
+  bool functional = false;  ///< carry real float data and check every sum
+  std::uint64_t control_bytes = 64;  ///< size of a ready message
   std::vector<ClusterRoundPlan> rounds;  ///< the schedule period, as seen by this site
 };
 
@@ -46,7 +49,8 @@ struct StepRecord {
   int round = 0;  ///< index in the schedule period
   bool communicated = false;
   sc_core::sc_time start;         ///< step start (compute begins)
-  sc_core::sc_time send_start;    ///< compute done, communication begins
+  sc_core::sc_time send_start;    ///< compute done, communication begins (ready)
+  sc_core::sc_time first_send;    ///< first chunk sent (after an aligned start's wait)
   sc_core::sc_time end;           ///< this site's round result complete
   sc_core::sc_time first_result;  ///< first reduced chunk (or ring chunk) received
   sc_core::sc_time last_result;   ///< last one received
@@ -103,6 +107,7 @@ class ComputeCluster : public sc_core::sc_module {
                                      sc_core::sc_time& delay);
   void on_result(const ChunkExtension& chunk);
   void note_result(int step);
+  void align_start(int step, const ClusterRoundPlan& plan);
   void on_ring_chunk(const ChunkExtension& chunk);
 
   ComputeClusterConfig config_;
@@ -114,12 +119,14 @@ class ComputeCluster : public sc_core::sc_module {
   std::map<int, std::uint64_t> ring_received_;  // key: step * 1024 + ring_step
   std::map<int, std::int64_t> credits_;         // receiver -> credits (continuous)
   std::map<int, std::pair<sc_core::sc_time, sc_core::sc_time>> result_times_;  // first, last
+  std::map<int, std::pair<int, std::uint64_t>> ready_;  // step -> (ready messages, latest stamp)
   sc_core::sc_event progress_;
   std::vector<float> data_;  // functional: this step's own gradient (group rounds)
   std::map<int, std::vector<float>> reduced_sum_;  // functional: step -> sum of the others
   std::map<int, std::vector<float>> ring_data_;    // functional: step -> ring working copy
   std::vector<std::uint64_t> ring_offsets_;        // byte offset of each ring segment
   std::vector<float> result_;
+  sc_core::sc_time first_send_;
   int step_ = 0, state_ = 0, round_index_ = 0;
   bool finished_ = false;
   std::uint64_t checks_ = 0, mismatches_ = 0, duplicates_ = 0;

@@ -21,6 +21,7 @@ enum class ChunkKind : std::uint8_t {
   kReduced,       ///< an aggregator's sum, on its way to the local cluster
   kCredit,        ///< a freed aggregation slot returned to a sender (credit flow control)
   kRingSegment,   ///< a host-based ring all-reduce chunk (no in-network help)
+  kReady,         ///< a member announces it is ready to start a round (aligned start)
 };
 
 /// Chunk metadata. `data` is empty in timing mode; in functional mode it holds the
@@ -37,6 +38,7 @@ struct ChunkExtension : tlm::tlm_extension<ChunkExtension> {
   std::uint32_t ring_step = 0;      ///< ring all-reduce step (kRingSegment)
   std::uint32_t segment = 0;        ///< ring segment the chunk belongs to (kRingSegment)
   std::uint64_t payload_bytes = 0;  ///< bytes of gradient data (before headers)
+  std::uint64_t stamp_ps = 0;       ///< kReady: the sender's ready time (synchronised clocks)
   std::shared_ptr<std::vector<float>> data;
 
   tlm::tlm_extension_base* clone() const override;

@@ -33,6 +33,7 @@ TEST(Multicast, TrunkCarriesEachChunkOncePerTree) {
   RunOptions o;
   o.gradient_bytes = 16 << 20;
   o.chunk_bytes = 1 << 20;
+  o.aligned_start = false;  // no ready messages: the links carry data chunks only
   NetworkSystem sys("wan", trunk_platform(), one_group({0, 2, 3}), o);
   sc_core::sc_start();
   const std::uint64_t n = 16;
@@ -51,6 +52,7 @@ TEST(Multicast, WithoutMulticastTheTrunkCarriesOneCopyPerReceiver) {
   o.gradient_bytes = 16 << 20;
   o.chunk_bytes = 1 << 20;
   o.multicast = false;
+  o.aligned_start = false;
   NetworkSystem sys("wan", trunk_platform(), one_group({0, 2, 3}), o);
   sc_core::sc_start();
   EXPECT_EQ(link_between(sys, 0, 1).chunks(), 32u);
@@ -109,6 +111,7 @@ TEST(Credit, WindowNeverOverrunsTheBuffer) {
   o.gradient_bytes = 32 << 20;
   o.chunk_bytes = 256 << 10;
   o.flow_control = FlowControl::kCredit;
+  o.aligned_start = false;  // credit is self-clocked: everyone starts at once (t = 0)
   Platform p = triangle();
   const std::uint64_t buffer = 4 << 20;  // 16 slots
   for (auto& s : p.sites) s.fpga.buffer_bytes = buffer;
@@ -126,6 +129,22 @@ TEST(Credit, WindowNeverOverrunsTheBuffer) {
   const auto last = sys.sites()[0].cluster->steps().at(0).last_result;
   EXPECT_GE(last, ps_time(7 * 42 * kMs + 21 * kMs));
   EXPECT_LE(last, ps_time(330 * kMs));
+}
+
+TEST(AlignedStart, MembersStartTogetherAfterTheLastReadyPlusTheLargestDelay) {
+  RunOptions o;
+  o.gradient_bytes = 4 << 20;
+  o.chunk_bytes = 1 << 20;
+  Platform p = triangle();
+  p.sites[1].cluster.compute_ps = 5 * kMs;  // b is ready last, at 5 ms
+  NetworkSystem sys("wan", p, one_group({0, 1, 2}), o);
+  sc_core::sc_start();
+  // Agreed start = 5 ms + the largest member-to-member delay (a-c, 21 ms); c hears b's
+  // ready message at 25 ms + a 64 B serialization, before the agreed 26 ms.
+  for (const auto& s : sys.sites()) {
+    EXPECT_EQ(s.cluster->steps().at(0).first_send, ps_time(26 * kMs));
+  }
+  EXPECT_EQ(sys.sites()[0].cluster->steps().at(0).send_start, sc_core::SC_ZERO_TIME);
 }
 
 Platform nine_city() {
