@@ -34,7 +34,7 @@ const char* kWhere = "aggnet schedule";
 
 struct ScheduleCli {
   std::string platform, buffer, gradient, chunk, flow_control, multicast, aggregation, out,
-      schedules;
+      schedules, round_start;
   std::vector<std::string> sets;
   double eps = 1e-3, pacing_margin = 0.02;
   int top = 10, steps = 0, jobs = 2;
@@ -69,6 +69,8 @@ po::options_description describe(ScheduleCli& c) {
       "pacing: fraction below the computed safe rate")(
       "multicast", po::value(&c.multicast)->default_value("on"), "on | off")(
       "aggregation", po::value(&c.aggregation)->default_value("on"), "on | off")(
+      "round-start", po::value(&c.round_start)->default_value("auto"),
+      "aligned | immediate | auto (aligned with pacing, immediate with credit)")(
       "verify", po::bool_switch(&c.verify),
       "run the listed schedules through the SystemC simulation (aggnet run --json) and "
       "print analytic vs simulated round time")("steps", po::value(&c.steps)->default_value(0),
@@ -219,6 +221,7 @@ int verify(const ScheduleCli& c, const Platform& platform, const Routing& routin
                                   "--aggregation",
                                   c.aggregation};
     if (!c.buffer.empty()) a.insert(a.end(), {"--buffer", c.buffer});
+    if (c.round_start != "auto") a.insert(a.end(), {"--round-start", c.round_start});
     for (const auto& s : c.sets) a.insert(a.end(), {"--set", s});
     return a;
   };
@@ -335,6 +338,14 @@ int cmd_schedule(int argc, char** argv) {
   if (!(c.pacing_margin >= 0 && c.pacing_margin < 1))
     throw ConfigError(kWhere, 0, "--pacing-margin", "expected a number in [0, 1)");
   run.pacing_margin = c.pacing_margin;
+  if (c.round_start == "auto") {
+    run.aligned_start = run.flow_control == FlowControl::kPacing;
+  } else if (c.round_start == "aligned" || c.round_start == "immediate") {
+    run.aligned_start = c.round_start == "aligned";
+  } else {
+    throw ConfigError(kWhere, 0, "--round-start", "expected auto, aligned or immediate",
+                      c.round_start);
+  }
   run.multicast = switch_option("multicast", c.multicast);
   run.aggregation = switch_option("aggregation", c.aggregation);
 

@@ -200,7 +200,15 @@ RoundEstimate estimate_group_round(const Platform& p, const Routing& r, const Ro
                                                                   : "access");
       g.interval_s = c / g.rate;
     }
-    g.time_s = (n_chunks - 1) * g.interval_s + g.latency_s;
+    // Aligned start: members start together start_delay after the last one is ready, the
+    // largest one-way delay between two members (so every ready message has arrived).
+    if (params.flow_control == FlowControl::kPacing && params.aligned_start) {
+      std::uint64_t hi = 0;
+      for (int s : m)
+        for (int d : m) hi = std::max(hi, r.delay_ps(s, d));
+      g.start_delay_s = static_cast<double>(hi) * kPs;
+    }
+    g.time_s = g.start_delay_s + (n_chunks - 1) * g.interval_s + g.latency_s;
     if (g.time_s > est.time_s) {
       est.time_s = g.time_s;
       est.limiting_group = static_cast<int>(gi);
@@ -303,22 +311,26 @@ StepTimeline simulate_steps(const Platform& platform, const Schedule& schedule,
     std::vector<double> next = start;  // sites outside every group: done after compute
     for (const auto& g : re.groups) {
       if (g.members.size() < 2) continue;
-      double first = kInf, last = 0;
-      for (int s : g.members) first = std::min(first, start[s]);
+      double first = kInf, last = 0, latest = 0;
+      for (int s : g.members) {
+        first = std::min(first, start[s]);
+        latest = std::max(latest, start[s]);
+      }
+      // Aligned start: every member starts sending at the agreed instant.
+      const bool aligned = g.start_delay_s > 0;
+      auto send_start = [&](int s) { return aligned ? latest + g.start_delay_s : start[s]; };
       if (schedule.collective == Collective::kRing) {
         // Staggered ring starts: approximated by the latest start + the isolated ring time.
-        double latest = 0;
-        for (int s : g.members) latest = std::max(latest, start[s]);
         last = latest + g.time_s;
         for (int s : g.members) next[s] = last;
       } else {
         for (std::size_t j = 0; j < g.members.size(); ++j) {
           // A member is done when it has sent its own chunks and received every reduced one.
-          double done = start[g.members[j]] + (n_chunks - 1) * g.interval_s;
+          double done = send_start(g.members[j]) + (n_chunks - 1) * g.interval_s;
           for (std::size_t i = 0; i < g.members.size(); ++i) {
             if (i == j) continue;
-            done = std::max(
-                done, start[g.members[i]] + (n_chunks - 1) * g.interval_s + g.latency_sd_s[i][j]);
+            done = std::max(done, send_start(g.members[i]) + (n_chunks - 1) * g.interval_s +
+                                      g.latency_sd_s[i][j]);
           }
           next[g.members[j]] = done;
           last = std::max(last, done);

@@ -21,7 +21,10 @@ struct RunParams {
   std::uint64_t chunk_bytes = 1ull << 20;     ///< chunk = aggregation slot (bytes)
   std::uint64_t buffer_bytes = 0;             ///< FPGA buffer of every site; 0 = platform's
   FlowControl flow_control = FlowControl::kPacing;
-  double pacing_margin = 0.02;      ///< pacing: fraction below the computed safe rate
+  double pacing_margin = 0.02;  ///< pacing: fraction below the computed safe rate
+  /// Pacing only: members exchange ready messages and start together (`aggnet run
+  /// --round-start aligned`, the default with pacing); false = immediate start.
+  bool aligned_start = true;
   bool multicast = true;            ///< false: one unicast copy per receiver
   bool aggregation = true;          ///< false: FPGAs pass contributions through, no slots
   std::uint64_t credit_bytes = 64;  ///< credit message size (credit mode)
@@ -36,7 +39,12 @@ struct GroupEstimate {
   double rate = 0;         ///< effective sending rate of each member (bytes/s)
   std::string limit;       ///< which limit binds: buffer, link, pipeline, access, credit
   double latency_s = 0;    ///< max over (sender, receiver) of one chunk's end-to-end latency
-  double time_s = 0;       ///< first send -> last reduced chunk delivered (all start at 0)
+  /// Aligned start (pacing): members start sending this long after the last one is
+  /// ready: the largest shortest-path one-way delay between two members (s); else 0.
+  double start_delay_s = 0;
+  /// First member ready -> last reduced chunk delivered, all members ready at 0 (s):
+  /// start_delay_s + (N - 1) x interval_s + latency_s.
+  double time_s = 0;
   /// latency_sd_s[i][j]: one chunk from members[i] to members[j] (0 on the diagonal).
   std::vector<std::vector<double>> latency_sd_s;
   double interval_s = 0;  ///< time between a sender's chunks (s)
@@ -69,7 +77,9 @@ struct RoundEstimate {
 ///    (store-and-forward) switch latency + serialization + propagation, the receiver's
 ///    switch latency, pipeline (chunk / throughput + latency), access down serialization
 ///    + delay; wire bytes include headers (MTU/header of each link);
-///  - time = max over (s, d) of (N - 1) x interval + latency(s -> d), N = ceil(G / chunk).
+///  - time = start delay + max over (s, d) of (N - 1) x interval + latency(s -> d),
+///    N = ceil(G / chunk); start delay (aligned start with pacing) = the largest one-way
+///    delay between two members, the wait for every member's ready message.
 ///    Approximation: queueing of simultaneous chunks of different trees on a shared hop
 ///    (at most a few serializations) and the shorter last chunk are ignored.
 /// Ring (host-based, unicast, FPGA bypassed): 2(n-1) step-synchronous steps of G/n bytes
@@ -88,13 +98,15 @@ struct ScheduleEstimate {
 ScheduleEstimate estimate_schedule(const Platform& platform, const Routing& routing,
                                    const Schedule& schedule, const RunParams& params);
 
-/// Round time of each of `steps` steps as the simulation reports it (last delivery - first
-/// send of the slowest group), without a global barrier: each site starts step k+1's
-/// compute when its own round-k result is complete, so members of a group start their
-/// round at different instants. Member s's last chunk reaches d at start_s + (N - 1) x
-/// interval + latency(s -> d); d is done when that holds for every other member s and it
-/// has emitted its own N chunks (start_d + (N - 1) x interval). Approximation: the extra slot hold
-/// caused by staggered starts is ignored. Shape: `steps` values in seconds.
+/// Round time of each of `steps` steps as the simulation reports it (slowest group: last
+/// delivery - first member ready), without a global barrier: each site starts step k+1's
+/// compute when its own round-k result is complete, so members of a group become ready at
+/// different instants. With an aligned start (pacing) every member sends from T = latest
+/// ready + start delay; otherwise (credit, or aligned_start false) each sends from its own
+/// ready time. Sender s's last chunk reaches d at its send start + (N - 1) x interval +
+/// latency(s -> d); d is done when that holds for every other member s and it has emitted
+/// its own N chunks. Approximation: with an immediate start, the extra slot hold of an
+/// early member is ignored. Shape: `steps` values in seconds.
 std::vector<double> estimate_step_round_times(const Platform& platform, const Routing& routing,
                                               const Schedule& schedule, const RunParams& params,
                                               int steps);

@@ -48,7 +48,11 @@ TEST(TimeModel, OneChunkOverOneLinkIsExact) {
                           10e-3 + (1 << 20) / static_cast<double>(f.throughput_bytes_per_s()) +
                           static_cast<double>(f.latency_ps()) * kPs +
                           ser(1 << 20, 400'000'000'000) + 2e-6;
-  EXPECT_NEAR(est.time_s, expected, 1e-11);
+  EXPECT_NEAR(est.groups[0].start_delay_s, 10e-3, 1e-15);  // aligned start: wait one delay
+  EXPECT_NEAR(est.time_s, 10e-3 + expected, 1e-11);
+  rp.aligned_start = false;
+  const auto imm = estimate_round(p, r, Round{{Group{{0, 1}}}}, Collective::kGroupAverage, rp);
+  EXPECT_NEAR(imm.time_s, expected, 1e-11);
 }
 
 // Paced group rate with buffer B and skew s is (1 - margin) (slots - 1) chunk / hold,
@@ -67,7 +71,7 @@ TEST(TimeModel, PacedRateFollowsBufferOverSkew) {
   EXPECT_NEAR(g.rate / b_over_s, 1.0, 0.04);
   EXPECT_LT(g.rate, b_over_s);
   // Time = (N - 1) x interval + max latency.
-  EXPECT_NEAR(est.time_s, 1023 * g.interval_s + g.latency_s, 1e-12);
+  EXPECT_NEAR(est.time_s, 45e-3 + 1023 * g.interval_s + g.latency_s, 1e-12);
 }
 
 // With a buffer of at least line rate x skew, the group runs at its link share.
