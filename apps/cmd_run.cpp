@@ -232,8 +232,10 @@ int simulate(const RunSetup& s) {
   sc_core::sc_trace_file* vcd = nullptr;
   const std::string vcd_base = s.cli.vcd + ".partial";
   if (!s.cli.vcd.empty()) {
+    // The kernel's info notes (e.g. the timescale) are noise in a user's terminal.
+    sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
     vcd = sc_core::sc_create_vcd_trace_file(vcd_base.c_str());
-    vcd->set_time_unit(1, sc_core::SC_NS);
+    vcd->set_time_unit(1, sc_core::SC_PS);  // the kernel resolution: every event representable
     wan.trace(vcd);
   }
   sc_core::sc_start();
