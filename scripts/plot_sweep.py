@@ -63,9 +63,8 @@ def load(db):
     con.row_factory = sqlite3.Row
     axes = [dict(r) for r in con.execute("SELECT name, option, kind FROM axes ORDER BY position")]
     meta = {r["key"]: r["value"] for r in con.execute("SELECT key, value FROM meta")}
-    rows = [dict(r) for r in con.execute(
-        "SELECT * FROM points WHERE status = 'ok' ORDER BY point_index")]
-    return axes, meta, rows
+    all_rows = [dict(r) for r in con.execute("SELECT * FROM points ORDER BY point_index")]
+    return axes, meta, all_rows
 
 
 def pick_axes(axes):
@@ -117,10 +116,12 @@ def main():
     ap.add_argument("--metric", default=None)
     args = ap.parse_args()
     try:
-        axes, meta, rows = load(args.db)
+        axes, meta, all_rows = load(args.db)
     except sqlite3.Error as e:
         print(f"{args.db}: cannot read results database: {e}")
         return 2
+    rows = [r for r in all_rows if r["status"] == "ok"]
+    failed = [r for r in all_rows if r["status"] != "ok"]
     metric = args.metric or meta.get("metric") or "step_time_s_mean"
     os.makedirs(args.out, exist_ok=True)
     written, numbers = [], []
@@ -175,6 +176,9 @@ def main():
             key = (r[buf["name"] + "_value"], r[rate["name"] + "_value"] if rate else None)
             if key not in best or r[metric] < best[key][1]:
                 best[key] = (r[cat["name"]], r[metric])
+        # A cell where some schedule failed cannot name a winner: marked with '*'.
+        incomplete = {(r[buf["name"] + "_value"], r[rate["name"] + "_value"] if rate else None)
+                      for r in failed}
         grid = [[cats.index(best[(b, rv)][0]) if (b, rv) in best else math.nan for b in bufs]
                 for rv in rates]
         fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(bufs) + 2), max(2.2, 0.6 * len(rates) + 1.6)))
@@ -184,7 +188,8 @@ def main():
         for yi, rv in enumerate(rates):
             for xi, b in enumerate(bufs):
                 if (b, rv) in best:
-                    ax.text(xi, yi, best[(b, rv)][0], ha="center", va="center", fontsize=7,
+                    mark = "*" if (b, rv) in incomplete else ""
+                    ax.text(xi, yi, best[(b, rv)][0] + mark, ha="center", va="center", fontsize=7,
                             rotation=90 if len(bufs) > 8 else 0)
         ax.set_xticks(range(len(bufs)))
         ax.set_xticklabels([fmt_bytes(b) for b in bufs], rotation=45)
@@ -192,12 +197,14 @@ def main():
         ax.set_yticklabels([fmt_rate(rv) for rv in rates] if rate else ["platform links"])
         ax.set_xlabel(f"{buf['name']} (bytes per aggregator)")
         ax.set_ylabel("WAN link rate" if rate else "")
-        ax.set_title(f"best {cat['name']} by {metric}")
+        ax.set_title(f"best {cat['name']} by {metric}" +
+                     (" (* some schedule failed there)" if incomplete else ""))
         save(fig, args.out, "winner_heatmap", written)
         numbers.append(f"# best {cat['name']} per ({buf['name']}, link rate)")
         for rv in rates:
             numbers.append((f"{fmt_rate(rv)}: " if rate else "") + ", ".join(
-                f"{fmt_bytes(b)}={best[(b, rv)][0]}" for b in bufs if (b, rv) in best))
+                f"{fmt_bytes(b)}={best[(b, rv)][0]}" + ("*" if (b, rv) in incomplete else "")
+                for b in bufs if (b, rv) in best))
 
     # 3. Pareto front: buffer bytes vs slowdown against co-located training.
     slow = "slowdown_vs_colocated"
@@ -216,6 +223,12 @@ def main():
         ax.step([p[0] for p in front], [p[1] for p in front], where="post", color="black",
                 linewidth=1.2, label="Pareto front")
         ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        xt = sorted({p[0] for p in pts})
+        step = max(1, len(xt) // 8)
+        ax.set_xticks(xt[::step])
+        ax.set_xticklabels([fmt_bytes(t) for t in xt[::step]], rotation=45)
+        ax.minorticks_off()
         ax.set_xlabel("buffer bytes per aggregator")
         ax.set_ylabel("slowdown vs co-located training")
         ax.grid(True, alpha=0.3)
