@@ -68,6 +68,8 @@ def load(db):
 
 
 def pick_axes(axes):
+    """Buffer, category (schedule, else the first text axis) and link-rate axes; the buffer
+    axis only when the category is the schedule (other categories are ranked, not crossed)."""
     buf = cat = rate = None
     for a in axes:
         opt = a["option"]
@@ -79,6 +81,8 @@ def pick_axes(axes):
             rate = a
     if cat is None:
         cat = next((a for a in axes if a["kind"] == "text" and a is not buf), None)
+        if cat is not None:
+            buf = None
     return buf, cat, rate
 
 
@@ -239,26 +243,37 @@ def main():
                        (cat["name"] if cat else "point") + ")")
         numbers.extend(f"{fmt_bytes(b)} {s:.6g} {label}" for b, s, label in front)
 
-    # 4. Variants side by side (sweeps without a buffer axis, e.g. the ablation).
+    # 4. Variants side by side (category other than schedule, e.g. the ablation): one bar
+    # per variant, one bar group per combination of the other axes.
     if buf is None and cat is not None:
-        labels = []
+        labels, groups = [], []
         for r in rows:
             if r[cat["name"]] not in labels:
                 labels.append(r[cat["name"]])
-        fig, axs = plt.subplots(1, 2, figsize=(11, 4.2))
+            g = group_key(r, axes, {cat["name"]})
+            if g not in groups:
+                groups.append(g)
+        fig, axs = plt.subplots(1, 2, figsize=(12, 4.4))
+        width = 0.8 / max(1, len(groups))
         for ax, key in zip(axs, (metric, slow)):
-            vals = [min(r[key] for r in rows if r[cat["name"]] == lab and r.get(key) is not None)
-                    if any(r.get(key) is not None for r in rows if r[cat["name"]] == lab) else 0
-                    for lab in labels]
-            ax.bar(range(len(labels)), vals, color=[plt.get_cmap("tab10")(i) for i in range(len(labels))])
-            ax.set_xticks(range(len(labels)))
+            for gi, g in enumerate(groups):
+                vals = []
+                for lab in labels:
+                    v = [r[key] for r in rows if r[cat["name"]] == lab and
+                         group_key(r, axes, {cat["name"]}) == g and r.get(key) is not None]
+                    vals.append(v[0] if v else 0)
+                ax.bar([i + gi * width for i in range(len(labels))], vals, width,
+                       label=g or "all")
+                numbers.append(f"# {key} per {cat['name']}" + (f" [{g}]" if g else "") + ": " +
+                               ", ".join(f"{lab}={v:.6g}" for lab, v in zip(labels, vals)))
+            ax.set_xticks([i + 0.4 - width / 2 for i in range(len(labels))])
             ax.set_xticklabels(labels, rotation=20, ha="right")
             ax.set_ylabel(key.replace("_", " "))
             if key == slow:
                 ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
-            numbers.append(f"# {key} per {cat['name']}: " +
-                           ", ".join(f"{lab}={v:.6g}" for lab, v in zip(labels, vals)))
-        fig.suptitle(f"{meta.get('spec_name', '')}: variants side by side")
+            if len(groups) > 1:
+                ax.legend(fontsize=8)
+        fig.suptitle(f"{meta.get('spec_name', '')}: {cat['name']}s side by side")
         save(fig, args.out, "variants", written)
 
     with open(os.path.join(args.out, "plot_numbers.txt"), "w") as f:

@@ -63,6 +63,9 @@ Crossover analyze_crossover(ResultStore& store, const std::string& metric) {
     out.text = "No crossover analysis: the sweep has no schedule (or other category) axis.\n";
     return out;
   }
+  // The crossover compares schedules across buffer sizes; any other category (e.g. the
+  // ablation's variants) is ranked per combination of the other axes, buffer included.
+  if (axes[cat_axis].option != "schedule") buf_axis = -1;
   const std::string cat_name = axes[cat_axis].name;
   const int cat_col = t.column(cat_name);
   const int buf_col = buf_axis >= 0 ? t.column(axes[buf_axis].name + "_value") : -1;
@@ -127,7 +130,7 @@ Crossover analyze_crossover(ResultStore& store, const std::string& metric) {
       }
       s += fmt::format("  best: {}\n", ranked.front().second);
     }
-    s += "No crossover analysis: the sweep has no buffer axis.\n";
+    s += "(No crossover analysis: that needs a schedule axis and a buffer axis.)\n";
     return out;
   }
 
