@@ -38,7 +38,7 @@ struct ScheduleCli {
   std::vector<std::string> sets;
   double eps = 1e-3, pacing_margin = 0.02;
   int top = 10, steps = 0, jobs = 2;
-  bool verify = false;
+  bool verify = false, group_average_only = false;
 };
 
 std::string default_platform() {
@@ -71,6 +71,8 @@ po::options_description describe(ScheduleCli& c) {
       "aggregation", po::value(&c.aggregation)->default_value("on"), "on | off")(
       "round-start", po::value(&c.round_start)->default_value("auto"),
       "aligned | immediate | auto (aligned with pacing, immediate with credit)")(
+      "group-average-only", po::bool_switch(&c.group_average_only),
+      "leave the host-based ring all-reduce baseline out of the ranking")(
       "verify", po::bool_switch(&c.verify),
       "run the listed schedules through the SystemC simulation (aggnet run --json) and "
       "print analytic vs simulated round time")("steps", po::value(&c.steps)->default_value(0),
@@ -297,9 +299,7 @@ int verify(const ScheduleCli& c, const Platform& platform, const Routing& routin
   return failures ? 1 : 0;
 }
 
-}  // namespace
-
-int cmd_schedule(int argc, char** argv) {
+int run_schedule(int argc, char** argv) {
   ScheduleCli c;
   auto desc = describe(c);
   po::variables_map vm;
@@ -376,18 +376,48 @@ int cmd_schedule(int argc, char** argv) {
   } else {
     cs = optimize_schedules(platform, routing, opt);
   }
+  if (c.group_average_only) {
+    cs.erase(std::remove_if(
+                 cs.begin(), cs.end(),
+                 [](const Candidate& x) { return x.schedule.collective == Collective::kRing; }),
+             cs.end());
+  }
   std::cout << fmt::format(
       "Platform {} ({} sites), gradient {}, chunk {}, buffer {}, {}, eps {}: {} candidates\n\n",
       platform.name, n, format_bytes(run.gradient_bytes), format_bytes(run.chunk_bytes),
       c.buffer.empty() ? std::string("platform's") : format_bytes(run.buffer_bytes), c.flow_control,
       c.eps, cs.size());
   print_table(cs, c.top, n, platform);
+  for (const auto& cand : cs) {
+    if (cand.schedule.collective != Collective::kGroupAverage) continue;
+    if (&cand != &cs.front()) {
+      std::cout << fmt::format(
+          "\nbest group-average (multicast + in-line aggregation) schedule: {} ({}), time to "
+          "eps {}\n",
+          cand.schedule.name, cand.family, fmt_time(cand.time_to_eps_s));
+    }
+    break;
+  }
   if (!c.out.empty() && !cs.empty()) {
     save_schedule(cs.front().schedule, platform, c.out);
     std::cout << fmt::format("\nwrote the winner '{}' to {}\n", cs.front().schedule.name, c.out);
   }
   if (c.verify) return verify(c, platform, routing, cs, run);
   return 0;
+}
+
+}  // namespace
+
+int cmd_schedule(int argc, char** argv) {
+  try {
+    return run_schedule(argc, argv);
+  } catch (const ConfigError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "aggnet schedule: " << e.what() << "\n";
+    return 1;
+  }
 }
 
 }  // namespace aggnet
