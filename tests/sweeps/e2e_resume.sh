@@ -4,7 +4,7 @@
 source "$(dirname "$0")/lib.sh"
 W=$(workdir resume)
 SPEC="$SWEEP_TEST_DATA/small.yaml"
-total=$("$AGGNET" sweep "$SPEC" --dry-run | head -n1 | sed -E 's/.*: ([0-9]+) points.*/\1/')
+total=$("$AGGNET" sweep "$SPEC" --dry-run | sed -nE '1s/.*: ([0-9]+) points.*/\1/p')
 [ "$total" -ge 6 ] || fail "expected a sweep of at least 6 points, got '$total'"
 
 # Reference: uninterrupted.
