@@ -25,6 +25,11 @@ double cyclic_time(const ScheduleEstimate& t, long rounds) {
   return total;
 }
 
+/// Number of partitions of n sites into n / k groups of k: n! / ((k!)^(n/k) (n/k)!).
+double partition_count(int n, int k) {
+  return std::exp(std::lgamma(n + 1.0) - (n / k) * std::lgamma(k + 1.0) - std::lgamma(n / k + 1.0));
+}
+
 std::string key_of(const Schedule& s) {
   std::string k = s.collective == Collective::kRing ? "R" : "G";
   for (const auto& r : s.rounds) {
@@ -115,11 +120,25 @@ std::vector<Candidate> optimize_schedules(const Platform& platform, const Routin
   if (sites_by_continent(platform).size() >= 2) {
     add(hierarchical_schedule(platform, routing), "hierarchical");
   }
-  // Exhaustive pairs of partitions into groups of k.
+  // Pairs of partitions into groups of k: exhaustive where the partitions are few (9 sites
+  // in triples: 280), else a random sample (heuristic) for k <= 4.
   for (int k = 2; k < n; ++k) {
-    if (n % k != 0 || n > 12 || n / k < 2) continue;
-    const auto parts = all_partitions(n, k);
-    if (parts.size() > 400) continue;  // keep the pair search small (n = 9: 280 and -)
+    std::vector<Round> parts;
+    bool exhaustive = false;
+    if (n % k == 0 && n / k >= 2 && partition_count(n, k) <= 400) {
+      parts = all_partitions(n, k);
+      exhaustive = true;
+    } else if (k <= 4 && options.sample_partitions > 0) {
+      std::set<std::string> keys;
+      for (const auto& r : random_rounds(n, k, 1000 + k, options.sample_partitions)) {
+        Schedule one;
+        one.rounds = {r};
+        if (keys.insert(key_of(one)).second) parts.push_back(r);
+      }
+    } else {
+      continue;
+    }
+    const std::string family = exhaustive ? "partition-pair" : "sampled-pair";
     std::vector<double> t(parts.size());
     std::vector<Eigen::MatrixXd> w(parts.size());
     for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -142,14 +161,15 @@ std::vector<Candidate> optimize_schedules(const Platform& platform, const Routin
         pairs.push_back({periods * (t[a] + t[b]), t[a] <= t[b] ? a : b, t[a] <= t[b] ? b : a});
       }
     }
-    const std::size_t keep = std::min<std::size_t>(pairs.size(), options.refine);
+    const std::size_t keep =
+        std::min<std::size_t>(pairs.size(), exhaustive ? options.refine : options.refine / 4);
     std::partial_sort(pairs.begin(), pairs.begin() + keep, pairs.end(),
                       [](const Pair& x, const Pair& y) { return x.score < y.score; });
     for (std::size_t i = 0; i < keep; ++i) {
       Schedule s;
-      s.name = "partition-pair-k" + std::to_string(k) + "-" + std::to_string(i + 1);
+      s.name = family + "-k" + std::to_string(k) + "-" + std::to_string(i + 1);
       s.rounds = {parts[pairs[i].a], parts[pairs[i].b]};
-      add(s, "partition-pair");
+      add(s, family);
     }
   }
   rank_candidates(out);

@@ -38,6 +38,9 @@ struct OptimizerOptions {
   /// rounds to eps computed exactly (the others are ranked by a rho-based estimate).
   int refine = 64;
   int random_seeds = 8;  ///< random-k:seed candidates per group size
+  /// Random partitions sampled per group size k <= 4 when exhaustive enumeration is not
+  /// possible (k does not divide n, or too many partitions); 0 disables sampling.
+  int sample_partitions = 120;
 };
 
 /// Scores one schedule (mixing + analytic time). Errors: as estimate_round.
@@ -51,9 +54,11 @@ void rank_candidates(std::vector<Candidate>& candidates);
 ///  - the built-in families: all-to-all, triads (9 sites), ring, pairs, rotating-k for
 ///    every k in 2..n-1, random-k:seed for k in {2, 3, 4} and `random_seeds` seeds,
 ///    hierarchical (if the platform has >= 2 continents);
-///  - when k divides n and n <= 12 (e.g. 9 sites in triples): every partition into groups
-///    of k is timed once, and every unordered pair of partitions {A, B} is a period-2
-///    candidate (A, B, A, B, ...). For 9 sites in triples the pairs of orthogonal
+///  - when k divides n and there are at most 400 partitions into groups of k (e.g. 9 sites
+///    in triples: 280): every partition is timed once, and every unordered pair of
+///    partitions {A, B} is a period-2 candidate (A, B, A, B, ...) ("partition-pair");
+///    otherwise, for k <= 4, the same over `sample_partitions` random partitions
+///    ("sampled-pair", heuristic). For 9 sites in triples the pairs of orthogonal
 ///    partitions (two parallel classes of some affine-plane labelling) reach the exact
 ///    average in 2 rounds; geography then decides which triads pair with which.
 ///    Exhaustive over the 39,060 pairs with rho from Eigen; rounds to eps exact for the

@@ -200,3 +200,31 @@ TEST(Optimizer, PicksTheExactPairOfCheapClassesOnAGrid) {
 
 }  // namespace
 }  // namespace aggnet
+
+namespace aggnet {
+namespace {
+
+// Aligned start: a group's members all send from (latest ready + start delay), so a step's
+// round time is the spread of the members' ready times plus the isolated round time.
+TEST(TimeModel, AlignedStartAddsTheReadySpread) {
+  Platform p;
+  p.sites = {site("a"), site("b"), site("c"), site("d")};
+  p.links = {link(0, 1, 1'000'000'000), link(1, 2, 30'000'000'000), link(2, 3, 5'000'000'000)};
+  const Routing r(p);
+  Schedule s;
+  // Round 0: {a b} (1 ms apart) finishes before {c d} (5 ms apart); round 1: {a b c}.
+  s.rounds = {Round{{Group{{0, 1}}, Group{{2, 3}}}}, Round{{Group{{0, 1, 2}}}}};
+  RunParams rp;
+  const auto est = estimate_schedule(p, r, s, rp);
+  const auto steps = estimate_step_round_times(p, r, s, rp, 2);
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_NEAR(steps[0], est.rounds[0].time_s, 1e-12);
+  // Step 1: d sits out; a, b, c are ready when their round-0 group is done (+ compute).
+  const double spread = est.rounds[0].groups[1].time_s - est.rounds[0].groups[0].time_s;
+  EXPECT_GT(spread, 3e-3);
+  EXPECT_NEAR(steps[1], spread + est.rounds[1].time_s, 1e-9);
+  EXPECT_NEAR(est.rounds[1].groups[0].start_delay_s, 31e-3, 1e-15);
+}
+
+}  // namespace
+}  // namespace aggnet
