@@ -233,6 +233,13 @@ RunSummary run_points(const SweepSpec& spec, const std::vector<Point>& points,
   const fs::path logs = fs::path(opt.out_dir) / "logs";
   fs::create_directories(runs);
   fs::create_directories(logs);
+  // Partial JSON files of a sweep that was killed (its points were not recorded).
+  for (const auto& entry : fs::directory_iterator(runs)) {
+    if (entry.path().filename().string().find(".part-") != std::string::npos) {
+      std::error_code ec;
+      fs::remove(entry.path(), ec);
+    }
+  }
 
   StopSignals signals;
   Progress progress(queue.size(), opt.progress);
