@@ -27,6 +27,11 @@ trap 'rm -rf "$WORK"' EXIT
 
 points=$("$AGGNET" sweep "$SPEC" --dry-run | sed -nE '1s/.*: ([0-9]+) points.*/\1/p')
 echo "bench: $points points ($SPEC), $(nproc) cores, $AGGNET"
+load=$(cut -d' ' -f1 /proc/loadavg)
+echo "bench: load average before: $load"
+if awk -v l="$load" -v n="$(nproc)" 'BEGIN { exit !(l > 0.5 * n) }'; then
+  echo "bench: warning: the machine is busy (load $load on $(nproc) cores); the figure is not meaningful"
+fi
 run() {  # $1 = workers; prints seconds
   local t0 t1
   t0=$(date +%s.%N)
@@ -44,7 +49,8 @@ t2=$(run 2)
 speedup=$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.3f\n", a / b }')
 printf 'bench: 1 worker  %7.2f s (%.2f s/point)\n' "$t1" "$(awk -v a="$t1" -v n="$points" 'BEGIN { print a / n }')"
 printf 'bench: 2 workers %7.2f s\n' "$t2"
-printf 'bench: speedup   %7.2fx (target >= 1.70x)\n' "$speedup"
+printf 'bench: speedup   %7.2fx (target >= 1.70x), load average after: %s\n' "$speedup" \
+  "$(cut -d' ' -f1 /proc/loadavg)"
 if awk -v s="$speedup" 'BEGIN { exit !(s >= 1.7) }'; then
   echo "bench: target met"
 else
