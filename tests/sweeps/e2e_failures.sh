@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Failed points (rejected input, timeout) are recorded with their error; the sweep runs
+# Failed points (rejected input, timeout, crash) are recorded with their error; the sweep runs
 # the other points and exits non-zero naming the failed ones.
 source "$(dirname "$0")/lib.sh"
 W=$(workdir failures)
@@ -24,3 +24,25 @@ ok_row = con.execute("SELECT step_time_s_mean FROM points WHERE \"case\" = 'fine
 assert ok_row[0] is not None and ok_row[0] > 0
 PY
 echo "PASS: failures recorded, sweep exit 1"
+
+# A crash: a wrapper runs the real aggnet, except that it dies of SIGSEGV on seed 13.
+cat >"$W/crashing-aggnet" <<WRAP
+#!/usr/bin/env bash
+case " \$* " in *" --seed 13 "*) kill -SEGV \$\$ ;; esac
+exec "$AGGNET" "\$@"
+WRAP
+chmod +x "$W/crashing-aggnet"
+rc=0
+"$AGGNET" sweep "$SWEEP_TEST_DATA/crash.yaml" --out "$W/crash" --aggnet "$W/crashing-aggnet" \
+  --workers 2 --no-plot --no-progress >/dev/null 2>"$W/crash.txt" || rc=$?
+cat "$W/crash.txt" >&2
+[ "$rc" = 1 ] || fail "crash: expected exit 1, got $rc"
+grep -q "seed=13 .*killed by signal 11" "$W/crash.txt" || fail "crashed point not named"
+"$PY" - "$W/crash/results.db" <<'PY' || fail "crash database rows"
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+got = {r[0]: (r[1], r[2], r[3]) for r in con.execute("SELECT seed, status, exit_code, error FROM points")}
+assert got["1"][0] == "ok", got
+assert got["13"][:2] == ("crashed", -11) and "signal 11" in got["13"][2], got
+PY
+echo "PASS: crash recorded, sweep exit 1"
