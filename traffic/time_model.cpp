@@ -178,6 +178,7 @@ RoundEstimate estimate_group_round(const Platform& p, const Routing& r, const Ro
     } else {
       // Credit: the window cycle of sender s for receiver d.
       g.credit_rate = kInf;
+      double window_min = kInf, cycle_max = 0;
       for (std::size_t i = 0; i < m.size(); ++i) {
         for (std::size_t j = 0; j < m.size(); ++j) {
           if (i == j) continue;
@@ -191,6 +192,8 @@ RoundEstimate estimate_group_round(const Platform& p, const Routing& r, const Ro
                                static_cast<double>(r.delay_ps(m[j], m[i])) * kPs +
                                ser_s(params.credit_bytes, down) * 2;
           g.credit_rate = std::min(g.credit_rate, window[m[j]] * c / cycle);
+          window_min = std::min(window_min, window[m[j]]);
+          cycle_max = std::max(cycle_max, cycle);
         }
       }
       g.rate = std::min(line, g.credit_rate);
@@ -198,7 +201,14 @@ RoundEstimate estimate_group_round(const Platform& p, const Routing& r, const Ro
                                      : (line == g.link_rate       ? "link"
                                         : line == g.pipeline_rate ? "pipeline"
                                                                   : "access");
-      g.interval_s = c / g.rate;
+      // A window goes out as a burst at the line rate, then the sender waits for the
+      // credits of its first chunk: the last chunk leaves after floor((N-1)/W) cycles and
+      // (N-1) mod W line-rate intervals (or (N-1) line intervals if the line binds).
+      const double w = std::max(1.0, std::floor(window_min));
+      const double last_send =
+          std::max((n_chunks - 1) * c / line, std::floor((n_chunks - 1) / w) * cycle_max +
+                                                  std::fmod(n_chunks - 1, w) * c / line);
+      g.interval_s = n_chunks > 1 ? last_send / (n_chunks - 1) : c / g.rate;
     }
     // Aligned start: members start together start_delay after the last one is ready, the
     // largest one-way delay between two members (so every ready message has arrived).
@@ -208,7 +218,25 @@ RoundEstimate estimate_group_round(const Platform& p, const Routing& r, const Ro
         for (int d : m) hi = std::max(hi, r.delay_ps(s, d));
       g.start_delay_s = static_cast<double>(hi) * kPs;
     }
-    g.time_s = g.start_delay_s + (n_chunks - 1) * g.interval_s + g.latency_s;
+    // One-way delays between members; credit mode waits for every receiver's grant.
+    g.delay_sd_s.assign(m.size(), std::vector<double>(m.size(), 0.0));
+    for (std::size_t i = 0; i < m.size(); ++i)
+      for (std::size_t j = 0; j < m.size(); ++j)
+        g.delay_sd_s[i][j] = static_cast<double>(r.delay_ps(m[i], m[j])) * kPs;
+    g.credit_grant = params.flow_control == FlowControl::kCredit;
+    g.time_s = 0;
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      double send0 = g.start_delay_s;
+      if (g.credit_grant) {
+        for (std::size_t j = 0; j < m.size(); ++j) send0 = std::max(send0, g.delay_sd_s[j][i]);
+      }
+      for (std::size_t j = 0; j < m.size(); ++j) {
+        if (i != j) {
+          g.time_s =
+              std::max(g.time_s, send0 + (n_chunks - 1) * g.interval_s + g.latency_sd_s[i][j]);
+        }
+      }
+    }
     if (g.time_s > est.time_s) {
       est.time_s = g.time_s;
       est.limiting_group = static_cast<int>(gi);
@@ -318,7 +346,15 @@ StepTimeline simulate_steps(const Platform& platform, const Schedule& schedule,
       }
       // Aligned start: every member starts sending at the agreed instant.
       const bool aligned = g.start_delay_s > 0;
-      auto send_start = [&](int s) { return aligned ? latest + g.start_delay_s : start[s]; };
+      auto send_start = [&](std::size_t i) {
+        if (aligned) return latest + g.start_delay_s;
+        double t = start[g.members[i]];
+        if (g.credit_grant) {  // the receivers' window grants cross the network
+          for (std::size_t j = 0; j < g.members.size(); ++j)
+            if (j != i) t = std::max(t, start[g.members[j]] + g.delay_sd_s[j][i]);
+        }
+        return t;
+      };
       if (schedule.collective == Collective::kRing) {
         // Staggered ring starts: approximated by the latest start + the isolated ring time.
         last = latest + g.time_s;
@@ -326,11 +362,11 @@ StepTimeline simulate_steps(const Platform& platform, const Schedule& schedule,
       } else {
         for (std::size_t j = 0; j < g.members.size(); ++j) {
           // A member is done when it has sent its own chunks and received every reduced one.
-          double done = send_start(g.members[j]) + (n_chunks - 1) * g.interval_s;
+          double done = send_start(j) + (n_chunks - 1) * g.interval_s;
           for (std::size_t i = 0; i < g.members.size(); ++i) {
             if (i == j) continue;
-            done = std::max(done, send_start(g.members[i]) + (n_chunks - 1) * g.interval_s +
-                                      g.latency_sd_s[i][j]);
+            done = std::max(done,
+                            send_start(i) + (n_chunks - 1) * g.interval_s + g.latency_sd_s[i][j]);
           }
           next[g.members[j]] = done;
           last = std::max(last, done);
