@@ -80,8 +80,7 @@ struct RoundEstimate {
 ///    bursts, so the last chunk leaves after floor((N-1)/W) cycles + ((N-1) mod W) line
 ///    intervals (approximation: the max-plus coupling of 3+ members through shared
 ///    credits and credits queued behind data are not modelled; measured within 1% of the
-///    simulation on nine_city, 64 MiB, for all-to-all, triads, pairs, rotating-2); measured within
-///    ~6% on pairs, up to ~25% on triads);
+///    simulation on nine_city, 64 MiB, for all-to-all, triads, pairs, rotating-2);
 ///  - one chunk's latency s -> d: access up serialization + access delay, per WAN hop
 ///    (store-and-forward) switch latency + serialization + propagation, the receiver's
 ///    switch latency, pipeline (chunk / throughput + latency), access down serialization
