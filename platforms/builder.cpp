@@ -59,8 +59,7 @@ ComputeClusterConfig NetworkSystem::cluster_config(int site) const {
       round.pacing_interval_ps = group.pacing_interval_ps;
       round.aligned_start = options_.aligned_start;
       round.start_delay_ps = group.start_delay_ps;
-      for (int d : group.members)
-        if (d != site) round.window[d] = static_cast<std::int64_t>(group.slots.at(d));
+      round.own_slots = group.slots.at(site);
     }
     c.rounds.push_back(std::move(round));
   }

@@ -22,6 +22,19 @@ double sim_end_s(const NetworkSystem& system) {
   return end;
 }
 
+// Where each site stands when a run stalls: step, slots in use, waiting contributions.
+std::string stall_diagnosis(const NetworkSystem& system) {
+  std::string out;
+  for (std::size_t i = 0; i < system.sites().size(); ++i) {
+    const auto& m = system.sites()[i];
+    out += fmt::format("{}{}: step {} of {}, {} slots in use, {} contributions waiting",
+                       out.empty() ? "" : "; ", system.platform().sites[i].code,
+                       m.cluster->steps().size(), system.steps(), m.fpga->slots_in_use(),
+                       m.fpga->waiting_contributions());
+  }
+  return out;
+}
+
 json stats_object(const std::vector<Statistic>& stats) {
   json o = json::object();
   for (const auto& s : stats) o[s.name] = s.value;
@@ -98,7 +111,8 @@ json collect_report(const NetworkSystem& system) {
   for (const auto& s : system.sites()) {
     if (!s.cluster->finished()) {
       throw std::runtime_error(std::string(s.cluster->name()) +
-                               " did not finish its steps: the simulation stalled");
+                               " did not finish its steps: the simulation stalled (" +
+                               stall_diagnosis(system) + ")");
     }
   }
   const double end = sim_end_s(system);

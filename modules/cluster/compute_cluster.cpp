@@ -110,25 +110,41 @@ void ComputeCluster::emit(tlm::tlm_generic_payload& trans) {
 // Aligned start: tell every other member we are ready (time-stamped on synchronised
 // clocks), wait for everyone's message, then start at last ready + start_delay, a time
 // every member computes alike and has reached once all messages could have arrived.
+void ComputeCluster::send_control(ChunkKind kind, int step, int dst, std::uint32_t credits) {
+  auto& trans = pool_.allocate();
+  auto& c = chunk_of(trans);
+  c.kind = kind;
+  c.src_site = config_.site;
+  c.dst_site = dst;
+  c.step = step;
+  c.credits = credits;
+  c.payload_bytes = config_.control_bytes;
+  c.stamp_ps = to_ps(sc_time_stamp());
+  emit(trans);
+}
+
 void ComputeCluster::align_start(int step, const ClusterRoundPlan& plan) {
   const std::uint64_t now_ps = to_ps(sc_time_stamp());
-  for (int d : plan.group) {
-    if (d == config_.site) continue;
-    auto& trans = pool_.allocate();
-    auto& c = chunk_of(trans);
-    c.kind = ChunkKind::kReady;
-    c.src_site = config_.site;
-    c.dst_site = d;
-    c.step = step;
-    c.payload_bytes = config_.control_bytes;
-    c.stamp_ps = now_ps;
-    emit(trans);
-  }
+  for (int d : plan.group)
+    if (d != config_.site) send_control(ChunkKind::kReady, step, d, 0);
   const int others = static_cast<int>(plan.group.size()) - 1;
   while (ready_[step].first < others) wait(progress_);
   const std::uint64_t start = std::max(ready_[step].second, now_ps) + plan.start_delay_ps;
   ready_.erase(step);
   if (start > to_ps(sc_time_stamp())) wait(ps_time(start) - sc_time_stamp());
+}
+
+// Credit: a sender may emit a chunk only with a credit from every receiver for this
+// step. Receivers grant their whole window when they enter the round (their slots are
+// all free then: the previous round's results are complete), then one credit per slot
+// freed.
+void ComputeCluster::wait_for_credits(int step, const std::vector<int>& receivers) {
+  auto missing = [&] {
+    return std::any_of(receivers.begin(), receivers.end(),
+                       [&](int d) { return credits_[{step, d}] <= 0; });
+  };
+  while (missing()) wait(progress_);
+  for (int d : receivers) --credits_[{step, d}];
 }
 
 void ComputeCluster::run_group_round(int step, const ClusterRoundPlan& plan) {
@@ -139,19 +155,14 @@ void ComputeCluster::run_group_round(int step, const ClusterRoundPlan& plan) {
     if (s != config_.site) receivers.push_back(s);
   const bool credit = config_.flow_control == FlowControl::kCredit;
   if (credit) {
-    for (int d : receivers) credits_.emplace(d, plan.window.at(d));
+    credits_.erase(credits_.begin(), credits_.lower_bound({step, -1}));  // finished rounds
+    for (int d : receivers)
+      send_control(ChunkKind::kCredit, step, d, static_cast<std::uint32_t>(plan.own_slots));
   }
   const std::uint64_t n = num_chunks(config_.gradient_bytes);
   const sc_time interval = ps_time(plan.pacing_interval_ps);
   for (std::uint64_t i = 0; i < n; ++i) {
-    if (credit) {
-      auto no_credit = [&] {
-        return std::any_of(receivers.begin(), receivers.end(),
-                           [&](int d) { return credits_[d] <= 0; });
-      };
-      while (no_credit()) wait(progress_);
-      for (int d : receivers) --credits_[d];
-    }
+    if (credit) wait_for_credits(step, receivers);
     const std::uint64_t offset = i * config_.chunk_bytes;
     const std::uint64_t bytes = std::min(config_.chunk_bytes, config_.gradient_bytes - offset);
     auto data = slice(data_, offset, bytes);
@@ -245,7 +256,7 @@ tlm::tlm_sync_enum ComputeCluster::nb_transport_fw(tlm::tlm_generic_payload& tra
   const auto& chunk = chunk_of(trans);
   switch (chunk.kind) {
     case ChunkKind::kCredit:
-      ++credits_[chunk.src_site];
+      credits_[{chunk.step, chunk.src_site}] += chunk.credits;
       break;
     case ChunkKind::kRingSegment:
       on_ring_chunk(chunk);

@@ -22,7 +22,7 @@ struct ClusterRoundPlan {
   std::vector<int> group;  ///< members including this site; size <= 1: sits the round out
   int tree_id = -1;        ///< multicast group table key of this site's sends
   std::uint64_t pacing_interval_ps = 0;  ///< pacing: time between chunk emissions
-  std::map<int, std::int64_t> window;    ///< credit: initial credits (slots) per receiver
+  std::uint64_t own_slots = 0;  ///< credit: this site's slots, granted to each sender per round
   bool aligned_start = false;            ///< exchange ready messages, start at the agreed time
   std::uint64_t start_delay_ps = 0;      ///< agreed start = last ready time + this
 };
@@ -84,6 +84,8 @@ class ComputeCluster : public sc_core::sc_module {
   const int& state() const { return state_; }
   /// Current round index in the schedule period (stable address, traced in VCD).
   const int& round_index() const { return round_index_; }
+  /// Current training step (stable address, traced in VCD as the step marker).
+  const int& step_index() const { return step_; }
   std::vector<Statistic> statistics() const;
 
   /// The functional-mode gradient value of `site` at `step`, element `index`: small
@@ -108,6 +110,8 @@ class ComputeCluster : public sc_core::sc_module {
   void on_result(const ChunkExtension& chunk);
   void note_result(int step);
   void align_start(int step, const ClusterRoundPlan& plan);
+  void send_control(ChunkKind kind, int step, int dst, std::uint32_t credits);
+  void wait_for_credits(int step, const std::vector<int>& receivers);
   void on_ring_chunk(const ChunkExtension& chunk);
 
   ComputeClusterConfig config_;
@@ -117,7 +121,7 @@ class ComputeCluster : public sc_core::sc_module {
   std::map<int, std::vector<int>> received_;
   std::map<int, std::uint64_t> complete_chunks_;
   std::map<int, std::uint64_t> ring_received_;  // key: step * 1024 + ring_step
-  std::map<int, std::int64_t> credits_;         // receiver -> credits (continuous)
+  std::map<std::pair<int, int>, std::int64_t> credits_;  // (step, receiver) -> credits
   std::map<int, std::pair<sc_core::sc_time, sc_core::sc_time>> result_times_;  // first, last
   std::map<int, std::pair<int, std::uint64_t>> ready_;  // step -> (ready messages, latest stamp)
   sc_core::sc_event progress_;

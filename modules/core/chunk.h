@@ -38,6 +38,7 @@ struct ChunkExtension : tlm::tlm_extension<ChunkExtension> {
   std::uint32_t ring_step = 0;      ///< ring all-reduce step (kRingSegment)
   std::uint32_t segment = 0;        ///< ring segment the chunk belongs to (kRingSegment)
   std::uint64_t payload_bytes = 0;  ///< bytes of gradient data (before headers)
+  std::uint32_t credits = 1;        ///< kCredit: aggregation slots granted
   std::uint64_t stamp_ps = 0;       ///< kReady: the sender's ready time (synchronised clocks)
   std::shared_ptr<std::vector<float>> data;
 

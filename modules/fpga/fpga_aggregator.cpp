@@ -20,7 +20,7 @@ FpgaAggregator::FpgaAggregator(sc_core::sc_module_name name, const FpgaAggregato
       buffer_(config.params.buffer_bytes, config.slot_bytes),
       throughput_bytes_per_s_(static_cast<double>(config.params.throughput_bytes_per_s())),
       latency_(ps_time(config.params.latency_ps())),
-      reduced_peq_(this, &FpgaAggregator::on_reduced) {
+      outputs_("outputs", [this](tlm::tlm_generic_payload& t) { on_reduced(t); }) {
   in.register_nb_transport_fw(this, &FpgaAggregator::nb_transport_fw);
 }
 
@@ -86,13 +86,12 @@ void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
     r.tree_id = -1;
     r.contributions = slot.received;
     r.data = slot.sum;
-    tlm::tlm_phase phase = tlm::BEGIN_REQ;
-    reduced_peq_.notify(reduced, phase, pipeline_free_ + latency_ - now);
+    outputs_.notify(reduced, pipeline_free_ + latency_ - now);
   }
   trans.release();
 }
 
-void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced, const tlm::tlm_phase&) {
+void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced) {
   const sc_time now = sc_core::sc_time_stamp();
   const auto key = key_of(chunk_of(reduced));
   auto it = slots_.find(key);

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "modules/core/arrival_queue.h"
 #include "modules/core/chunk.h"
 #include "modules/core/statistics.h"
 #include "modules/fpga/buffer_memory.h"
@@ -53,6 +54,8 @@ class FpgaAggregator : public sc_core::sc_module {
 
   const BufferMemory& buffer() const { return buffer_; }
   std::uint64_t slot_stalls() const { return stalls_; }
+  /// Contributions waiting for a free slot right now.
+  std::size_t waiting_contributions() const { return stalled_.size(); }
   sc_core::sc_time stall_time() const { return stall_time_; }
   std::uint64_t reduced_chunks() const { return reduced_; }
   std::uint64_t contributions() const { return contributions_; }
@@ -78,7 +81,7 @@ class FpgaAggregator : public sc_core::sc_module {
                                      sc_core::sc_time& delay);
   void on_arrival(tlm::tlm_generic_payload& trans);
   void admit(tlm::tlm_generic_payload& trans);
-  void on_reduced(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
+  void on_reduced(tlm::tlm_generic_payload& trans);
   void admit_stalled();
   void send_credits(const ChunkExtension& reduced, const std::vector<int>& senders);
   void send(tlm_utils::simple_initiator_socket<FpgaAggregator>& socket,
@@ -92,7 +95,7 @@ class FpgaAggregator : public sc_core::sc_module {
   BufferMemory buffer_;
   double throughput_bytes_per_s_;
   sc_core::sc_time latency_;
-  tlm_utils::peq_with_cb_and_phase<FpgaAggregator> reduced_peq_;
+  ArrivalQueue outputs_;  // the pipeline is serial: outputs leave in time order
   std::unordered_map<std::uint64_t, Slot> slots_;
   std::deque<Stalled> stalled_;
   sc_core::sc_time pipeline_free_ = sc_core::SC_ZERO_TIME;

@@ -21,7 +21,7 @@ WanLink::WanLink(sc_core::sc_module_name name, const WanLinkParams& params, bool
       jitter_enabled_(jitter_enabled && params.jitter_ps > 0),
       rng_(seed),
       input_peq_(this, &WanLink::on_input),
-      arrival_peq_(this, &WanLink::on_arrival) {
+      arrivals_("arrivals", [this](tlm::tlm_generic_payload& t) { on_arrival(t); }) {
   in.register_nb_transport_fw(this, &WanLink::nb_transport_fw);
 }
 
@@ -56,10 +56,10 @@ void WanLink::accept(tlm::tlm_generic_payload& trans) {
   wire_bytes_ += wire;
   ++chunks_;
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
-  arrival_peq_.notify(trans, phase, arrival - now);
+  arrivals_.notify(trans, arrival - now);
 }
 
-void WanLink::on_arrival(tlm::tlm_generic_payload& trans, const tlm::tlm_phase&) {
+void WanLink::on_arrival(tlm::tlm_generic_payload& trans) {
   bytes_in_flight_ -=
       aggnet::wire_bytes(chunk_of(trans).payload_bytes, params_.mtu_bytes, params_.header_bytes);
   tlm::tlm_phase phase = tlm::BEGIN_REQ;

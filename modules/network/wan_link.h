@@ -12,6 +12,7 @@
 #include <tlm>
 #include <vector>
 
+#include "modules/core/arrival_queue.h"
 #include "modules/core/statistics.h"
 #include "modules/network/params.h"
 
@@ -55,7 +56,7 @@ class WanLink : public sc_core::sc_module {
                                      sc_core::sc_time& delay);
   void accept(tlm::tlm_generic_payload& trans);
   void on_input(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
-  void on_arrival(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
+  void on_arrival(tlm::tlm_generic_payload& trans);
   sc_core::sc_time jitter_sample();
 
   WanLinkParams params_;
@@ -63,7 +64,7 @@ class WanLink : public sc_core::sc_module {
   bool jitter_enabled_;
   std::mt19937_64 rng_;
   tlm_utils::peq_with_cb_and_phase<WanLink> input_peq_;
-  tlm_utils::peq_with_cb_and_phase<WanLink> arrival_peq_;
+  ArrivalQueue arrivals_;  // FIFO: arrival times never decrease
   sc_core::sc_time busy_until_ = sc_core::SC_ZERO_TIME;
   sc_core::sc_time last_arrival_ = sc_core::SC_ZERO_TIME;
   sc_core::sc_time busy_ = sc_core::SC_ZERO_TIME;

@@ -123,12 +123,13 @@ TEST(Credit, WindowNeverOverrunsTheBuffer) {
     EXPECT_LE(s.fpga->buffer().high_water_bytes(), buffer);
     EXPECT_EQ(s.fpga->reduced_chunks(), 128u);
   }
-  // c's chunk k + 16 waits for the credit of chunk k from a: 21 ms there, 21 ms back.
-  // So chunk 112 leaves c at >= 7 x 42 ms and reaches a >= 21 ms later; without the
-  // window all 128 chunks would be there after ~24 ms.
+  // a grants c its window of 16 when the round starts: c hears it at 21 ms. c's chunk
+  // k + 16 then waits for the credit of chunk k from a: 21 ms there, 21 ms back. So chunk
+  // 112 leaves c at >= 21 + 7 x 42 ms and reaches a >= 21 ms later; without the window
+  // all 128 chunks would be there after ~24 ms.
   const auto last = sys.sites()[0].cluster->steps().at(0).last_result;
-  EXPECT_GE(last, ps_time(7 * 42 * kMs + 21 * kMs));
-  EXPECT_LE(last, ps_time(330 * kMs));
+  EXPECT_GE(last, ps_time(21 * kMs + 7 * 42 * kMs + 21 * kMs));
+  EXPECT_LE(last, ps_time(350 * kMs));
 }
 
 TEST(AlignedStart, MembersStartTogetherAfterTheLastReadyPlusTheLargestDelay) {
