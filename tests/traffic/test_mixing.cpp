@@ -44,9 +44,13 @@ TEST(AffinePlane, EveryPairMeetsInExactlyOneClass) {
       for (int a : g.sites)
         for (int b : g.sites)
           if (a != b) ++meets[a][b];
-  for (int a = 0; a < 9; ++a)
-    for (int b = 0; b < 9; ++b)
-      if (a != b) EXPECT_EQ(meets[a][b], 1) << a << "," << b;
+  for (int a = 0; a < 9; ++a) {
+    for (int b = 0; b < 9; ++b) {
+      if (a != b) {
+        EXPECT_EQ(meets[a][b], 1) << a << "," << b;
+      }
+    }
+  }
 }
 
 TEST(AffinePlane, AnyTwoDifferentClassesGiveExactAverageInTwoRounds) {
