@@ -68,9 +68,14 @@ void WanLink::on_arrival(tlm::tlm_generic_payload& trans) {
 }
 
 sc_time WanLink::jitter_sample() {
-  // Extra one-way delay: the magnitude of a normal sample with std-dev jitter_ps.
-  std::normal_distribution<double> dist(0.0, static_cast<double>(params_.jitter_ps));
-  return sc_time(std::abs(dist(rng_)), SC_PS);
+  const sc_time now = sc_core::sc_time_stamp();
+  if (now >= jitter_until_) {
+    // Extra one-way delay: |N(0, jitter)|, held for one jitter epoch.
+    std::normal_distribution<double> dist(0.0, static_cast<double>(params_.jitter_ps));
+    jitter_ = ps_time(static_cast<std::uint64_t>(std::abs(dist(rng_))));
+    jitter_until_ = now + ps_time(kJitterEpochPs);
+  }
+  return jitter_;
 }
 
 double WanLink::utilization(const sc_time& window) const {

@@ -25,6 +25,10 @@ namespace aggnet {
 /// max(t, end of the previous serialization); it occupies the link for
 /// wire_bytes(payload) * 8 / bandwidth; its last bit arrives one propagation delay (plus
 /// jitter, clamped so the link never reorders) after its serialization ends.
+/// Jitter is a slowly varying extra delay: |N(0, jitter)| drawn anew every
+/// kJitterEpochPs (10 ms), as path-delay variations on a WAN last longer than a chunk;
+/// a fresh draw per chunk would, through the no-reordering clamp, bias the delay towards
+/// the running maximum.
 /// Propagation is not occupancy: many chunks propagate at once.
 class WanLink : public sc_core::sc_module {
  public:
@@ -58,10 +62,12 @@ class WanLink : public sc_core::sc_module {
   void on_input(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
   void on_arrival(tlm::tlm_generic_payload& trans);
   sc_core::sc_time jitter_sample();
+  static constexpr std::uint64_t kJitterEpochPs = 10'000'000'000;  // 10 ms
 
   WanLinkParams params_;
   sc_core::sc_time delay_;
   bool jitter_enabled_;
+  sc_core::sc_time jitter_, jitter_until_;
   std::mt19937_64 rng_;
   tlm_utils::peq_with_cb_and_phase<WanLink> input_peq_;
   ArrivalQueue arrivals_;  // FIFO: arrival times never decrease
