@@ -16,7 +16,9 @@
 #include "common/config_error.h"
 #include "common/units.h"
 #include "platforms/builder.h"
+#include "platforms/module_stats.h"
 #include "platforms/report.h"
+#include "platforms/waveform.h"
 #include "traffic/schedule_io.h"
 
 namespace aggnet {
@@ -31,6 +33,8 @@ struct RunCli {
   std::string platform, schedule, buffer, gradient, chunk, flow_control, round_start, multicast,
       aggregation, jitter, vcd, json;
   std::vector<std::string> sets;
+  std::vector<std::string> trace;  // --trace items (platforms/waveform.h)
+  std::string trace_from, trace_to, stats, stats_interval;
   int steps = 0;
   double pacing_margin = 0.02;
   std::uint64_t seed = 1;
@@ -42,6 +46,8 @@ struct RunSetup {
   Schedule schedule;
   RunOptions options;
   RunCli cli;
+  TraceSelection trace;
+  std::uint64_t stats_interval_ps = 0;
 };
 
 std::string default_platform() {
@@ -78,6 +84,15 @@ po::options_description describe(RunCli& c) {
       "functional", po::bool_switch(&c.functional), "carry real data and check every sum")(
       "no-colocated", "skip the co-located reference simulation")("vcd", po::value(&c.vcd),
                                                                   "write a VCD waveform to FILE")(
+      "trace", po::value(&c.trace)->composing(),
+      "with --vcd: what to trace, e.g. \"sites=lon,tyo signals=buffer,links,slots,state\" "
+      "(default: every site and signal; docs/waveforms.md)")(
+      "trace-from", po::value(&c.trace_from), "with --vcd: record from this time, e.g. 1s")(
+      "trace-to", po::value(&c.trace_to), "with --vcd: record until this time, e.g. 1.5s")(
+      "stats", po::value(&c.stats),
+      "write per-module statistics to FILE (.csv or .json: one row per module instance)")(
+      "stats-interval", po::value(&c.stats_interval)->default_value("1ms"),
+      "with --stats: occupancy time-series sampling interval")(
       "json", po::value(&c.json), "write the metrics as JSON to FILE")(
       "quiet,q", po::bool_switch(&c.quiet), "do not print the table");
   return d;
@@ -147,6 +162,11 @@ RunOptions run_options(const RunCli& c) {
   o.jitter = parse_switch("jitter", c.jitter);
   o.seed = c.seed;
   o.functional = c.functional;
+  if (o.functional && o.gradient_bytes > (64ull << 20))
+    throw ConfigError(kWhere, 0, "--functional",
+                      "expected --gradient of at most 64MiB (functional mode holds every "
+                      "site's data in memory)",
+                      c.gradient);
   if (o.functional && (o.gradient_bytes % 4 || o.chunk_bytes % 4))
     throw ConfigError(kWhere, 0, "--functional",
                       "expected --gradient and --chunk to be whole numbers of floats (4 bytes)");
@@ -162,13 +182,45 @@ void check_buffers(const RunSetup& s) {
         "expected a buffer of at least one chunk (" + format_bytes(s.options.chunk_bytes) + ")";
     const std::string got = format_bytes(site.fpga.buffer_bytes);
     if (!s.cli.buffer.empty()) throw ConfigError(kWhere, 0, "--buffer", expected, s.cli.buffer);
-    for (const std::string key :
+    for (const std::string& key :
          {"sites." + site.code + ".fpga.buffer", std::string("defaults.fpga.buffer")}) {
       auto it = s.platform.key_lines.find(key);
       if (it != s.platform.key_lines.end())
         throw ConfigError(s.platform.file, it->second, key, expected, got);
     }
     throw ConfigError(s.platform.file, 0, "fpga.buffer (module default)", expected, got);
+  }
+}
+
+std::uint64_t parse_time_option(const std::string& key, const std::string& value) {
+  try {
+    return parse_time_ps(value);
+  } catch (const UnitError& e) {
+    throw ConfigError(kWhere, 0, "--" + key, e.what(), value);
+  }
+}
+
+// --trace/--trace-from/--trace-to (need --vcd) and --stats/--stats-interval.
+void prepare_trace_and_stats(RunSetup& s) {
+  const auto& c = s.cli;
+  if (c.vcd.empty() && (!c.trace.empty() || !c.trace_from.empty() || !c.trace_to.empty()))
+    throw ConfigError(kWhere, 0, "--trace", "expected --vcd FILE with --trace/--trace-from/--trace-to");
+  s.trace = parse_trace_selection(c.trace);
+  std::vector<std::string> codes;
+  for (const auto& site : s.platform.sites) codes.push_back(site.code);
+  check_trace_sites(s.trace, codes);
+  if (!c.trace_from.empty()) s.trace.from_ps = parse_time_option("trace-from", c.trace_from);
+  if (!c.trace_to.empty()) s.trace.to_ps = parse_time_option("trace-to", c.trace_to);
+  if (s.trace.to_ps < s.trace.from_ps)
+    throw ConfigError(kWhere, 0, "--trace-to", "expected a time not before --trace-from", c.trace_to);
+  s.stats_interval_ps = parse_time_option("stats-interval", c.stats_interval);
+  if (s.stats_interval_ps == 0)
+    throw ConfigError(kWhere, 0, "--stats-interval", "expected a positive time", c.stats_interval);
+  if (!c.stats.empty()) {
+    const auto ext = fs::path(c.stats).extension().string();
+    if (ext != ".csv" && ext != ".json")
+      throw ConfigError(kWhere, 0, "--stats", "expected a file name ending in .csv or .json", c.stats);
+    check_output_path("stats", c.stats);
   }
 }
 
@@ -198,6 +250,7 @@ RunSetup prepare(int argc, char** argv, bool& help) {
   check_buffers(s);
   check_output_path("json", s.cli.json);
   check_output_path("vcd", s.cli.vcd);
+  prepare_trace_and_stats(s);
   return s;
 }
 
@@ -229,17 +282,20 @@ int simulate(const RunSetup& s) {
     colocated = std::make_unique<NetworkSystem>("colocated", s.platform.colocated_variant(),
                                                 s.schedule, s.options);
   }
-  sc_core::sc_trace_file* vcd = nullptr;
+  std::unique_ptr<WindowedVcd> vcd;
   const std::string vcd_base = s.cli.vcd + ".partial";
+  std::unique_ptr<OccupancySampler> sampler;
+  if (!s.cli.stats.empty())
+    sampler = std::make_unique<OccupancySampler>("stats_sampler", wan, s.stats_interval_ps);
   if (!s.cli.vcd.empty()) {
     // The kernel's info notes (e.g. the timescale) are noise in a user's terminal.
     sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
-    vcd = sc_core::sc_create_vcd_trace_file(vcd_base.c_str());
+    vcd = std::make_unique<WindowedVcd>(vcd_base, s.trace.from_ps, s.trace.to_ps);
     vcd->set_time_unit(1, sc_core::SC_PS);  // the kernel resolution: every event representable
-    wan.trace(vcd);
+    trace_selection(wan, vcd.get(), s.trace);
   }
   sc_core::sc_start();
-  if (vcd) sc_core::sc_close_vcd_trace_file(vcd);
+  if (vcd) vcd->close();
 
   nlohmann::json report = collect_report(wan);
   if (colocated) add_colocated(report, collect_report(*colocated));
@@ -254,6 +310,12 @@ int simulate(const RunSetup& s) {
   if (!s.cli.quiet) std::cout << format_report(report);
   if (!s.cli.json.empty()) write_file_atomically(s.cli.json, report.dump(2) + "\n");
   if (vcd) commit_file(vcd_base + ".vcd", s.cli.vcd);
+  if (!s.cli.stats.empty()) {
+    const auto rows = collect_module_stats(wan, sampler.get());
+    write_file_atomically(s.cli.stats, fs::path(s.cli.stats).extension() == ".json"
+                                           ? rows.dump(1) + "\n"
+                                           : module_stats_csv(rows));
+  }
   const bool exact = report["summary"]["functional_mismatches"].get<double>() == 0 &&
                      report["summary"]["duplicate_results"].get<double>() == 0;
   if (!exact) std::cerr << "aggnet run: functional check failed (see the report)\n";
