@@ -1,0 +1,438 @@
+// Architect workflow (issue 5), end to end through the `aggnet` CLI: size-buffers against
+// closed-form skews and independent `aggnet run` checks, windowed VCD waveforms read back
+// and compared with the JSON report, per-module statistics, generated parameter docs.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/config_error.h"
+#include "modules/core/param_info.h"
+#include "platforms/platform.h"
+
+namespace aggnet {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const std::string kAggnet = AGGNET_EXE;
+const fs::path kData = WORKFLOW_DATA_DIR;
+const fs::path kSource = AGGNET_SOURCE_DIR;
+
+// A fresh directory per test.
+fs::path scratch() {
+  const auto* info = testing::UnitTest::GetInstance()->current_test_info();
+  const fs::path dir = fs::temp_directory_path() / (std::string("aggnet-workflow-") +
+                                                    info->test_suite_name() + "-" + info->name());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// Runs a shell command; returns its exit status; stderr goes to `err` when given.
+int run(const std::string& args, const fs::path& err = {}) {
+  const std::string cmd = kAggnet + " " + args + " > /dev/null 2> " +
+                          (err.empty() ? std::string("/dev/null") : err.string());
+  const int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+json read_json(const fs::path& p) { return json::parse(read_text(p)); }
+
+// ---------------------------------------------------------------------------------------
+// size-buffers
+
+constexpr std::uint64_t kChunk = 256 * 1024;
+const std::string kSizingArgs = " --schedule all-to-all --gradient 128MiB --chunk 256KiB";
+
+// Round time of the single group with a uniform buffer, from an independent `aggnet run`.
+double round_time_s(const fs::path& platform, std::uint64_t buffer_bytes, const fs::path& dir,
+                    const std::string& extra = "") {
+  const fs::path out = dir / ("run-" + std::to_string(buffer_bytes) + ".json");
+  EXPECT_EQ(
+      run("run --platform " + platform.string() + kSizingArgs + " --buffer " +
+          std::to_string(buffer_bytes) + "B --no-colocated -q --json " + out.string() + extra),
+      0);
+  return read_json(out)["summary"]["round_time_s_max"].get<double>();
+}
+
+struct ExpectedSkew {
+  std::string site, early, late;
+  double skew_ms;
+};
+
+void check_closed_form_case(const std::string& file, const std::vector<ExpectedSkew>& skews,
+                            const std::string& binding_site) {
+  const fs::path dir = scratch();
+  const fs::path platform = kData / file;
+  const fs::path out = dir / "sizing.json";
+  ASSERT_EQ(run("size-buffers --platform " + platform.string() + kSizingArgs +
+                " --workers 8 -q --json " + out.string()),
+            0);
+  const json r = read_json(out);
+  // Skews and the sender pair setting them, as derived by hand from the YAML delays.
+  for (const auto& e : skews) {
+    const auto it = std::find_if(r["sites"].begin(), r["sites"].end(),
+                                 [&](const json& s) { return s["site"] == e.site; });
+    ASSERT_NE(it, r["sites"].end()) << e.site;
+    EXPECT_NEAR((*it)["skew_ms"].get<double>(), e.skew_ms, 1e-9) << e.site;
+    EXPECT_EQ((*it)["skew_early_sender"], e.early) << e.site;
+    EXPECT_EQ((*it)["skew_late_sender"], e.late) << e.site;
+  }
+  EXPECT_EQ(r["uniform"]["analytic_set_by"], binding_site);
+  const auto analytic = r["uniform"]["analytic_bytes"].get<std::uint64_t>();
+  const auto simulated = r["uniform"]["simulated_bytes"].get<std::uint64_t>();
+  ASSERT_GT(simulated, 4 * kChunk) << "too few slots for a 10 % check";
+  EXPECT_EQ(simulated % kChunk, 0u);
+  // Analytic bound (rate x skew) and simulation agree within 15 %.
+  EXPECT_NEAR(static_cast<double>(analytic) / static_cast<double>(simulated), 1.0, 0.15);
+
+  // Independent runs: 1 GiB of buffer is far above rate x skew (unconstrained); the
+  // simulated size keeps >= 95 % of that speed and 10 % less does not.
+  const double unconstrained = round_time_s(platform, 1ull << 30, dir);
+  const double at_size = round_time_s(platform, simulated, dir);
+  const std::uint64_t less = simulated * 9 / 10 / kChunk * kChunk;
+  const double at_less = round_time_s(platform, less, dir);
+  EXPECT_GE(unconstrained / at_size, 0.95 * (1 - 1e-9));
+  EXPECT_LT(unconstrained / at_less, 0.95);
+  EXPECT_NEAR(r["unconstrained"]["round_time_s_mean"].get<double>(), unconstrained, 1e-9);
+}
+
+TEST(SizeBuffers, Line3ClosedForm) {
+  check_closed_form_case(
+      "line3.yaml", {{"a", "b", "c", 30.0}, {"b", "a", "c", 20.0}, {"c", "b", "a", 10.0}}, "a");
+}
+
+TEST(SizeBuffers, Star4ClosedForm) {
+  check_closed_form_case(
+      "star4.yaml",
+      {{"x", "h", "z", 45.0}, {"y", "h", "z", 45.0}, {"h", "x", "z", 40.0}, {"z", "h", "y", 15.0}},
+      "x");
+}
+
+TEST(SizeBuffers, HeterogeneousSizesFollowTheSkewAndMeetTheTarget) {
+  const fs::path dir = scratch();
+  const fs::path platform = kData / "line3.yaml";
+  const fs::path out = dir / "sizing.json", csv = dir / "sizing.csv";
+  ASSERT_EQ(
+      run("size-buffers --platform " + platform.string() + kSizingArgs +
+          " --heterogeneous --workers 8 -q --json " + out.string() + " --csv " + csv.string()),
+      0);
+  const json r = read_json(out);
+  std::map<std::string, std::uint64_t> size;
+  for (const auto& s : r["sites"]) size[s["site"]] = s["heterogeneous_bytes"].get<std::uint64_t>();
+  // Skews 30 > 20 > 10 ms at a, b, c: the sizes follow.
+  EXPECT_GT(size["a"], size["b"]);
+  EXPECT_GT(size["b"], size["c"]);
+  EXPECT_EQ(r["heterogeneous"]["total_memory_bytes"].get<std::uint64_t>(),
+            size["a"] + size["b"] + size["c"]);
+  EXPECT_LT(r["heterogeneous"]["total_memory_bytes"].get<std::uint64_t>(),
+            r["uniform"]["total_memory_bytes"].get<std::uint64_t>());
+  // Independent run with those per-site sizes meets the target.
+  const double unconstrained = round_time_s(platform, 1ull << 30, dir);
+  const fs::path het = dir / "het.json";
+  std::string sets;
+  for (const auto& [code, bytes] : size)
+    sets += " --set sites." + code + ".fpga.buffer=" + std::to_string(bytes) + "B";
+  ASSERT_EQ(run("run --platform " + platform.string() + kSizingArgs + sets +
+                " --no-colocated -q --json " + het.string()),
+            0);
+  EXPECT_GE(unconstrained / read_json(het)["summary"]["round_time_s_max"].get<double>(),
+            0.95 * (1 - 1e-9));
+  // CSV: header + one row per site.
+  std::istringstream lines(read_text(csv));
+  std::string line;
+  int rows = 0;
+  while (std::getline(lines, line)) ++rows;
+  EXPECT_EQ(rows, 4);
+}
+
+TEST(SizeBuffers, BadInputExitsTwoWithoutOutput) {
+  const fs::path dir = scratch();
+  const fs::path out = dir / "sizing.json", err = dir / "err.txt";
+  EXPECT_EQ(run("size-buffers --platform " + (kData / "line3.yaml").string() +
+                    " --target 0 --json " + out.string(),
+                err),
+            2);
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_EQ(read_text(err),
+            "aggnet size-buffers: --target: expected a fraction in (0, 1], got "
+            "'0.000000'\n");
+  EXPECT_EQ(run("size-buffers --platform " + (kData / "line3.yaml").string() +
+                    " --schedule ring --json " + out.string(),
+                err),
+            2);
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// ---------------------------------------------------------------------------------------
+// Waveforms
+
+// A minimal VCD reader: full dotted names of the variables (scopes joined by '.'), and
+// each variable's value changes as (time, value).
+struct Vcd {
+  std::map<std::string, std::string> id_of;  // full name -> identifier code
+  std::map<std::string, std::vector<std::pair<std::uint64_t, std::uint64_t>>> changes;  // id
+  std::uint64_t first_time = UINT64_MAX, last_time = 0;  ///< of value changes
+};
+
+Vcd parse_vcd(const fs::path& path) {
+  Vcd v;
+  std::ifstream in(path);
+  std::string tok;
+  std::vector<std::string> scope;
+  std::uint64_t now = 0;
+  bool dumpvars = false;
+  while (in >> tok) {
+    if (tok == "$scope") {
+      std::string kind, name;
+      in >> kind >> name >> tok;
+      scope.push_back(name);
+    } else if (tok == "$upscope") {
+      in >> tok;
+      scope.pop_back();
+    } else if (tok == "$var") {
+      std::string kind, width, id, name;
+      in >> kind >> width >> id >> name;
+      while (in >> tok && tok != "$end") {
+      }
+      std::string full;
+      for (const auto& s : scope) full += s + ".";
+      v.id_of[full + name] = id;
+    } else if (tok[0] == '#') {
+      now = std::stoull(tok.substr(1));
+    } else if (tok[0] == 'b') {
+      std::string id;
+      in >> id;
+      v.changes[id].emplace_back(now, std::stoull(tok.substr(1), nullptr, 2));
+      if (dumpvars) continue;  // SystemC dumps the window's initial values with no #time
+      v.first_time = std::min(v.first_time, now);
+      v.last_time = std::max(v.last_time, now);
+    } else if (tok == "$dumpvars") {
+      dumpvars = true;
+    } else if (tok == "$end") {
+      dumpvars = false;
+    } else if (tok[0] == '$') {
+      while (in >> tok && tok != "$end") {
+      }
+    }
+  }
+  return v;
+}
+
+std::uint64_t max_value(const Vcd& v, const std::string& name) {
+  const auto it = v.id_of.find(name);
+  EXPECT_NE(it, v.id_of.end()) << name;
+  if (it == v.id_of.end()) return 0;
+  std::uint64_t m = 0;
+  for (const auto& [t, x] : v.changes.at(it->second)) m = std::max(m, x);
+  return m;
+}
+
+TEST(Waveforms, WindowedRoundRoundTripsAndMatchesHighWater) {
+  const fs::path dir = scratch();
+  const fs::path vcd = dir / "run.vcd", fst = dir / "run.fst", back = dir / "back.vcd",
+                 out = dir / "run.json";
+  // One all-to-all round of 1 GiB on the nine-city platform: compute ends at 1 s, the
+  // round takes about 2 s; record [0.9 s, 4 s].
+  ASSERT_EQ(run("run --schedule all-to-all --steps 1 --gradient 1GiB --no-colocated -q --json " +
+                out.string() + " --vcd " + vcd.string() +
+                " --trace 'sites=lon,tyo,nyc signals=buffer,slots,links,state'" +
+                " --trace-from 0.9s --trace-to 4s"),
+            0);
+  EXPECT_LT(fs::file_size(vcd), 50u << 20);
+  ASSERT_EQ(std::system(("vcd2fst " + vcd.string() + " " + fst.string() + " > /dev/null").c_str()),
+            0);
+  ASSERT_EQ(std::system(("fst2vcd " + fst.string() + " > " + back.string()).c_str()), 0);
+  const Vcd original = parse_vcd(vcd);
+  const Vcd v = parse_vcd(back);
+  const json report = read_json(out);
+  EXPECT_GE(original.first_time, 900'000'000'000u);  // ps
+  EXPECT_LE(original.last_time, 4'000'000'000'000u);
+  std::set<std::string> traced;
+  for (const auto& site : report["sites"]) {
+    const std::string code = site["site"];
+    const std::string prefix = "SystemC.wan." + code + ".";
+    if (code != "lon" && code != "tyo" && code != "nyc") {
+      EXPECT_EQ(v.id_of.count(prefix + "fpga.buffer_occupancy_bytes"), 0u) << code;
+      continue;
+    }
+    traced.insert(code);
+    const auto hw = site["high_water_bytes"].get<double>();
+    ASSERT_GT(hw, 0);
+    EXPECT_EQ(static_cast<double>(max_value(v, prefix + "fpga.buffer_occupancy_bytes")), hw)
+        << code;
+    EXPECT_EQ(static_cast<double>(max_value(original, prefix + "fpga.buffer_occupancy_bytes")), hw)
+        << code;
+    EXPECT_EQ(static_cast<double>(max_value(v, prefix + "fpga.slots_in_use")) * 1048576.0, hw);
+    EXPECT_EQ(max_value(v, prefix + "cluster.state"), 2u);  // communicating inside the round
+    EXPECT_EQ(v.id_of.count(prefix + "cluster.step_index"), 1u);
+    EXPECT_EQ(v.id_of.count(prefix + "cluster.round_index"), 1u);
+    EXPECT_GT(max_value(v, prefix + "access_up.bytes_in_flight"), 0u);
+  }
+  EXPECT_EQ(traced.size(), 3u);
+  EXPECT_EQ(v.id_of.count("SystemC.wan.nyc.link_to_lon.bytes_in_flight"), 1u);
+  EXPECT_EQ(v.id_of.count("SystemC.wan.ams.link_to_lon.bytes_in_flight"), 1u);  // into lon
+  EXPECT_EQ(v.id_of.count("SystemC.wan.ams.link_to_fra.bytes_in_flight"), 0u);  // neither
+}
+
+TEST(Waveforms, WindowBeforeTheRoundRecordsNoOccupancy) {
+  const fs::path dir = scratch();
+  const fs::path vcd = dir / "early.vcd";
+  // Compute runs until 1 s: a window that closes at 0.5 s sees an empty buffer.
+  ASSERT_EQ(run("run --schedule all-to-all --steps 1 --gradient 64MiB --no-colocated -q --vcd " +
+                vcd.string() + " --trace sites=lon --trace signals=buffer --trace-to 0.5s"),
+            0);
+  const Vcd v = parse_vcd(vcd);
+  EXPECT_EQ(v.id_of.size(), 1u);
+  EXPECT_EQ(max_value(v, "SystemC.wan.lon.fpga.buffer_occupancy_bytes"), 0u);
+  EXPECT_LE(v.last_time, 500'000'000'000u);
+}
+
+TEST(Waveforms, BadTraceItemsExitTwo) {
+  const fs::path dir = scratch();
+  const fs::path vcd = dir / "x.vcd", err = dir / "err.txt";
+  EXPECT_EQ(
+      run("run --gradient 64MiB -q --vcd " + vcd.string() + " --trace signals=buffer,heat", err),
+      2);
+  EXPECT_EQ(
+      read_text(err),
+      "--trace: signals: expected a list of buffer, slots, links, state or all, got 'heat'\n");
+  EXPECT_EQ(run("run --gradient 64MiB -q --vcd " + vcd.string() + " --trace sites=xyz", err), 2);
+  EXPECT_EQ(run("run --gradient 64MiB -q --trace sites=lon", err), 2);  // no --vcd
+  EXPECT_FALSE(fs::exists(vcd));
+}
+
+// ---------------------------------------------------------------------------------------
+// Statistics
+
+TEST(Stats, OneRowPerModuleInstanceConsistentWithTheReport) {
+  const fs::path dir = scratch();
+  const fs::path stats = dir / "stats.json", csv = dir / "stats.csv", out = dir / "run.json";
+  ASSERT_EQ(run("run --gradient 64MiB --no-colocated -q --json " + out.string() + " --stats " +
+                stats.string() + " --stats-interval 2ms"),
+            0);
+  const json rows = read_json(stats);
+  const json report = read_json(out);
+  // Per site: cluster, access up, switch, FPGA, access down; plus every directed WAN link.
+  const std::size_t wan_links = 0 + std::count_if(report["links"].begin(), report["links"].end(),
+                                                  [](const json& l) { return l["kind"] == "wan"; });
+  EXPECT_EQ(rows.size(), 9 * 5 + wan_links);
+  std::set<std::string> names;
+  for (const auto& r : rows) names.insert(r["instance"].get<std::string>());
+  EXPECT_EQ(names.size(), rows.size());
+  for (const auto& site : report["sites"]) {
+    const std::string inst = "wan.fpga_" + site["site"].get<std::string>();
+    const auto it = std::find_if(rows.begin(), rows.end(),
+                                 [&](const json& r) { return r["instance"] == inst; });
+    ASSERT_NE(it, rows.end()) << inst;
+    const auto& r = *it;
+    EXPECT_EQ(r["statistics"]["high_water_bytes"], site["high_water_bytes"]);
+    // Every slot taken was freed once: its hold time is in the histogram.
+    EXPECT_EQ(r["histograms"]["slot_hold_time_ns"]["count"].get<double>(),
+              r["statistics"]["slot_allocations"].get<double>());
+    const auto& series = r["series"]["buffer_occupancy_bytes"];
+    ASSERT_GT(series.size(), 100u);  // > 4 s of simulated time at 2 ms
+    double m = 0;
+    for (const auto& x : series) m = std::max(m, x.get<double>());
+    EXPECT_LE(m, site["high_water_bytes"].get<double>());
+    EXPECT_GT(m, 0);
+  }
+  ASSERT_EQ(run("run --gradient 64MiB --no-colocated -q --stats " + csv.string()), 0);
+  std::istringstream lines(read_text(csv));
+  std::string line;
+  std::size_t count = 0;
+  while (std::getline(lines, line)) ++count;
+  EXPECT_EQ(count, rows.size() + 1);
+  const fs::path bad = dir / "stats.txt";
+  EXPECT_EQ(run("run --gradient 64MiB -q --stats " + bad.string()), 2);
+  EXPECT_FALSE(fs::exists(bad));
+}
+
+// ---------------------------------------------------------------------------------------
+// Parameter docs
+
+// Keys of the markdown table rows "| `key` | ...".
+std::vector<std::string> table_keys(const std::string& page) {
+  std::vector<std::string> keys;
+  std::istringstream in(page);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("| `", 0) != 0) continue;
+    keys.push_back(line.substr(3, line.find('`', 3) - 3));
+  }
+  return keys;
+}
+
+TEST(ParamDocs, CommittedPagesAreTheGeneratedOnes) {
+  const fs::path dir = scratch();
+  ASSERT_EQ(run("params --format markdown --out " + dir.string()), 0);
+  std::set<std::string> generated, committed;
+  for (const auto& e : fs::directory_iterator(dir)) generated.insert(e.path().filename());
+  for (const auto& e : fs::directory_iterator(kSource / "docs/modules"))
+    committed.insert(e.path().filename());
+  EXPECT_EQ(generated, committed);
+  for (const auto& name : generated)
+    EXPECT_EQ(read_text(dir / name), read_text(kSource / "docs/modules" / name))
+        << name << " is stale: run aggnet params --format markdown --out docs/modules";
+}
+
+TEST(ParamDocs, PagesListTheCodeTablesAndTheLoaderAcceptsExactlyThem) {
+  const std::map<std::string, std::string> page = {{"WanLink", "wan_link.md"},
+                                                   {"MulticastSwitch", "multicast_switch.md"},
+                                                   {"FpgaAggregator", "fpga_aggregator.md"},
+                                                   {"Cluster", "cluster.md"}};
+  const std::map<std::string, std::string> section = {{"WanLink", "link"},
+                                                      {"MulticastSwitch", "switch"},
+                                                      {"FpgaAggregator", "fpga"},
+                                                      {"Cluster", "cluster"}};
+  ASSERT_EQ(all_module_params().size(), page.size());
+  for (const auto& m : all_module_params()) {
+    std::vector<std::string> keys;
+    for (const auto& p : m.params) keys.push_back(p.key);
+    EXPECT_EQ(table_keys(read_text(kSource / "docs/modules" / page.at(m.module))), keys)
+        << m.module;
+    // The loader accepts every key with its documented default...
+    const std::string sec = section.at(m.module);
+    for (const auto& p : m.params) {
+      const std::string path =
+          sec == "link" && p.key == "delay" ? "links.a-b.delay" : "defaults." + sec + "." + p.key;
+      EXPECT_NO_THROW(load_platform((kData / "bare2.yaml").string(), {{path, p.default_value}}))
+          << path;
+    }
+    // ...and lists exactly these keys for an unknown one (defaults.link omits the per-link
+    // delay; links[*] takes it).
+    std::string expected;
+    for (const auto& k : keys)
+      if (!(sec == "link" && k == "delay")) expected += (expected.empty() ? "" : ", ") + k;
+    try {
+      load_platform((kData / "bare2.yaml").string(), {{"defaults." + sec + ".nonsense", "1"}});
+      ADD_FAILURE() << "unknown key accepted in " << sec;
+    } catch (const ConfigError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("expected one of: " + expected), std::string::npos) << what;
+      EXPECT_EQ(what.substr(what.size() - expected.size()), expected) << what;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace aggnet
