@@ -188,9 +188,14 @@ Crossover analyze_crossover(ResultStore& store, const std::string& metric) {
     std::vector<std::string> changes;
     for (std::size_t i = 1; i < best.size(); ++i) {
       if (best[i].second != best[i - 1].second) {
-        changes.push_back(fmt::format("from {} to {} between {} and {}", best[i - 1].second,
-                                      best[i].second, fmt_buffer(best[i - 1].first),
-                                      fmt_buffer(best[i].first)));
+        // Margin of the new winner over the old one just after the change (near-ties show).
+        const auto& cats = by_buf.at(best[i].first);
+        const double margin =
+            cats.at(best[i - 1].second).metric / cats.at(best[i].second).metric - 1;
+        changes.push_back(fmt::format("from {} to {} between {} and {} (by {:.1f}% at {})",
+                                      best[i - 1].second, best[i].second,
+                                      fmt_buffer(best[i - 1].first), fmt_buffer(best[i].first),
+                                      100 * margin, fmt_buffer(best[i].first)));
       }
     }
     if (!changes.empty()) {
