@@ -142,7 +142,8 @@ std::vector<SiteAnalytic> analytic_buffer_bounds(const Platform& platform, const
         auto slots_for = [&](double sent) {
           const double buffer_rate = sent / (1.0 - margin);
           const double s = std::ceil(buffer_rate * ps_to_s(hold_ps) / chunk - 1e-9);
-          return static_cast<std::uint64_t>(std::max(1.0, credit ? s : s + 1.0));
+          // Credit: a window of every chunk of the gradient never blocks a sender.
+          return static_cast<std::uint64_t>(std::max(1.0, credit ? std::min(s, chunks) : s + 1.0));
         };
         const std::uint64_t bytes = slots_for(required) * options.chunk_bytes;
         auto& a = out[d];

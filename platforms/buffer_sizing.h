@@ -30,7 +30,7 @@ namespace aggnet {
 ///
 /// Credit: the window must cover the credit loop instead of the skew:
 /// hold_d = max_s delay(s->d) + max_s delay(d->s) + 2 x access delay + pipeline latency +
-/// (|g| - 1) x chunk / throughput, and slots_d = ceil(R_required x hold_d / chunk).
+/// (|g| - 1) x chunk / throughput, and slots_d = min(ceil(R_required x hold_d / chunk), N).
 struct SiteAnalytic {
   int site = -1;
   bool in_a_group = false;    ///< false: the site never aggregates (1 slot suffices)
