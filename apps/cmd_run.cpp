@@ -204,7 +204,8 @@ std::uint64_t parse_time_option(const std::string& key, const std::string& value
 void prepare_trace_and_stats(RunSetup& s) {
   const auto& c = s.cli;
   if (c.vcd.empty() && (!c.trace.empty() || !c.trace_from.empty() || !c.trace_to.empty()))
-    throw ConfigError(kWhere, 0, "--trace", "expected --vcd FILE with --trace/--trace-from/--trace-to");
+    throw ConfigError(kWhere, 0, "--trace",
+                      "expected --vcd FILE with --trace/--trace-from/--trace-to");
   s.trace = parse_trace_selection(c.trace);
   std::vector<std::string> codes;
   for (const auto& site : s.platform.sites) codes.push_back(site.code);
@@ -212,14 +213,16 @@ void prepare_trace_and_stats(RunSetup& s) {
   if (!c.trace_from.empty()) s.trace.from_ps = parse_time_option("trace-from", c.trace_from);
   if (!c.trace_to.empty()) s.trace.to_ps = parse_time_option("trace-to", c.trace_to);
   if (s.trace.to_ps < s.trace.from_ps)
-    throw ConfigError(kWhere, 0, "--trace-to", "expected a time not before --trace-from", c.trace_to);
+    throw ConfigError(kWhere, 0, "--trace-to", "expected a time not before --trace-from",
+                      c.trace_to);
   s.stats_interval_ps = parse_time_option("stats-interval", c.stats_interval);
   if (s.stats_interval_ps == 0)
     throw ConfigError(kWhere, 0, "--stats-interval", "expected a positive time", c.stats_interval);
   if (!c.stats.empty()) {
     const auto ext = fs::path(c.stats).extension().string();
     if (ext != ".csv" && ext != ".json")
-      throw ConfigError(kWhere, 0, "--stats", "expected a file name ending in .csv or .json", c.stats);
+      throw ConfigError(kWhere, 0, "--stats", "expected a file name ending in .csv or .json",
+                        c.stats);
     check_output_path("stats", c.stats);
   }
 }
