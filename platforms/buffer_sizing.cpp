@@ -252,9 +252,16 @@ class ChildRunner {
   std::vector<std::string> args(int f, const std::vector<std::uint64_t>& buffers) const {
     std::vector<std::string> a{request_.aggnet_exe, "run"};
     a.insert(a.end(), request_.run_args.begin(), request_.run_args.end());
-    for (std::size_t s = 0; s < buffers.size(); ++s)
-      a.push_back(fmt::format("--set=sites.{}.fpga.buffer={}B", request_.platform.sites[s].code,
-                              buffers[s]));
+    // One size everywhere: `--buffer`; else one `--set sites.X.fpga.buffer` per site.
+    const bool uniform = std::all_of(buffers.begin(), buffers.end(),
+                                     [&](std::uint64_t b) { return b == buffers.front(); });
+    if (uniform && !buffers.empty()) {
+      a.push_back(fmt::format("--buffer={}B", buffers.front()));
+    } else {
+      for (std::size_t s = 0; s < buffers.size(); ++s)
+        a.push_back(fmt::format("--set=sites.{}.fpga.buffer={}B", request_.platform.sites[s].code,
+                                buffers[s]));
+    }
     a.insert(a.end(), {"--json", json_path(f), "-q", "--no-colocated"});
     return a;
   }

@@ -61,7 +61,8 @@ struct SizingRequest {
   int workers = 1;             ///< simulations run in parallel
   std::string aggnet_exe;      ///< the `aggnet` executable (children run `aggnet run`)
   /// Arguments every child `aggnet run` gets (platform, schedule, gradient, chunk, flow
-  /// control, --set overrides, ...); the sizing adds --set sites.X.fpga.buffer, --json,
+  /// control, --set overrides, ...); the sizing adds --buffer (one size everywhere) or
+  /// --set sites.X.fpga.buffer per site, --json,
   /// -q and --no-colocated.
   std::vector<std::string> run_args;
   bool progress = false;  ///< print one line per batch of simulations to stderr
