@@ -353,7 +353,7 @@ RunSummary run_points(const SweepSpec& spec, const std::vector<Point>& points,
     }
 
     progress.update(done, sum.ok, sum.failed, running.size());
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   progress.update(done, sum.ok, sum.failed, 0, true);
   progress.finish();
