@@ -250,7 +250,7 @@ YAML::Node child_map(YAML::Node parent, const std::string& key, const std::strin
   if (existing.IsDefined() && !existing.IsNull()) {
     if (!existing.IsMap())
       throw_at(existing, file, path, "expected a mapping of 'key: value' entries");
-    return existing;
+    return parent[key];  // a handle on the map itself: `existing` holds an iterator's copy
   }
   YAML::Node fresh(YAML::NodeType::Map);
   parent[key] = fresh;
@@ -337,14 +337,14 @@ void apply_override(YAML::Node& root, const std::string& file, const Override& o
   }
   if (top == "sites") {
     YAML::Node seq = sequence_of(root, "sites", path, file);
-    YAML::Node site(YAML::NodeType::Undefined);
     std::vector<std::string> codes;
-    for (std::size_t i = 0; i < seq.size(); ++i) {
-      const std::string code = scalar_field(seq[i], "code");
-      codes.push_back(code);
-      if (code == parts[1] && !site) site = seq[i];
-    }
-    if (!site) bad_override(path, "no site '" + parts[1] + "', sites are: " + join(codes));
+    for (std::size_t i = 0; i < seq.size(); ++i) codes.push_back(scalar_field(seq[i], "code"));
+    const auto found = std::find(codes.begin(), codes.end(), parts[1]);
+    if (found == codes.end())
+      bad_override(path, "no site '" + parts[1] + "', sites are: " + join(codes));
+    // A handle made by indexing shares the tree's memory; assigning a node into a
+    // handle of its own (yaml-cpp 0.7) would leave keys added later dangling.
+    YAML::Node site = seq[static_cast<std::size_t>(found - codes.begin())];
     if (parts.size() == 3 && contains(kSiteSections, parts[2])) {
       bad_override(path, "expected sites." + parts[1] + "." + parts[2] +
                              ".<key>, one of: " + join(param_keys(section_info(parts[2]))));

@@ -249,6 +249,26 @@ TEST(Platform, EveryKeyReachesItsMember) {
   EXPECT_EQ(p.name, "every");
 }
 
+TEST(Platform, OverridesAddKeysToSectionsTheFileAlreadyHas) {
+  // The file has defaults.link and aaa's fpga map, without the keys set below: the
+  // overrides add keys to existing maps (a yaml-cpp handle pitfall once crashed here).
+  const std::string path = write_temp("aggnet_add_keys.yaml",
+                                      "defaults: {link: {bandwidth: 10Gbps}}\n"
+                                      "sites:\n"
+                                      "  - {code: aaa, fpga: {clock: 400MHz}}\n"
+                                      "  - {code: bbb}\n"
+                                      "links:\n"
+                                      "  - {a: aaa, b: bbb, delay: 5ms}\n");
+  const Platform p = load_platform(path, {{"defaults.link.mtu", "4096B"},
+                                          {"sites.aaa.fpga.buffer", "8MiB"},
+                                          {"sites.bbb.fpga.buffer", "16MiB"}});
+  EXPECT_EQ(p.links[0].params.mtu_bytes, 4096u);
+  EXPECT_EQ(p.links[0].params.bandwidth_bps, 10'000'000'000u);
+  EXPECT_EQ(p.sites[0].fpga.buffer_bytes, 8u << 20);
+  EXPECT_EQ(p.sites[0].fpga.clock_hz, 400'000'000u);
+  EXPECT_EQ(p.sites[1].fpga.buffer_bytes, 16u << 20);
+}
+
 TEST(Routing, TiesAreBrokenByHopsThenLowestIndex) {
   // Square a-b-d / a-c-d with equal delays, listed c first: the path a->d goes via b
   // (lower index) whatever the link order. A direct 2 ms link e-d ties with e-b-d
