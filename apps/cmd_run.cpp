@@ -11,6 +11,7 @@
 #include <systemc>
 #include <vector>
 
+#include "apps/cli_options.h"
 #include "apps/commands.h"
 #include "common/atomic_file.h"
 #include "common/config_error.h"
@@ -50,16 +51,11 @@ struct RunSetup {
   std::uint64_t stats_interval_ps = 0;
 };
 
-std::string default_platform() {
-  const fs::path local = "platforms/nine_city.yaml";
-  if (fs::exists(local)) return local.string();
-  return (fs::path(AGGNET_SOURCE_DIR) / local).string();
-}
-
 po::options_description describe(RunCli& c) {
   po::options_description d("aggnet run: simulate a platform running a schedule");
   d.add_options()("help,h", "show this help")(
-      "platform", po::value(&c.platform)->default_value(default_platform()), "platform YAML file")(
+      "platform", po::value(&c.platform)->default_value(cli::default_platform_path()),
+      "platform YAML file")(
       "schedule", po::value(&c.schedule)->default_value("triads"),
       "schedule name (all-to-all, triads, ring, pairs, rotating-K, random-K:SEED, hierarchical) "
       "or schedule YAML file")("buffer", po::value(&c.buffer),
@@ -92,50 +88,16 @@ po::options_description describe(RunCli& c) {
       "stats", po::value(&c.stats),
       "write per-module statistics to FILE (.csv or .json: one row per module instance)")(
       "stats-interval", po::value(&c.stats_interval)->default_value("1ms"),
-      "with --stats: occupancy time-series sampling interval")(
-      "json", po::value(&c.json), "write the metrics as JSON to FILE")(
+      "with --stats: occupancy time-series sampling interval")("json", po::value(&c.json),
+                                                               "write the metrics as JSON to FILE")(
       "quiet,q", po::bool_switch(&c.quiet), "do not print the table");
   return d;
 }
 
-bool parse_switch(const std::string& key, const std::string& value) {
-  if (value == "on" || value == "true") return true;
-  if (value == "off" || value == "false") return false;
-  throw ConfigError(kWhere, 0, "--" + key, "expected on or off", value);
-}
-
-std::uint64_t parse_size_option(const std::string& key, const std::string& value) {
-  try {
-    const auto bytes = parse_bytes(value);
-    if (bytes == 0) throw UnitError("expected a positive size like '64MiB'");
-    return bytes;
-  } catch (const UnitError& e) {
-    throw ConfigError(kWhere, 0, "--" + key, e.what(), value);
-  }
-}
-
-std::vector<Override> parse_overrides(const std::vector<std::string>& sets) {
-  std::vector<Override> out;
-  for (const auto& s : sets) {
-    const auto eq = s.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw ConfigError(kWhere, 0, "--set", "expected PATH=VALUE", s);
-    out.emplace_back(s.substr(0, eq), s.substr(eq + 1));
-  }
-  return out;
-}
-
-void check_output_path(const std::string& key, const std::string& path) {
-  if (path.empty()) return;
-  const fs::path parent = fs::path(path).parent_path();
-  if (!parent.empty() && !fs::is_directory(parent))
-    throw ConfigError(kWhere, 0, "--" + key, "expected a file in an existing directory", path);
-}
-
 RunOptions run_options(const RunCli& c) {
   RunOptions o;
-  o.gradient_bytes = parse_size_option("gradient", c.gradient);
-  o.chunk_bytes = parse_size_option("chunk", c.chunk);
+  o.gradient_bytes = cli::size_option(kWhere, "gradient", c.gradient);
+  o.chunk_bytes = cli::size_option(kWhere, "chunk", c.chunk);
   if (c.steps < 0) throw ConfigError(kWhere, 0, "--steps", "expected 0 or a positive integer");
   o.steps = c.steps;
   if (c.flow_control == "pacing") {
@@ -157,9 +119,9 @@ RunOptions run_options(const RunCli& c) {
     throw ConfigError(kWhere, 0, "--pacing-margin", "expected a number in [0, 1)",
                       std::to_string(c.pacing_margin));
   o.pacing_margin = c.pacing_margin;
-  o.multicast = parse_switch("multicast", c.multicast);
-  o.aggregation = parse_switch("aggregation", c.aggregation);
-  o.jitter = parse_switch("jitter", c.jitter);
+  o.multicast = cli::switch_option(kWhere, "multicast", c.multicast);
+  o.aggregation = cli::switch_option(kWhere, "aggregation", c.aggregation);
+  o.jitter = cli::switch_option(kWhere, "jitter", c.jitter);
   o.seed = c.seed;
   o.functional = c.functional;
   if (o.functional && o.gradient_bytes > (64ull << 20))
@@ -192,14 +154,6 @@ void check_buffers(const RunSetup& s) {
   }
 }
 
-std::uint64_t parse_time_option(const std::string& key, const std::string& value) {
-  try {
-    return parse_time_ps(value);
-  } catch (const UnitError& e) {
-    throw ConfigError(kWhere, 0, "--" + key, e.what(), value);
-  }
-}
-
 // --trace/--trace-from/--trace-to (need --vcd) and --stats/--stats-interval.
 void prepare_trace_and_stats(RunSetup& s) {
   const auto& c = s.cli;
@@ -210,12 +164,12 @@ void prepare_trace_and_stats(RunSetup& s) {
   std::vector<std::string> codes;
   for (const auto& site : s.platform.sites) codes.push_back(site.code);
   check_trace_sites(s.trace, codes);
-  if (!c.trace_from.empty()) s.trace.from_ps = parse_time_option("trace-from", c.trace_from);
-  if (!c.trace_to.empty()) s.trace.to_ps = parse_time_option("trace-to", c.trace_to);
+  if (!c.trace_from.empty()) s.trace.from_ps = cli::time_option(kWhere, "trace-from", c.trace_from);
+  if (!c.trace_to.empty()) s.trace.to_ps = cli::time_option(kWhere, "trace-to", c.trace_to);
   if (s.trace.to_ps < s.trace.from_ps)
     throw ConfigError(kWhere, 0, "--trace-to", "expected a time not before --trace-from",
                       c.trace_to);
-  s.stats_interval_ps = parse_time_option("stats-interval", c.stats_interval);
+  s.stats_interval_ps = cli::time_option(kWhere, "stats-interval", c.stats_interval);
   if (s.stats_interval_ps == 0)
     throw ConfigError(kWhere, 0, "--stats-interval", "expected a positive time", c.stats_interval);
   if (!c.stats.empty()) {
@@ -223,7 +177,7 @@ void prepare_trace_and_stats(RunSetup& s) {
     if (ext != ".csv" && ext != ".json")
       throw ConfigError(kWhere, 0, "--stats", "expected a file name ending in .csv or .json",
                         c.stats);
-    check_output_path("stats", c.stats);
+    cli::check_output_path(kWhere, "stats", c.stats);
   }
 }
 
@@ -244,15 +198,15 @@ RunSetup prepare(int argc, char** argv, bool& help) {
   }
   s.cli.colocated = vm.count("no-colocated") == 0;
   s.options = run_options(s.cli);
-  s.platform = load_platform(s.cli.platform, parse_overrides(s.cli.sets));
+  s.platform = load_platform(s.cli.platform, cli::overrides(kWhere, s.cli.sets));
   if (!s.cli.buffer.empty()) {
-    const auto bytes = parse_size_option("buffer", s.cli.buffer);
+    const auto bytes = cli::size_option(kWhere, "buffer", s.cli.buffer);
     for (auto& site : s.platform.sites) site.fpga.buffer_bytes = bytes;
   }
   s.schedule = make_schedule(s.cli.schedule, s.platform);
   check_buffers(s);
-  check_output_path("json", s.cli.json);
-  check_output_path("vcd", s.cli.vcd);
+  cli::check_output_path(kWhere, "json", s.cli.json);
+  cli::check_output_path(kWhere, "vcd", s.cli.vcd);
   prepare_trace_and_stats(s);
   return s;
 }

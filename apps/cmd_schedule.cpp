@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/cli_options.h"
 #include "apps/commands.h"
 #include "common/config_error.h"
 #include "common/units.h"
@@ -41,19 +42,14 @@ struct ScheduleCli {
   bool verify = false, group_average_only = false;
 };
 
-std::string default_platform() {
-  const fs::path local = "platforms/nine_city.yaml";
-  if (fs::exists(local)) return local.string();
-  return (fs::path(AGGNET_SOURCE_DIR) / local).string();
-}
-
 po::options_description describe(ScheduleCli& c) {
   po::options_description d(
       "aggnet schedule: rank schedules by analytic time to eps-consensus (and --verify them "
       "against the simulation)");
   d.add_options()("help,h", "show this help")(
-      "platform", po::value(&c.platform)->default_value(default_platform()), "platform YAML file")(
-      "set", po::value(&c.sets)->composing(), "platform override PATH=VALUE, repeatable")(
+      "platform", po::value(&c.platform)->default_value(cli::default_platform_path()),
+      "platform YAML file")("set", po::value(&c.sets)->composing(),
+                            "platform override PATH=VALUE, repeatable")(
       "buffer", po::value(&c.buffer),
       "FPGA buffer at every site, e.g. 64MiB (default: platform's)")(
       "gradient", po::value(&c.gradient)->default_value("1GiB"), "gradient bytes per site (G)")(
@@ -79,22 +75,6 @@ po::options_description describe(ScheduleCli& c) {
                                                 "--verify: steps per run (0: one schedule period)")(
       "jobs", po::value(&c.jobs)->default_value(2), "--verify: simulations run in parallel");
   return d;
-}
-
-std::uint64_t size_option(const std::string& key, const std::string& value) {
-  try {
-    const auto b = parse_bytes(value);
-    if (b == 0) throw UnitError("expected a positive size like '64MiB'");
-    return b;
-  } catch (const UnitError& e) {
-    throw ConfigError(kWhere, 0, "--" + key, e.what(), value);
-  }
-}
-
-bool switch_option(const std::string& key, const std::string& value) {
-  if (value == "on" || value == "true") return true;
-  if (value == "off" || value == "false") return false;
-  throw ConfigError(kWhere, 0, "--" + key, "expected on or off", value);
 }
 
 std::vector<std::string> split_commas(const std::string& s) {
@@ -325,9 +305,9 @@ int run_schedule(int argc, char** argv) {
   OptimizerOptions opt;
   opt.eps = c.eps;
   RunParams& run = opt.run;
-  run.gradient_bytes = size_option("gradient", c.gradient);
-  run.chunk_bytes = size_option("chunk", c.chunk);
-  if (!c.buffer.empty()) run.buffer_bytes = size_option("buffer", c.buffer);
+  run.gradient_bytes = cli::size_option(kWhere, "gradient", c.gradient);
+  run.chunk_bytes = cli::size_option(kWhere, "chunk", c.chunk);
+  if (!c.buffer.empty()) run.buffer_bytes = cli::size_option(kWhere, "buffer", c.buffer);
   if (c.flow_control == "pacing") {
     run.flow_control = FlowControl::kPacing;
   } else if (c.flow_control == "credit") {
@@ -346,16 +326,10 @@ int run_schedule(int argc, char** argv) {
     throw ConfigError(kWhere, 0, "--round-start", "expected auto, aligned or immediate",
                       c.round_start);
   }
-  run.multicast = switch_option("multicast", c.multicast);
-  run.aggregation = switch_option("aggregation", c.aggregation);
+  run.multicast = cli::switch_option(kWhere, "multicast", c.multicast);
+  run.aggregation = cli::switch_option(kWhere, "aggregation", c.aggregation);
 
-  std::vector<Override> overrides;
-  for (const auto& s : c.sets) {
-    const auto eq = s.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw ConfigError(kWhere, 0, "--set", "expected PATH=VALUE", s);
-    overrides.emplace_back(s.substr(0, eq), s.substr(eq + 1));
-  }
+  const std::vector<Override> overrides = cli::overrides(kWhere, c.sets);
   Platform platform = load_platform(c.platform, overrides);
   if (run.buffer_bytes)
     for (auto& site : platform.sites) site.fpga.buffer_bytes = run.buffer_bytes;

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "apps/cli_options.h"
 #include "apps/commands.h"
 #include "common/atomic_file.h"
 #include "common/config_error.h"
@@ -33,19 +34,13 @@ struct SizeCli {
   bool heterogeneous = false, quiet = false;
 };
 
-std::string default_platform() {
-  const fs::path local = "platforms/nine_city.yaml";
-  if (fs::exists(local)) return local.string();
-  return (fs::path(AGGNET_SOURCE_DIR) / local).string();
-}
-
 po::options_description describe(SizeCli& c) {
   po::options_description d(
       "aggnet size-buffers: smallest FPGA buffer per site meeting a round-time target");
   d.add_options()("help,h", "show this help")(
-      "platform", po::value(&c.platform)->default_value(default_platform()), "platform YAML file")(
-      "schedule", po::value(&c.schedule)->default_value("triads"),
-      "group schedule name or YAML file (not ring)")(
+      "platform", po::value(&c.platform)->default_value(cli::default_platform_path()),
+      "platform YAML file")("schedule", po::value(&c.schedule)->default_value("triads"),
+                            "group schedule name or YAML file (not ring)")(
       "gradient", po::value(&c.gradient)->default_value("1GiB"), "gradient bytes per site (G)")(
       "chunk", po::value(&c.chunk)->default_value("1MiB"), "chunk = aggregation slot size")(
       "target", po::value(&c.target)->default_value(0.95),
@@ -68,35 +63,11 @@ po::options_description describe(SizeCli& c) {
   return d;
 }
 
-std::uint64_t parse_size(const std::string& key, const std::string& value) {
-  try {
-    const auto bytes = parse_bytes(value);
-    if (bytes == 0) throw UnitError("expected a positive size like '64MiB'");
-    return bytes;
-  } catch (const UnitError& e) {
-    throw ConfigError(kWhere, 0, "--" + key, e.what(), value);
-  }
-}
-
-void check_output_path(const std::string& key, const std::string& path) {
-  if (path.empty()) return;
-  const fs::path parent = fs::path(path).parent_path();
-  if (!parent.empty() && !fs::is_directory(parent))
-    throw ConfigError(kWhere, 0, "--" + key, "expected a file in an existing directory", path);
-}
-
-std::string self_exe() {
-  std::error_code ec;
-  const auto p = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) throw std::runtime_error("cannot find the aggnet executable (/proc/self/exe)");
-  return p.string();
-}
-
 SizingRequest prepare(SizeCli& c) {
   SizingRequest r;
   RunOptions& o = r.options;
-  o.gradient_bytes = parse_size("gradient", c.gradient);
-  o.chunk_bytes = parse_size("chunk", c.chunk);
+  o.gradient_bytes = cli::size_option(kWhere, "gradient", c.gradient);
+  o.chunk_bytes = cli::size_option(kWhere, "chunk", c.chunk);
   if (!(c.target > 0 && c.target <= 1))
     throw ConfigError(kWhere, 0, "--target", "expected a fraction in (0, 1]",
                       std::to_string(c.target));
@@ -119,25 +90,19 @@ SizingRequest prepare(SizeCli& c) {
   if (c.workers < 0) throw ConfigError(kWhere, 0, "--workers", "expected 0 or a positive integer");
   r.workers = c.workers > 0 ? c.workers
                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<Override> overrides;
-  for (const auto& s : c.sets) {
-    const auto eq = s.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw ConfigError(kWhere, 0, "--set", "expected PATH=VALUE", s);
-    overrides.emplace_back(s.substr(0, eq), s.substr(eq + 1));
-  }
+  const std::vector<Override> overrides = cli::overrides(kWhere, c.sets);
   r.platform = load_platform(c.platform, overrides);
   r.schedule = make_schedule(c.schedule, r.platform);
   if (r.schedule.collective == Collective::kRing)
     throw ConfigError(kWhere, 0, "--schedule",
                       "expected a group schedule (a ring all-reduce uses no aggregation slots)",
                       c.schedule);
-  check_output_path("json", c.json);
-  check_output_path("csv", c.csv);
+  cli::check_output_path(kWhere, "json", c.json);
+  cli::check_output_path(kWhere, "csv", c.csv);
   r.target = c.target;
   r.heterogeneous = c.heterogeneous;
   r.progress = !c.quiet;
-  r.aggnet_exe = self_exe();
+  r.aggnet_exe = cli::self_executable();
   r.run_args = {"--platform",      c.platform,
                 "--schedule",      c.schedule,
                 "--gradient",      c.gradient,

@@ -1,0 +1,70 @@
+#include "apps/cli_options.h"
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "common/config_error.h"
+#include "common/units.h"
+
+namespace aggnet::cli {
+
+namespace fs = std::filesystem;
+
+std::string default_platform_path() {
+  const fs::path local = "platforms/nine_city.yaml";
+  if (fs::exists(local)) return local.string();
+  return (fs::path(AGGNET_SOURCE_DIR) / local).string();
+}
+
+std::uint64_t size_option(const std::string& where, const std::string& key,
+                          const std::string& value) {
+  try {
+    const auto bytes = parse_bytes(value);
+    if (bytes == 0) throw UnitError("expected a positive size like '64MiB'");
+    return bytes;
+  } catch (const UnitError& e) {
+    throw ConfigError(where, 0, "--" + key, e.what(), value);
+  }
+}
+
+std::uint64_t time_option(const std::string& where, const std::string& key,
+                          const std::string& value) {
+  try {
+    return parse_time_ps(value);
+  } catch (const UnitError& e) {
+    throw ConfigError(where, 0, "--" + key, e.what(), value);
+  }
+}
+
+bool switch_option(const std::string& where, const std::string& key, const std::string& value) {
+  if (value == "on" || value == "true") return true;
+  if (value == "off" || value == "false") return false;
+  throw ConfigError(where, 0, "--" + key, "expected on or off", value);
+}
+
+std::vector<Override> overrides(const std::string& where, const std::vector<std::string>& sets) {
+  std::vector<Override> out;
+  for (const auto& s : sets) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw ConfigError(where, 0, "--set", "expected PATH=VALUE", s);
+    out.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+  }
+  return out;
+}
+
+void check_output_path(const std::string& where, const std::string& key, const std::string& path) {
+  if (path.empty()) return;
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent))
+    throw ConfigError(where, 0, "--" + key, "expected a file in an existing directory", path);
+}
+
+std::string self_executable() {
+  std::error_code ec;
+  const auto p = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) throw std::runtime_error("cannot find the aggnet executable (/proc/self/exe)");
+  return p.string();
+}
+
+}  // namespace aggnet::cli

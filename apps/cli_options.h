@@ -1,0 +1,39 @@
+// Option parsing shared by the aggnet subcommands. Every error is a ConfigError whose
+// "file" is the command (e.g. "aggnet run") and whose key is the option ("--buffer"),
+// so the user sees one line: `aggnet run: --buffer: expected ..., got '...'`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "platforms/platform.h"
+
+namespace aggnet::cli {
+
+/// platforms/nine_city.yaml in the working directory if present, else in the source tree.
+std::string default_platform_path();
+
+/// A positive size such as "64MiB". Errors: ConfigError(where, --key).
+std::uint64_t size_option(const std::string& where, const std::string& key,
+                          const std::string& value);
+
+/// A time such as "1.5s" (a unit is required). Errors: ConfigError(where, --key).
+std::uint64_t time_option(const std::string& where, const std::string& key,
+                          const std::string& value);
+
+/// "on"/"true" or "off"/"false". Errors: ConfigError(where, --key).
+bool switch_option(const std::string& where, const std::string& key, const std::string& value);
+
+/// `--set PATH=VALUE` items as platform overrides. Errors: ConfigError(where, --set).
+std::vector<Override> overrides(const std::string& where, const std::vector<std::string>& sets);
+
+/// An output path whose directory exists (checked before any work, so a bad path loses
+/// nothing). Empty paths pass. Errors: ConfigError(where, --key).
+void check_output_path(const std::string& where, const std::string& key, const std::string& path);
+
+/// This executable's path (/proc/self/exe), for commands that run `aggnet run` children.
+/// Errors: std::runtime_error.
+std::string self_executable();
+
+}  // namespace aggnet::cli
