@@ -104,10 +104,7 @@ json link_entry(const std::string& from, const std::string& to, const std::strin
   return o;
 }
 
-}  // namespace
-
-json collect_report(const NetworkSystem& system) {
-  const auto& platform = system.platform();
+void check_finished(const NetworkSystem& system) {
   for (const auto& s : system.sites()) {
     if (!s.cluster->finished()) {
       throw std::runtime_error(std::string(s.cluster->name()) +
@@ -115,81 +112,96 @@ json collect_report(const NetworkSystem& system) {
                                stall_diagnosis(system) + ")");
     }
   }
-  const double end = sim_end_s(system);
-  const sc_core::sc_time window(end, sc_core::SC_SEC);
-  json report;
-  report["platform"] = platform.name;
-  report["schedule"] = system.schedule().name;
-  report["steps"] = json::array();
-  for (int k = 0; k < system.steps(); ++k) report["steps"].push_back(step_entry(system, k));
+}
 
+json site_entries(const NetworkSystem& system, const sc_core::sc_time& window) {
   json sites = json::array();
-  double idle = 0, total = 0, high_water = 0, stalls = 0, mismatches = 0, checks = 0, dups = 0;
   for (std::size_t i = 0; i < system.sites().size(); ++i) {
     const auto& m = system.sites()[i];
     json o = stats_object(m.fpga->statistics(window));
     o.update(stats_object(m.cluster->statistics()));
-    o["site"] = platform.sites[i].code;
-    idle += o["idle_time_s"].get<double>();
-    total += o["idle_time_s"].get<double>() + o["compute_time_s"].get<double>();
-    high_water = std::max(high_water, o["high_water_bytes"].get<double>());
-    stalls += o["slot_stalls"].get<double>();
-    mismatches += o["functional_mismatches"].get<double>();
-    checks += o["functional_checks"].get<double>();
-    dups += o["duplicate_results"].get<double>();
+    o["site"] = system.platform().sites[i].code;
     sites.push_back(o);
   }
-  report["sites"] = sites;
+  return sites;
+}
 
+json link_entries(const NetworkSystem& system, const sc_core::sc_time& window) {
+  const auto& platform = system.platform();
   json links = json::array();
-  double max_util = 0;
   for (const auto& d : system.links()) {
     links.push_back(
         link_entry(platform.sites[d.from].code, platform.sites[d.to].code, "wan", *d.link, window));
-    max_util = std::max(max_util, d.link->utilization(window));
   }
   for (std::size_t i = 0; i < system.sites().size(); ++i) {
     const auto& code = platform.sites[i].code;
     const auto& m = system.sites()[i];
     links.push_back(link_entry(code, code, "access_up", *m.access_up, window));
     links.push_back(link_entry(code, code, "access_down", *m.access_down, window));
-    max_util =
-        std::max({max_util, m.access_up->utilization(window), m.access_down->utilization(window)});
   }
-  report["links"] = links;
+  return links;
+}
 
-  double step_sum = 0, step_max = 0, round_sum = 0, round_max = 0;
+double sum_of(const json& rows, const char* key) {
+  double total = 0;
+  for (const auto& r : rows) total += r[key].get<double>();
+  return total;
+}
+
+double max_of(const json& rows, const char* key) {
+  double best = 0;
+  for (const auto& r : rows) best = std::max(best, r[key].get<double>());
+  return best;
+}
+
+// The flat summary (docs/run-json.md) from the steps, sites and links arrays.
+json summarize(const json& report, const NetworkSystem& system, double end_s) {
+  const auto& steps = report["steps"];
+  const auto& sites = report["sites"];
+  double round_sum = 0;
   int comm_rounds = 0;
-  for (const auto& s : report["steps"]) {
-    step_sum += s["step_time_s"].get<double>();
-    step_max = std::max(step_max, s["step_time_s"].get<double>());
-    const double rt = s["round_time_s"].get<double>();
-    if (rt > 0) {
-      round_sum += rt;
-      ++comm_rounds;
-    }
-    round_max = std::max(round_max, rt);
+  for (const auto& s : steps) {
+    if (s["round_time_s"].get<double>() <= 0) continue;
+    round_sum += s["round_time_s"].get<double>();
+    ++comm_rounds;
   }
-  const double steps = static_cast<double>(std::max(system.steps(), 1));
   const double round_mean = comm_rounds ? round_sum / comm_rounds : 0.0;
+  const double idle = sum_of(sites, "idle_time_s");
+  const double busy = sum_of(sites, "compute_time_s");
   json summary;
   summary["steps"] = system.steps();
-  summary["step_time_s_mean"] = step_sum / steps;
-  summary["step_time_s_max"] = step_max;
+  summary["step_time_s_mean"] = sum_of(steps, "step_time_s") / std::max(1, system.steps());
+  summary["step_time_s_max"] = max_of(steps, "step_time_s");
   summary["round_time_s_mean"] = round_mean;
-  summary["round_time_s_max"] = round_max;
-  summary["total_time_s"] = end;
-  summary["gpu_idle_fraction"] = total > 0 ? idle / total : 0.0;
+  summary["round_time_s_max"] = max_of(steps, "round_time_s");
+  summary["total_time_s"] = end_s;
+  summary["gpu_idle_fraction"] = idle + busy > 0 ? idle / (idle + busy) : 0.0;
   summary["allreduce_bandwidth_gbps"] =
       round_mean > 0 ? static_cast<double>(system.options().gradient_bytes) * 8e-9 / round_mean
                      : 0.0;
-  summary["buffer_high_water_bytes_max"] = high_water;
-  summary["slot_stalls_total"] = stalls;
-  summary["link_utilization_max"] = max_util;
-  summary["functional_checks"] = checks;
-  summary["functional_mismatches"] = mismatches;
-  summary["duplicate_results"] = dups;
-  report["summary"] = summary;
+  summary["buffer_high_water_bytes_max"] = max_of(sites, "high_water_bytes");
+  summary["slot_stalls_total"] = sum_of(sites, "slot_stalls");
+  summary["link_utilization_max"] = max_of(report["links"], "utilization");
+  summary["functional_checks"] = sum_of(sites, "functional_checks");
+  summary["functional_mismatches"] = sum_of(sites, "functional_mismatches");
+  summary["duplicate_results"] = sum_of(sites, "duplicate_results");
+  return summary;
+}
+
+}  // namespace
+
+json collect_report(const NetworkSystem& system) {
+  check_finished(system);
+  const double end = sim_end_s(system);
+  const sc_core::sc_time window(end, sc_core::SC_SEC);
+  json report;
+  report["platform"] = system.platform().name;
+  report["schedule"] = system.schedule().name;
+  report["steps"] = json::array();
+  for (int k = 0; k < system.steps(); ++k) report["steps"].push_back(step_entry(system, k));
+  report["sites"] = site_entries(system, window);
+  report["links"] = link_entries(system, window);
+  report["summary"] = summarize(report, system, end);
   return report;
 }
 
