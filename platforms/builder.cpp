@@ -81,6 +81,7 @@ void NetworkSystem::build_sites() {
     FpgaAggregatorConfig fc;
     fc.site = s;
     fc.params = site.fpga;
+    if (options_.buffer_bytes) fc.params.buffer_bytes = options_.buffer_bytes;
     fc.slot_bytes = options_.chunk_bytes;
     fc.aggregate = options_.aggregation && !ring;
     fc.return_credits = options_.flow_control == FlowControl::kCredit && !ring;

@@ -55,7 +55,8 @@ void plan_buffer_limit(const Platform& platform, const Routing& routing, const R
     group.skew_ps[d] = hi - lo;
     group.start_delay_ps = std::max(group.start_delay_ps, hi);
     const auto& fpga = platform.sites[d].fpga;
-    group.slots[d] = fpga.buffer_bytes / options.chunk_bytes;
+    group.slots[d] =
+        (options.buffer_bytes ? options.buffer_bytes : fpga.buffer_bytes) / options.chunk_bytes;
     if (!options.aggregation) continue;
     const double throughput = static_cast<double>(fpga.throughput_bytes_per_s());
     const double hold_s =
@@ -102,10 +103,13 @@ RoundPlan plan_round(const Platform& platform, const Routing& routing, const Rou
         group.link_rate = std::min(
             group.link_rate, payload_rate(link, options.chunk_bytes) / plan.link_streams[hop]);
       }
-      const double up = payload_rate(access_link(platform.sites[sender]), options.chunk_bytes);
-      group.access_rate = std::min(group.access_rate, options.multicast ? up : up / fan_in);
-      const double down = payload_rate(access_link(platform.sites[sender]), options.chunk_bytes);
-      group.access_rate = std::min(group.access_rate, options.aggregation ? down : down / fan_in);
+      // The sender's access link carries its stream (one copy per receiver without
+      // multicast); as a receiver, its access link carries the reduced stream (or every
+      // other member's contribution without in-line aggregation).
+      const double access = payload_rate(access_link(platform.sites[sender]), options.chunk_bytes);
+      group.access_rate = std::min(group.access_rate, options.multicast ? access : access / fan_in);
+      group.access_rate =
+          std::min(group.access_rate, options.aggregation ? access : access / fan_in);
     }
     const double limit =
         std::min({group.buffer_rate, group.link_rate, group.pipeline_rate, group.access_rate});

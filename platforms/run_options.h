@@ -11,6 +11,7 @@ namespace aggnet {
 struct RunOptions {
   std::uint64_t gradient_bytes = 1ull << 30;  ///< G per site and round (1 GiB)
   std::uint64_t chunk_bytes = 1ull << 20;     ///< chunk = aggregation slot (1 MiB)
+  std::uint64_t buffer_bytes = 0;             ///< every site's FPGA buffer; 0: the platform's
   int steps = 0;                              ///< 0: one schedule period
   FlowControl flow_control = FlowControl::kPacing;
   double pacing_margin = 0.02;  ///< pacing: fraction below the computed safe rate

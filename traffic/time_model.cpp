@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "common/units.h"
+#include "platforms/control_plane.h"
 #include "platforms/platform.h"
 
 namespace aggnet {
@@ -15,8 +16,6 @@ namespace {
 
 constexpr double kPs = 1e-12;
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-using Hop = std::pair<int, int>;
 
 /// Access link (cluster <-> edge) of a site: its cluster's rate and delay, with the
 /// reference MTU and header (WanLinkParams defaults), as the builder instantiates it.
@@ -34,19 +33,10 @@ double ser_s(std::uint64_t chunk, const WanLinkParams& l) {
          kPs;
 }
 
-/// Payload bytes/s a link carries with chunks of `chunk` bytes.
-double payload_rate(std::uint64_t chunk, const WanLinkParams& l) {
-  return static_cast<double>(chunk) / ser_s(chunk, l);
-}
-
 const WanLinkParams& hop_link(const Platform& p, const Routing& r, const Hop& h) {
   const int li = r.link_index(h.first, h.second);
   if (li < 0) throw std::invalid_argument("time model: hop between non-adjacent sites");
   return p.links[li].params;
-}
-
-std::uint64_t buffer_of(const Site& s, const RunParams& params) {
-  return params.buffer_bytes ? params.buffer_bytes : s.fpga.buffer_bytes;
 }
 
 double pipe_s(std::uint64_t chunk, const FpgaParams& f) {
@@ -81,6 +71,20 @@ std::vector<Hop> path_hops(const Routing& r, int s, int d) {
   return hops;
 }
 
+RunOptions control_options(const RunParams& params) {
+  RunOptions o;
+  o.gradient_bytes = params.gradient_bytes;
+  o.chunk_bytes = params.chunk_bytes;
+  o.buffer_bytes = params.buffer_bytes;
+  o.flow_control = params.flow_control;
+  o.pacing_margin = params.pacing_margin;
+  o.aligned_start = params.aligned_start;
+  o.multicast = params.multicast;
+  o.aggregation = params.aggregation;
+  o.credit_bytes = params.credit_bytes;
+  return o;
+}
+
 std::uint64_t num_chunks(std::uint64_t bytes, std::uint64_t chunk) {
   return (bytes + chunk - 1) / chunk;
 }
@@ -90,64 +94,23 @@ RoundEstimate estimate_group_round(const Platform& p, const Routing& r, const Ro
   const std::uint64_t chunk = params.chunk_bytes;
   const double c = static_cast<double>(chunk);
   const double n_chunks = static_cast<double>(num_chunks(params.gradient_bytes, chunk));
-  // Streams (trees or unicast copies) of the whole round on each directed hop.
-  std::map<Hop, int> streams;
-  std::vector<std::map<int, std::vector<Hop>>> hops_of(round.groups.size());
-  for (std::size_t gi = 0; gi < round.groups.size(); ++gi) {
-    const auto& m = round.groups[gi].sites;
-    for (int s : m) {
-      std::vector<int> recv;
-      for (int d : m)
-        if (d != s) recv.push_back(d);
-      std::vector<Hop> hops;
-      if (params.multicast) {
-        hops = r.multicast_tree(s, recv);
-      } else {
-        for (int d : recv) {
-          const auto h = path_hops(r, s, d);
-          hops.insert(hops.end(), h.begin(), h.end());
-        }
-      }
-      for (const auto& h : hops) ++streams[h];
-      hops_of[gi][s] = hops;
-    }
-  }
+  // The control plane's decisions (trees, link shares, slots, pacing rate), exactly as
+  // the simulation's builder installs them.
+  const RoundPlan plan = plan_round(p, r, round, control_options(params));
   RoundEstimate est;
   for (std::size_t gi = 0; gi < round.groups.size(); ++gi) {
     const auto& m = round.groups[gi].sites;
+    const GroupPlan& gp = plan.groups[gi];
     GroupEstimate g;
     g.members = m;
-    const double f = static_cast<double>(m.size() - 1);
-    g.buffer_rate = g.link_rate = g.pipeline_rate = g.access_rate = kInf;
+    g.buffer_rate = gp.buffer_rate;
+    g.link_rate = gp.link_rate;
+    g.pipeline_rate = gp.pipeline_rate;
+    g.access_rate = gp.access_rate;
     std::map<int, double> window;  // credit mode: slots per receiver
     for (int d : m) {
-      std::uint64_t lo = std::numeric_limits<std::uint64_t>::max(), hi = 0;
-      for (int s : m) {
-        if (s == d) continue;
-        lo = std::min(lo, r.delay_ps(s, d));
-        hi = std::max(hi, r.delay_ps(s, d));
-      }
-      g.skew_max_s = std::max(g.skew_max_s, static_cast<double>(hi - lo) * kPs);
-      const auto& fp = p.sites[d].fpga;
-      const std::uint64_t slots = buffer_of(p.sites[d], params) / chunk;
-      window[d] = static_cast<double>(slots);
-      const WanLinkParams down = access_of(p.sites[d]);
-      g.access_rate = std::min(g.access_rate, params.aggregation ? payload_rate(chunk, down)
-                                                                 : payload_rate(chunk, down) / f);
-      if (!params.aggregation) continue;
-      const double hold =
-          static_cast<double>(hi - lo + fp.latency_ps()) * kPs + f * pipe_s(chunk, fp);
-      const double usable = static_cast<double>(std::max<std::uint64_t>(slots, 2) - 1);
-      g.buffer_rate = std::min(g.buffer_rate, usable * c / hold);
-      g.pipeline_rate =
-          std::min(g.pipeline_rate, static_cast<double>(fp.throughput_bytes_per_s()) / f);
-    }
-    for (int s : m) {
-      for (const auto& h : hops_of[gi][s]) {
-        g.link_rate = std::min(g.link_rate, payload_rate(chunk, hop_link(p, r, h)) / streams[h]);
-      }
-      const double up = payload_rate(chunk, access_of(p.sites[s]));
-      g.access_rate = std::min(g.access_rate, params.multicast ? up : up / f);
+      g.skew_max_s = std::max(g.skew_max_s, static_cast<double>(gp.skew_ps.at(d)) * kPs);
+      window[d] = static_cast<double>(gp.slots.at(d));
     }
     // Latencies of one chunk s -> d.
     g.latency_sd_s.assign(m.size(), std::vector<double>(m.size(), 0.0));
@@ -172,9 +135,8 @@ RoundEstimate estimate_group_round(const Platform& p, const Routing& r, const Ro
       for (const auto& l : lims)
         if (l.v < best->v) best = &l;
       g.limit = best->name;
-      g.rate = (1.0 - params.pacing_margin) * best->v;
-      // The sender waits a whole number of ps between chunks.
-      g.interval_s = std::ceil(c / g.rate * 1e12) * kPs;
+      g.rate = gp.pacing_rate;
+      g.interval_s = static_cast<double>(gp.pacing_interval_ps) * kPs;
     } else {
       // Credit: the window cycle of sender s for receiver d.
       g.credit_rate = kInf;
