@@ -142,24 +142,4 @@ void NetworkSystem::install_routes() {
   }
 }
 
-void NetworkSystem::trace(sc_core::sc_trace_file* file) const {
-  const std::string prefix = std::string(name()) + ".";
-  for (std::size_t s = 0; s < sites_.size(); ++s) {
-    const std::string site = prefix + platform_.sites[s].code + ".";
-    const auto& m = sites_[s];
-    sc_core::sc_trace(file, m.fpga->buffer().occupancy_bytes(),
-                      site + "fpga.buffer_occupancy_bytes");
-    sc_core::sc_trace(file, m.fpga->slots_in_use(), site + "fpga.slots_in_use");
-    sc_core::sc_trace(file, m.cluster->state(), site + "cluster.state");
-    sc_core::sc_trace(file, m.cluster->round_index(), site + "cluster.round_index");
-    sc_core::sc_trace(file, m.access_up->bytes_in_flight(), site + "access_up.bytes_in_flight");
-    sc_core::sc_trace(file, m.access_down->bytes_in_flight(), site + "access_down.bytes_in_flight");
-  }
-  for (const auto& d : links_) {
-    sc_core::sc_trace(file, d.link->bytes_in_flight(),
-                      prefix + "links." + platform_.sites[d.from].code + "_" +
-                          platform_.sites[d.to].code + ".bytes_in_flight");
-  }
-}
-
 }  // namespace aggnet

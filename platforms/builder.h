@@ -51,8 +51,6 @@ class NetworkSystem : public sc_core::sc_module {
   const std::vector<DirectedLink>& links() const { return links_; }
   const std::vector<RoundPlan>& round_plans() const { return plans_; }
   int steps() const { return steps_; }
-  /// Traces buffer occupancy, slots, link bytes in flight, cluster state and round.
-  void trace(sc_core::sc_trace_file* file) const;
 
  private:
   void build_sites();
