@@ -45,6 +45,8 @@ void FpgaAggregator::on_arrival(tlm::tlm_generic_payload& trans) {
   if (!buffer_.holds(key) && buffer_.full()) {
     ++stalls_;
     stalled_.push_back({&trans, sc_core::sc_time_stamp()});
+    waiting_bytes_ += chunk.payload_bytes;
+    waiting_high_water_bytes_ = std::max(waiting_high_water_bytes_, waiting_bytes_);
     return;
   }
   admit(trans);
@@ -116,6 +118,7 @@ void FpgaAggregator::admit_stalled() {
     stall_time_ += now - it->since;
     stall_ns_.add((now - it->since).to_seconds() * 1e9);
     auto* trans = it->trans;
+    waiting_bytes_ -= chunk_of(*trans).payload_bytes;
     it = stalled_.erase(it);
     admit(*trans);
   }
@@ -152,6 +155,8 @@ std::vector<Statistic> FpgaAggregator::statistics(const sc_time& window) const {
       {"slot_allocations", static_cast<double>(buffer_.allocations()), "slots taken"},
       {"slot_stalls", static_cast<double>(stalls_), "contributions that waited for a slot"},
       {"stall_time_s", stall_time_.to_seconds(), "total time contributions waited for a slot"},
+      {"stall_backlog_high_water_bytes", static_cast<double>(waiting_high_water_bytes_),
+       "peak bytes of contributions waiting for a slot (held upstream of the FPGA)"},
       {"contributions", static_cast<double>(contributions_), "contributions received"},
       {"reduced_chunks", static_cast<double>(reduced_), "reduced chunks sent to the cluster"},
       {"pipeline_utilization", w > 0 ? pipeline_busy_.to_seconds() / w : 0.0,

@@ -56,6 +56,8 @@ class FpgaAggregator : public sc_core::sc_module {
   std::uint64_t slot_stalls() const { return stalls_; }
   /// Contributions waiting for a free slot right now.
   std::size_t waiting_contributions() const { return stalled_.size(); }
+  /// Peak bytes of contributions waiting for a slot: memory the stall needs upstream.
+  std::uint64_t stall_backlog_high_water_bytes() const { return waiting_high_water_bytes_; }
   sc_core::sc_time stall_time() const { return stall_time_; }
   std::uint64_t reduced_chunks() const { return reduced_; }
   std::uint64_t contributions() const { return contributions_; }
@@ -103,6 +105,7 @@ class FpgaAggregator : public sc_core::sc_module {
   sc_core::sc_time stall_time_ = sc_core::SC_ZERO_TIME;
   std::uint64_t stalls_ = 0, reduced_ = 0, contributions_ = 0, slots_in_use_ = 0;
   Histogram stall_ns_;
+  std::uint64_t waiting_bytes_ = 0, waiting_high_water_bytes_ = 0;
 };
 
 }  // namespace aggnet
