@@ -20,6 +20,7 @@
 #include "platforms/module_stats.h"
 #include "platforms/report.h"
 #include "platforms/waveform.h"
+#include "traffic/mixing.h"
 #include "traffic/schedule_io.h"
 
 namespace aggnet {
@@ -37,6 +38,7 @@ struct RunCli {
   std::vector<std::string> trace;  // --trace items (platforms/waveform.h)
   std::string trace_from, trace_to, stats, stats_interval;
   int steps = 0;
+  double eps = 1e-3;
   double pacing_margin = 0.02;
   std::uint64_t seed = 1;
   bool functional = false, colocated = true, quiet = false;
@@ -47,6 +49,7 @@ struct RunSetup {
   Schedule schedule;
   RunOptions options;
   RunCli cli;
+  long rounds_to_eps = -1;  ///< from the mixing matrices; -1: never
   TraceSelection trace;
   std::uint64_t stats_interval_ps = 0;
 };
@@ -63,7 +66,10 @@ po::options_description describe(RunCli& c) {
                                "(default: the platform's)")(
       "gradient", po::value(&c.gradient)->default_value("1GiB"), "gradient bytes per site (G)")(
       "chunk", po::value(&c.chunk)->default_value("1MiB"), "chunk = aggregation slot size")(
-      "steps", po::value(&c.steps)->default_value(0), "training steps (0: one schedule period)")(
+      "steps", po::value(&c.steps)->default_value(0),
+      "training steps (0: enough to reach --eps consensus, at least one schedule period)")(
+      "eps", po::value(&c.eps)->default_value(1e-3),
+      "target consensus error: reports rounds_to_eps and the simulated time_to_eps_s")(
       "flow-control", po::value(&c.flow_control)->default_value("pacing"), "pacing | credit")(
       "round-start", po::value(&c.round_start)->default_value("auto"),
       "aligned (members exchange ready messages and start together) | immediate | auto "
@@ -181,6 +187,21 @@ void prepare_trace_and_stats(RunSetup& s) {
   }
 }
 
+// Mixing: rounds to eps-consensus; with --steps 0 the run simulates that many steps (at
+// least one period, at most kMaxAutoSteps) so time_to_eps_s is measured, not projected.
+void plan_steps(RunSetup& s) {
+  constexpr long kMaxAutoSteps = 256;
+  if (!(s.cli.eps > 0 && s.cli.eps < 1))
+    throw ConfigError(kWhere, 0, "--eps", "expected a number in (0, 1)", std::to_string(s.cli.eps));
+  const int n = static_cast<int>(s.platform.sites.size());
+  s.rounds_to_eps = rounds_to_eps(s.schedule, n, s.cli.eps);
+  if (s.options.steps > 0) return;
+  const long period = static_cast<long>(std::max<std::size_t>(s.schedule.period(), 1));
+  long steps = period;
+  if (s.rounds_to_eps > period && s.rounds_to_eps <= kMaxAutoSteps) steps = s.rounds_to_eps;
+  s.options.steps = static_cast<int>(steps);
+}
+
 RunSetup prepare(int argc, char** argv, bool& help) {
   RunSetup s;
   auto desc = describe(s.cli);
@@ -204,6 +225,7 @@ RunSetup prepare(int argc, char** argv, bool& help) {
     for (auto& site : s.platform.sites) site.fpga.buffer_bytes = bytes;
   }
   s.schedule = make_schedule(s.cli.schedule, s.platform);
+  plan_steps(s);
   check_buffers(s);
   cli::check_output_path(kWhere, "json", s.cli.json);
   cli::check_output_path(kWhere, "vcd", s.cli.vcd);
@@ -226,9 +248,26 @@ nlohmann::json options_json(const RunSetup& s) {
           {"aggregation", c.aggregation},
           {"jitter", c.jitter},
           {"seed", c.seed},
+          {"eps", c.eps},
           {"set", c.sets},
           {"functional", c.functional},
           {"colocated", c.colocated}};
+}
+
+// rounds_to_eps; when the run got that far, the simulated time at which every site has the
+// eps-consensus result (end of step rounds_to_eps - 1, from t = 0, compute included) and
+// the communication time to it (the sum of those rounds' round times).
+void add_consensus(nlohmann::json& report, long rounds) {
+  auto& summary = report["summary"];
+  summary["rounds_to_eps"] = static_cast<double>(rounds);
+  const auto& steps = report["steps"];
+  if (rounds < 1 || static_cast<std::size_t>(rounds) > steps.size()) return;
+  summary["time_to_eps_s"] = steps[static_cast<std::size_t>(rounds - 1)]["end_s"];
+  // The brief's figure of merit: rounds needed x time per round, measured round by round.
+  double comm = 0;
+  for (long k = 0; k < rounds; ++k)
+    comm += steps[static_cast<std::size_t>(k)]["round_time_s"].get<double>();
+  summary["comm_time_to_eps_s"] = comm;
 }
 
 int simulate(const RunSetup& s) {
@@ -262,6 +301,7 @@ int simulate(const RunSetup& s) {
   report["platform_file"] = s.platform.file;
   report["options"] = options_json(s);
   report["summary"]["wall_time_s"] = wall_s;
+  add_consensus(report, s.rounds_to_eps);
   report["summary"]["events"] = static_cast<double>(sc_core::sc_delta_count());
 
   if (!s.cli.quiet) std::cout << format_report(report);

@@ -47,13 +47,15 @@ json step_entry(const NetworkSystem& system, int k) {
   const auto& platform = system.platform();
   json entry;
   entry["step"] = k;
-  double step_time = 0, comm_time = 0;
+  double step_time = 0, comm_time = 0, end = 0;
   for (const auto& s : sites) {
     const auto& r = s.cluster->steps().at(k);
     entry["round"] = r.round;
     step_time = std::max(step_time, (r.end - r.start).to_seconds());
     comm_time = std::max(comm_time, (r.end - r.send_start).to_seconds());
+    end = std::max(end, r.end.to_seconds());
   }
+  entry["end_s"] = end;  // every site has this step's result
   std::vector<std::vector<int>> groups;
   if (system.schedule().collective == Collective::kRing) {
     groups.push_back(system.schedule().rounds.at(0).groups.at(0).sites);
