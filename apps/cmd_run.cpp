@@ -130,6 +130,13 @@ RunOptions run_options(const RunCli& c) {
   o.jitter = cli::switch_option(kWhere, "jitter", c.jitter);
   o.seed = c.seed;
   o.functional = c.functional;
+  // Every chunk is a transaction: millions per site and round would take hours and GBs.
+  constexpr std::uint64_t kMaxChunks = 1ull << 22;
+  if ((o.gradient_bytes + o.chunk_bytes - 1) / o.chunk_bytes > kMaxChunks)
+    throw ConfigError(kWhere, 0, "--chunk",
+                      "expected at most 4194304 chunks per gradient (a larger --chunk or a "
+                      "smaller --gradient)",
+                      c.chunk);
   if (o.functional && o.gradient_bytes > (64ull << 20))
     throw ConfigError(kWhere, 0, "--functional",
                       "expected --gradient of at most 64MiB (functional mode holds every "
