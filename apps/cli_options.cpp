@@ -1,5 +1,8 @@
 #include "apps/cli_options.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <stdexcept>
 
@@ -56,8 +59,18 @@ std::vector<Override> overrides(const std::string& where, const std::vector<std:
 void check_output_path(const std::string& where, const std::string& key, const std::string& path) {
   if (path.empty()) return;
   const fs::path parent = fs::path(path).parent_path();
-  if (!parent.empty() && !fs::is_directory(parent))
+  const fs::path dir = parent.empty() ? fs::path(".") : parent;
+  if (!fs::is_directory(dir))
     throw ConfigError(where, 0, "--" + key, "expected a file in an existing directory", path);
+  if (fs::is_directory(path))
+    throw ConfigError(where, 0, "--" + key, "expected a file name, not a directory", path);
+  // Creating a probe file is the only test that covers root, read-only mounts and sysfs.
+  const fs::path probe = dir / (".aggnet-probe-" + std::to_string(::getpid()));
+  const int fd = ::open(probe.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0600);
+  if (fd < 0)
+    throw ConfigError(where, 0, "--" + key, "expected a file in a writable directory", path);
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 std::string self_executable() {

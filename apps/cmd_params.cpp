@@ -68,7 +68,8 @@ int cmd_params(int argc, char** argv) {
       "out", po::value(&out), "markdown: write one page per module and README.md into DIR");
   po::variables_map vm;
   try {
-    po::store(po::parse_command_line(argc, argv, desc), vm);
+    po::store(po::command_line_parser(argc, argv).options(desc).positional({}).run(),
+              vm);  // no stray words
     po::notify(vm);
   } catch (const po::error& e) {
     std::cerr << "aggnet params: " << e.what() << "\n";

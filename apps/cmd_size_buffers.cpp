@@ -123,7 +123,8 @@ int cmd_size_buffers(int argc, char** argv) {
     auto desc = describe(cli);
     po::variables_map vm;
     try {
-      po::store(po::parse_command_line(argc, argv, desc), vm);
+      po::store(po::command_line_parser(argc, argv).options(desc).positional({}).run(),
+                vm);  // no stray words
       po::notify(vm);
     } catch (const po::error& e) {
       throw ConfigError(kWhere, 0, "", e.what());

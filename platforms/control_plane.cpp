@@ -61,9 +61,13 @@ void plan_buffer_limit(const Platform& platform, const Routing& routing, const R
     const double throughput = static_cast<double>(fpga.throughput_bytes_per_s());
     const double hold_s =
         static_cast<double>(hi - lo + fpga.latency_ps()) * 1e-12 + fan_in * chunk / throughput;
+    group.pipeline_rate = std::min(group.pipeline_rate, throughput / fan_in);
+    // A buffer that holds every chunk of the gradient at once never binds.
+    const std::uint64_t chunks =
+        (options.gradient_bytes + options.chunk_bytes - 1) / options.chunk_bytes;
+    if (group.slots[d] >= chunks) continue;
     const double usable = static_cast<double>(std::max<std::uint64_t>(group.slots[d], 2) - 1);
     group.buffer_rate = std::min(group.buffer_rate, usable * chunk / hold_s);
-    group.pipeline_rate = std::min(group.pipeline_rate, throughput / fan_in);
   }
 }
 

@@ -55,7 +55,6 @@ void WanLink::accept(tlm::tlm_generic_payload& trans) {
   payload_bytes_ += chunk.payload_bytes;
   wire_bytes_ += wire;
   ++chunks_;
-  tlm::tlm_phase phase = tlm::BEGIN_REQ;
   arrivals_.notify(trans, arrival - now);
 }
 

@@ -129,7 +129,9 @@ TEST(WanLink, JitterDelaysButNeverReorders) {
   ASSERT_EQ(b.sink.arrivals.size(), static_cast<std::size_t>(n));
   double extra_ms = 0;
   for (int i = 0; i < n; ++i) {
-    if (i > 0) ASSERT_GE(b.sink.arrivals[i], b.sink.arrivals[i - 1]);
+    if (i > 0) {
+      ASSERT_GE(b.sink.arrivals[i], b.sink.arrivals[i - 1]);
+    }
     const sc_time floor = ps_time(i * gap_ps + 10'000'000'000 + 144'000);
     ASSERT_GE(b.sink.arrivals[i], floor);
     extra_ms += (b.sink.arrivals[i] - floor).to_seconds() * 1e3 / n;
