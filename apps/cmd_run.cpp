@@ -1,4 +1,6 @@
 // `aggnet run`: simulate one platform running one schedule and report the metrics.
+#include <fmt/format.h>
+
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
@@ -209,6 +211,29 @@ void plan_steps(RunSetup& s) {
   s.options.steps = static_cast<int>(steps);
 }
 
+// SystemC time is 64-bit picoseconds (it ends after ~1.8e7 s): refuse runs whose compute
+// phases or whose gradient on the slowest link alone would come near that.
+void check_horizon(const RunSetup& s) {
+  constexpr double kLimitS = 1e6;
+  double compute_s = 0, slowest_bps = 1e300;
+  for (const auto& site : s.platform.sites) {
+    compute_s = std::max(compute_s, static_cast<double>(site.cluster.compute_ps) * 1e-12);
+    slowest_bps = std::min(slowest_bps, static_cast<double>(site.cluster.access_bandwidth_bps));
+  }
+  for (const auto& link : s.platform.links)
+    slowest_bps = std::min(slowest_bps, static_cast<double>(link.params.bandwidth_bps));
+  const double steps = static_cast<double>(s.options.steps);
+  const double bound_s =
+      steps * (compute_s + static_cast<double>(s.options.gradient_bytes) * 8 / slowest_bps);
+  if (bound_s > kLimitS)
+    throw ConfigError(
+        kWhere, 0, "simulated time",
+        fmt::format("expected a run shorter than {:.0e} s of simulated time (SystemC's "
+                    "64-bit ps clock ends at 1.8e7 s); steps x (compute time + "
+                    "gradient on the slowest link) is already {:.2e} s",
+                    kLimitS, bound_s));
+}
+
 RunSetup prepare(int argc, char** argv, bool& help) {
   RunSetup s;
   auto desc = describe(s.cli);
@@ -234,6 +259,7 @@ RunSetup prepare(int argc, char** argv, bool& help) {
   }
   s.schedule = make_schedule(s.cli.schedule, s.platform);
   plan_steps(s);
+  check_horizon(s);
   check_buffers(s);
   cli::check_output_path(kWhere, "json", s.cli.json);
   cli::check_output_path(kWhere, "vcd", s.cli.vcd);

@@ -172,7 +172,12 @@ json summarize(const json& report, const NetworkSystem& system, double end_s) {
   const double busy = sum_of(sites, "compute_time_s");
   json summary;
   summary["steps"] = system.steps();
-  summary["step_time_s_mean"] = sum_of(steps, "step_time_s") / std::max(1, system.steps());
+  // Mean over sites and steps of a site's own step time (sites are not synchronised: the
+  // slowest site of each step, step_time_s_max, would over-count); so that mean x steps is
+  // a site's total time and 1 - compute / mean is the GPU idle fraction.
+  const double site_steps =
+      static_cast<double>(std::max<std::size_t>(sites.size(), 1) * std::max(1, system.steps()));
+  summary["step_time_s_mean"] = (idle + busy) / site_steps;
   summary["step_time_s_max"] = max_of(steps, "step_time_s");
   summary["round_time_s_mean"] = round_mean;
   summary["round_time_s_max"] = max_of(steps, "round_time_s");
