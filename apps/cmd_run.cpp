@@ -1,8 +1,10 @@
 // `aggnet run`: simulate one platform running one schedule and report the metrics.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <boost/program_options.hpp>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -304,6 +306,20 @@ void add_consensus(nlohmann::json& report, long rounds) {
   summary["comm_time_to_eps_s"] = comm;
 }
 
+// Ctrl-C or a kill during a run must not leave the half-written waveform behind.
+char g_partial_vcd[4096] = "";
+
+extern "C" void remove_partial_and_exit(int signal) {
+  if (g_partial_vcd[0]) ::unlink(g_partial_vcd);
+  ::_exit(128 + signal);
+}
+
+void guard_partial(const std::string& path) {
+  std::snprintf(g_partial_vcd, sizeof g_partial_vcd, "%s", path.c_str());
+  std::signal(SIGINT, remove_partial_and_exit);
+  std::signal(SIGTERM, remove_partial_and_exit);
+}
+
 int simulate(const RunSetup& s) {
   const auto wall_start = std::chrono::steady_clock::now();
   NetworkSystem wan("wan", s.platform, s.schedule, s.options);
@@ -314,6 +330,7 @@ int simulate(const RunSetup& s) {
   }
   std::unique_ptr<WindowedVcd> vcd;
   const std::string vcd_base = s.cli.vcd + ".partial";
+  if (!s.cli.vcd.empty()) guard_partial(vcd_base + ".vcd");
   std::unique_ptr<OccupancySampler> sampler;
   if (!s.cli.stats.empty())
     sampler = std::make_unique<OccupancySampler>("stats_sampler", wan, s.stats_interval_ps);
