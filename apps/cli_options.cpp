@@ -13,6 +13,20 @@ namespace aggnet::cli {
 
 namespace fs = std::filesystem;
 
+boost::program_options::variables_map parse(
+    const std::string& where, int argc, char** argv,
+    const boost::program_options::options_description& desc) {
+  namespace po = boost::program_options;
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(desc).positional({}).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw ConfigError(where, 0, "", e.what());
+  }
+  return vm;
+}
+
 std::string default_platform_path() {
   const fs::path local = "platforms/nine_city.yaml";
   if (fs::exists(local)) return local.string();

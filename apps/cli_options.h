@@ -3,6 +3,7 @@
 // so the user sees one line: `aggnet run: --buffer: expected ..., got '...'`.
 #pragma once
 
+#include <boost/program_options.hpp>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -10,6 +11,12 @@
 #include "platforms/platform.h"
 
 namespace aggnet::cli {
+
+/// Parses argv against `desc`; stray positional words are errors.
+/// Errors: ConfigError(where) with program_options' message.
+boost::program_options::variables_map parse(
+    const std::string& where, int argc, char** argv,
+    const boost::program_options::options_description& desc);
 
 /// platforms/nine_city.yaml in the working directory if present, else in the source tree.
 std::string default_platform_path();

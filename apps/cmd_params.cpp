@@ -7,8 +7,10 @@
 #include <iostream>
 #include <string>
 
+#include "apps/cli_options.h"
 #include "apps/commands.h"
 #include "common/atomic_file.h"
+#include "common/config_error.h"
 #include "modules/core/param_info.h"
 
 namespace aggnet {
@@ -68,11 +70,9 @@ int cmd_params(int argc, char** argv) {
       "out", po::value(&out), "markdown: write one page per module and README.md into DIR");
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(desc).positional({}).run(),
-              vm);  // no stray words
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "aggnet params: " << e.what() << "\n";
+    vm = cli::parse("aggnet params", argc, argv, desc);
+  } catch (const ConfigError& e) {
+    std::cerr << e.what() << "\n";
     return 2;
   }
   if (vm.count("help")) {

@@ -239,14 +239,7 @@ void check_horizon(const RunSetup& s) {
 RunSetup prepare(int argc, char** argv, bool& help) {
   RunSetup s;
   auto desc = describe(s.cli);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(desc).positional({}).run(),
-              vm);  // no stray words
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw ConfigError(kWhere, 0, "", e.what());
-  }
+  const po::variables_map vm = cli::parse(kWhere, argc, argv, desc);
   help = vm.count("help") > 0;
   if (help) {
     std::cout << desc;

@@ -282,14 +282,7 @@ int verify(const ScheduleCli& c, const Platform& platform, const Routing& routin
 int run_schedule(int argc, char** argv) {
   ScheduleCli c;
   auto desc = describe(c);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(desc).positional({}).run(),
-              vm);  // no stray words
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw ConfigError(kWhere, 0, "", e.what());
-  }
+  const po::variables_map vm = cli::parse(kWhere, argc, argv, desc);
   if (vm.count("help")) {
     std::cout << desc;
     return 0;

@@ -121,14 +121,7 @@ int cmd_size_buffers(int argc, char** argv) {
   try {
     SizeCli cli;
     auto desc = describe(cli);
-    po::variables_map vm;
-    try {
-      po::store(po::command_line_parser(argc, argv).options(desc).positional({}).run(),
-                vm);  // no stray words
-      po::notify(vm);
-    } catch (const po::error& e) {
-      throw ConfigError(kWhere, 0, "", e.what());
-    }
+    const po::variables_map vm = cli::parse(kWhere, argc, argv, desc);
     if (vm.count("help")) {
       std::cout << desc;
       return 0;
