@@ -22,7 +22,9 @@ while [ $# -gt 0 ]; do
   shift
 done
 if [ -z "$AGGNET" ]; then
-  for c in "$ROOT"/build*/apps/aggnet; do [ -x "$c" ] && AGGNET=$c && break; done
+  for c in "$ROOT"/build/apps/aggnet "$ROOT"/build*/apps/aggnet; do
+    [ -x "$c" ] && AGGNET=$c && break
+  done
 fi
 [ -x "$AGGNET" ] || { echo "no aggnet executable; build it or pass --aggnet PATH" >&2; exit 2; }
 WORK=$(mktemp -d /tmp/aggnet-bench.XXXXXX)
