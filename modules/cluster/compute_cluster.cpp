@@ -140,8 +140,9 @@ void ComputeCluster::align_start(int step, const ClusterRoundPlan& plan) {
 // freed.
 void ComputeCluster::wait_for_credits(int step, const std::vector<int>& receivers) {
   auto missing = [&] {
-    return std::any_of(receivers.begin(), receivers.end(),
-                       [&](int d) { return credits_[{step, d}] <= 0; });
+    return std::any_of(receivers.begin(), receivers.end(), [&](int d) {
+      return credits_[{step, d}] <= 0;
+    });
   };
   while (missing()) wait(progress_);
   for (int d : receivers) --credits_[{step, d}];
@@ -163,37 +164,47 @@ void ComputeCluster::run_group_round(int step, const ClusterRoundPlan& plan) {
   const sc_time interval = ps_time(plan.pacing_interval_ps);
   for (std::uint64_t i = 0; i < n; ++i) {
     if (credit) wait_for_credits(step, receivers);
-    const std::uint64_t offset = i * config_.chunk_bytes;
-    const std::uint64_t bytes = std::min(config_.chunk_bytes, config_.gradient_bytes - offset);
-    auto data = slice(data_, offset, bytes);
-    const std::size_t copies = config_.multicast ? 1 : receivers.size();
-    for (std::size_t c = 0; c < copies; ++c) {
-      auto& trans = pool_.allocate();
-      auto& chunk = chunk_of(trans);
-      chunk.kind = ChunkKind::kContribution;
-      chunk.src_site = config_.site;
-      chunk.dst_site = config_.multicast ? -1 : receivers[c];
-      chunk.tree_id = config_.multicast ? plan.tree_id : -1;
-      chunk.step = step;
-      chunk.group_size = static_cast<int>(plan.group.size());
-      chunk.chunk = static_cast<std::uint32_t>(i);
-      chunk.payload_bytes = bytes;
-      chunk.data = data;
-      emit(trans);
-    }
+    send_contribution(step, plan, receivers, i);
     if (!credit && i + 1 < n && interval > sc_core::SC_ZERO_TIME) wait(interval);
   }
   while (complete_chunks_[step] < n) wait(progress_);
-  if (config_.functional) {
-    std::vector<float> averaged(data_.size());
-    const float members = static_cast<float>(plan.group.size());
-    for (std::size_t j = 0; j < data_.size(); ++j)
-      averaged[j] = (data_[j] + reduced_sum_[step][j]) / members;
-    result_ = std::move(averaged);
-    reduced_sum_.erase(step);
-  }
+  if (config_.functional) average_result(step, plan);
   received_.erase(step);
   complete_chunks_.erase(step);
+}
+
+// Chunk i of this site's gradient: once on the multicast tree, or one unicast copy per
+// receiver without multicast.
+void ComputeCluster::send_contribution(int step, const ClusterRoundPlan& plan,
+                                       const std::vector<int>& receivers, std::uint64_t i) {
+  const std::uint64_t offset = i * config_.chunk_bytes;
+  const std::uint64_t bytes = std::min(config_.chunk_bytes, config_.gradient_bytes - offset);
+  auto data = slice(data_, offset, bytes);
+  const std::size_t copies = config_.multicast ? 1 : receivers.size();
+  for (std::size_t c = 0; c < copies; ++c) {
+    auto& trans = pool_.allocate();
+    auto& chunk = chunk_of(trans);
+    chunk.kind = ChunkKind::kContribution;
+    chunk.src_site = config_.site;
+    chunk.dst_site = config_.multicast ? -1 : receivers[c];
+    chunk.tree_id = config_.multicast ? plan.tree_id : -1;
+    chunk.step = step;
+    chunk.group_size = static_cast<int>(plan.group.size());
+    chunk.chunk = static_cast<std::uint32_t>(i);
+    chunk.payload_bytes = bytes;
+    chunk.data = data;
+    emit(trans);
+  }
+}
+
+// Functional mode: this site's result = (own gradient + the others' sum) / |group|.
+void ComputeCluster::average_result(int step, const ClusterRoundPlan& plan) {
+  std::vector<float> averaged(data_.size());
+  const float members = static_cast<float>(plan.group.size());
+  for (std::size_t j = 0; j < data_.size(); ++j)
+    averaged[j] = (data_[j] + reduced_sum_[step][j]) / members;
+  result_ = std::move(averaged);
+  reduced_sum_.erase(step);
 }
 
 void ComputeCluster::send_segment(int step, int ring_step, int dst, int segment) {

@@ -23,8 +23,8 @@ struct ClusterRoundPlan {
   int tree_id = -1;        ///< multicast group table key of this site's sends
   std::uint64_t pacing_interval_ps = 0;  ///< pacing: time between chunk emissions
   std::uint64_t own_slots = 0;  ///< credit: this site's slots, granted to each sender per round
-  bool aligned_start = false;            ///< exchange ready messages, start at the agreed time
-  std::uint64_t start_delay_ps = 0;      ///< agreed start = last ready time + this
+  bool aligned_start = false;   ///< exchange ready messages, start at the agreed time
+  std::uint64_t start_delay_ps = 0;  ///< agreed start = last ready time + this
 };
 
 struct ComputeClusterConfig {
@@ -38,8 +38,8 @@ struct ComputeClusterConfig {
   FlowControl flow_control = FlowControl::kPacing;
   bool multicast = true;                 ///< false: one unicast copy per receiver
   bool aggregation = true;               ///< false: the FPGA passes contributions through
-  bool functional = false;  ///< carry real float data and check every sum
-  std::uint64_t control_bytes = 64;  ///< size of a ready message
+  bool functional = false;               ///< carry real float data and check every sum
+  std::uint64_t control_bytes = 64;      ///< size of a ready message
   std::vector<ClusterRoundPlan> rounds;  ///< the schedule period, as seen by this site
 };
 
@@ -95,6 +95,9 @@ class ComputeCluster : public sc_core::sc_module {
  private:
   void run();
   void run_group_round(int step, const ClusterRoundPlan& plan);
+  void send_contribution(int step, const ClusterRoundPlan& plan, const std::vector<int>& receivers,
+                         std::uint64_t i);
+  void average_result(int step, const ClusterRoundPlan& plan);
   void run_ring(int step);
   void send_segment(int step, int ring_step, int dst, int segment);
   void emit(tlm::tlm_generic_payload& trans);
@@ -120,7 +123,7 @@ class ComputeCluster : public sc_core::sc_module {
   // Receipts per step: reduced chunks (or pass-through contributions) per chunk index.
   std::map<int, std::vector<int>> received_;
   std::map<int, std::uint64_t> complete_chunks_;
-  std::map<int, std::uint64_t> ring_received_;  // key: step * 1024 + ring_step
+  std::map<int, std::uint64_t> ring_received_;           // key: step * 1024 + ring_step
   std::map<std::pair<int, int>, std::int64_t> credits_;  // (step, receiver) -> credits
   std::map<int, std::pair<sc_core::sc_time, sc_core::sc_time>> result_times_;  // first, last
   std::map<int, std::pair<int, std::uint64_t>> ready_;  // step -> (ready messages, latest stamp)
