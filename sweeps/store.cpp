@@ -216,6 +216,34 @@ std::string ResultStore::meta(const std::string& key) {
   return st.step() ? st.text(0) : "";
 }
 
+namespace {
+// Two sweeps are the same design space when their axes agree in name and option, in order.
+bool same_axes(const std::vector<StoredAxis>& a, const std::vector<StoredAxis>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].name != b[i].name || a[i].option != b[i].option) return false;
+  return true;
+}
+}  // namespace
+
+void ResultStore::insert_axes(const std::vector<StoredAxis>& axes) {
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    Stmt st(db_, "INSERT INTO axes (position, name, option, kind) VALUES (?, ?, ?, ?)");
+    st.bind(1, static_cast<long long>(i));
+    st.bind(2, axes[i].name);
+    st.bind(3, axes[i].option);
+    st.bind(4, axes[i].kind);
+    st.step();
+  }
+}
+
+void ResultStore::put_meta(const std::string& key, const std::string& value) {
+  Stmt st(db_, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
+  st.bind(1, key);
+  st.bind(2, value);
+  st.step();
+}
+
 std::vector<StoredAxis> ResultStore::axes() {
   std::vector<StoredAxis> out;
   Stmt st(db_, "SELECT name, option, kind FROM axes ORDER BY position");
@@ -229,40 +257,23 @@ void ResultStore::init(const SweepSpec& spec) {
   Transaction tx(db_);
   auto stored = axes();
   if (!stored.empty() || row_count() > 0) {
-    bool same = stored.size() == mine.size();
-    for (std::size_t i = 0; same && i < mine.size(); ++i) {
-      same = stored[i].name == mine[i].name && stored[i].option == mine[i].option;
-    }
-    if (!same) {
+    if (!same_axes(stored, mine)) {
       throw StoreError(fmt::format(
           "{}: the database holds a sweep with other axes; use a new --out directory", path_));
     }
   } else {
-    for (std::size_t i = 0; i < mine.size(); ++i) {
-      Stmt st(db_, "INSERT INTO axes (position, name, option, kind) VALUES (?, ?, ?, ?)");
-      st.bind(1, static_cast<long long>(i));
-      st.bind(2, mine[i].name);
-      st.bind(3, mine[i].option);
-      st.bind(4, mine[i].kind);
-      st.step();
-    }
+    insert_axes(mine);
   }
   for (const auto& a : spec.axes) {
     ensure_column(a.name, "TEXT");
     if (a.kind != ValueKind::kText) ensure_column(a.name + "_value", "REAL");
   }
-  auto put = [&](const std::string& k, const std::string& v) {
-    Stmt st(db_, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
-    st.bind(1, k);
-    st.bind(2, v);
-    st.step();
-  };
   if (meta("created_at").empty()) put("created_at", now_utc());
-  put("spec_hash", spec.hash);
-  put("spec_name", spec.name);
-  put("spec_file", spec.file);
-  put("metric", spec.metric);
-  put("mode", spec.mode == SweepMode::kGrid ? "grid" : "zip");
+  put_meta("spec_hash", spec.hash);
+  put_meta("spec_name", spec.name);
+  put_meta("spec_file", spec.file);
+  put_meta("metric", spec.metric);
+  put_meta("mode", spec.mode == SweepMode::kGrid ? "grid" : "zip");
   tx.commit();
 }
 
@@ -409,26 +420,10 @@ std::size_t ResultStore::merge_from(const std::string& other_path) {
   Transaction tx(db_);
   auto mine = axes();
   if (mine.empty() && row_count() == 0) {
-    for (std::size_t i = 0; i < their_axes.size(); ++i) {
-      Stmt st(db_, "INSERT INTO axes (position, name, option, kind) VALUES (?, ?, ?, ?)");
-      st.bind(1, static_cast<long long>(i));
-      st.bind(2, their_axes[i].name);
-      st.bind(3, their_axes[i].option);
-      st.bind(4, their_axes[i].kind);
-      st.step();
-    }
-    for (const auto& [k, v] : their_meta) {
-      Stmt st(db_, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
-      st.bind(1, k);
-      st.bind(2, v);
-      st.step();
-    }
+    insert_axes(their_axes);
+    for (const auto& [k, v] : their_meta) put_meta(k, v);
   } else {
-    bool same = mine.size() == their_axes.size();
-    for (std::size_t i = 0; same && i < mine.size(); ++i) {
-      same = mine[i].name == their_axes[i].name && mine[i].option == their_axes[i].option;
-    }
-    if (!same) {
+    if (!same_axes(mine, their_axes)) {
       throw StoreError(fmt::format("{}: holds a sweep with other axes than {}", other_path, path_));
     }
   }

@@ -102,6 +102,8 @@ class ResultStore {
   std::vector<std::pair<std::string, std::string>> columns();  // name, declared type
   void ensure_column(const std::string& name, const std::string& type);
   void refresh_columns();
+  void insert_axes(const std::vector<StoredAxis>& axes);
+  void put_meta(const std::string& key, const std::string& value);
 
   sqlite3* db_ = nullptr;
   std::string path_;
