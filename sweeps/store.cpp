@@ -268,7 +268,7 @@ void ResultStore::init(const SweepSpec& spec) {
     ensure_column(a.name, "TEXT");
     if (a.kind != ValueKind::kText) ensure_column(a.name + "_value", "REAL");
   }
-  if (meta("created_at").empty()) put("created_at", now_utc());
+  if (meta("created_at").empty()) put_meta("created_at", now_utc());
   put_meta("spec_hash", spec.hash);
   put_meta("spec_name", spec.name);
   put_meta("spec_file", spec.file);
