@@ -4,7 +4,7 @@
     /usr/bin/python3 scripts/plot_sweep.py OUT/results.db --out OUT/plots [--metric KEY]
 
 Writes, when the sweep has the axes they need:
-  step_time_vs_buffer.{png,svg}  the metric vs buffer size (log x), one line per schedule
+  metric_vs_buffer.{png,svg}  the metric vs buffer size (log x), one line per schedule
                                  (one panel per link rate when the sweep varies it);
   winner_heatmap.{png,svg}       the winning schedule per (buffer, link rate);
   pareto.{png,svg}               buffer bytes vs slowdown against co-located training,
@@ -170,7 +170,7 @@ def main():
             ax.grid(True, which="major", alpha=0.3)
             ax.set_title(f"{meta.get('spec_name', '')}" + (f", link {fmt_rate(rv)}" if rate else ""))
             ax.legend(fontsize=8)
-        save(fig, args.out, "step_time_vs_buffer", written)
+        save(fig, args.out, "metric_vs_buffer", written)
 
         # 2. winning schedule per (buffer, link rate).
         bufs = sorted({r[buf["name"] + "_value"] for r in rows})
