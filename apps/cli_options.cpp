@@ -94,4 +94,27 @@ std::string self_executable() {
   return p.string();
 }
 
+RoundStart round_start_option(const std::string& where, const std::string& round_start,
+                              const std::string& alignment, bool pacing) {
+  RoundStart r;
+  if (round_start == "auto") {
+    r.aligned_start = pacing;
+  } else if (round_start == "aligned" || round_start == "immediate") {
+    r.aligned_start = round_start == "aligned";
+  } else {
+    throw ConfigError(where, 0, "--round-start", "expected auto, aligned or immediate",
+                      round_start);
+  }
+  if (alignment == "auto" || alignment == "arrival" || alignment == "none") {
+    r.arrival_aligned = alignment != "none" && r.aligned_start;
+  } else {
+    throw ConfigError(where, 0, "--alignment", "expected auto, arrival or none", alignment);
+  }
+  if (alignment == "arrival" && !r.aligned_start)
+    throw ConfigError(where, 0, "--alignment",
+                      "arrival alignment needs an aligned round start (--round-start aligned)",
+                      alignment);
+  return r;
+}
+
 }  // namespace aggnet::cli

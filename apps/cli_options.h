@@ -32,6 +32,19 @@ std::uint64_t time_option(const std::string& where, const std::string& key,
 /// "on"/"true" or "off"/"false". Errors: ConfigError(where, --key).
 bool switch_option(const std::string& where, const std::string& key, const std::string& value);
 
+/// How group members start a round, from `--round-start auto|aligned|immediate` and
+/// `--alignment auto|arrival|none`.
+struct RoundStart {
+  bool aligned_start = true;    ///< exchange ready messages, start at one agreed time
+  bool arrival_aligned = true;  ///< plus per-member send offsets (arrival-aligned sends)
+};
+
+/// Round start `auto` is aligned with pacing and immediate with credit; alignment `auto`
+/// is `arrival` whenever the start is aligned. Arrival alignment needs an aligned start.
+/// Errors: ConfigError(where, --round-start or --alignment).
+RoundStart round_start_option(const std::string& where, const std::string& round_start,
+                              const std::string& alignment, bool pacing);
+
 /// `--set PATH=VALUE` items as platform overrides. Errors: ConfigError(where, --set).
 std::vector<Override> overrides(const std::string& where, const std::vector<std::string>& sets);
 

@@ -36,7 +36,8 @@ namespace fs = std::filesystem;
 const char* kWhere = "aggnet run";
 
 struct RunCli {
-  std::string platform, schedule, buffer, gradient, chunk, flow_control, round_start, multicast,
+  std::string platform, schedule, buffer, gradient, chunk, flow_control, round_start, alignment,
+      multicast,
       aggregation, jitter, vcd, json;
   std::vector<std::string> sets;
   std::vector<std::string> trace;  // --trace items (platforms/waveform.h)
@@ -78,6 +79,9 @@ po::options_description describe(RunCli& c) {
       "round-start", po::value(&c.round_start)->default_value("auto"),
       "aligned (members exchange ready messages and start together) | immediate | auto "
       "(aligned with pacing, immediate with credit)")(
+      "alignment", po::value(&c.alignment)->default_value("auto"),
+      "arrival (with an aligned start, each member sends at its offset so contributions "
+      "reach each receiver together) | none | auto (arrival whenever the start is aligned)")(
       "pacing-margin", po::value(&c.pacing_margin)->default_value(0.02),
       "pacing: fraction below the computed safe rate")(
       "multicast", po::value(&c.multicast)->default_value("on"), "on | off (unicast copies)")(
@@ -117,14 +121,10 @@ RunOptions run_options(const RunCli& c) {
   } else {
     throw ConfigError(kWhere, 0, "--flow-control", "expected pacing or credit", c.flow_control);
   }
-  if (c.round_start == "auto") {
-    o.aligned_start = o.flow_control == FlowControl::kPacing;
-  } else if (c.round_start == "aligned" || c.round_start == "immediate") {
-    o.aligned_start = c.round_start == "aligned";
-  } else {
-    throw ConfigError(kWhere, 0, "--round-start", "expected auto, aligned or immediate",
-                      c.round_start);
-  }
+  const auto start = cli::round_start_option(kWhere, c.round_start, c.alignment,
+                                             o.flow_control == FlowControl::kPacing);
+  o.aligned_start = start.aligned_start;
+  o.arrival_aligned = start.arrival_aligned;
   if (!(c.pacing_margin >= 0 && c.pacing_margin < 1))
     throw ConfigError(kWhere, 0, "--pacing-margin", "expected a number in [0, 1)",
                       std::to_string(c.pacing_margin));
@@ -272,6 +272,7 @@ nlohmann::json options_json(const RunSetup& s) {
           {"steps", s.options.steps},
           {"flow_control", c.flow_control},
           {"round_start", s.options.aligned_start ? "aligned" : "immediate"},
+          {"alignment", s.options.arrival_aligned ? "arrival" : "none"},
           {"pacing_margin", c.pacing_margin},
           {"multicast", c.multicast},
           {"aggregation", c.aggregation},

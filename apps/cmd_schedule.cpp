@@ -35,7 +35,7 @@ const char* kWhere = "aggnet schedule";
 
 struct ScheduleCli {
   std::string platform, buffer, gradient, chunk, flow_control, multicast, aggregation, out,
-      schedules, round_start;
+      schedules, round_start, alignment;
   std::vector<std::string> sets;
   double eps = 1e-3, pacing_margin = 0.02;
   int top = 10, steps = 0, jobs = 2;
@@ -67,6 +67,8 @@ po::options_description describe(ScheduleCli& c) {
       "aggregation", po::value(&c.aggregation)->default_value("on"), "on | off")(
       "round-start", po::value(&c.round_start)->default_value("auto"),
       "aligned | immediate | auto (aligned with pacing, immediate with credit)")(
+      "alignment", po::value(&c.alignment)->default_value("auto"),
+      "arrival | none | auto (arrival-aligned sends whenever the start is aligned)")(
       "group-average-only", po::bool_switch(&c.group_average_only),
       "leave the host-based ring all-reduce baseline out of the ranking")(
       "verify", po::bool_switch(&c.verify),
@@ -117,10 +119,12 @@ void print_table(const std::vector<Candidate>& cs, int top, int n, const Platfor
         fmt_time(c.timing.mean_round_s), fmt_time(c.isolated_time_to_eps_s),
         fmt_time(c.time_to_eps_s));
   }
-  std::cout << "(round time: period average, members start together; rounds x rt: rounds to eps "
+  std::cout << "(round time: period average, members start at the agreed start plus their send "
+               "offsets; rounds x rt: rounds to eps "
                "x round time; time to eps: wall clock until every site has the eps-consensus "
                "result, each site starting its next round when its own result is complete)\n";
-  std::cout << "\nRounds (round time, slowest group's binding limit):\n";
+  std::cout << "\nRounds (round time, slowest group's binding limit, its residual / unaligned "
+               "arrival skew and longest send-offset wait):\n";
   for (int i = 0; i < rows; ++i) {
     const auto& c = cs[i];
     std::cout << fmt::format("{:>4}  {}\n", i + 1, c.schedule.name);
@@ -130,8 +134,15 @@ void print_table(const std::vector<Candidate>& cs, int top, int n, const Platfor
       if (re.limiting_group >= 0) {
         const auto& g = re.groups[re.limiting_group];
         limit = g.limit == "ring" ? "ring" : fmt::format("{} {}", g.limit, format_rate(g.rate * 8));
+        if (g.limit != "ring") {
+          const double wait = g.waiting_s.empty()
+                                  ? 0.0
+                                  : *std::max_element(g.waiting_s.begin(), g.waiting_s.end());
+          limit += fmt::format(", skew {}/{}, wait {}", fmt_time(g.skew_max_s),
+                               fmt_time(g.unaligned_skew_max_s), fmt_time(wait));
+        }
       }
-      std::cout << fmt::format("        r{} {:>11}  {:<22} {}\n", r, fmt_time(re.time_s), limit,
+      std::cout << fmt::format("        r{} {:>11}  {:<56} {}\n", r, fmt_time(re.time_s), limit,
                                format_round(c.schedule.rounds[r], p));
     }
   }
@@ -204,6 +215,7 @@ int verify(const ScheduleCli& c, const Platform& platform, const Routing& routin
                                   c.aggregation};
     if (!c.buffer.empty()) a.insert(a.end(), {"--buffer", c.buffer});
     if (c.round_start != "auto") a.insert(a.end(), {"--round-start", c.round_start});
+    if (c.alignment != "auto") a.insert(a.end(), {"--alignment", c.alignment});
     for (const auto& s : c.sets) a.insert(a.end(), {"--set", s});
     return a;
   };
@@ -312,14 +324,10 @@ int run_schedule(int argc, char** argv) {
   if (!(c.pacing_margin >= 0 && c.pacing_margin < 1))
     throw ConfigError(kWhere, 0, "--pacing-margin", "expected a number in [0, 1)");
   run.pacing_margin = c.pacing_margin;
-  if (c.round_start == "auto") {
-    run.aligned_start = run.flow_control == FlowControl::kPacing;
-  } else if (c.round_start == "aligned" || c.round_start == "immediate") {
-    run.aligned_start = c.round_start == "aligned";
-  } else {
-    throw ConfigError(kWhere, 0, "--round-start", "expected auto, aligned or immediate",
-                      c.round_start);
-  }
+  const auto start = cli::round_start_option(kWhere, c.round_start, c.alignment,
+                                             run.flow_control == FlowControl::kPacing);
+  run.aligned_start = start.aligned_start;
+  run.arrival_aligned = start.arrival_aligned;
   run.multicast = cli::switch_option(kWhere, "multicast", c.multicast);
   run.aggregation = cli::switch_option(kWhere, "aggregation", c.aggregation);
 

@@ -27,7 +27,8 @@ namespace fs = std::filesystem;
 const char* kWhere = "aggnet size-buffers";
 
 struct SizeCli {
-  std::string platform, schedule, gradient, chunk, flow_control, jitter, json, csv;
+  std::string platform, schedule, gradient, chunk, flow_control, round_start, alignment, jitter,
+      json, csv;
   std::vector<std::string> sets;
   double target = 0.95, pacing_margin = 0.02;
   int workers = 0, steps = 0;
@@ -47,6 +48,11 @@ po::options_description describe(SizeCli& c) {
       "keep every group's round at least this fraction of its unconstrained speed "
       "(unconstrained round time / round time), in (0, 1]")(
       "flow-control", po::value(&c.flow_control)->default_value("pacing"), "pacing | credit")(
+      "round-start", po::value(&c.round_start)->default_value("auto"),
+      "aligned | immediate | auto (aligned with pacing, immediate with credit)")(
+      "alignment", po::value(&c.alignment)->default_value("auto"),
+      "arrival | none | auto (arrival-aligned sends whenever the start is aligned): the "
+      "bound follows the residual skew the send offsets leave")(
       "pacing-margin", po::value(&c.pacing_margin)->default_value(0.02),
       "pacing: fraction below the computed safe rate")(
       "jitter", po::value(&c.jitter)->default_value("off"),
@@ -78,6 +84,10 @@ SizingRequest prepare(SizeCli& c) {
   } else {
     throw ConfigError(kWhere, 0, "--flow-control", "expected pacing or credit", c.flow_control);
   }
+  const auto start = cli::round_start_option(kWhere, c.round_start, c.alignment,
+                                             o.flow_control == FlowControl::kPacing);
+  o.aligned_start = start.aligned_start;
+  o.arrival_aligned = start.arrival_aligned;
   if (!(c.pacing_margin >= 0 && c.pacing_margin < 1))
     throw ConfigError(kWhere, 0, "--pacing-margin", "expected a number in [0, 1)",
                       std::to_string(c.pacing_margin));
@@ -108,6 +118,8 @@ SizingRequest prepare(SizeCli& c) {
                 "--gradient",      c.gradient,
                 "--chunk",         c.chunk,
                 "--flow-control",  c.flow_control,
+                "--round-start",   c.round_start,
+                "--alignment",     c.alignment,
                 "--jitter",        c.jitter,
                 "--steps",         std::to_string(c.steps),
                 "--pacing-margin", std::to_string(c.pacing_margin)};

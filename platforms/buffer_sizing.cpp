@@ -104,34 +104,47 @@ std::vector<SiteAnalytic> analytic_buffer_bounds(const Platform& platform, const
       if (group.members.size() < 2) continue;
       const double limit = std::min({group.link_rate, group.pipeline_rate, group.access_rate});
       const double sent_rate = (1.0 - margin) * limit;  // the senders' rate, bytes/s
+      std::uint64_t offset_max = 0;  // arrival-aligned sends: the longest send offset
+      for (const auto& [sender, offsets] : group.send_offset_ps)
+        for (const auto& [receiver, offset] : offsets) offset_max = std::max(offset_max, offset);
       const double path_s =
-          ps_to_s(longest_chunk_path_ps(platform, routing, group.members, options.chunk_bytes));
+          ps_to_s(longest_chunk_path_ps(platform, routing, group.members, options.chunk_bytes) +
+                  offset_max);
       const double round_s = (chunks - 1) * chunk / sent_rate + path_s;
       // Rate at which the modelled round time is round_s / target.
       double required = chunks > 1 ? (chunks - 1) * chunk / (round_s / target - path_s) : 0.0;
       required = std::min(required, sent_rate);
       const double fan_in = static_cast<double>(group.members.size() - 1);
       for (int d : group.members) {
+        // Arrivals at d with the plan's send offsets: the skew is the residual one.
         int early = -1, late = -1;
         std::uint64_t lo = std::numeric_limits<std::uint64_t>::max(), hi = 0;
         std::uint64_t back = 0;  // longest delay d -> s (credit return)
         for (int s : group.members) {
           if (s == d) continue;
-          const auto delay = routing.delay_ps(s, d);
-          if (delay < lo) lo = delay, early = s;
-          if (delay > hi || late < 0) hi = std::max(hi, delay), late = s;
+          const auto arrival = group.send_offset_ps.at(s).at(d) +
+                               arrival_latency_ps(platform, routing, s, d, options.chunk_bytes);
+          if (arrival < lo) lo = arrival, early = s;
+          if (arrival > hi || late < 0) hi = std::max(hi, arrival), late = s;
           back = std::max(back, routing.delay_ps(d, s));
         }
+        const std::uint64_t skew = group.skew_ps.at(d);
+        const std::uint64_t farthest = [&] {
+          std::uint64_t far = 0;
+          for (int s : group.members)
+            if (s != d) far = std::max(far, routing.delay_ps(s, d));
+          return far;
+        }();
         const auto& fpga = platform.sites[d].fpga;
         const double pipeline_ps =
             static_cast<double>(fpga.latency_ps()) +
             fan_in * chunk / static_cast<double>(fpga.throughput_bytes_per_s()) * 1e12;
         double hold_ps = 0;
         if (credit) {
-          hold_ps = static_cast<double>(hi + back) + pipeline_ps +
+          hold_ps = static_cast<double>(farthest + back) + pipeline_ps +
                     2.0 * static_cast<double>(platform.sites[d].cluster.access_delay_ps);
         } else {
-          hold_ps = static_cast<double>(hi - lo) + pipeline_ps;
+          hold_ps = static_cast<double>(skew) + pipeline_ps;
           if (options.jitter) {
             const double a = path_jitter_ps(platform, routing, early, d);
             const double b = path_jitter_ps(platform, routing, late, d);
@@ -151,7 +164,7 @@ std::vector<SiteAnalytic> analytic_buffer_bounds(const Platform& platform, const
           a.in_a_group = true;
           a.round = static_cast<int>(r);
           a.group = group.members;
-          a.skew_ps = hi - lo;
+          a.skew_ps = skew;
           a.early_sender = early;
           a.late_sender = late;
           a.hold_ps = static_cast<std::uint64_t>(std::llround(hold_ps));

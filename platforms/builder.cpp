@@ -59,6 +59,7 @@ ComputeClusterConfig NetworkSystem::cluster_config(int site) const {
       round.pacing_interval_ps = group.pacing_interval_ps;
       round.aligned_start = options_.aligned_start;
       round.start_delay_ps = group.start_delay_ps;
+      round.send_offset_ps = group.send_offset_ps.at(site);
       round.own_slots = group.slots.at(site);
     }
     c.rounds.push_back(std::move(round));

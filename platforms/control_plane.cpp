@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "common/units.h"
+#include "platforms/send_alignment.h"
 
 namespace aggnet {
 
@@ -20,6 +21,21 @@ WanLinkParams access_link(const Site& site) {
   p.bandwidth_bps = site.cluster.access_bandwidth_bps;
   p.delay_ps = site.cluster.access_delay_ps;
   return p;
+}
+
+std::uint64_t arrival_latency_ps(const Platform& platform, const Routing& routing, int s, int d,
+                                 std::uint64_t chunk_bytes) {
+  auto serialize = [chunk_bytes](const WanLinkParams& l) {
+    return serialization_ps(wire_bytes(chunk_bytes, l.mtu_bytes, l.header_bytes), l.bandwidth_bps);
+  };
+  const WanLinkParams up = access_link(platform.sites[s]);
+  std::uint64_t t = serialize(up) + up.delay_ps;
+  const auto path = routing.path(s, d);
+  for (std::size_t i = 0; i + 1 < path.size(); ++i) {
+    const auto& link = platform.links[routing.link_index(path[i], path[i + 1])].params;
+    t += platform.sites[path[i]].sw.latency_ps + serialize(link) + link.delay_ps;
+  }
+  return t + platform.sites[d].sw.latency_ps;
 }
 
 namespace {
@@ -47,20 +63,15 @@ void plan_buffer_limit(const Platform& platform, const Routing& routing, const R
   group.buffer_rate = std::numeric_limits<double>::infinity();
   group.pipeline_rate = std::numeric_limits<double>::infinity();
   for (int d : group.members) {
-    std::uint64_t lo = std::numeric_limits<std::uint64_t>::max(), hi = 0;
-    for (int s : others(group.members, d)) {
-      lo = std::min(lo, routing.delay_ps(s, d));
-      hi = std::max(hi, routing.delay_ps(s, d));
-    }
-    group.skew_ps[d] = hi - lo;
-    group.start_delay_ps = std::max(group.start_delay_ps, hi);
+    for (int s : others(group.members, d))
+      group.start_delay_ps = std::max(group.start_delay_ps, routing.delay_ps(s, d));
     const auto& fpga = platform.sites[d].fpga;
     group.slots[d] =
         (options.buffer_bytes ? options.buffer_bytes : fpga.buffer_bytes) / options.chunk_bytes;
     if (!options.aggregation) continue;
     const double throughput = static_cast<double>(fpga.throughput_bytes_per_s());
     const double hold_s =
-        static_cast<double>(hi - lo + fpga.latency_ps()) * 1e-12 + fan_in * chunk / throughput;
+        static_cast<double>(group.skew_ps.at(d) + fpga.latency_ps()) * 1e-12 + fan_in * chunk / throughput;
     group.pipeline_rate = std::min(group.pipeline_rate, throughput / fan_in);
     // A buffer that holds every chunk of the gradient at once never binds.
     const std::uint64_t chunks =
@@ -68,6 +79,41 @@ void plan_buffer_limit(const Platform& platform, const Routing& routing, const R
     if (group.slots[d] >= chunks) continue;
     const double usable = static_cast<double>(std::max<std::uint64_t>(group.slots[d], 2) - 1);
     group.buffer_rate = std::min(group.buffer_rate, usable * chunk / hold_s);
+  }
+}
+
+ArrivalMatrix arrival_matrix(const Platform& platform, const Routing& routing,
+                             const std::vector<int>& members, std::uint64_t chunk_bytes) {
+  ArrivalMatrix a(members.size(), std::vector<std::uint64_t>(members.size(), 0));
+  for (std::size_t i = 0; i < members.size(); ++i)
+    for (std::size_t j = 0; j < members.size(); ++j)
+      if (i != j) a[i][j] = arrival_latency_ps(platform, routing, members[i], members[j], chunk_bytes);
+  return a;
+}
+
+// Send offsets and the skew each receiver sees with them. Alignment needs a common
+// start; without multicast every unicast copy is aligned on its own.
+void plan_alignment(const Platform& platform, const Routing& routing, const RunOptions& options,
+                    GroupPlan& group) {
+  const auto& m = group.members;
+  const ArrivalMatrix a = arrival_matrix(platform, routing, m, options.chunk_bytes);
+  const SenderAlignment none = unaligned(a);
+  const bool align = options.arrival_aligned && options.aligned_start;
+  const bool per_copy = align && !options.multicast;
+  const SenderAlignment chosen = align && !per_copy ? align_senders(a) : none;
+  const auto copies = per_copy ? align_copies(a) : ArrivalMatrix{};
+  group.alignment = per_copy ? "per-copy" : chosen.method;
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    group.unaligned_skew_ps[m[i]] = none.residual_skew_ps[i];
+    group.skew_ps[m[i]] = per_copy ? 0 : chosen.residual_skew_ps[i];
+    std::uint64_t first = std::numeric_limits<std::uint64_t>::max();
+    for (std::size_t j = 0; j < m.size(); ++j) {
+      if (i == j) continue;
+      const std::uint64_t offset = per_copy ? copies[i][j] : chosen.offset_ps[i];
+      group.send_offset_ps[m[i]][m[j]] = offset;
+      first = std::min(first, offset);
+    }
+    group.waiting_ps[m[i]] = first;
   }
 }
 
@@ -97,6 +143,7 @@ RoundPlan plan_round(const Platform& platform, const Routing& routing, const Rou
   }
   for (auto& group : plan.groups) {
     if (group.members.size() < 2) continue;
+    plan_alignment(platform, routing, options, group);
     plan_buffer_limit(platform, routing, options, group);
     const double fan_in = static_cast<double>(group.members.size() - 1);
     group.link_rate = std::numeric_limits<double>::infinity();

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -21,8 +22,19 @@ using Hop = std::pair<int, int>;
 /// Decisions for one group of a round.
 struct GroupPlan {
   std::vector<int> members;
-  /// Per member d: skew of the other members' shortest-path one-way delays at d, in ps.
+  /// Per member d: arrival skew of the other members' contributions at d's aggregator,
+  /// in ps, with this plan's send offsets (the residual skew when aligned).
   std::map<int, std::uint64_t> skew_ps;
+  /// Per member d: the same skew if every member started at the agreed start (offsets 0).
+  std::map<int, std::uint64_t> unaligned_skew_ps;
+  /// Per sender s and receiver d: when s starts the stream d receives, after the agreed
+  /// start (ps). With multicast one stream serves every receiver, so the offset is the
+  /// same for every d; without multicast each unicast copy has its own.
+  std::map<int, std::map<int, std::uint64_t>> send_offset_ps;
+  /// Per member: time it idles after the agreed start before its first chunk (ps).
+  std::map<int, std::uint64_t> waiting_ps;
+  /// "none" (offsets 0), "closed-form", "lp" or "per-copy" (unicast).
+  std::string alignment = "none";
   /// Per member d: aggregation slots (buffer / chunk).
   std::map<int, std::uint64_t> slots;
   /// Rate limits in payload bytes/s, each already divided among the streams sharing it.
@@ -51,6 +63,13 @@ RoundPlan plan_round(const Platform& platform, const Routing& routing, const Rou
 /// Payload bytes/s a link of `params` carries when it sends chunks of `chunk_bytes`
 /// (line rate less the per-packet headers).
 double payload_rate(const WanLinkParams& params, std::uint64_t chunk_bytes);
+
+/// Latency from s's cluster emitting a chunk of `chunk_bytes` to its last bit reaching
+/// d's aggregator, in ps: access up (serialization + delay), then per WAN hop of the
+/// shortest path the hop's switch latency + serialization + propagation (store-and-
+/// forward), then d's switch latency. Queueing behind other streams is not included.
+std::uint64_t arrival_latency_ps(const Platform& platform, const Routing& routing, int s, int d,
+                                 std::uint64_t chunk_bytes);
 
 /// Access link (cluster <-> edge) parameters of a site: its cluster's access bandwidth
 /// and delay, with the reference MTU and header of WanLinkParams' defaults.

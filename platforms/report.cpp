@@ -83,6 +83,7 @@ json step_entry(const NetworkSystem& system, int k) {
         for (const auto& [d, s] : gp.skew_ps) skew = std::max(skew, s);
         g["pacing_rate_gbps"] = gp.pacing_rate * 8e-9;
         g["skew_max_ms"] = static_cast<double>(skew) * 1e-9;
+        g["alignment"] = gp.alignment;
       }
     }
     round_time = std::max(round_time, last - first);
@@ -195,6 +196,54 @@ json summarize(const json& report, const NetworkSystem& system, double end_s) {
   return summary;
 }
 
+// The control plane's send alignment of every group of the schedule period: per member
+// its send offset (the earliest, for unicast copies), the residual skew it sees as a
+// receiver and the skew it would see without offsets.
+json alignment_entries(const NetworkSystem& system) {
+  const auto& sites = system.platform().sites;
+  json rounds = json::array();
+  for (std::size_t r = 0; r < system.round_plans().size(); ++r) {
+    for (const auto& g : system.round_plans()[r].groups) {
+      if (g.members.size() < 2) continue;
+      json members = json::array();
+      for (int m : g.members) {
+        json offsets = json::object();
+        for (const auto& [d, o] : g.send_offset_ps.at(m))
+          offsets[sites[d].code] = static_cast<double>(o) * 1e-9;
+        members.push_back({{"site", sites[m].code},
+                           {"waiting_ms", static_cast<double>(g.waiting_ps.at(m)) * 1e-9},
+                           {"send_offset_ms", offsets},
+                           {"residual_skew_ms", static_cast<double>(g.skew_ps.at(m)) * 1e-9},
+                           {"unaligned_skew_ms",
+                            static_cast<double>(g.unaligned_skew_ps.at(m)) * 1e-9}});
+      }
+      rounds.push_back({{"round", r},
+                        {"method", g.alignment},
+                        {"pacing_rate_gbps", g.pacing_rate * 8e-9},
+                        {"members", members}});
+    }
+  }
+  return rounds;
+}
+
+std::string alignment_table(const json& report) {
+  std::string out = "Send alignment (per group of the period: member offset / residual skew "
+                    "at it / skew without offsets)\n";
+  for (const auto& g : report["alignment"]) {
+    std::string members;
+    for (const auto& m : g["members"]) {
+      members += fmt::format(" {} +{} / {} / {};", m["site"].get<std::string>(),
+                             format_time_ps(m["waiting_ms"].get<double>() * 1e9),
+                             format_time_ps(m["residual_skew_ms"].get<double>() * 1e9),
+                             format_time_ps(m["unaligned_skew_ms"].get<double>() * 1e9));
+    }
+    out += fmt::format("  round {:>2} {:<11} {:>8.2f} Gbps{}\n", g["round"].get<int>(),
+                       g["method"].get<std::string>(), g["pacing_rate_gbps"].get<double>(),
+                       members);
+  }
+  return out;
+}
+
 }  // namespace
 
 json collect_report(const NetworkSystem& system) {
@@ -206,6 +255,7 @@ json collect_report(const NetworkSystem& system) {
   report["schedule"] = system.schedule().name;
   report["steps"] = json::array();
   for (int k = 0; k < system.steps(); ++k) report["steps"].push_back(step_entry(system, k));
+  report["alignment"] = alignment_entries(system);
   report["sites"] = site_entries(system, window);
   report["links"] = link_entries(system, window);
   report["summary"] = summarize(report, system, end);
@@ -241,15 +291,19 @@ std::string format_report(const json& report, std::size_t busiest_links) {
                      format_time_ps(s["step_time_s"].get<double>() * 1e12), groups));
   }
   line("");
+  if (report.contains("alignment") && !report["alignment"].empty())
+    out += alignment_table(report) + "\n";
   line("Sites");
-  line(fmt::format("  {:<5} {:>11} {:>11} {:>8} {:>11} {:>8}", "site", "buffer", "high-water",
-                   "stalls", "stall time", "GPU idle"));
+  line(fmt::format("  {:<5} {:>11} {:>11} {:>8} {:>11} {:>11} {:>8}", "site", "buffer",
+                   "high-water", "stalls", "stall time", "offset wait", "GPU idle"));
   for (const auto& s : report["sites"]) {
-    line(fmt::format("  {:<5} {:>11} {:>11} {:>8} {:>11} {:>7.1f}%", s["site"].get<std::string>(),
+    line(fmt::format("  {:<5} {:>11} {:>11} {:>8} {:>11} {:>11} {:>7.1f}%",
+                     s["site"].get<std::string>(),
                      format_bytes(static_cast<std::uint64_t>(s["buffer_bytes"].get<double>())),
                      format_bytes(static_cast<std::uint64_t>(s["high_water_bytes"].get<double>())),
                      static_cast<std::uint64_t>(s["slot_stalls"].get<double>()),
                      format_time_ps(s["stall_time_s"].get<double>() * 1e12),
+                     format_time_ps(s["offset_wait_s"].get<double>() * 1e12),
                      100 * s["idle_fraction"].get<double>()));
   }
   line("");

@@ -18,6 +18,10 @@ struct RunOptions {
   /// Members of a group start sending at one agreed time (after exchanging ready
   /// messages) instead of as soon as each is ready. Pacing assumes it; credit does not.
   bool aligned_start = true;
+  /// Arrival-aligned sends (needs an aligned start): member s starts its stream at the
+  /// agreed start + its offset, chosen so contributions reach each receiver together
+  /// (platforms/send_alignment.h). false: every member starts at the agreed start.
+  bool arrival_aligned = true;
   bool multicast = true;        ///< false: one unicast copy per receiver
   bool aggregation = true;      ///< false: FPGAs pass contributions through
   bool jitter = false;          ///< apply the links' jitter figures

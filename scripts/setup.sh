@@ -9,7 +9,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libsystemc-dev libfmt-dev libboost-dev libboost-program-options-dev libboost-graph-dev
   libyaml-cpp-dev nlohmann-json3-dev libeigen3-dev libsqlite3-dev libgtest-dev googletest
-  gtkwave python3-matplotlib
+  libglpk-dev gtkwave python3-matplotlib
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,6 +1,7 @@
 // Sweep spec parsing, validation and point expansion.
 #include "sweeps/spec.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
@@ -21,11 +22,12 @@ namespace aggnet::sweeps {
 namespace {
 
 /// How the value of a run option is checked.
-enum class Check { kFile, kSchedule, kBytes, kPosInt, kNonNegInt, kFraction, kOnOff, kFlow, kFlag };
+enum class Check { kFile, kSchedule, kBytes, kPosInt, kNonNegInt, kFraction, kOnOff, kChoice, kFlag };
 
 struct OptionInfo {
   Check check;
   ValueKind kind;
+  std::vector<std::string> choices = {};  ///< kChoice: the accepted words, as `aggnet run`
 };
 
 const std::map<std::string, OptionInfo>& run_options() {
@@ -37,7 +39,9 @@ const std::map<std::string, OptionInfo>& run_options() {
       {"chunk", {Check::kBytes, ValueKind::kBytes}},
       {"steps", {Check::kNonNegInt, ValueKind::kNumber}},
       {"seed", {Check::kNonNegInt, ValueKind::kNumber}},
-      {"flow-control", {Check::kFlow, ValueKind::kText}},
+      {"flow-control", {Check::kChoice, ValueKind::kText, {"pacing", "credit"}}},
+      {"round-start", {Check::kChoice, ValueKind::kText, {"auto", "aligned", "immediate"}}},
+      {"alignment", {Check::kChoice, ValueKind::kText, {"auto", "arrival", "none"}}},
       {"pacing-margin", {Check::kFraction, ValueKind::kNumber}},
       {"multicast", {Check::kOnOff, ValueKind::kText}},
       {"aggregation", {Check::kOnOff, ValueKind::kText}},
@@ -257,9 +261,12 @@ std::string check_value(const Ctx& ctx, const std::string& option, const YAML::N
       if (value == "false" || value == "no") value = "off";
       if (value != "on" && value != "off") ctx.fail(at, key, "expected on or off", value);
       break;
-    case Check::kFlow:
-      if (value != "pacing" && value != "credit" && value != "drop") {
-        ctx.fail(at, key, "expected pacing, credit or drop", value);
+    case Check::kChoice:
+      if (std::find(info.choices.begin(), info.choices.end(), value) == info.choices.end()) {
+        std::string list;
+        for (std::size_t i = 0; i < info.choices.size(); ++i)
+          list += (i == 0 ? "" : i + 1 == info.choices.size() ? " or " : ", ") + info.choices[i];
+        ctx.fail(at, key, "expected " + list, value);
       }
       break;
     case Check::kFlag:

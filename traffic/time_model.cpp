@@ -43,25 +43,17 @@ double pipe_s(std::uint64_t chunk, const FpgaParams& f) {
   return static_cast<double>(chunk) / static_cast<double>(f.throughput_bytes_per_s());
 }
 
-/// One chunk's latency from s's cluster to d's cluster over shortest-path hops:
-/// access up, store-and-forward WAN hops, FPGA pipeline (unless bypassed), access down.
+/// One chunk's latency from s's cluster to d's cluster: the control plane's arrival
+/// latency at d's aggregator, the FPGA pipeline (unless bypassed), access down.
 double chunk_latency_s(const Platform& p, const Routing& r, int s, int d, std::uint64_t chunk,
                        bool through_pipeline) {
-  const WanLinkParams up = access_of(p.sites[s]), down = access_of(p.sites[d]);
-  double t = ser_s(chunk, up) + static_cast<double>(up.delay_ps) * kPs;
-  const auto path = r.path(s, d);
-  for (std::size_t i = 0; i + 1 < path.size(); ++i) {
-    const auto& l = hop_link(p, r, {path[i], path[i + 1]});
-    t += static_cast<double>(p.sites[path[i]].sw.latency_ps) * kPs + ser_s(chunk, l) +
-         static_cast<double>(l.delay_ps) * kPs;
-  }
-  t += static_cast<double>(p.sites[d].sw.latency_ps) * kPs;
+  const WanLinkParams down = access_of(p.sites[d]);
+  double t = static_cast<double>(arrival_latency_ps(p, r, s, d, chunk)) * kPs;
   if (through_pipeline) {
     const auto& f = p.sites[d].fpga;
     t += pipe_s(chunk, f) + static_cast<double>(f.latency_ps()) * kPs;
   }
-  t += ser_s(chunk, down) + static_cast<double>(down.delay_ps) * kPs;
-  return t;
+  return t + ser_s(chunk, down) + static_cast<double>(down.delay_ps) * kPs;
 }
 
 std::vector<Hop> path_hops(const Routing& r, int s, int d) {
@@ -79,6 +71,7 @@ RunOptions control_options(const RunParams& params) {
   o.flow_control = params.flow_control;
   o.pacing_margin = params.pacing_margin;
   o.aligned_start = params.aligned_start;
+  o.arrival_aligned = params.arrival_aligned;
   o.multicast = params.multicast;
   o.aggregation = params.aggregation;
   o.credit_bytes = params.credit_bytes;
@@ -110,7 +103,16 @@ RoundEstimate estimate_group_round(const Platform& p, const Routing& r, const Ro
     std::map<int, double> window;  // credit mode: slots per receiver
     for (int d : m) {
       g.skew_max_s = std::max(g.skew_max_s, static_cast<double>(gp.skew_ps.at(d)) * kPs);
+      g.unaligned_skew_max_s =
+          std::max(g.unaligned_skew_max_s, static_cast<double>(gp.unaligned_skew_ps.at(d)) * kPs);
       window[d] = static_cast<double>(gp.slots.at(d));
+    }
+    g.alignment = gp.alignment;
+    g.offset_sd_s.assign(m.size(), std::vector<double>(m.size(), 0.0));
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      g.waiting_s.push_back(static_cast<double>(gp.waiting_ps.at(m[i])) * kPs);
+      for (std::size_t j = 0; j < m.size(); ++j)
+        if (i != j) g.offset_sd_s[i][j] = static_cast<double>(gp.send_offset_ps.at(m[i]).at(m[j])) * kPs;
     }
     // Latencies of one chunk s -> d.
     g.latency_sd_s.assign(m.size(), std::vector<double>(m.size(), 0.0));
@@ -194,8 +196,8 @@ RoundEstimate estimate_group_round(const Platform& p, const Routing& r, const Ro
       }
       for (std::size_t j = 0; j < m.size(); ++j) {
         if (i != j) {
-          g.time_s =
-              std::max(g.time_s, send0 + (n_chunks - 1) * g.interval_s + g.latency_sd_s[i][j]);
+          g.time_s = std::max(g.time_s, send0 + g.offset_sd_s[i][j] +
+                                            (n_chunks - 1) * g.interval_s + g.latency_sd_s[i][j]);
         }
       }
     }
@@ -324,11 +326,12 @@ StepTimeline simulate_steps(const Platform& platform, const Schedule& schedule,
       } else {
         for (std::size_t j = 0; j < g.members.size(); ++j) {
           // A member is done when it has sent its own chunks and received every reduced one.
-          double done = send_start(j) + (n_chunks - 1) * g.interval_s;
+          double done = 0;
           for (std::size_t i = 0; i < g.members.size(); ++i) {
             if (i == j) continue;
-            done = std::max(done,
-                            send_start(i) + (n_chunks - 1) * g.interval_s + g.latency_sd_s[i][j]);
+            const double last_send = (n_chunks - 1) * g.interval_s;
+            done = std::max({done, send_start(j) + g.offset_sd_s[j][i] + last_send,
+                             send_start(i) + g.offset_sd_s[i][j] + last_send + g.latency_sd_s[i][j]});
           }
           next[g.members[j]] = done;
           last = std::max(last, done);

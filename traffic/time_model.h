@@ -25,6 +25,8 @@ struct RunParams {
   /// Pacing only: members exchange ready messages and start together (`aggnet run
   /// --round-start aligned`, the default with pacing); false = immediate start.
   bool aligned_start = true;
+  /// With an aligned start: arrival-aligned send offsets (`--alignment arrival`).
+  bool arrival_aligned = true;
   bool multicast = true;            ///< false: one unicast copy per receiver
   bool aggregation = true;          ///< false: FPGAs pass contributions through, no slots
   std::uint64_t credit_bytes = 64;  ///< credit message size (credit mode)
@@ -33,7 +35,13 @@ struct RunParams {
 /// Estimate for one group of a round. Rates are payload bytes/s per sender stream.
 struct GroupEstimate {
   std::vector<int> members;
-  double skew_max_s = 0;  ///< max over receivers of the arrival skew (s)
+  double skew_max_s = 0;  ///< max over receivers of the arrival skew with the offsets (s)
+  double unaligned_skew_max_s = 0;  ///< the same if every member started together (s)
+  std::string alignment;            ///< the control plane's alignment method
+  /// offset_sd_s[i][j]: when members[i] starts the stream members[j] receives, after
+  /// the agreed start (s); waiting_s[i]: its idle time before its first chunk.
+  std::vector<std::vector<double>> offset_sd_s;
+  std::vector<double> waiting_s;
   double buffer_rate = 0, link_rate = 0, pipeline_rate = 0, access_rate = 0;
   double credit_rate = 0;  ///< credit mode: window / cycle (0 in pacing mode)
   double rate = 0;         ///< effective sending rate of each member (bytes/s)
@@ -85,7 +93,11 @@ struct RoundEstimate {
 ///    (store-and-forward) switch latency + serialization + propagation, the receiver's
 ///    switch latency, pipeline (chunk / throughput + latency), access down serialization
 ///    + delay; wire bytes include headers (MTU/header of each link);
-///  - time = start delay + max over (s, d) of (N - 1) x interval + latency(s -> d),
+///  - arrival-aligned sends: s starts the stream d receives at offset(s -> d) after the
+///    agreed start (control plane, platforms/send_alignment.h); the skew above is then the
+///    residual skew those offsets leave;
+///  - time = start delay + max over (s, d) of offset(s -> d) + (N - 1) x interval +
+///    latency(s -> d),
 ///    N = ceil(G / chunk); start delay (aligned start with pacing) = the largest one-way
 ///    delay between two members, the wait for every member's ready message.
 ///    Approximation: queueing of simultaneous chunks of different trees on a shared hop

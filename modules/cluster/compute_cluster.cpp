@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "modules/core/time.h"
 
@@ -11,7 +12,7 @@ using sc_core::sc_time;
 using sc_core::sc_time_stamp;
 
 namespace {
-constexpr int kIdle = 0, kComputing = 1, kCommunicating = 2;
+constexpr int kIdle = 0, kComputing = 1, kCommunicating = 2, kOffsetWait = 3;
 int ring_key(int step, int ring_step) { return step * 1024 + ring_step; }
 int mod(int a, int n) { return ((a % n) + n) % n; }
 }  // namespace
@@ -56,7 +57,7 @@ void ComputeCluster::run() {
     wait(ps_time(config_.params.compute_ps));
     state_ = kCommunicating;
     record.send_start = sc_time_stamp();
-    first_send_ = record.send_start;
+    first_send_ = agreed_start_ = record.send_start;
     if (config_.functional) data_ = initial_gradient(step);
     if (config_.ring) {
       record.communicated = config_.ring_order.size() > 1;
@@ -68,6 +69,8 @@ void ComputeCluster::run() {
     }
     record.end = sc_time_stamp();
     record.first_send = first_send_;
+    record.agreed_start = agreed_start_;
+    offset_wait_total_ += first_send_ - agreed_start_;
     if (auto it = result_times_.find(step); it != result_times_.end()) {
       record.first_result = it->second.first;
       record.last_result = it->second.second;
@@ -135,9 +138,7 @@ void ComputeCluster::align_start(int step, const ClusterRoundPlan& plan) {
 }
 
 // Credit: a sender may emit a chunk only with a credit from every receiver for this
-// step. Receivers grant their whole window when they enter the round (their slots are
-// all free then: the previous round's results are complete), then one credit per slot
-// freed.
+// step; one credit returns per slot freed.
 void ComputeCluster::wait_for_credits(int step, const std::vector<int>& receivers) {
   auto missing = [&] {
     return std::any_of(receivers.begin(), receivers.end(), [&](int d) {
@@ -150,51 +151,112 @@ void ComputeCluster::wait_for_credits(int step, const std::vector<int>& receiver
 
 void ComputeCluster::run_group_round(int step, const ClusterRoundPlan& plan) {
   if (plan.aligned_start) align_start(step, plan);
-  first_send_ = sc_time_stamp();
+  agreed_start_ = sc_time_stamp();
   std::vector<int> receivers;
   for (int s : plan.group)
     if (s != config_.site) receivers.push_back(s);
-  const bool credit = config_.flow_control == FlowControl::kCredit;
-  if (credit) {
-    credits_.erase(credits_.begin(), credits_.lower_bound({step, -1}));  // finished rounds
-    for (int d : receivers)
-      send_control(ChunkKind::kCredit, step, d, static_cast<std::uint32_t>(plan.own_slots));
+  if (config_.flow_control == FlowControl::kCredit) {
+    send_credit_clocked(step, plan, receivers);
+  } else {
+    send_paced(step, plan, receivers);
   }
   const std::uint64_t n = num_chunks(config_.gradient_bytes);
-  const sc_time interval = ps_time(plan.pacing_interval_ps);
-  for (std::uint64_t i = 0; i < n; ++i) {
-    if (credit) wait_for_credits(step, receivers);
-    send_contribution(step, plan, receivers, i);
-    if (!credit && i + 1 < n && interval > sc_core::SC_ZERO_TIME) wait(interval);
-  }
   while (complete_chunks_[step] < n) wait(progress_);
   if (config_.functional) average_result(step, plan);
   received_.erase(step);
   complete_chunks_.erase(step);
 }
 
-// Chunk i of this site's gradient: once on the multicast tree, or one unicast copy per
-// receiver without multicast.
-void ComputeCluster::send_contribution(int step, const ClusterRoundPlan& plan,
-                                       const std::vector<int>& receivers, std::uint64_t i) {
+// Idles until `when` (a send offset): VCD state 3 until the first chunk leaves.
+void ComputeCluster::wait_until(const sc_time& when) {
+  if (when <= sc_time_stamp()) return;
+  state_ = kOffsetWait;
+  wait(when - sc_time_stamp());
+  state_ = kCommunicating;
+}
+
+// Pacing: one stream per multicast tree (or per unicast copy), each starting at its
+// send offset after the agreed start and emitting a chunk every pacing interval; the
+// streams are merged in time order.
+void ComputeCluster::send_paced(int step, const ClusterRoundPlan& plan,
+                                const std::vector<int>& receivers) {
+  struct Stream {
+    int dst;  // -1: the multicast tree
+    sc_time next;
+    std::uint64_t chunk = 0;
+  };
+  const sc_time start = sc_time_stamp();
+  const sc_time interval = ps_time(plan.pacing_interval_ps);
+  auto offset = [&](int d) {
+    const auto it = plan.send_offset_ps.find(d);
+    return ps_time(it == plan.send_offset_ps.end() ? 0 : it->second);
+  };
+  std::vector<Stream> streams;
+  if (config_.multicast) {
+    streams.push_back({-1, start + offset(receivers.front())});
+  } else {
+    for (int d : receivers) streams.push_back({d, start + offset(d)});
+  }
+  const std::uint64_t n = num_chunks(config_.gradient_bytes);
+  bool first = true;
+  while (true) {
+    auto next = std::min_element(streams.begin(), streams.end(), [n](const auto& a, const auto& b) {
+      return a.chunk < n && (b.chunk >= n || a.next < b.next);
+    });
+    if (next->chunk >= n) break;
+    wait_until(next->next);
+    if (first) first_send_ = sc_time_stamp();
+    first = false;
+    send_contribution(step, plan, next->dst, next->chunk);
+    ++next->chunk;
+    next->next += interval;
+  }
+}
+
+// Credit: the stream starts at the earliest send offset, then every chunk waits for a
+// credit from each receiver. Receivers grant their whole window when they enter the
+// round (their slots are all free then: the previous round's results are complete).
+void ComputeCluster::send_credit_clocked(int step, const ClusterRoundPlan& plan,
+                                         const std::vector<int>& receivers) {
+  std::uint64_t offset = std::numeric_limits<std::uint64_t>::max();
+  for (int d : receivers) {
+    const auto it = plan.send_offset_ps.find(d);
+    offset = std::min<std::uint64_t>(offset, it == plan.send_offset_ps.end() ? 0 : it->second);
+  }
+  credits_.erase(credits_.begin(), credits_.lower_bound({step, -1}));  // finished rounds
+  for (int d : receivers)
+    send_control(ChunkKind::kCredit, step, d, static_cast<std::uint32_t>(plan.own_slots));
+  wait_until(sc_time_stamp() + ps_time(offset));
+  first_send_ = sc_time_stamp();
+  const std::uint64_t n = num_chunks(config_.gradient_bytes);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    wait_for_credits(step, receivers);
+    if (config_.multicast) {
+      send_contribution(step, plan, -1, i);
+    } else {
+      for (int d : receivers) send_contribution(step, plan, d, i);
+    }
+  }
+}
+
+// Chunk i of this site's gradient, once on the multicast tree (dst -1) or as the
+// unicast copy for dst.
+void ComputeCluster::send_contribution(int step, const ClusterRoundPlan& plan, int dst,
+                                       std::uint64_t i) {
   const std::uint64_t offset = i * config_.chunk_bytes;
   const std::uint64_t bytes = std::min(config_.chunk_bytes, config_.gradient_bytes - offset);
-  auto data = slice(data_, offset, bytes);
-  const std::size_t copies = config_.multicast ? 1 : receivers.size();
-  for (std::size_t c = 0; c < copies; ++c) {
-    auto& trans = pool_.allocate();
-    auto& chunk = chunk_of(trans);
-    chunk.kind = ChunkKind::kContribution;
-    chunk.src_site = config_.site;
-    chunk.dst_site = config_.multicast ? -1 : receivers[c];
-    chunk.tree_id = config_.multicast ? plan.tree_id : -1;
-    chunk.step = step;
-    chunk.group_size = static_cast<int>(plan.group.size());
-    chunk.chunk = static_cast<std::uint32_t>(i);
-    chunk.payload_bytes = bytes;
-    chunk.data = data;
-    emit(trans);
-  }
+  auto& trans = pool_.allocate();
+  auto& chunk = chunk_of(trans);
+  chunk.kind = ChunkKind::kContribution;
+  chunk.src_site = config_.site;
+  chunk.dst_site = dst;
+  chunk.tree_id = dst < 0 ? plan.tree_id : -1;
+  chunk.step = step;
+  chunk.group_size = static_cast<int>(plan.group.size());
+  chunk.chunk = static_cast<std::uint32_t>(i);
+  chunk.payload_bytes = bytes;
+  chunk.data = slice(data_, offset, bytes);
+  emit(trans);
 }
 
 // Functional mode: this site's result = (own gradient + the others' sum) / |group|.
@@ -359,6 +421,8 @@ std::vector<Statistic> ComputeCluster::statistics() const {
           {"compute_time_s", busy, "time spent computing"},
           {"idle_time_s", total - busy, "time waiting for communication (GPU idle)"},
           {"idle_fraction", total > 0 ? (total - busy) / total : 0.0, "idle / total"},
+          {"offset_wait_s", offset_wait_total_.to_seconds(),
+           "time idled after the agreed start before the first chunk (arrival-aligned sends)"},
           {"functional_checks", static_cast<double>(checks_), "results checked (functional)"},
           {"functional_mismatches", static_cast<double>(mismatches_), "results not exact"},
           {"duplicate_results", static_cast<double>(duplicates_), "extra reduced chunks"}};

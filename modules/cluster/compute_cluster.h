@@ -25,6 +25,9 @@ struct ClusterRoundPlan {
   std::uint64_t own_slots = 0;  ///< credit: this site's slots, granted to each sender per round
   bool aligned_start = false;   ///< exchange ready messages, start at the agreed time
   std::uint64_t start_delay_ps = 0;  ///< agreed start = last ready time + this
+  /// Per receiver: when this site starts the stream that receiver gets, after the agreed
+  /// start (arrival-aligned sends). Multicast: one stream, the same offset for all.
+  std::map<int, std::uint64_t> send_offset_ps;
 };
 
 struct ComputeClusterConfig {
@@ -50,7 +53,8 @@ struct StepRecord {
   bool communicated = false;
   sc_core::sc_time start;         ///< step start (compute begins)
   sc_core::sc_time send_start;    ///< compute done, communication begins (ready)
-  sc_core::sc_time first_send;    ///< first chunk sent (after an aligned start's wait)
+  sc_core::sc_time agreed_start;  ///< the group's agreed start (send_start if not aligned)
+  sc_core::sc_time first_send;    ///< first chunk sent (agreed start + its send offset)
   sc_core::sc_time end;           ///< this site's round result complete
   sc_core::sc_time first_result;  ///< first reduced chunk (or ring chunk) received
   sc_core::sc_time last_result;   ///< last one received
@@ -80,7 +84,8 @@ class ComputeCluster : public sc_core::sc_module {
   const std::vector<float>& result() const { return result_; }
   /// Reduced chunks received more than once for the same (step, chunk).
   std::uint64_t duplicate_results() const { return duplicates_; }
-  /// 0 idle, 1 computing, 2 communicating (stable address, traced in VCD).
+  /// 0 idle, 1 computing, 2 communicating, 3 waiting for its send offset (arrival-aligned
+  /// sends; stable address, traced in VCD).
   const int& state() const { return state_; }
   /// Current round index in the schedule period (stable address, traced in VCD).
   const int& round_index() const { return round_index_; }
@@ -95,8 +100,11 @@ class ComputeCluster : public sc_core::sc_module {
  private:
   void run();
   void run_group_round(int step, const ClusterRoundPlan& plan);
-  void send_contribution(int step, const ClusterRoundPlan& plan, const std::vector<int>& receivers,
-                         std::uint64_t i);
+  void send_paced(int step, const ClusterRoundPlan& plan, const std::vector<int>& receivers);
+  void send_credit_clocked(int step, const ClusterRoundPlan& plan,
+                           const std::vector<int>& receivers);
+  void wait_until(const sc_core::sc_time& when);
+  void send_contribution(int step, const ClusterRoundPlan& plan, int dst, std::uint64_t i);
   void average_result(int step, const ClusterRoundPlan& plan);
   void run_ring(int step);
   void send_segment(int step, int ring_step, int dst, int segment);
@@ -133,7 +141,8 @@ class ComputeCluster : public sc_core::sc_module {
   std::map<int, std::vector<float>> ring_data_;    // functional: step -> ring working copy
   std::vector<std::uint64_t> ring_offsets_;        // byte offset of each ring segment
   std::vector<float> result_;
-  sc_core::sc_time first_send_;
+  sc_core::sc_time first_send_, agreed_start_;
+  sc_core::sc_time offset_wait_total_;  // sum over steps of first_send - agreed_start
   int step_ = 0, state_ = 0, round_index_ = 0;
   bool finished_ = false;
   std::uint64_t checks_ = 0, mismatches_ = 0, duplicates_ = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/units.h"
 #include "modules/core/time.h"
 
 namespace aggnet {
@@ -18,7 +19,6 @@ FpgaAggregator::FpgaAggregator(sc_core::sc_module_name name, const FpgaAggregato
       config_(config),
       pool_(pool),
       buffer_(config.params.buffer_bytes, config.slot_bytes),
-      throughput_bytes_per_s_(static_cast<double>(config.params.throughput_bytes_per_s())),
       latency_(ps_time(config.params.latency_ps())),
       outputs_("outputs", [this](tlm::tlm_generic_payload& t) { on_reduced(t); }) {
   in.register_nb_transport_fw(this, &FpgaAggregator::nb_transport_fw);
@@ -73,8 +73,9 @@ void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
                      std::plus<float>());
     }
   }
-  const sc_time service = ps_time(static_cast<std::uint64_t>(
-      std::ceil(static_cast<double>(chunk.payload_bytes) / throughput_bytes_per_s_ * 1e12)));
+  // Exact: ceil(bytes / throughput) in whole ps (1 MiB at 32 GB/s is 32,768,000 ps).
+  const sc_time service = ps_time(
+      serialization_ps(chunk.payload_bytes, config_.params.throughput_bytes_per_s() * 8));
   const sc_time start = std::max(now, pipeline_free_);
   pipeline_free_ = start + service;
   pipeline_busy_ += service;

@@ -95,7 +95,6 @@ class FpgaAggregator : public sc_core::sc_module {
   FpgaAggregatorConfig config_;
   ChunkPool& pool_;
   BufferMemory buffer_;
-  double throughput_bytes_per_s_;
   sc_core::sc_time latency_;
   ArrivalQueue outputs_;  // the pipeline is serial: outputs leave in time order
   std::unordered_map<std::uint64_t, Slot> slots_;

@@ -77,6 +77,7 @@ TEST(Pacing, RateFollowsBufferOverSkewWhenBelowLineRate) {
   RunOptions o;
   o.gradient_bytes = 64 << 20;
   o.chunk_bytes = 256 << 10;
+  o.arrival_aligned = false;  // every member starts at the agreed start: full skew
   Platform p = triangle();
   const std::uint64_t buffer = 16 << 20;
   for (auto& s : p.sites) s.fpga.buffer_bytes = buffer;
@@ -95,6 +96,7 @@ TEST(Pacing, RateReachesLineRateWhenBufferCoversBandwidthDelayOfSkew) {
   RunOptions o;
   o.gradient_bytes = 256 << 20;
   o.chunk_bytes = 256 << 10;
+  o.arrival_aligned = false;
   Platform p = triangle();
   const double line_rate = 12.5e9;  // bytes/s at 100 Gbps
   for (auto& s : p.sites) s.fpga.buffer_bytes = static_cast<std::uint64_t>(2 * line_rate * 0.020);
@@ -136,6 +138,7 @@ TEST(AlignedStart, MembersStartTogetherAfterTheLastReadyPlusTheLargestDelay) {
   RunOptions o;
   o.gradient_bytes = 4 << 20;
   o.chunk_bytes = 1 << 20;
+  o.arrival_aligned = false;  // no send offsets: everyone sends at the agreed start
   Platform p = triangle();
   p.sites[1].cluster.compute_ps = 5 * kMs;  // b is ready last, at 5 ms
   NetworkSystem sys("wan", p, one_group({0, 1, 2}), o);
@@ -172,6 +175,64 @@ TEST(Stalls, ContributionsWaitForSlotsAndEveryChunkStillReducesExactly) {
     EXPECT_EQ(s.cluster->functional_mismatches(), 0u);
     EXPECT_EQ(s.cluster->functional_checks(), 16u);
   }
+}
+
+// A strict triangle (every pair on its direct link): a-b 10 ms, a-c 30 ms, b-c 35 ms.
+// Arms x_a = (10 + 30 - 35) / 2 = 2.5 ms, x_b = 7.5 ms, x_c = 27.5 ms; offsets
+// max x - x_s: a 25 ms, b 20 ms, c 0 (every other latency term is the same per pair).
+Platform strict_triangle() {
+  return make_platform({"a", "b", "c"}, {{0, 1, 10 * kMs}, {0, 2, 30 * kMs}, {1, 2, 35 * kMs}},
+                       100'000'000'000);
+}
+
+TEST(ArrivalAligned, TriadOffsetsAreTheArmDifferences) {
+  RunOptions o;
+  o.gradient_bytes = 4 << 20;
+  o.chunk_bytes = 1 << 20;
+  NetworkSystem sys("wan", strict_triangle(), one_group({0, 1, 2}), o);
+  sc_core::sc_start();
+  const std::uint64_t expected[] = {25 * kMs, 20 * kMs, 0};
+  for (int s = 0; s < 3; ++s) {
+    const auto& r = sys.sites()[s].cluster->steps().at(0);
+    EXPECT_EQ(r.first_send - r.agreed_start, ps_time(expected[s])) << s;
+    EXPECT_EQ(sys.round_plans()[0].groups[0].skew_ps.at(s), 0u);
+  }
+}
+
+// Buffer of four 1 MiB chunks at 100 Gbps: aligned contributions arrive together, so a
+// slot is held for the pipeline alone (two contributions of 1 MiB at 32 GB/s, plus 64
+// cycles at 500 MHz) and the triad runs at its paced link rate (98 % of the payload rate).
+TEST(ArrivalAligned, TriadHoldsSlotsForThePipelineTimeAndRunsAtLinkRate) {
+  RunOptions o;
+  o.gradient_bytes = 64 << 20;
+  o.chunk_bytes = 1 << 20;
+  o.buffer_bytes = 4 << 20;
+  NetworkSystem sys("wan", strict_triangle(), one_group({0, 1, 2}), o);
+  sc_core::sc_start();
+  const double pipeline_ns = 2 * 32'768.0 + 128.0;
+  const double wire_per_payload =
+      static_cast<double>(wire_bytes(o.chunk_bytes, 2048, 80)) / static_cast<double>(o.chunk_bytes);
+  for (int d = 0; d < 3; ++d) {
+    const auto& fpga = *sys.sites()[d].fpga;
+    EXPECT_EQ(fpga.slot_stalls(), 0u);
+    EXPECT_NEAR(fpga.buffer().hold_time_ns().max(), pipeline_ns, 1e-3) << d;  // 1 ps
+    EXPECT_NEAR(fpga.buffer().hold_time_ns().mean(), pipeline_ns, 1e-3) << d;
+    EXPECT_GE(delivered_rate(sys, d, o) * wire_per_payload / 12.5e9, 0.95) << d;
+  }
+}
+
+// The same triad without offsets holds each slot for the arrival skew (25 ms at a) and
+// is throttled to about 3 slots / skew.
+TEST(ArrivalAligned, UnalignedTriadIsThrottledByTheSkew) {
+  RunOptions o;
+  o.gradient_bytes = 64 << 20;
+  o.chunk_bytes = 1 << 20;
+  o.buffer_bytes = 4 << 20;
+  o.arrival_aligned = false;
+  NetworkSystem sys("wan", strict_triangle(), one_group({0, 1, 2}), o);
+  sc_core::sc_start();
+  EXPECT_GE(sys.sites()[1].fpga->buffer().hold_time_ns().max(), 25e6);
+  EXPECT_LT(delivered_rate(sys, 0, o) / 12.5e9, 0.02);
 }
 
 Platform nine_city() {
@@ -268,6 +329,26 @@ TEST(Ring, AllReduceTimeMatchesTextbookFormula) {
     const auto& r = s.cluster->steps().at(0);
     EXPECT_EQ(r.end - r.send_start, ps_time(6 * hop));
   }
+}
+
+// Without multicast every unicast copy has its own offset: all-to-all aligns perfectly.
+TEST(ArrivalAligned, PerCopyUnicastSumsAreExact) {
+  RunOptions o;
+  o.gradient_bytes = 32 << 10;
+  o.chunk_bytes = 8 << 10;
+  o.functional = true;
+  o.multicast = false;
+  const Platform p = nine_city();
+  NetworkSystem sys("wan", p, make_schedule("all-to-all", p), o);
+  sc_core::sc_start();
+  for (std::size_t d = 0; d < sys.sites().size(); ++d) {
+    EXPECT_EQ(sys.sites()[d].cluster->functional_checks(), 4u);
+    EXPECT_EQ(sys.round_plans()[0].groups[0].skew_ps.at(static_cast<int>(d)), 0u);
+    // Every copy for d lands together (up to queueing behind other copies): no slot is
+    // held for anything like the 100 ms spread of one-way delays.
+    EXPECT_LT(sys.sites()[d].fpga->buffer().hold_time_ns().max(), 1e6);
+  }
+  expect_exact_averages(sys, 0);
 }
 
 }  // namespace

@@ -64,6 +64,7 @@ TEST(TimeModel, PacedRateFollowsBufferOverSkew) {
   const Routing r(p);
   RunParams rp;
   rp.buffer_bytes = 64ull << 20;
+  rp.arrival_aligned = false;  // every member sends at the agreed start
   const auto est = estimate_round(p, r, Round{{Group{{0, 1, 2}}}}, Collective::kGroupAverage, rp);
   const auto& g = est.groups.at(0);
   EXPECT_EQ(g.limit, "buffer");
@@ -72,6 +73,29 @@ TEST(TimeModel, PacedRateFollowsBufferOverSkew) {
   EXPECT_LT(g.rate, b_over_s);
   // Time = (N - 1) x interval + max latency.
   EXPECT_NEAR(est.time_s, 45e-3 + 1023 * g.interval_s + g.latency_s, 1e-12);
+}
+
+// The same triad with arrival-aligned sends: arms x_a = (5 + 45 - 45) / 2 = 2.5 ms,
+// x_b = 2.5 ms, x_c = 42.5 ms, so a and b wait 40 ms, c none; no skew is left, the
+// buffer no longer binds, and the round ends 40 ms + the tail after the agreed start.
+TEST(TimeModel, AlignedTriadWaitsTheArmDifferencesAndIsNotBufferBound) {
+  Platform p;
+  p.sites = {site("a"), site("b"), site("c")};
+  p.links = {link(0, 1, 5'000'000'000), link(0, 2, 45'000'000'000), link(1, 2, 45'000'000'000)};
+  const Routing r(p);
+  RunParams rp;
+  rp.buffer_bytes = 64ull << 20;
+  const auto est = estimate_round(p, r, Round{{Group{{0, 1, 2}}}}, Collective::kGroupAverage, rp);
+  const auto& g = est.groups.at(0);
+  EXPECT_EQ(g.alignment, "closed-form");
+  EXPECT_EQ(g.skew_max_s, 0.0);
+  EXPECT_NEAR(g.unaligned_skew_max_s, 40e-3, 1e-9);
+  EXPECT_NEAR(g.waiting_s.at(0), 40e-3, 1e-15);
+  EXPECT_NEAR(g.waiting_s.at(1), 40e-3, 1e-15);
+  EXPECT_EQ(g.waiting_s.at(2), 0.0);
+  EXPECT_NE(g.limit, "buffer");
+  // a's stream to c starts at 40 ms and is the last to land: 40 + 45 ms path.
+  EXPECT_NEAR(est.time_s, 45e-3 + 40e-3 + 1023 * g.interval_s + g.latency_sd_s[0][2], 1e-12);
 }
 
 // With a buffer of at least line rate x skew, the group runs at its link share.

@@ -1,0 +1,54 @@
+// Arrival-aligned sends: per-member start offsets that make the contributions for a
+// chunk reach each receiver's aggregator together. Plain C++ (no SystemC, no platform):
+// it works on a matrix of arrival latencies that the control plane computes.
+//
+// Member i starts its stream at T + offset_ps[i]; its chunk k reaches receiver j at
+// T + offset_ps[i] + k x interval + arrival_ps[i][j]. The residual skew at j is
+//   max_i (offset_i + arrival_ij) - min_i (offset_i + arrival_ij),  i != j,
+// and the slot of a chunk at j is held for about that skew plus the pipeline time.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace aggnet {
+
+/// arrival_ps[i][j]: latency from member i starting a chunk to its last bit reaching
+/// member j's aggregator (i != j; the diagonal is ignored). Square, size = group size.
+using ArrivalMatrix = std::vector<std::vector<std::uint64_t>>;
+
+/// One offset per sender (multicast: one stream serves every receiver).
+struct SenderAlignment {
+  std::vector<std::uint64_t> offset_ps;         ///< per member; the smallest is 0
+  std::vector<std::uint64_t> residual_skew_ps;  ///< per member as receiver
+  std::uint64_t max_residual_skew_ps = 0;
+  std::string method;  ///< "none", "closed-form" (2 or 3 members) or "lp"
+};
+
+/// Residual skew at receiver j for the given offsets (exact integer arithmetic).
+std::uint64_t residual_skew_ps(const ArrivalMatrix& arrival_ps,
+                               const std::vector<std::uint64_t>& offset_ps, std::size_t j);
+
+/// All offsets 0: every member starts at T (the unaligned baseline), with its skews.
+SenderAlignment unaligned(const ArrivalMatrix& arrival_ps);
+
+/// Offsets minimising the largest residual skew over receivers; among those, the ones
+/// whose last arrival, max_ij (offset_i + arrival_ij), is earliest. Groups of 2 and 3
+/// use the closed form (residual exactly 0 whenever the cyclic asymmetry of the matrix
+/// cancels, as for any latency of the form up_i + path_ij + down_j with a symmetric
+/// path term; otherwise they fall back to the LP); 4 or more members solve the LP with
+/// GLPK. Offsets are rounded to whole ps and the residuals recomputed exactly from them.
+/// Errors: std::invalid_argument if the matrix is not square; std::runtime_error if
+/// the LP solver fails.
+SenderAlignment align_senders(const ArrivalMatrix& arrival_ps);
+
+/// The same optimisation always through the LP (tests compare it with the closed form).
+SenderAlignment align_senders_lp(const ArrivalMatrix& arrival_ps);
+
+/// Without multicast every unicast copy i -> j has its own offset: perfect alignment,
+/// copy_offset_ps[i][j] = max_k arrival_kj - arrival_ij (diagonal 0). Every copy for j
+/// then lands at T + max_k arrival_kj, the earliest common instant.
+std::vector<std::vector<std::uint64_t>> align_copies(const ArrivalMatrix& arrival_ps);
+
+}  // namespace aggnet
