@@ -193,8 +193,9 @@ SenderAlignment unaligned(const ArrivalMatrix& arrival_ps) {
 
 SenderAlignment align_senders(const ArrivalMatrix& arrival_ps) {
   require_square(arrival_ps);
-  if (arrival_ps.size() <= 2)
+  if (arrival_ps.size() <= 2) {  // each receiver hears at most one sender
     return finish(arrival_ps, Offsets(arrival_ps.size(), 0), "closed-form");
+  }
   if (arrival_ps.size() == 3) {
     if (auto offsets = triad_closed_form(arrival_ps)) {
       return finish(arrival_ps, std::move(*offsets), "closed-form");

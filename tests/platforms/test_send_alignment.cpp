@@ -72,8 +72,8 @@ ArrivalMatrix random_points(std::size_t n, std::mt19937_64& rng) {
   ArrivalMatrix a(n, std::vector<std::uint64_t>(n, 0));
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t j = 0; j < n; ++j) {
-      if (i != j)
-        a[i][j] = static_cast<std::uint64_t>(std::llround(std::hypot(x[i] - x[j], y[i] - y[j])));
+      const double distance = std::hypot(x[i] - x[j], y[i] - y[j]);
+      if (i != j) a[i][j] = static_cast<std::uint64_t>(std::llround(distance));
     }
   }
   return a;
@@ -313,7 +313,7 @@ GridPoint brute_force(const Grid& d) {
 }
 
 TEST(SendAlignment, LpMatchesBruteForceOnFiveSites) {
-  // Symmetric random delays of 0..12 ms, searched on a grid of half a ms (search_box
+  // Symmetric random delays of 0..9 ms, searched on a grid of half a ms (search_box
   // bounds the search). The optimum need not lie on the grid (the LP's vertices can be
   // fractional: halves and thirds occur), but rounding an optimum's offsets to the grid
   // moves each arrival by at most half a step, so its skew by at most one step:
@@ -324,12 +324,12 @@ TEST(SendAlignment, LpMatchesBruteForceOnFiveSites) {
   constexpr std::int64_t kStepPs = static_cast<std::int64_t>(kMs) / kStepsPerMs;
   std::mt19937_64 rng(5);
   int tight = 0;
-  for (int round = 0; round < 12; ++round) {
+  for (int round = 0; round < 10; ++round) {
     Grid d(5, std::vector<std::int64_t>(5, 0));
     ArrivalMatrix a(5, std::vector<std::uint64_t>(5, 0));
     for (int i = 0; i < 5; ++i) {
       for (int j = i + 1; j < 5; ++j) {
-        const auto ms = static_cast<std::int64_t>(rng() % 13);
+        const auto ms = static_cast<std::int64_t>(rng() % 10);
         d[i][j] = d[j][i] = ms * kStepsPerMs;
         a[i][j] = a[j][i] = static_cast<std::uint64_t>(ms) * kMs;
       }
@@ -345,7 +345,7 @@ TEST(SendAlignment, LpMatchesBruteForceOnFiveSites) {
       EXPECT_LE(lp_last, grid.last * kStepPs + 2) << "round " << round;
     }
   }
-  EXPECT_GE(tight, 9);  // most of these optima are half-integral: the check is tight
+  EXPECT_GE(tight, 8);  // most of these optima are half-integral: the check is tight
 }
 
 TEST(SendAlignment, LpNeverWorseThanUnaligned) {
