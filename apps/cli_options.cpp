@@ -106,7 +106,9 @@ RoundStart round_start_option(const std::string& where, const std::string& round
                       round_start);
   }
   if (alignment == "auto" || alignment == "arrival" || alignment == "none") {
-    r.arrival_aligned = alignment != "none" && r.aligned_start;
+    r.alignment = alignment == "none"      ? SendAlignment::kNone
+                  : alignment == "arrival" ? SendAlignment::kArrival
+                                           : SendAlignment::kAuto;
   } else {
     throw ConfigError(where, 0, "--alignment", "expected auto, arrival or none", alignment);
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "platforms/platform.h"
+#include "platforms/run_options.h"
 
 namespace aggnet::cli {
 
@@ -35,12 +36,13 @@ bool switch_option(const std::string& where, const std::string& key, const std::
 /// How group members start a round, from `--round-start auto|aligned|immediate` and
 /// `--alignment auto|arrival|none`.
 struct RoundStart {
-  bool aligned_start = true;    ///< exchange ready messages, start at one agreed time
-  bool arrival_aligned = true;  ///< plus per-member send offsets (arrival-aligned sends)
+  bool aligned_start = true;  ///< exchange ready messages, start at one agreed time
+  SendAlignment alignment = SendAlignment::kAuto;  ///< per-member send offsets
 };
 
-/// Round start `auto` is aligned with pacing and immediate with credit; alignment `auto`
-/// is `arrival` whenever the start is aligned. Arrival alignment needs an aligned start.
+/// Round start `auto` is aligned with pacing and immediate with credit. Alignment
+/// `arrival` always uses send offsets, `none` never, `auto` per group where they make it
+/// land earlier; `arrival` needs an aligned start.
 /// Errors: ConfigError(where, --round-start or --alignment).
 RoundStart round_start_option(const std::string& where, const std::string& round_start,
                               const std::string& alignment, bool pacing);

@@ -80,8 +80,9 @@ po::options_description describe(RunCli& c) {
       "aligned (members exchange ready messages and start together) | immediate | auto "
       "(aligned with pacing, immediate with credit)")(
       "alignment", po::value(&c.alignment)->default_value("auto"),
-      "arrival (with an aligned start, each member sends at its offset so contributions "
-      "reach each receiver together) | none | auto (arrival whenever the start is aligned)")(
+      "with an aligned start: arrival (each member sends at its offset so contributions reach "
+      "each receiver together) | none | auto (per group, offsets where they make it land "
+      "earlier)")(
       "pacing-margin", po::value(&c.pacing_margin)->default_value(0.02),
       "pacing: fraction below the computed safe rate")(
       "multicast", po::value(&c.multicast)->default_value("on"), "on | off (unicast copies)")(
@@ -124,7 +125,7 @@ RunOptions run_options(const RunCli& c) {
   const auto start = cli::round_start_option(kWhere, c.round_start, c.alignment,
                                              o.flow_control == FlowControl::kPacing);
   o.aligned_start = start.aligned_start;
-  o.arrival_aligned = start.arrival_aligned;
+  o.alignment = start.alignment;
   if (!(c.pacing_margin >= 0 && c.pacing_margin < 1))
     throw ConfigError(kWhere, 0, "--pacing-margin", "expected a number in [0, 1)",
                       std::to_string(c.pacing_margin));
@@ -272,7 +273,7 @@ nlohmann::json options_json(const RunSetup& s) {
           {"steps", s.options.steps},
           {"flow_control", c.flow_control},
           {"round_start", s.options.aligned_start ? "aligned" : "immediate"},
-          {"alignment", s.options.arrival_aligned ? "arrival" : "none"},
+          {"alignment", c.alignment},
           {"pacing_margin", c.pacing_margin},
           {"multicast", c.multicast},
           {"aggregation", c.aggregation},

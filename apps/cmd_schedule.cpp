@@ -68,7 +68,8 @@ po::options_description describe(ScheduleCli& c) {
       "round-start", po::value(&c.round_start)->default_value("auto"),
       "aligned | immediate | auto (aligned with pacing, immediate with credit)")(
       "alignment", po::value(&c.alignment)->default_value("auto"),
-      "arrival | none | auto (arrival-aligned sends whenever the start is aligned)")(
+      "arrival | none | auto (per group, arrival-aligned offsets where they make it land "
+      "earlier)")(
       "group-average-only", po::bool_switch(&c.group_average_only),
       "leave the host-based ring all-reduce baseline out of the ranking")(
       "verify", po::bool_switch(&c.verify),
@@ -327,7 +328,7 @@ int run_schedule(int argc, char** argv) {
   const auto start = cli::round_start_option(kWhere, c.round_start, c.alignment,
                                              run.flow_control == FlowControl::kPacing);
   run.aligned_start = start.aligned_start;
-  run.arrival_aligned = start.arrival_aligned;
+  run.alignment = start.alignment;
   run.multicast = cli::switch_option(kWhere, "multicast", c.multicast);
   run.aggregation = cli::switch_option(kWhere, "aggregation", c.aggregation);
 

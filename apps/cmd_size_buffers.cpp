@@ -51,7 +51,7 @@ po::options_description describe(SizeCli& c) {
       "round-start", po::value(&c.round_start)->default_value("auto"),
       "aligned | immediate | auto (aligned with pacing, immediate with credit)")(
       "alignment", po::value(&c.alignment)->default_value("auto"),
-      "arrival | none | auto (arrival-aligned sends whenever the start is aligned): the "
+      "arrival | none | auto (per group, offsets where they make it land earlier): the "
       "bound follows the residual skew the send offsets leave")(
       "pacing-margin", po::value(&c.pacing_margin)->default_value(0.02),
       "pacing: fraction below the computed safe rate")(
@@ -87,7 +87,7 @@ SizingRequest prepare(SizeCli& c) {
   const auto start = cli::round_start_option(kWhere, c.round_start, c.alignment,
                                              o.flow_control == FlowControl::kPacing);
   o.aligned_start = start.aligned_start;
-  o.arrival_aligned = start.arrival_aligned;
+  o.alignment = start.alignment;
   if (!(c.pacing_margin >= 0 && c.pacing_margin < 1))
     throw ConfigError(kWhere, 0, "--pacing-margin", "expected a number in [0, 1)",
                       std::to_string(c.pacing_margin));

@@ -92,6 +92,10 @@ std::vector<SiteAnalytic> analytic_buffer_bounds(const Platform& platform, const
   for (int i = 0; i < n; ++i) out[i].site = i;
   Platform unconstrained = platform;
   for (auto& site : unconstrained.sites) site.fpga.buffer_bytes = kHugeBuffer;
+  // `auto` would skip the offsets where the buffer never binds, as with this huge one;
+  // the bound is the one for the small buffer it is looking for, where they pay off.
+  RunOptions planned = options;
+  if (planned.alignment == SendAlignment::kAuto) planned.alignment = SendAlignment::kArrival;
   const Routing routing(platform);
   const bool credit = options.flow_control == FlowControl::kCredit;
   const double margin = credit ? 0.0 : options.pacing_margin;
@@ -99,7 +103,7 @@ std::vector<SiteAnalytic> analytic_buffer_bounds(const Platform& platform, const
   const double chunks = static_cast<double>(ceil_div(options.gradient_bytes, options.chunk_bytes));
 
   for (std::size_t r = 0; r < schedule.rounds.size(); ++r) {
-    const RoundPlan plan = plan_round(unconstrained, routing, schedule.rounds[r], options);
+    const RoundPlan plan = plan_round(unconstrained, routing, schedule.rounds[r], planned);
     for (const auto& group : plan.groups) {
       if (group.members.size() < 2) continue;
       const double limit = std::min({group.link_rate, group.pipeline_rate, group.access_rate});

@@ -56,15 +56,12 @@ std::vector<Hop> unicast_hops(const Routing& routing, int src, const std::vector
   return hops;
 }
 
-void plan_buffer_limit(const Platform& platform, const Routing& routing, const RunOptions& options,
-                       GroupPlan& group) {
+void plan_buffer_limit(const Platform& platform, const RunOptions& options, GroupPlan& group) {
   const double chunk = static_cast<double>(options.chunk_bytes);
   const double fan_in = static_cast<double>(group.members.size() - 1);
   group.buffer_rate = std::numeric_limits<double>::infinity();
   group.pipeline_rate = std::numeric_limits<double>::infinity();
   for (int d : group.members) {
-    for (int s : others(group.members, d))
-      group.start_delay_ps = std::max(group.start_delay_ps, routing.delay_ps(s, d));
     const auto& fpga = platform.sites[d].fpga;
     group.slots[d] =
         (options.buffer_bytes ? options.buffer_bytes : fpga.buffer_bytes) / options.chunk_bytes;
@@ -91,15 +88,12 @@ ArrivalMatrix arrival_matrix(const Platform& platform, const Routing& routing,
   return a;
 }
 
-// Send offsets and the skew each receiver sees with them. Alignment needs a common
-// start; without multicast every unicast copy is aligned on its own.
-void plan_alignment(const Platform& platform, const Routing& routing, const RunOptions& options,
-                    GroupPlan& group) {
+// Send offsets and the skew each receiver sees with them (align false: all offsets 0).
+// Without multicast every unicast copy is aligned on its own.
+void apply_alignment(const ArrivalMatrix& a, bool align, bool multicast, GroupPlan& group) {
   const auto& m = group.members;
-  const ArrivalMatrix a = arrival_matrix(platform, routing, m, options.chunk_bytes);
   const SenderAlignment none = unaligned(a);
-  const bool align = options.arrival_aligned && options.aligned_start;
-  const bool per_copy = align && !options.multicast;
+  const bool per_copy = align && !multicast;
   const SenderAlignment chosen = align && !per_copy ? align_senders(a) : none;
   const auto copies = per_copy ? align_copies(a) : ArrivalMatrix{};
   group.alignment = per_copy ? "per-copy" : chosen.method;
@@ -114,6 +108,53 @@ void plan_alignment(const Platform& platform, const Routing& routing, const RunO
       first = std::min(first, offset);
     }
     group.waiting_ps[m[i]] = first;
+  }
+}
+
+void plan_pacing(const RunOptions& options, GroupPlan& group) {
+  const double limit =
+      std::min({group.buffer_rate, group.link_rate, group.pipeline_rate, group.access_rate});
+  group.pacing_rate = (1.0 - options.pacing_margin) * limit;
+  group.pacing_interval_ps = static_cast<std::uint64_t>(
+      std::ceil(static_cast<double>(options.chunk_bytes) / group.pacing_rate * 1e12));
+}
+
+// When the last contribution lands, from the agreed start: the latest offset + arrival
+// plus the paced stream's length (the control plane's estimate, queueing left out).
+double landing_ps(const ArrivalMatrix& a, const GroupPlan& group, const RunOptions& options) {
+  const double chunks = static_cast<double>(
+      (options.gradient_bytes + options.chunk_bytes - 1) / options.chunk_bytes);
+  double last = 0;
+  for (std::size_t i = 0; i < group.members.size(); ++i)
+    for (std::size_t j = 0; j < group.members.size(); ++j)
+      if (i != j)
+        last = std::max(last, static_cast<double>(
+                                  group.send_offset_ps.at(group.members[i]).at(group.members[j]) +
+                                  a[i][j]));
+  return last + (chunks - 1) * static_cast<double>(group.pacing_interval_ps);
+}
+
+// Offsets, buffer limit and pacing of a group whose link and access shares are known.
+// Alignment needs a common start; `auto` keeps the offsets only where they make the
+// group land earlier (they cost the short-arm members' waiting).
+void plan_alignment(const Platform& platform, const Routing& routing, const RunOptions& options,
+                    GroupPlan& group) {
+  const ArrivalMatrix a = arrival_matrix(platform, routing, group.members, options.chunk_bytes);
+  auto with = [&](bool align) {
+    GroupPlan g = group;
+    apply_alignment(a, align, options.multicast, g);
+    plan_buffer_limit(platform, options, g);
+    plan_pacing(options, g);
+    return g;
+  };
+  if (!options.aligned_start || options.alignment == SendAlignment::kNone) {
+    group = with(false);
+  } else if (options.alignment == SendAlignment::kArrival) {
+    group = with(true);
+  } else {
+    GroupPlan aligned = with(true), plain = with(false);
+    group = landing_ps(a, aligned, options) < landing_ps(a, plain, options) ? std::move(aligned)
+                                                                            : std::move(plain);
   }
 }
 
@@ -143,8 +184,9 @@ RoundPlan plan_round(const Platform& platform, const Routing& routing, const Rou
   }
   for (auto& group : plan.groups) {
     if (group.members.size() < 2) continue;
-    plan_alignment(platform, routing, options, group);
-    plan_buffer_limit(platform, routing, options, group);
+    for (int d : group.members)
+      for (int s : others(group.members, d))
+        group.start_delay_ps = std::max(group.start_delay_ps, routing.delay_ps(s, d));
     const double fan_in = static_cast<double>(group.members.size() - 1);
     group.link_rate = std::numeric_limits<double>::infinity();
     group.access_rate = std::numeric_limits<double>::infinity();
@@ -162,11 +204,7 @@ RoundPlan plan_round(const Platform& platform, const Routing& routing, const Rou
       group.access_rate =
           std::min(group.access_rate, options.aggregation ? access : access / fan_in);
     }
-    const double limit =
-        std::min({group.buffer_rate, group.link_rate, group.pipeline_rate, group.access_rate});
-    group.pacing_rate = (1.0 - options.pacing_margin) * limit;
-    group.pacing_interval_ps = static_cast<std::uint64_t>(
-        std::ceil(static_cast<double>(options.chunk_bytes) / group.pacing_rate * 1e12));
+    plan_alignment(platform, routing, options, group);
   }
   return plan;
 }

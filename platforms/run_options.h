@@ -7,6 +7,15 @@
 
 namespace aggnet {
 
+/// Arrival-aligned sends (platforms/send_alignment.h): with an aligned start, member s
+/// starts its stream at the agreed start + its offset, so contributions reach each
+/// receiver together.
+enum class SendAlignment {
+  kNone,     ///< every member starts at the agreed start
+  kArrival,  ///< always use the offsets
+  kAuto,     ///< per group, the offsets only where they make the group land earlier
+};
+
 /// Plain-unit run options. Defaults are those of `aggnet run` without options.
 struct RunOptions {
   std::uint64_t gradient_bytes = 1ull << 30;  ///< G per site and round (1 GiB)
@@ -18,10 +27,8 @@ struct RunOptions {
   /// Members of a group start sending at one agreed time (after exchanging ready
   /// messages) instead of as soon as each is ready. Pacing assumes it; credit does not.
   bool aligned_start = true;
-  /// Arrival-aligned sends (needs an aligned start): member s starts its stream at the
-  /// agreed start + its offset, chosen so contributions reach each receiver together
-  /// (platforms/send_alignment.h). false: every member starts at the agreed start.
-  bool arrival_aligned = true;
+  /// Send offsets (needs an aligned start; ignored otherwise).
+  SendAlignment alignment = SendAlignment::kAuto;
   bool multicast = true;        ///< false: one unicast copy per receiver
   bool aggregation = true;      ///< false: FPGAs pass contributions through
   bool jitter = false;          ///< apply the links' jitter figures

@@ -183,7 +183,8 @@ ValueKind detect_kind(const std::string& text) {
 
 bool is_schedule_name(const std::string& s) {
   static const std::regex names(
-      "all-to-all|triads|ring|pairs|hierarchical|rotating-[0-9]+|random-[0-9]+(:[0-9]+)?");
+      "all-to-all|triads|ring|pairs|hierarchical|rotating-[0-9]+|sequential-[0-9]+|"
+      "random-[0-9]+(:[0-9]+)?");
   return std::regex_match(s, names);
 }
 
@@ -229,7 +230,7 @@ std::string check_value(const Ctx& ctx, const std::string& option, const YAML::N
       } else if (!is_schedule_name(value)) {
         ctx.fail(at, key,
                  "expected a schedule name (all-to-all, triads, ring, pairs, rotating-K, "
-                 "random-K:SEED, hierarchical) or a schedule YAML file",
+                 "sequential-K, random-K:SEED, hierarchical) or a schedule YAML file",
                  value);
       }
       break;

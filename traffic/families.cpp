@@ -156,6 +156,17 @@ std::vector<Round> rotating_rounds(int n, int k) {
   return greedy_cover(n, k);
 }
 
+std::vector<Round> one_group_per_round(const std::vector<Round>& rounds) {
+  std::vector<Round> out;
+  for (const auto& r : rounds)
+    for (const auto& g : r.groups) out.push_back(Round{{g}});
+  return out;
+}
+
+std::vector<Round> sequential_rounds(int n, int k) {
+  return one_group_per_round(rotating_rounds(n, k));
+}
+
 std::vector<Round> pairs_rounds(int n) {
   std::vector<Round> rounds;
   for (int bit = 1; bit < n; bit <<= 1) {
@@ -300,20 +311,30 @@ Schedule triads_schedule(const Platform& platform) {
                affine_plane_classes(continent_order(platform)));
 }
 
-Schedule rotating_schedule(const Platform& platform, int k) {
+namespace {
+// Groups of k for `family` (rotating-k, sequential-k): the 9 / 3 case on the continent
+// labelling. Errors: ConfigError unless 2 <= k <= n.
+std::vector<Round> rotating_groups(const Platform& platform, int k, const std::string& family) {
   const int n = num_sites(platform);
   if (k < 2 || k > n) {
     throw ConfigError(
         platform.file, 0, "schedule",
-        "rotating-k with 2 <= k <= " + std::to_string(n) + ", got k = " + std::to_string(k));
+        family + "-k with 2 <= k <= " + std::to_string(n) + ", got k = " + std::to_string(k));
   }
-  std::vector<Round> rounds;
-  if (n == 9 && k == 3) {
-    rounds = affine_plane_classes(continent_order(platform));
-  } else {
-    rounds = rotating_rounds(n, k);
-  }
-  return named("rotating-" + std::to_string(k), Collective::kGroupAverage, rounds);
+  if (n == 9 && k == 3) return affine_plane_classes(continent_order(platform));
+  return rotating_rounds(n, k);
+}
+
+}  // namespace
+
+Schedule rotating_schedule(const Platform& platform, int k) {
+  return named("rotating-" + std::to_string(k), Collective::kGroupAverage,
+               rotating_groups(platform, k, "rotating"));
+}
+
+Schedule sequential_schedule(const Platform& platform, int k) {
+  return named("sequential-" + std::to_string(k), Collective::kGroupAverage,
+               one_group_per_round(rotating_groups(platform, k, "sequential")));
 }
 
 Schedule pairs_schedule(const Platform& platform) {

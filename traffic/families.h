@@ -43,6 +43,15 @@ std::vector<Round> all_to_all_rounds(int n);
 ///   greedily to meet the most not-yet-met pairs (deterministic).
 std::vector<Round> rotating_rounds(int n, int k);
 
+/// The groups of `rounds` one per round, in order (round by round, each round's groups in
+/// order): one group exchanges while every other site sits out, then the next group.
+std::vector<Round> one_group_per_round(const std::vector<Round>& rounds);
+
+/// Sequential groups of size k (2 <= k <= n): the groups of rotating_rounds(n, k), one per
+/// round (one_group_per_round), so every pair of sites still meets over the period. n = 9,
+/// k = 3: the 12 lines of the affine plane, class by class.
+std::vector<Round> sequential_rounds(int n, int k);
+
 /// One-peer exponential pairs: round t pairs site i with i XOR 2^t (when < n), for
 /// t = 0 .. ceil(log2 n) - 1; unpaired sites sit out. Exact average after log2 n rounds
 /// when n is a power of two.
@@ -67,6 +76,9 @@ Schedule all_to_all_schedule(const Platform& platform);
 /// platform has 3 continents of 3 sites). Errors: ConfigError unless 9 sites.
 Schedule triads_schedule(const Platform& platform);
 Schedule rotating_schedule(const Platform& platform, int k);
+/// `sequential-K`: the groups of rotating_schedule(platform, k), one per round (9 sites,
+/// k = 3: the 12 affine lines on continent_order, class 0 first). Errors: as rotating.
+Schedule sequential_schedule(const Platform& platform, int k);
 Schedule pairs_schedule(const Platform& platform);
 Schedule random_schedule(const Platform& platform, int k, std::uint64_t seed);
 Schedule ring_schedule(const Platform& platform, const Routing& routing);

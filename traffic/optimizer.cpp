@@ -112,6 +112,7 @@ std::vector<Candidate> optimize_schedules(const Platform& platform, const Routin
   if (n >= 3) add(ring_schedule(platform, routing), "ring");
   add(pairs_schedule(platform), "pairs");
   for (int k = 2; k < n; ++k) add(rotating_schedule(platform, k), "rotating-k");
+  for (int k = 2; k < n; ++k) add(sequential_schedule(platform, k), "sequential-k");
   for (int k : {2, 3, 4}) {
     if (k >= n) continue;
     for (int seed = 1; seed <= options.random_seeds; ++seed)

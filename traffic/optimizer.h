@@ -51,9 +51,9 @@ Candidate score_schedule(const Platform& platform, const Routing& routing, const
 void rank_candidates(std::vector<Candidate>& candidates);
 
 /// The search. Candidates:
-///  - the built-in families: all-to-all, triads (9 sites), ring, pairs, rotating-k for
-///    every k in 2..n-1, random-k:seed for k in {2, 3, 4} and `random_seeds` seeds,
-///    hierarchical (if the platform has >= 2 continents);
+///  - the built-in families: all-to-all, triads (9 sites), ring, pairs, rotating-k and
+///    sequential-k for every k in 2..n-1, random-k:seed for k in {2, 3, 4} and `random_seeds`
+///    seeds, hierarchical (if the platform has >= 2 continents);
 ///  - when k divides n and there are at most 400 partitions into groups of k (e.g. 9 sites
 ///    in triples: 280): every partition is timed once, and every unordered pair of
 ///    partitions {A, B} is a period-2 candidate (A, B, A, B, ...) ("partition-pair");

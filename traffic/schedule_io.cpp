@@ -238,13 +238,17 @@ Schedule make_schedule(const std::string& name, const Platform& platform) {
   if (std::regex_match(name, m, std::regex(R"(rotating-(\d+))"))) {
     return rotating_schedule(platform, std::stoi(m[1]));
   }
+  if (std::regex_match(name, m, std::regex(R"(sequential-(\d+))"))) {
+    return sequential_schedule(platform, std::stoi(m[1]));
+  }
   if (std::regex_match(name, m, std::regex(R"(random-(\d+):(\d+))"))) {
     return random_schedule(platform, std::stoi(m[1]), std::stoull(m[2]));
   }
   std::error_code ec;
   if (std::filesystem::is_regular_file(name, ec)) return load_schedule(name, platform);
   throw ConfigError("<command line>", 0, "schedule",
-                    "all-to-all, triads, ring, pairs, rotating-K, random-K:SEED, hierarchical "
+                    "all-to-all, triads, ring, pairs, rotating-K, sequential-K, random-K:SEED, "
+                    "hierarchical "
                     "or an existing schedule file, got '" +
                         name + "'");
 }

@@ -29,6 +29,8 @@ struct Platform;
 ///                    shortest-path delays (ring_order() in families.h);
 ///   `pairs`          one-peer exponential pairs (site i with i XOR 2^t, t = 0..);
 ///   `rotating-k`     rotating groups of size k covering every pair (k >= 2);
+///   `sequential-k`   the groups of `rotating-k` one per round: one group exchanges while
+///                    every other site sits out, then the next group;
 ///   `random-k:SEED`  8 rounds of random partitions into groups of size k (mt19937_64);
 ///   `hierarchical`   groups inside each continent, then one representative per continent;
 /// any other string is read as a schedule file (load_schedule).

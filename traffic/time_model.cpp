@@ -71,7 +71,7 @@ RunOptions control_options(const RunParams& params) {
   o.flow_control = params.flow_control;
   o.pacing_margin = params.pacing_margin;
   o.aligned_start = params.aligned_start;
-  o.arrival_aligned = params.arrival_aligned;
+  o.alignment = params.alignment;
   o.multicast = params.multicast;
   o.aggregation = params.aggregation;
   o.credit_bytes = params.credit_bytes;

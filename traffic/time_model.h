@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "modules/cluster/params.h"  // FlowControl
+#include "platforms/run_options.h"   // SendAlignment
 #include "traffic/schedule.h"
 
 namespace aggnet {
@@ -25,8 +26,8 @@ struct RunParams {
   /// Pacing only: members exchange ready messages and start together (`aggnet run
   /// --round-start aligned`, the default with pacing); false = immediate start.
   bool aligned_start = true;
-  /// With an aligned start: arrival-aligned send offsets (`--alignment arrival`).
-  bool arrival_aligned = true;
+  /// With an aligned start: arrival-aligned send offsets (`--alignment`).
+  SendAlignment alignment = SendAlignment::kAuto;
   bool multicast = true;            ///< false: one unicast copy per receiver
   bool aggregation = true;          ///< false: FPGAs pass contributions through, no slots
   std::uint64_t credit_bytes = 64;  ///< credit message size (credit mode)

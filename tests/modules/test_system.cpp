@@ -77,7 +77,7 @@ TEST(Pacing, RateFollowsBufferOverSkewWhenBelowLineRate) {
   RunOptions o;
   o.gradient_bytes = 64 << 20;
   o.chunk_bytes = 256 << 10;
-  o.arrival_aligned = false;  // every member starts at the agreed start: full skew
+  o.alignment = SendAlignment::kNone;  // every member starts at the agreed start: full skew
   Platform p = triangle();
   const std::uint64_t buffer = 16 << 20;
   for (auto& s : p.sites) s.fpga.buffer_bytes = buffer;
@@ -96,7 +96,7 @@ TEST(Pacing, RateReachesLineRateWhenBufferCoversBandwidthDelayOfSkew) {
   RunOptions o;
   o.gradient_bytes = 256 << 20;
   o.chunk_bytes = 256 << 10;
-  o.arrival_aligned = false;
+  o.alignment = SendAlignment::kNone;
   Platform p = triangle();
   const double line_rate = 12.5e9;  // bytes/s at 100 Gbps
   for (auto& s : p.sites) s.fpga.buffer_bytes = static_cast<std::uint64_t>(2 * line_rate * 0.020);
@@ -138,7 +138,7 @@ TEST(AlignedStart, MembersStartTogetherAfterTheLastReadyPlusTheLargestDelay) {
   RunOptions o;
   o.gradient_bytes = 4 << 20;
   o.chunk_bytes = 1 << 20;
-  o.arrival_aligned = false;  // no send offsets: everyone sends at the agreed start
+  o.alignment = SendAlignment::kNone;  // no send offsets: everyone sends at the agreed start
   Platform p = triangle();
   p.sites[1].cluster.compute_ps = 5 * kMs;  // b is ready last, at 5 ms
   NetworkSystem sys("wan", p, one_group({0, 1, 2}), o);
@@ -189,6 +189,7 @@ TEST(ArrivalAligned, TriadOffsetsAreTheArmDifferences) {
   RunOptions o;
   o.gradient_bytes = 4 << 20;
   o.chunk_bytes = 1 << 20;
+  o.alignment = SendAlignment::kArrival;  // auto would not wait: 64 MiB never binds here
   NetworkSystem sys("wan", strict_triangle(), one_group({0, 1, 2}), o);
   sc_core::sc_start();
   const std::uint64_t expected[] = {25 * kMs, 20 * kMs, 0};
@@ -199,8 +200,9 @@ TEST(ArrivalAligned, TriadOffsetsAreTheArmDifferences) {
   }
 }
 
-// Buffer of four 1 MiB chunks at 100 Gbps: aligned contributions arrive together, so a
-// slot is held for the pipeline alone (two contributions of 1 MiB at 32 GB/s, plus 64
+// Buffer of four 1 MiB chunks at 100 Gbps (alignment auto: the offsets pay off here, see
+// the next test): aligned contributions arrive together, so a slot is held for the
+// pipeline alone (two contributions of 1 MiB at 32 GB/s, plus 64
 // cycles at 500 MHz) and the triad runs at its paced link rate (98 % of the payload rate).
 TEST(ArrivalAligned, TriadHoldsSlotsForThePipelineTimeAndRunsAtLinkRate) {
   RunOptions o;
@@ -228,7 +230,7 @@ TEST(ArrivalAligned, UnalignedTriadIsThrottledByTheSkew) {
   o.gradient_bytes = 64 << 20;
   o.chunk_bytes = 1 << 20;
   o.buffer_bytes = 4 << 20;
-  o.arrival_aligned = false;
+  o.alignment = SendAlignment::kNone;
   NetworkSystem sys("wan", strict_triangle(), one_group({0, 1, 2}), o);
   sc_core::sc_start();
   EXPECT_GE(sys.sites()[1].fpga->buffer().hold_time_ns().max(), 25e6);
@@ -338,6 +340,7 @@ TEST(ArrivalAligned, PerCopyUnicastSumsAreExact) {
   o.chunk_bytes = 8 << 10;
   o.functional = true;
   o.multicast = false;
+  o.alignment = SendAlignment::kArrival;
   const Platform p = nine_city();
   NetworkSystem sys("wan", p, make_schedule("all-to-all", p), o);
   sc_core::sc_start();

@@ -85,6 +85,7 @@ TEST(NineCity, EveryTriadAlignsToZeroResidualSkew) {
   const Routing routing(p);
   RunOptions o;
   o.chunk_bytes = 1 << 20;
+  o.alignment = SendAlignment::kArrival;
   int triads = 0;
   for (int a = 0; a < 9; ++a) {
     for (int b = a + 1; b < 9; ++b) {
@@ -113,7 +114,9 @@ TEST(NineCity, EveryTriadAlignsToZeroResidualSkew) {
 TEST(NineCity, AllToAllKeepsAResidualSkewBelowTheUnalignedOne) {
   const Platform p = nine_city();
   const Routing routing(p);
-  const RoundPlan plan = plan_round(p, routing, all_to_all_schedule(p).rounds.at(0), RunOptions{});
+  RunOptions o;
+  o.alignment = SendAlignment::kArrival;
+  const RoundPlan plan = plan_round(p, routing, all_to_all_schedule(p).rounds.at(0), o);
   const GroupPlan& g = plan.groups.at(0);
   EXPECT_EQ(g.alignment, "lp");
   std::uint64_t aligned = 0, unaligned = 0;
