@@ -111,6 +111,19 @@ void apply_alignment(const ArrivalMatrix& a, bool align, bool multicast, GroupPl
   }
 }
 
+// The schedule file's offsets, one per member (every copy of a sender alike).
+void apply_given(const ArrivalMatrix& a, const std::vector<std::uint64_t>& given,
+                 GroupPlan& group) {
+  const auto& m = group.members;
+  group.alignment = "given";
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    group.skew_ps[m[i]] = residual_skew_ps(a, given, i);
+    group.waiting_ps[m[i]] = given[i];
+    for (int d : m)
+      if (d != m[i]) group.send_offset_ps[m[i]][d] = given[i];
+  }
+}
+
 void plan_pacing(const RunOptions& options, GroupPlan& group) {
   const double limit =
       std::min({group.buffer_rate, group.link_rate, group.pipeline_rate, group.access_rate});
@@ -138,7 +151,7 @@ double landing_ps(const ArrivalMatrix& a, const GroupPlan& group, const RunOptio
 // Alignment needs a common start; `auto` keeps the offsets only where they make the
 // group land earlier (they cost the short-arm members' waiting).
 void plan_alignment(const Platform& platform, const Routing& routing, const RunOptions& options,
-                    GroupPlan& group) {
+                    const std::vector<std::uint64_t>& given, GroupPlan& group) {
   const ArrivalMatrix a = arrival_matrix(platform, routing, group.members, options.chunk_bytes);
   auto with = [&](bool align) {
     GroupPlan g = group;
@@ -147,7 +160,12 @@ void plan_alignment(const Platform& platform, const Routing& routing, const RunO
     plan_pacing(options, g);
     return g;
   };
-  if (!options.aligned_start || options.alignment == SendAlignment::kNone) {
+  if (!given.empty() && options.aligned_start) {
+    group = with(false);
+    apply_given(a, given, group);
+    plan_buffer_limit(platform, options, group);
+    plan_pacing(options, group);
+  } else if (!options.aligned_start || options.alignment == SendAlignment::kNone) {
     group = with(false);
   } else if (options.alignment == SendAlignment::kArrival) {
     group = with(true);
@@ -182,7 +200,8 @@ RoundPlan plan_round(const Platform& platform, const Routing& routing, const Rou
     }
     plan.groups.push_back(std::move(group));
   }
-  for (auto& group : plan.groups) {
+  for (std::size_t gi = 0; gi < plan.groups.size(); ++gi) {
+    GroupPlan& group = plan.groups[gi];
     if (group.members.size() < 2) continue;
     for (int d : group.members)
       for (int s : others(group.members, d))
@@ -204,7 +223,7 @@ RoundPlan plan_round(const Platform& platform, const Routing& routing, const Rou
       group.access_rate =
           std::min(group.access_rate, options.aggregation ? access : access / fan_in);
     }
-    plan_alignment(platform, routing, options, group);
+    plan_alignment(platform, routing, options, round.groups[gi].send_offset_ps, group);
   }
   return plan;
 }

@@ -13,6 +13,9 @@ struct Platform;
 /// Site indices refer to Platform::sites.
 struct Group {
   std::vector<int> sites;
+  /// Explicit send offsets (ps after the agreed start), one per member in `sites` order;
+  /// empty: the control plane chooses them (`--alignment`). Shape: empty or sites.size().
+  std::vector<std::uint64_t> send_offset_ps = {};
 };
 
 /// One round: disjoint groups; sites in no group sit the round out.

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/config_error.h"
+#include "common/units.h"
 #include "platforms/platform.h"
 #include "traffic/families.h"
 
@@ -95,6 +96,39 @@ void validate_schedule(const Schedule& schedule, const Platform& platform,
   }
 }
 
+// The mapping form of a group: `members` plus optional `send_offsets` (site: time after
+// the agreed start; members left out start at 0).
+void read_group_map(const YAML::Node& gn, const std::string& gkey, const std::string& file_label,
+                    const Platform& platform, Group& group) {
+  for (const auto& kv : gn) {
+    const std::string key = kv.first.as<std::string>();
+    if (key == "members") continue;
+    if (key != "send_offsets") {
+      throw ConfigError(file_label, line_of(kv.first), gkey + "." + key,
+                        "one of the keys members, send_offsets");
+    }
+    if (!kv.second.IsMap()) {
+      throw ConfigError(file_label, line_of(kv.second), gkey + "." + key,
+                        "a mapping site: time, like {lon: 3ms}");
+    }
+    group.send_offset_ps.assign(group.sites.size(), 0);
+    for (const auto& o : kv.second) {
+      const std::string code = o.first.as<std::string>();
+      const std::string okey = gkey + ".send_offsets." + code;
+      std::size_t i = 0;
+      while (i < group.sites.size() && platform.sites[group.sites[i]].code != code) ++i;
+      if (i == group.sites.size())
+        throw ConfigError(file_label, line_of(o.first), okey, "a member of this group");
+      try {
+        group.send_offset_ps[i] = parse_time_ps(o.second.as<std::string>());
+      } catch (const std::exception&) {
+        throw ConfigError(file_label, line_of(o.second), okey, "a time like 3ms",
+                          o.second.IsScalar() ? o.second.as<std::string>() : "");
+      }
+    }
+  }
+}
+
 Schedule parse_schedule(const std::string& yaml_text, const Platform& platform,
                         const std::string& file_label) {
   YAML::Node root;
@@ -147,13 +181,15 @@ Schedule parse_schedule(const std::string& yaml_text, const Platform& platform,
         for (std::size_t g = 0; g < rn.size(); ++g) {
           const YAML::Node& gn = rn[g];
           const std::string gkey = idx(rkey, g);
-          if (!gn.IsSequence() || gn.size() < 2) {
+          const YAML::Node members = gn.IsMap() ? gn["members"] : gn;
+          if (!members.IsSequence() || members.size() < 2) {
             throw ConfigError(file_label, line_of(gn), gkey,
-                              "a group of at least 2 site codes like [lon, ams]");
+                              "a group of at least 2 site codes like [lon, ams], or "
+                              "{members: [lon, ams], send_offsets: {lon: 3ms}}");
           }
           Group group;
-          for (std::size_t i = 0; i < gn.size(); ++i) {
-            const YAML::Node& sn = gn[i];
+          for (std::size_t i = 0; i < members.size(); ++i) {
+            const YAML::Node& sn = members[i];
             if (!sn.IsScalar()) {
               throw ConfigError(file_label, line_of(sn), idx(gkey, i), "a site code");
             }
@@ -174,6 +210,7 @@ Schedule parse_schedule(const std::string& yaml_text, const Platform& platform,
             seen[it->second] = g;
             group.sites.push_back(it->second);
           }
+          if (gn.IsMap()) read_group_map(gn, gkey, file_label, platform, group);
           round.groups.push_back(group);
         }
         schedule.rounds.push_back(round);
@@ -210,11 +247,19 @@ std::string schedule_to_yaml(const Schedule& schedule, const Platform& platform)
   for (const auto& round : schedule.rounds) {
     out << "  - [";
     for (std::size_t g = 0; g < round.groups.size(); ++g) {
-      out << (g ? ", [" : "[");
-      for (std::size_t i = 0; i < round.groups[g].sites.size(); ++i) {
-        out << (i ? ", " : "") << platform.sites[round.groups[g].sites[i]].code;
+      const Group& group = round.groups[g];
+      out << (g ? ", " : "") << (group.send_offset_ps.empty() ? "[" : "{members: [");
+      for (std::size_t i = 0; i < group.sites.size(); ++i) {
+        out << (i ? ", " : "") << platform.sites[group.sites[i]].code;
       }
       out << "]";
+      if (!group.send_offset_ps.empty()) {
+        out << ", send_offsets: {";
+        for (std::size_t i = 0; i < group.sites.size(); ++i)
+          out << (i ? ", " : "") << platform.sites[group.sites[i]].code << ": "
+              << group.send_offset_ps[i] << "ps";
+        out << "}}";
+      }
     }
     out << "]\n";
   }

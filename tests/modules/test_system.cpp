@@ -223,6 +223,27 @@ TEST(ArrivalAligned, TriadHoldsSlotsForThePipelineTimeAndRunsAtLinkRate) {
   }
 }
 
+// Offsets given in the schedule file win over the control plane's: b waits 7 ms, and the
+// residual skew the plan reports is the one those offsets leave.
+TEST(ArrivalAligned, ScheduleFileOffsetsAreUsedAsGiven) {
+  RunOptions o;
+  o.gradient_bytes = 4 << 20;
+  o.chunk_bytes = 1 << 20;
+  const Platform p = strict_triangle();
+  const Schedule s = parse_schedule(
+      "rounds:\n  - [{members: [a, b, c], send_offsets: {b: 7ms}}]\n", p, "given.yaml");
+  NetworkSystem sys("wan", p, s, o);
+  sc_core::sc_start();
+  const auto& b = sys.sites()[1].cluster->steps().at(0);
+  EXPECT_EQ(b.first_send - b.agreed_start, ps_time(7 * kMs));
+  const auto& a = sys.sites()[0].cluster->steps().at(0);
+  EXPECT_EQ(a.first_send, a.agreed_start);
+  const GroupPlan& g = sys.round_plans()[0].groups[0];
+  EXPECT_EQ(g.alignment, "given");
+  // At c: a lands at 30 ms, b at 7 + 35 = 42 ms: 12 ms apart.
+  EXPECT_EQ(g.skew_ps.at(2), 12 * kMs);
+}
+
 // The same triad without offsets holds each slot for the arrival skew (25 ms at a) and
 // is throttled to about 3 slots / skew.
 TEST(ArrivalAligned, UnalignedTriadIsThrottledByTheSkew) {

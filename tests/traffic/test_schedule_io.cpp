@@ -129,5 +129,27 @@ TEST(ScheduleIo, TriadsClassZeroIsSameContinent) {
   }
 }
 
+TEST(ScheduleIo, GroupsMayCarryExplicitSendOffsets) {
+  const std::string text =
+      "rounds:\n  - [{members: [nyc, lon, tyo], send_offsets: {lon: 2.5ms, tyo: 40ms}},"
+      " [chi, ams]]\n";
+  const auto s = parse_schedule(text, nine_sites(), "off.yaml");
+  const Group& g = s.rounds[0].groups[0];
+  EXPECT_EQ(g.sites, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(g.send_offset_ps, (std::vector<std::uint64_t>{0, 2'500'000'000, 40'000'000'000}));
+  EXPECT_TRUE(s.rounds[0].groups[1].send_offset_ps.empty());
+  // Written back and read again: the same offsets.
+  const auto again = parse_schedule(schedule_to_yaml(s, nine_sites()), nine_sites(), "b.yaml");
+  EXPECT_EQ(again.rounds[0].groups[0].send_offset_ps, g.send_offset_ps);
+  EXPECT_EQ(again.rounds[0].groups[1].sites, s.rounds[0].groups[1].sites);
+}
+
+TEST(ScheduleIo, BadSendOffsetsNameTheirLine) {
+  EXPECT_EQ(error_line("rounds:\n  - [{members: [nyc, lon],\n      send_offsets: {chi: 1ms}}]\n"),
+            3);  // chi is not a member
+  EXPECT_EQ(error_line("rounds:\n  - [{members: [nyc, lon], send_offsets: {lon: 3}}]\n"), 2);
+  EXPECT_EQ(error_line("rounds:\n  - [{members: [nyc, lon], offsets: {lon: 3ms}}]\n"), 2);
+}
+
 }  // namespace
 }  // namespace aggnet
