@@ -339,8 +339,8 @@ std::string format_report(const json& report, std::size_t busiest_links) {
                    time_of("step_time_s_mean"), time_of("compute_time_s_mean"),
                    time_of("exposed_comm_time_s_mean")));
   line(
-      fmt::format("  mean round time          {} (slowest group per step, from its first "
-                  "member ready to its last member's result)",
+      fmt::format("  mean round time          {} (slowest group of each step: first member "
+                  "ready to last result)",
                   time_of("round_time_s_mean")));
   line(fmt::format("  GPU idle fraction        {:.1f}% (exposed comm / step time)",
                    100 * sm["gpu_idle_fraction"].get<double>()));
@@ -349,7 +349,7 @@ std::string format_report(const json& report, std::size_t busiest_links) {
   if (sm.contains("time_to_eps_s")) {
     line(
         fmt::format("  eps-consensus            {} rounds: every site at {} (compute "
-                    "included), round times summed {}",
+                    "included); round times summed {}",
                     static_cast<long>(sm["rounds_to_eps"].get<double>()), time_of("time_to_eps_s"),
                     time_of("comm_time_to_eps_s")));
   }

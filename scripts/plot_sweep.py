@@ -7,8 +7,10 @@ Writes, when the sweep has the axes they need:
   metric_vs_buffer.{png,svg}  the metric vs buffer size (log x), one line per schedule
                                  (one panel per link rate when the sweep varies it);
   winner_heatmap.{png,svg}       the winning schedule per (buffer, link rate);
-  pareto.{png,svg}               buffer bytes vs slowdown against co-located training,
-                                 every point plus the Pareto front;
+  pareto.{png,svg}               buffer bytes vs time to eps-consensus, every point plus
+                                 the Pareto front, one panel (and front) per link rate
+                                 (per combination of the axes other than schedule and
+                                 buffer);
   variants.{png,svg}             the metric and slowdown per variant (sweeps without a
                                  buffer axis, e.g. the ablation);
 and plot_numbers.txt with the numbers behind every plot. Exit status 3 (with a one-line
@@ -28,6 +30,8 @@ try:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.colors import ListedColormap
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import FuncFormatter, LogLocator
 except ImportError as e:  # pragma: no cover - depends on the machine
     print(f"matplotlib is not available ({e}); install python3-matplotlib")
     sys.exit(3)
@@ -56,6 +60,150 @@ def fmt_rate(bps):
         if bps >= scale:
             return f"{bps / scale:g}{unit}"
     return f"{bps:g}bps"
+
+
+# Per-step costs: ranking schedules by them ignores how many rounds each needs to mix
+# (hierarchical, rho 0.82, looks cheap per step and is 25-1000x slower to consensus).
+PER_STEP = {"step_time_s_mean", "step_time_s_max", "round_time_s_mean", "round_time_s_max",
+            "slowdown_vs_colocated", "exposed_comm_time_s_mean", "gpu_idle_fraction",
+            "colocated_step_time_s_mean"}
+TIME_TO_EPS = ("time_to_eps_s", "comm_time_to_eps_s")
+
+
+def never_reaches_eps(row):
+    return row.get("rounds_to_eps") is not None and row["rounds_to_eps"] < 0
+
+
+def value(row, key):
+    """The row's `key`; +inf for a time to eps the run never reaches; None if missing."""
+    v = row.get(key)
+    if v is None and key in TIME_TO_EPS and never_reaches_eps(row):
+        return math.inf
+    return v
+
+
+def has_key(rows, key):
+    return all(value(r, key) is not None for r in rows)
+
+
+def ranking_metric(rows, metric):
+    """As sweeps/analysis.cpp ranking_metric: time_to_eps_s in place of a per-step metric
+    when every point has it (or never reaches eps), else the spec's metric."""
+    return "time_to_eps_s" if metric in PER_STEP and has_key(rows, "time_to_eps_s") else metric
+
+
+def pareto_metric(rows, metric):
+    """Time to eps-consensus: the spec's metric if it is one, else time_to_eps_s when every
+    point has it, else (with a warning in the title) the spec's metric."""
+    if metric in TIME_TO_EPS:
+        return metric
+    return "time_to_eps_s" if has_key(rows, "time_to_eps_s") else metric
+
+
+def buffer_axis(axes):
+    return next((a for a in axes if a["option"] == "buffer" or
+                 (a["option"].startswith("set:") and a["option"].endswith(".fpga.buffer"))), None)
+
+
+def panel_label(key_axes, row, rate):
+    """Title of a Pareto panel: the link rate (formatted) and any other axis values."""
+    parts = []
+    for a in key_axes:
+        if rate is not None and a["name"] == rate["name"]:
+            parts.append(f"link {fmt_rate(row[a['name'] + '_value'])}")
+        else:
+            parts.append(f"{a['name']}={row[a['name']]}")
+    return ", ".join(parts)
+
+
+def pareto_front(pts):
+    """Points (buffer, y, label) not dominated by one with no more buffer and a lower y."""
+    front, best = [], math.inf
+    for b, y, label in sorted(pts, key=lambda p: (p[0], p[1])):
+        if y < best:
+            front.append((b, y, label))
+            best = y
+    return front
+
+
+def plot_pareto(rows, axes, cat, rate, metric, meta, out, written, numbers):
+    """One panel per link rate (per combination of the axes other than the category and the
+    buffer): buffer bytes vs time to eps-consensus, every point, and that panel's front."""
+    key = pareto_metric(rows, metric)
+    buf = buffer_axis(axes)
+    key_axes = [a for a in axes if a is not cat and a is not buf]
+    panels = {}
+    for r in rows:
+        b, y = buffer_of(r, buf), value(r, key)
+        if b is None or y is None:
+            continue
+        k = tuple(r[a["name"] + "_value"] if a["kind"] != "text" else r[a["name"]] for a in key_axes)
+        panels.setdefault(k, {"title": panel_label(key_axes, r, rate), "pts": []})
+        panels[k]["pts"].append((b, y, r[cat["name"]] if cat else "point"))
+    if not panels:
+        return
+    labels = sorted({p[2] for panel in panels.values() for p in panel["pts"]})
+    color = {lab: plt.get_cmap("tab10")(i % 10) for i, lab in enumerate(labels)}
+    ncols = min(3, len(panels))
+    nrows = (len(panels) + ncols - 1) // ncols
+    fig, axs = plt.subplots(nrows, ncols, figsize=(5.6 * ncols, 4.4 * nrows), squeeze=False)
+    fallback = key not in TIME_TO_EPS
+    ylabel = (key.replace("_", " ") if fallback else
+              ("time to eps-consensus, s (time_to_eps_s)" if key == "time_to_eps_s" else
+               "comm time to eps-consensus, s (comm_time_to_eps_s)"))
+    for ax, (k, panel) in zip(axs.flat, sorted(panels.items())):
+        pts = panel["pts"]
+        finite = [p for p in pts if math.isfinite(p[1])]
+        for lab in labels:
+            sel = [p for p in finite if p[2] == lab]
+            if sel:
+                ax.scatter([p[0] for p in sel], [p[1] for p in sel], s=24, color=color[lab],
+                           label=lab, zorder=3)
+        front = pareto_front(finite)
+        if front:
+            xs = [p[0] for p in front] + [max(p[0] for p in finite)]
+            ys = [p[1] for p in front] + [front[-1][1]]
+            ax.step(xs, ys, where="post", color="black", linewidth=1.2, label="Pareto front",
+                    zorder=2)
+            ax.scatter([p[0] for p in front], [p[1] for p in front], s=70, facecolors="none",
+                       edgecolors="black", linewidths=1.0, zorder=4)
+        never = sorted({p[2] for p in pts if not math.isfinite(p[1])})
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        xt = sorted({p[0] for p in pts})
+        step = max(1, len(xt) // 8)
+        ax.set_xticks(xt[::step])
+        ax.set_xticklabels([fmt_bytes(t) for t in xt[::step]], rotation=45)
+        ax.minorticks_off()
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.grid(True, which="major", alpha=0.3)
+        ax.set_xlabel("buffer bytes per aggregator")
+        ax.set_ylabel(ylabel)
+        if panel["title"]:
+            ax.set_title(panel["title"])
+        name = cat["name"] if cat else "point"
+        numbers.append(f"# Pareto front [{panel['title'] or 'all'}] (buffer bytes, {key}, {name})")
+        numbers.extend(f"{fmt_bytes(b)} {y:.6g} {lab}" for b, y, lab in front)
+        numbers.extend(f"never reaches eps: {lab}" for lab in never)
+    for ax in list(axs.flat)[len(panels):]:
+        ax.set_visible(False)
+    # Never reaching eps is a property of the mixing, so of the schedule, not the panel.
+    finite_labels = {p[2] for panel in panels.values() for p in panel["pts"] if math.isfinite(p[1])}
+    handles = [Line2D([], [], marker="o" if lab in finite_labels else "x", linestyle="",
+                      color=color[lab],
+                      label=lab if lab in finite_labels else f"{lab} (never reaches eps)")
+               for lab in labels]
+    handles.append(Line2D([], [], color="black", marker="o", markerfacecolor="none",
+                          label="Pareto front (this panel)"))
+    what = (f"{key}, NOT time to consensus (some points lack time_to_eps_s: run with "
+            "steps: 0)" if fallback else ylabel.split(",")[0])
+    fig.suptitle(f"{meta.get('spec_name', '')}: buffer vs {what} (lower left is better)",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.legend(handles=handles, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8,
+               title=cat["name"] if cat else None)
+    save(fig, out, "pareto", written)
 
 
 def load(db):
@@ -172,14 +320,16 @@ def main():
             ax.legend(fontsize=8)
         save(fig, args.out, "metric_vs_buffer", written)
 
-        # 2. winning schedule per (buffer, link rate).
+        # 2. winning schedule per (buffer, link rate), ranked as the printed verdict is.
+        rank = ranking_metric(rows, metric)
         bufs = sorted({r[buf["name"] + "_value"] for r in rows})
         cats = sorted({r[cat["name"]] for r in rows})
         best = {}
         for r in rows:
             key = (r[buf["name"] + "_value"], r[rate["name"] + "_value"] if rate else None)
-            if key not in best or r[metric] < best[key][1]:
-                best[key] = (r[cat["name"]], r[metric])
+            v = value(r, rank)
+            if v is not None and (key not in best or v < best[key][1]):
+                best[key] = (r[cat["name"]], v)
         # A cell where some schedule failed cannot name a winner: marked with '*'.
         incomplete = {(r[buf["name"] + "_value"], r[rate["name"] + "_value"] if rate else None)
                       for r in failed}
@@ -201,7 +351,7 @@ def main():
         ax.set_yticklabels([fmt_rate(rv) for rv in rates] if rate else ["platform links"])
         ax.set_xlabel(f"{buf['name']} (bytes per aggregator)")
         ax.set_ylabel("WAN link rate" if rate else "")
-        ax.set_title(f"best {cat['name']} by {metric}" +
+        ax.set_title(f"best {cat['name']} by {rank}" +
                      (" (* some schedule failed there)" if incomplete else ""))
         save(fig, args.out, "winner_heatmap", written)
         numbers.append(f"# best {cat['name']} per ({buf['name']}, link rate)")
@@ -210,42 +360,13 @@ def main():
                 f"{fmt_bytes(b)}={best[(b, rv)][0]}" + ("*" if (b, rv) in incomplete else "")
                 for b in bufs if (b, rv) in best))
 
-    # 3. Pareto front: buffer bytes vs slowdown against co-located training.
-    slow = "slowdown_vs_colocated"
-    pts = [(buffer_of(r, buf), r.get(slow), r[cat["name"]] if cat else "point") for r in rows]
-    pts = [p for p in pts if p[0] is not None and p[1] is not None]
-    if pts:
-        fig, ax = plt.subplots(figsize=(6.4, 4.6))
-        for label in sorted({p[2] for p in pts}):
-            sel = [p for p in pts if p[2] == label]
-            ax.scatter([p[0] for p in sel], [p[1] for p in sel], label=label, s=22)
-        front, best_slow = [], math.inf
-        for b, s, label in sorted(pts, key=lambda p: (p[0], p[1])):
-            if s < best_slow:
-                front.append((b, s, label))
-                best_slow = s
-        ax.step([p[0] for p in front], [p[1] for p in front], where="post", color="black",
-                linewidth=1.2, label="Pareto front")
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        xt = sorted({p[0] for p in pts})
-        step = max(1, len(xt) // 8)
-        ax.set_xticks(xt[::step])
-        ax.set_xticklabels([fmt_bytes(t) for t in xt[::step]], rotation=45)
-        ax.minorticks_off()
-        ax.set_xlabel("buffer bytes per aggregator")
-        ax.set_ylabel("slowdown vs co-located training")
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8)
-        ax.set_title("buffer vs slowdown (lower left is better)")
-        save(fig, args.out, "pareto", written)
-        numbers.append("# Pareto front (buffer bytes, slowdown vs co-located, " +
-                       (cat["name"] if cat else "point") + ")")
-        numbers.extend(f"{fmt_bytes(b)} {s:.6g} {label}" for b, s, label in front)
+    # 3. Pareto front: buffer bytes vs time to eps-consensus, one front per link rate.
+    plot_pareto(rows, axes, cat, rate, metric, meta, args.out, written, numbers)
 
     # 4. Variants side by side (category other than schedule, e.g. the ablation): one bar
     # per variant, one bar group per combination of the other axes.
     if buf is None and cat is not None:
+        slow = "slowdown_vs_colocated"
         labels, groups = [], []
         for r in rows:
             if r[cat["name"]] not in labels:

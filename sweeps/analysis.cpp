@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "common/units.h"
 
@@ -20,7 +21,56 @@ bool is_buffer_axis(const StoredAxis& a) {
           a.option.compare(a.option.size() - suffix.size(), suffix.size(), suffix) == 0);
 }
 
-std::string fmt_value(double v) { return fmt::format("{:.6g}", v); }
+std::string fmt_value(double v) { return std::isinf(v) ? "never" : fmt::format("{:.6g}", v); }
+
+bool is_time_to_eps(const std::string& key) {
+  return key == "time_to_eps_s" || key == "comm_time_to_eps_s";
+}
+
+// Costs of one step or one round: comparing schedules by them ignores how many rounds
+// each needs to mix.
+bool is_per_step(const std::string& key) {
+  static const std::set<std::string> keys = {"step_time_s_mean",      "step_time_s_max",
+                                             "round_time_s_mean",     "round_time_s_max",
+                                             "slowdown_vs_colocated", "exposed_comm_time_s_mean",
+                                             "gpu_idle_fraction",     "colocated_step_time_s_mean"};
+  return keys.count(key) > 0;
+}
+
+bool has_time_to_eps(const Table& t, int status_col, int tte_col, int rounds_col) {
+  if (tte_col < 0) return false;
+  for (const auto& row : t.rows) {
+    if (row[status_col].text != "ok" || !row[tte_col].null) continue;
+    if (rounds_col < 0 || row[rounds_col].null || row[rounds_col].number >= 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+RankingMetric ranking_metric(ResultStore& store, const std::string& metric) {
+  RankingMetric r{metric, ""};
+  if (!is_per_step(metric)) return r;
+  const Table t = store.read_all();
+  const int status_col = t.column("status");
+  const int tte_col = t.column(store.metric_column("time_to_eps_s"));
+  const int rounds_col = t.column(store.metric_column("rounds_to_eps"));
+  if (has_time_to_eps(t, status_col, tte_col, rounds_col)) {
+    r.key = "time_to_eps_s";
+    r.note = fmt::format(
+        "(time to eps-consensus, not the spec's metric {}: that is per step and ignores how "
+        "many rounds each schedule needs to mix)\n",
+        metric);
+  } else {
+    r.note = fmt::format(
+        "(ranked by the spec's metric {}, a per-step cost: time_to_eps_s is missing for {} "
+        "points; with steps: 0 every run simulates the rounds it needs to reach eps)\n",
+        metric, tte_col < 0 ? "all" : "some");
+  }
+  return r;
+}
+
+namespace {
 
 std::string fmt_buffer(double bytes) {
   return format_bytes(static_cast<std::uint64_t>(std::llround(bytes)));
@@ -28,13 +78,24 @@ std::string fmt_buffer(double bytes) {
 
 }  // namespace
 
-Crossover analyze_crossover(ResultStore& store, const std::string& metric) {
+Crossover analyze_crossover(ResultStore& store, const std::string& spec_metric) {
   Crossover out;
   const auto axes = store.axes();
   const Table t = store.read_all();
   const int status_col = t.column("status");
+  const RankingMetric ranking = ranking_metric(store, spec_metric);
+  const std::string& metric = ranking.key;
   const std::string metric_col = store.metric_column(metric);
   const int m_col = t.column(metric_col);
+  // Rows that never reach eps-consensus rank last (+inf), not as failed.
+  const int rounds_col = t.column(store.metric_column("rounds_to_eps"));
+  auto value_of = [&](const std::vector<Cell>& row) {
+    if (is_time_to_eps(metric) && row[m_col].null && rounds_col >= 0 && !row[rounds_col].null &&
+        row[rounds_col].number < 0) {
+      return std::numeric_limits<double>::infinity();
+    }
+    return row[m_col].null ? std::numeric_limits<double>::quiet_NaN() : row[m_col].number;
+  };
 
   int buf_axis = -1, cat_axis = -1;
   for (std::size_t i = 0; i < axes.size(); ++i) {
@@ -97,14 +158,14 @@ Crossover analyze_crossover(ResultStore& store, const std::string& metric) {
     if (std::find(group_order.begin(), group_order.end(), group) == group_order.end()) {
       group_order.push_back(group);
     }
-    if (row[status_col].text != "ok" || row[m_col].null) {
+    if (row[status_col].text != "ok" || std::isnan(value_of(row))) {
       failed[group][buf].push_back(cat);
       continue;
     }
     const double slow = slow_col >= 0 && !row[slow_col].null
                             ? row[slow_col].number
                             : std::numeric_limits<double>::quiet_NaN();
-    groups[group][buf][cat] = {row[m_col].number, slow};
+    groups[group][buf][cat] = {value_of(row), slow};
   }
   if (groups.empty()) {
     out.text = "No crossover analysis: no point finished successfully.\n";
@@ -114,6 +175,7 @@ Crossover analyze_crossover(ResultStore& store, const std::string& metric) {
   std::string& s = out.text;
   if (buf_axis < 0) {
     s += fmt::format("Ranking by {} (lower is better) over {}:\n", metric, cat_name);
+    s += ranking.note;
     for (const auto& group : group_order) {
       if (!groups.count(group)) continue;
       const auto& by_buf = groups.at(group);
@@ -135,6 +197,7 @@ Crossover analyze_crossover(ResultStore& store, const std::string& metric) {
   }
 
   s += fmt::format("Best {} by {} (lower is better) per buffer size:\n", cat_name, metric);
+  s += ranking.note;
   std::vector<std::string> verdicts;
   bool any_incomplete = false;
   for (const auto& group : group_order) {

@@ -1,6 +1,7 @@
 // Architect workflow (issue 5), end to end through the `aggnet` CLI: size-buffers against
 // closed-form skews and independent `aggnet run` checks, windowed VCD waveforms read back
-// and compared with the JSON report, per-module statistics, generated parameter docs.
+// and compared with the JSON report, per-module statistics, the summary's time metrics,
+// generated parameter docs.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -396,6 +397,95 @@ TEST(Stats, OneRowPerModuleInstanceConsistentWithTheReport) {
   const fs::path bad = dir / "stats.txt";
   EXPECT_EQ(run("run --gradient 64MiB -q --stats " + bad.string()), 2);
   EXPECT_FALSE(fs::exists(bad));
+}
+
+// ---------------------------------------------------------------------------------------
+// Time metrics (docs/run-json.md, "Time metrics")
+
+// Checks the documented definitions of the summary's time keys against the per-step,
+// per-group and per-site entries and the platform's compute time; returns the number of
+// group members of each step (n_k).
+std::vector<int> check_time_metrics(const json& r) {
+  const Platform p = load_platform((kSource / "platforms/nine_city.yaml").string());
+  const auto& sm = r["summary"];
+  const json& steps = r["steps"];
+  const double n = static_cast<double>(r["sites"].size());
+  const double S = static_cast<double>(steps.size());
+  EXPECT_EQ(r["sites"].size(), p.sites.size());
+  double compute = 0, compute_max = 0;
+  for (const auto& site : p.sites) {
+    compute += static_cast<double>(site.cluster.compute_ps) * 1e-12 / n;
+    compute_max = std::max(compute_max, static_cast<double>(site.cluster.compute_ps) * 1e-12);
+  }
+  double idle = 0, total = 0;
+  for (const auto& site : r["sites"]) {
+    idle += site["idle_time_s"].get<double>();
+    total += site["idle_time_s"].get<double>() + site["compute_time_s"].get<double>();
+  }
+  const double step_mean = sm["step_time_s_mean"].get<double>();
+  const double compute_mean = sm["compute_time_s_mean"].get<double>();
+  const double exposed_mean = sm["exposed_comm_time_s_mean"].get<double>();
+  EXPECT_NEAR(compute_mean, compute, 1e-12);
+  EXPECT_NEAR(exposed_mean, idle / (n * S), 1e-9);
+  EXPECT_EQ(step_mean, compute_mean + exposed_mean);  // exactly, as documented
+  EXPECT_NEAR(step_mean * S, total / n, 1e-9);        // a site's mean finish time
+  EXPECT_NEAR(sm["gpu_idle_fraction"].get<double>(), exposed_mean / step_mean, 1e-12);
+
+  // Round times: per step the slowest group; the mean over the steps with a group.
+  std::vector<int> members;
+  double round_sum = 0, weighted = 0;
+  int with_group = 0;
+  for (const auto& st : steps) {
+    double slowest = 0;
+    int n_k = 0;
+    for (const auto& g : st["groups"]) {
+      slowest = std::max(slowest, g["round_time_s"].get<double>());
+      n_k += static_cast<int>(g["members"].size());
+    }
+    members.push_back(n_k);
+    const double round = st["round_time_s"].get<double>();
+    EXPECT_EQ(round, slowest) << st["step"];
+    // The slowest site waits at most for the slowest group after its compute.
+    EXPECT_LE(st["comm_time_s"].get<double>(), round + 1e-12) << st["step"];
+    EXPECT_LE(st["step_time_s"].get<double>(), compute_max + round + 1e-12) << st["step"];
+    if (round > 0) round_sum += round, ++with_group;
+    weighted += n_k * round;
+  }
+  const double round_mean = sm["round_time_s_mean"].get<double>();
+  EXPECT_NEAR(round_mean, with_group ? round_sum / with_group : 0.0, 1e-12);
+  // A site's exposed comm is at most its group's round time and 0 when it sits out.
+  EXPECT_LE(exposed_mean, weighted / (n * S) + 1e-12);
+  EXPECT_LE(exposed_mean, round_mean * with_group / S + 1e-12);
+  EXPECT_LE(step_mean, compute_mean + round_mean + 1e-12);
+  return members;
+}
+
+// The case that looked contradictory: one slot per FPGA, no send offsets, triads. The
+// mean step time is below the mean round time because it averages every site's own wait,
+// while the round time is the slowest group's, counted from its first member's ready.
+TEST(TimeMetrics, StepMeanIsComputePlusExposedCommEvenBelowTheRoundMean) {
+  const fs::path dir = scratch(), out = dir / "run.json";
+  ASSERT_EQ(run("run --buffer 1MiB --alignment none --no-colocated -q --json " + out.string()), 0);
+  const json r = read_json(out);
+  check_time_metrics(r);
+  EXPECT_LT(r["summary"]["step_time_s_mean"].get<double>(),
+            r["summary"]["round_time_s_mean"].get<double>());
+}
+
+// sequential-3: one triad per step, six of the nine sites sit out, so the exposed comm
+// averages at most a third of the round time.
+TEST(TimeMetrics, SequentialTriadsExposeAtMostAThirdOfTheRoundTime) {
+  const fs::path dir = scratch(), out = dir / "run.json";
+  ASSERT_EQ(
+      run("run --schedule sequential-3 --gradient 64MiB --no-colocated -q --json " + out.string()),
+      0);
+  const json r = read_json(out);
+  const auto members = check_time_metrics(r);
+  ASSERT_EQ(members.size(), 12u);
+  for (int n_k : members) EXPECT_EQ(n_k, 3);
+  EXPECT_LE(r["summary"]["exposed_comm_time_s_mean"].get<double>(),
+            r["summary"]["round_time_s_mean"].get<double>() / 3 + 1e-12);
+  EXPECT_EQ(r["summary"]["rounds_to_eps"].get<double>(), 6);
 }
 
 // ---------------------------------------------------------------------------------------
