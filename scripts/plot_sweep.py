@@ -144,9 +144,10 @@ def plot_pareto(rows, axes, cat, rate, metric, meta, out, written, numbers):
         return
     labels = sorted({p[2] for panel in panels.values() for p in panel["pts"]})
     color = {lab: plt.get_cmap("tab10")(i % 10) for i, lab in enumerate(labels)}
-    ncols = min(3, len(panels))
+    ncols = len(panels) if len(panels) <= 3 else min(4, math.ceil(math.sqrt(len(panels))))
     nrows = (len(panels) + ncols - 1) // ncols
-    fig, axs = plt.subplots(nrows, ncols, figsize=(5.6 * ncols, 4.4 * nrows), squeeze=False)
+    height = 4.4 * nrows
+    fig, axs = plt.subplots(nrows, ncols, figsize=(5.6 * ncols, height), squeeze=False)
     fallback = key not in TIME_TO_EPS
     ylabel = (key.replace("_", " ") if fallback else
               ("time to eps-consensus, s (time_to_eps_s)" if key == "time_to_eps_s" else
@@ -199,8 +200,8 @@ def plot_pareto(rows, axes, cat, rate, metric, meta, out, written, numbers):
     what = (f"{key}, NOT time to consensus (some points lack time_to_eps_s: run with "
             "steps: 0)" if fallback else ylabel.split(",")[0])
     fig.suptitle(f"{meta.get('spec_name', '')}: buffer vs {what} (lower left is better)",
-                 fontsize=10)
-    fig.tight_layout()
+                 fontsize=11)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.3 / height))  # room for the suptitle
     fig.legend(handles=handles, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8,
                title=cat["name"] if cat else None)
     save(fig, out, "pareto", written)

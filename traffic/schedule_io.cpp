@@ -7,6 +7,7 @@
 #include <map>
 #include <regex>
 #include <sstream>
+#include <type_traits>
 
 #include "common/config_error.h"
 #include "common/units.h"
@@ -16,6 +17,20 @@
 namespace aggnet {
 
 namespace {
+
+// A family's number (group size K or seed); too many digits is bad input, not a crash.
+template <typename T>
+T family_number(const std::string& digits, const std::string& name) {
+  try {
+    if constexpr (std::is_same_v<T, int>) {
+      return std::stoi(digits);
+    } else {
+      return std::stoull(digits);
+    }
+  } catch (const std::out_of_range&) {
+    throw ConfigError("<command line>", 0, "schedule", "a number in range, got '" + name + "'");
+  }
+}
 
 int line_of(const YAML::Node& node) {
   const YAML::Mark m = node.Mark();
@@ -281,13 +296,14 @@ Schedule make_schedule(const std::string& name, const Platform& platform) {
   if (name == "ring") return ring_schedule(platform, Routing(platform));
   if (name == "hierarchical") return hierarchical_schedule(platform, Routing(platform));
   if (std::regex_match(name, m, std::regex(R"(rotating-(\d+))"))) {
-    return rotating_schedule(platform, std::stoi(m[1]));
+    return rotating_schedule(platform, family_number<int>(m[1], name));
   }
   if (std::regex_match(name, m, std::regex(R"(sequential-(\d+))"))) {
-    return sequential_schedule(platform, std::stoi(m[1]));
+    return sequential_schedule(platform, family_number<int>(m[1], name));
   }
   if (std::regex_match(name, m, std::regex(R"(random-(\d+):(\d+))"))) {
-    return random_schedule(platform, std::stoi(m[1]), std::stoull(m[2]));
+    return random_schedule(platform, family_number<int>(m[1], name),
+                           family_number<std::uint64_t>(m[2], name));
   }
   std::error_code ec;
   if (std::filesystem::is_regular_file(name, ec)) return load_schedule(name, platform);

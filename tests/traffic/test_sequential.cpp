@@ -202,6 +202,7 @@ TEST(Sequential, BadGroupSizeIsAConfigError) {
   const Platform p = nine_city();
   EXPECT_THROW(make_schedule("sequential-1", p), ConfigError);
   EXPECT_THROW(make_schedule("sequential-10", p), ConfigError);
+  EXPECT_THROW(make_schedule("sequential-99999999999", p), ConfigError);  // beyond int
   EXPECT_EQ(make_schedule("sequential-9", p).period(), 1u);  // one group of all: all-to-all
 }
 
