@@ -301,8 +301,11 @@ StepTimeline simulate_steps(const Platform& platform, const Schedule& schedule,
     }
     double worst = 0;
     std::vector<double> next = start;  // sites outside every group: done after compute
+    std::vector<bool> in_group(n, false);
+    double round_end = 0;
     for (const auto& g : re.groups) {
       if (g.members.size() < 2) continue;
+      for (int s : g.members) in_group[s] = true;
       double first = kInf, last = 0, latest = 0;
       for (int s : g.members) {
         first = std::min(first, start[s]);
@@ -339,6 +342,12 @@ StepTimeline simulate_steps(const Platform& platform, const Schedule& schedule,
       }
       worst = std::max(worst, last - first);
     }
+    // Without compute a site that sits the round out has nothing to do: it waits for the
+    // round (the "others wait" reading), else it would run through rounds for free.
+    for (const double t : next) round_end = std::max(round_end, t);
+    if (!with_compute)
+      for (int s = 0; s < n; ++s)
+        if (!in_group[s]) next[s] = std::max(next[s], round_end);
     ready = next;
     tl.round_time_s.push_back(worst);
   }

@@ -142,7 +142,8 @@ struct StepTimeline {
 /// Runs the staggered-start recurrence for `steps` steps on a precomputed estimate of the
 /// schedule (estimate_schedule). With `with_compute` false the compute phases are left
 /// out, so makespan_s is the communication time until every site holds its result of
-/// the last step (the wall-clock time to consensus when compute is uniform).
+/// the last step (the wall-clock time to consensus when compute is uniform); a site that
+/// sits a round out then waits for that round's groups to finish.
 StepTimeline simulate_steps(const Platform& platform, const Schedule& schedule,
                             const ScheduleEstimate& estimate, const RunParams& params, long steps,
                             bool with_compute);
