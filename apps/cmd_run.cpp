@@ -37,8 +37,7 @@ const char* kWhere = "aggnet run";
 
 struct RunCli {
   std::string platform, schedule, buffer, gradient, chunk, flow_control, round_start, alignment,
-      multicast,
-      aggregation, jitter, vcd, json;
+      multicast, aggregation, jitter, vcd, json;
   std::vector<std::string> sets;
   std::vector<std::string> trace;  // --trace items (platforms/waveform.h)
   std::string trace_from, trace_to, stats, stats_interval;
@@ -82,9 +81,8 @@ po::options_description describe(RunCli& c) {
       "alignment", po::value(&c.alignment)->default_value("auto"),
       "with an aligned start: arrival (each member sends at its offset so contributions reach "
       "each receiver together) | none | auto (per group, offsets where they make it land "
-      "earlier)")(
-      "pacing-margin", po::value(&c.pacing_margin)->default_value(0.02),
-      "pacing: fraction below the computed safe rate")(
+      "earlier)")("pacing-margin", po::value(&c.pacing_margin)->default_value(0.02),
+                  "pacing: fraction below the computed safe rate")(
       "multicast", po::value(&c.multicast)->default_value("on"), "on | off (unicast copies)")(
       "aggregation", po::value(&c.aggregation)->default_value("on"),
       "on | off (FPGAs pass contributions to the hosts)")(

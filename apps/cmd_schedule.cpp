@@ -69,9 +69,8 @@ po::options_description describe(ScheduleCli& c) {
       "aligned | immediate | auto (aligned with pacing, immediate with credit)")(
       "alignment", po::value(&c.alignment)->default_value("auto"),
       "arrival | none | auto (per group, arrival-aligned offsets where they make it land "
-      "earlier)")(
-      "group-average-only", po::bool_switch(&c.group_average_only),
-      "leave the host-based ring all-reduce baseline out of the ranking")(
+      "earlier)")("group-average-only", po::bool_switch(&c.group_average_only),
+                  "leave the host-based ring all-reduce baseline out of the ranking")(
       "verify", po::bool_switch(&c.verify),
       "run the listed schedules through the SystemC simulation (aggnet run --json) and "
       "print analytic vs simulated round time")("steps", po::value(&c.steps)->default_value(0),
@@ -136,9 +135,8 @@ void print_table(const std::vector<Candidate>& cs, int top, int n, const Platfor
         const auto& g = re.groups[re.limiting_group];
         limit = g.limit == "ring" ? "ring" : fmt::format("{} {}", g.limit, format_rate(g.rate * 8));
         if (g.limit != "ring") {
-          const double wait = g.waiting_s.empty()
-                                  ? 0.0
-                                  : *std::max_element(g.waiting_s.begin(), g.waiting_s.end());
+          const double wait =
+              g.waiting_s.empty() ? 0.0 : *std::max_element(g.waiting_s.begin(), g.waiting_s.end());
           limit += fmt::format(", skew {}/{}, wait {}", fmt_time(g.skew_max_s),
                                fmt_time(g.unaligned_skew_max_s), fmt_time(wait));
         }

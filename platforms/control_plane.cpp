@@ -67,8 +67,8 @@ void plan_buffer_limit(const Platform& platform, const RunOptions& options, Grou
         (options.buffer_bytes ? options.buffer_bytes : fpga.buffer_bytes) / options.chunk_bytes;
     if (!options.aggregation) continue;
     const double throughput = static_cast<double>(fpga.throughput_bytes_per_s());
-    const double hold_s =
-        static_cast<double>(group.skew_ps.at(d) + fpga.latency_ps()) * 1e-12 + fan_in * chunk / throughput;
+    const double hold_s = static_cast<double>(group.skew_ps.at(d) + fpga.latency_ps()) * 1e-12 +
+                          fan_in * chunk / throughput;
     group.pipeline_rate = std::min(group.pipeline_rate, throughput / fan_in);
     // A buffer that holds every chunk of the gradient at once never binds.
     const std::uint64_t chunks =
@@ -84,7 +84,8 @@ ArrivalMatrix arrival_matrix(const Platform& platform, const Routing& routing,
   ArrivalMatrix a(members.size(), std::vector<std::uint64_t>(members.size(), 0));
   for (std::size_t i = 0; i < members.size(); ++i)
     for (std::size_t j = 0; j < members.size(); ++j)
-      if (i != j) a[i][j] = arrival_latency_ps(platform, routing, members[i], members[j], chunk_bytes);
+      if (i != j)
+        a[i][j] = arrival_latency_ps(platform, routing, members[i], members[j], chunk_bytes);
   return a;
 }
 
@@ -135,15 +136,15 @@ void plan_pacing(const RunOptions& options, GroupPlan& group) {
 // When the last contribution lands, from the agreed start: the latest offset + arrival
 // plus the paced stream's length (the control plane's estimate, queueing left out).
 double landing_ps(const ArrivalMatrix& a, const GroupPlan& group, const RunOptions& options) {
-  const double chunks = static_cast<double>(
-      (options.gradient_bytes + options.chunk_bytes - 1) / options.chunk_bytes);
+  const double chunks =
+      static_cast<double>((options.gradient_bytes + options.chunk_bytes - 1) / options.chunk_bytes);
   double last = 0;
   for (std::size_t i = 0; i < group.members.size(); ++i)
     for (std::size_t j = 0; j < group.members.size(); ++j)
       if (i != j)
-        last = std::max(last, static_cast<double>(
-                                  group.send_offset_ps.at(group.members[i]).at(group.members[j]) +
-                                  a[i][j]));
+        last = std::max(
+            last, static_cast<double>(
+                      group.send_offset_ps.at(group.members[i]).at(group.members[j]) + a[i][j]));
   return last + (chunks - 1) * static_cast<double>(group.pacing_interval_ps);
 }
 

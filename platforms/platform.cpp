@@ -445,8 +445,10 @@ Platform load_platform(const std::string& path, const std::vector<Override>& ove
       read_section(n, path, "defaults.link", link_defaults, plat.key_lines, &link_default_origins,
                    default_link_keys());
     }
-    if (auto n = dm.optional("switch")) read_section(n, path, "defaults.switch", switch_defaults, plat.key_lines);
-    if (auto n = dm.optional("fpga")) read_section(n, path, "defaults.fpga", fpga_defaults, plat.key_lines);
+    if (auto n = dm.optional("switch"))
+      read_section(n, path, "defaults.switch", switch_defaults, plat.key_lines);
+    if (auto n = dm.optional("fpga"))
+      read_section(n, path, "defaults.fpga", fpga_defaults, plat.key_lines);
     if (auto n = dm.optional("cluster"))
       read_section(n, path, "defaults.cluster", cluster_defaults, plat.key_lines);
   }
@@ -497,9 +499,12 @@ Platform load_platform(const std::string& path, const std::vector<Override>& ove
     s.fpga = fpga_defaults;
     s.cluster = cluster_defaults;
     s.sw = switch_defaults;
-    if (auto n = named.optional("fpga")) read_section(n, path, sp + ".fpga", s.fpga, plat.key_lines);
-    if (auto n = named.optional("cluster")) read_section(n, path, sp + ".cluster", s.cluster, plat.key_lines);
-    if (auto n = named.optional("switch")) read_section(n, path, sp + ".switch", s.sw, plat.key_lines);
+    if (auto n = named.optional("fpga"))
+      read_section(n, path, sp + ".fpga", s.fpga, plat.key_lines);
+    if (auto n = named.optional("cluster"))
+      read_section(n, path, sp + ".cluster", s.cluster, plat.key_lines);
+    if (auto n = named.optional("switch"))
+      read_section(n, path, sp + ".switch", s.sw, plat.key_lines);
     plat.sites.push_back(std::move(s));
   }
   std::vector<std::string> all_codes;

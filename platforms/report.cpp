@@ -216,12 +216,12 @@ json alignment_entries(const NetworkSystem& system) {
         json offsets = json::object();
         for (const auto& [d, o] : g.send_offset_ps.at(m))
           offsets[sites[d].code] = static_cast<double>(o) * 1e-9;
-        members.push_back({{"site", sites[m].code},
-                           {"waiting_ms", static_cast<double>(g.waiting_ps.at(m)) * 1e-9},
-                           {"send_offset_ms", offsets},
-                           {"residual_skew_ms", static_cast<double>(g.skew_ps.at(m)) * 1e-9},
-                           {"unaligned_skew_ms",
-                            static_cast<double>(g.unaligned_skew_ps.at(m)) * 1e-9}});
+        members.push_back(
+            {{"site", sites[m].code},
+             {"waiting_ms", static_cast<double>(g.waiting_ps.at(m)) * 1e-9},
+             {"send_offset_ms", offsets},
+             {"residual_skew_ms", static_cast<double>(g.skew_ps.at(m)) * 1e-9},
+             {"unaligned_skew_ms", static_cast<double>(g.unaligned_skew_ps.at(m)) * 1e-9}});
       }
       rounds.push_back({{"round", r},
                         {"method", g.alignment},
@@ -233,8 +233,9 @@ json alignment_entries(const NetworkSystem& system) {
 }
 
 std::string alignment_table(const json& report) {
-  std::string out = "Send alignment (per group of the period: member offset / residual skew "
-                    "at it / skew without offsets)\n";
+  std::string out =
+      "Send alignment (per group of the period: member offset / residual skew "
+      "at it / skew without offsets)\n";
   for (const auto& g : report["alignment"]) {
     std::string members;
     for (const auto& m : g["members"]) {
@@ -243,9 +244,9 @@ std::string alignment_table(const json& report) {
                              format_time_ps(m["residual_skew_ms"].get<double>() * 1e9),
                              format_time_ps(m["unaligned_skew_ms"].get<double>() * 1e9));
     }
-    out += fmt::format("  round {:>2} {:<11} {:>8.2f} Gbps{}\n", g["round"].get<int>(),
-                       g["method"].get<std::string>(), g["pacing_rate_gbps"].get<double>(),
-                       members);
+    out +=
+        fmt::format("  round {:>2} {:<11} {:>8.2f} Gbps{}\n", g["round"].get<int>(),
+                    g["method"].get<std::string>(), g["pacing_rate_gbps"].get<double>(), members);
   }
   return out;
 }

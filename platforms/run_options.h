@@ -29,11 +29,11 @@ struct RunOptions {
   bool aligned_start = true;
   /// Send offsets (needs an aligned start; ignored otherwise).
   SendAlignment alignment = SendAlignment::kAuto;
-  bool multicast = true;        ///< false: one unicast copy per receiver
-  bool aggregation = true;      ///< false: FPGAs pass contributions through
-  bool jitter = false;          ///< apply the links' jitter figures
-  std::uint64_t seed = 1;       ///< jitter random seed
-  bool functional = false;      ///< carry real float data and check every sum
+  bool multicast = true;            ///< false: one unicast copy per receiver
+  bool aggregation = true;          ///< false: FPGAs pass contributions through
+  bool jitter = false;              ///< apply the links' jitter figures
+  std::uint64_t seed = 1;           ///< jitter random seed
+  bool functional = false;          ///< carry real float data and check every sum
   std::uint64_t credit_bytes = 64;  ///< size of a credit message
 };
 

@@ -1,10 +1,10 @@
 // Sweep spec parsing, validation and point expansion.
 #include "sweeps/spec.h"
 
-#include <algorithm>
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -22,7 +22,17 @@ namespace aggnet::sweeps {
 namespace {
 
 /// How the value of a run option is checked.
-enum class Check { kFile, kSchedule, kBytes, kPosInt, kNonNegInt, kFraction, kOnOff, kChoice, kFlag };
+enum class Check {
+  kFile,
+  kSchedule,
+  kBytes,
+  kPosInt,
+  kNonNegInt,
+  kFraction,
+  kOnOff,
+  kChoice,
+  kFlag
+};
 
 struct OptionInfo {
   Check check;

@@ -112,7 +112,8 @@ RoundEstimate estimate_group_round(const Platform& p, const Routing& r, const Ro
     for (std::size_t i = 0; i < m.size(); ++i) {
       g.waiting_s.push_back(static_cast<double>(gp.waiting_ps.at(m[i])) * kPs);
       for (std::size_t j = 0; j < m.size(); ++j)
-        if (i != j) g.offset_sd_s[i][j] = static_cast<double>(gp.send_offset_ps.at(m[i]).at(m[j])) * kPs;
+        if (i != j)
+          g.offset_sd_s[i][j] = static_cast<double>(gp.send_offset_ps.at(m[i]).at(m[j])) * kPs;
     }
     // Latencies of one chunk s -> d.
     g.latency_sd_s.assign(m.size(), std::vector<double>(m.size(), 0.0));
@@ -333,8 +334,9 @@ StepTimeline simulate_steps(const Platform& platform, const Schedule& schedule,
           for (std::size_t i = 0; i < g.members.size(); ++i) {
             if (i == j) continue;
             const double last_send = (n_chunks - 1) * g.interval_s;
-            done = std::max({done, send_start(j) + g.offset_sd_s[j][i] + last_send,
-                             send_start(i) + g.offset_sd_s[i][j] + last_send + g.latency_sd_s[i][j]});
+            done =
+                std::max({done, send_start(j) + g.offset_sd_s[j][i] + last_send,
+                          send_start(i) + g.offset_sd_s[i][j] + last_send + g.latency_sd_s[i][j]});
           }
           next[g.members[j]] = done;
           last = std::max(last, done);

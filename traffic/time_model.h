@@ -36,7 +36,7 @@ struct RunParams {
 /// Estimate for one group of a round. Rates are payload bytes/s per sender stream.
 struct GroupEstimate {
   std::vector<int> members;
-  double skew_max_s = 0;  ///< max over receivers of the arrival skew with the offsets (s)
+  double skew_max_s = 0;            ///< max over receivers of the arrival skew with the offsets (s)
   double unaligned_skew_max_s = 0;  ///< the same if every member started together (s)
   std::string alignment;            ///< the control plane's alignment method
   /// offset_sd_s[i][j]: when members[i] starts the stream members[j] receives, after

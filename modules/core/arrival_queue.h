@@ -8,10 +8,9 @@
 #include <deque>
 #include <functional>
 #include <stdexcept>
-#include <utility>
-
 #include <systemc>
 #include <tlm>
+#include <utility>
 
 namespace aggnet {
 

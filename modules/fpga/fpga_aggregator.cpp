@@ -74,8 +74,8 @@ void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
     }
   }
   // Exact: ceil(bytes / throughput) in whole ps (1 MiB at 32 GB/s is 32,768,000 ps).
-  const sc_time service = ps_time(
-      serialization_ps(chunk.payload_bytes, config_.params.throughput_bytes_per_s() * 8));
+  const sc_time service =
+      ps_time(serialization_ps(chunk.payload_bytes, config_.params.throughput_bytes_per_s() * 8));
   const sc_time start = std::max(now, pipeline_free_);
   pipeline_free_ = start + service;
   pipeline_busy_ += service;

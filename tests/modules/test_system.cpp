@@ -230,8 +230,8 @@ TEST(ArrivalAligned, ScheduleFileOffsetsAreUsedAsGiven) {
   o.gradient_bytes = 4 << 20;
   o.chunk_bytes = 1 << 20;
   const Platform p = strict_triangle();
-  const Schedule s = parse_schedule(
-      "rounds:\n  - [{members: [a, b, c], send_offsets: {b: 7ms}}]\n", p, "given.yaml");
+  const Schedule s = parse_schedule("rounds:\n  - [{members: [a, b, c], send_offsets: {b: 7ms}}]\n",
+                                    p, "given.yaml");
   NetworkSystem sys("wan", p, s, o);
   sc_core::sc_start();
   const auto& b = sys.sites()[1].cluster->steps().at(0);

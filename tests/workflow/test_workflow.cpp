@@ -132,13 +132,12 @@ TEST(SizeBuffers, Line3ClosedForm) {
 }
 
 TEST(SizeBuffers, Star4ClosedForm) {
-  check_closed_form_case(
-      "star4.yaml",
-      {{"x", "h", "z", 45.0, 1},
-       {"y", "h", "z", 45.0, 1},
-       {"h", "x", "z", 40.0, 0},
-       {"z", "h", "y", 15.0, 1}},
-      "x");
+  check_closed_form_case("star4.yaml",
+                         {{"x", "h", "z", 45.0, 1},
+                          {"y", "h", "z", 45.0, 1},
+                          {"h", "x", "z", 40.0, 0},
+                          {"z", "h", "y", 15.0, 1}},
+                         "x");
 }
 
 // Arrival-aligned sends: three sites always align to zero residual skew, so the bound
