@@ -17,15 +17,9 @@ struct Command {
 
 const Command kCommands[] = {
     {"run", aggnet::cmd_run, "simulate a platform running a schedule (the main job)"},
-#ifdef AGGNET_HAVE_SCHEDULE
     {"schedule", aggnet::cmd_schedule, "rank schedules by time to consensus; --verify"},
-#endif
-#ifdef AGGNET_HAVE_SWEEP
     {"sweep", aggnet::cmd_sweep, "run a design-space sweep (local workers or Slurm)"},
-#endif
-#ifdef AGGNET_HAVE_SIZE_BUFFERS
     {"size-buffers", aggnet::cmd_size_buffers, "smallest FPGA buffer per site for a target"},
-#endif
     {"params", aggnet::cmd_params, "list every module parameter with unit and default"},
 };
 

@@ -1,3 +1,4 @@
+#include "config/platform_loader.h"
 #include "apps/cli_options.h"
 
 #include <fcntl.h>
@@ -7,6 +8,7 @@
 #include <stdexcept>
 
 #include "common/config_error.h"
+#include "common/data_dir.h"
 #include "common/units.h"
 
 namespace aggnet::cli {
@@ -30,7 +32,8 @@ boost::program_options::variables_map parse(
 std::string default_platform_path() {
   const fs::path local = "platforms/nine_city.yaml";
   if (fs::exists(local)) return local.string();
-  return (fs::path(AGGNET_SOURCE_DIR) / local).string();
+  const std::string shipped = data_dir();
+  return shipped.empty() ? local.string() : (fs::path(shipped) / local).string();
 }
 
 std::uint64_t size_option(const std::string& where, const std::string& key,

@@ -8,8 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "platforms/platform.h"
-#include "platforms/run_options.h"
+#include "config/platform_loader.h"
+#include "model/routing.h"
+#include "model/run_options.h"
 
 namespace aggnet::cli {
 

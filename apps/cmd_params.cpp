@@ -11,7 +11,7 @@
 #include "apps/commands.h"
 #include "common/atomic_file.h"
 #include "common/config_error.h"
-#include "modules/core/param_info.h"
+#include "model/param_info.h"
 
 namespace aggnet {
 

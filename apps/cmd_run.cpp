@@ -15,17 +15,18 @@
 #include <systemc>
 #include <vector>
 
+#include "config/platform_loader.h"
 #include "apps/cli_options.h"
 #include "apps/commands.h"
 #include "common/atomic_file.h"
 #include "common/config_error.h"
 #include "common/units.h"
-#include "platforms/builder.h"
-#include "platforms/module_stats.h"
-#include "platforms/report.h"
-#include "platforms/waveform.h"
+#include "sim/builder.h"
+#include "sim/module_stats.h"
+#include "sim/report.h"
+#include "sim/waveform.h"
 #include "traffic/mixing.h"
-#include "traffic/schedule_io.h"
+#include "config/schedule_io.h"
 
 namespace aggnet {
 namespace {

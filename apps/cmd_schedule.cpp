@@ -21,9 +21,10 @@
 #include "apps/commands.h"
 #include "common/config_error.h"
 #include "common/units.h"
-#include "platforms/platform.h"
+#include "config/platform_loader.h"
+#include "model/routing.h"
 #include "traffic/optimizer.h"
-#include "traffic/schedule_io.h"
+#include "config/schedule_io.h"
 
 namespace aggnet {
 namespace {

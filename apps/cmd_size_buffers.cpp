@@ -10,13 +10,14 @@
 #include <thread>
 #include <vector>
 
+#include "config/platform_loader.h"
 #include "apps/cli_options.h"
 #include "apps/commands.h"
 #include "common/atomic_file.h"
 #include "common/config_error.h"
 #include "common/units.h"
-#include "platforms/buffer_sizing.h"
-#include "traffic/schedule_io.h"
+#include "sizing/buffer_sizing.h"
+#include "config/schedule_io.h"
 
 namespace aggnet {
 namespace {

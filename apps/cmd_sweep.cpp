@@ -17,6 +17,7 @@
 
 #include "apps/commands.h"
 #include "common/config_error.h"
+#include "common/data_dir.h"
 #include "common/units.h"
 #include "sweeps/analysis.h"
 #include "sweeps/runner.h"
@@ -50,7 +51,7 @@ std::string self_exe() {
 void make_plots(const std::string& db, const std::string& out_dir, const std::string& metric) {
   std::string script;
   if (const char* env = std::getenv("AGGNET_PLOT_SCRIPT")) script = env;
-  if (script.empty()) script = (fs::path(AGGNET_SOURCE_DIR) / "scripts" / "plot_sweep.py").string();
+  if (script.empty()) script = (fs::path(data_dir()) / "scripts" / "plot_sweep.py").string();
   if (!fs::exists(script)) {
     std::fprintf(stderr, "aggnet sweep: warning: plots skipped: %s not found\n", script.c_str());
     return;

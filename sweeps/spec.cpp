@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "common/config_error.h"
+#include "common/data_dir.h"
 #include "common/units.h"
 
 namespace fs = std::filesystem;
@@ -522,9 +523,8 @@ std::string resolve_file(const std::string& path, const std::string& spec_dir) {
   } else {
     candidates.push_back(fs::current_path() / p);
     if (!spec_dir.empty()) candidates.push_back(fs::path(spec_dir) / p);
-#ifdef AGGNET_SOURCE_DIR
-    candidates.push_back(fs::path(AGGNET_SOURCE_DIR) / p);
-#endif
+    if (const std::string shipped = data_dir(); !shipped.empty())
+      candidates.push_back(fs::path(shipped) / p);
   }
   for (const auto& c : candidates) {
     std::error_code ec;

@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "common/config_error.h"
-#include "platforms/platform.h"
+#include "model/routing.h"
 
 namespace aggnet {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "traffic/schedule.h"
+#include "model/schedule.h"
 
 namespace aggnet {
 

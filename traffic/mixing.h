@@ -5,7 +5,7 @@
 #include <Eigen/Dense>
 #include <vector>
 
-#include "traffic/schedule.h"
+#include "model/schedule.h"
 
 namespace aggnet {
 

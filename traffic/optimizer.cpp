@@ -7,7 +7,7 @@
 #include <set>
 
 #include "common/config_error.h"
-#include "platforms/platform.h"
+#include "model/routing.h"
 #include "traffic/families.h"
 
 namespace aggnet {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "traffic/mixing.h"
-#include "traffic/schedule.h"
+#include "model/schedule.h"
 #include "traffic/time_model.h"
 
 namespace aggnet {

@@ -7,8 +7,8 @@
 #include <stdexcept>
 
 #include "common/units.h"
-#include "platforms/control_plane.h"
-#include "platforms/platform.h"
+#include "model/control_plane.h"
+#include "model/routing.h"
 
 namespace aggnet {
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "modules/cluster/params.h"  // FlowControl
-#include "platforms/run_options.h"   // SendAlignment
-#include "traffic/schedule.h"
+#include "model/params/cluster.h"  // FlowControl
+#include "model/run_options.h"   // SendAlignment
+#include "model/schedule.h"
 
 namespace aggnet {
 

@@ -11,7 +11,7 @@
 #include <tlm>
 #include <vector>
 
-#include "modules/cluster/params.h"
+#include "model/params/cluster.h"
 #include "modules/core/chunk.h"
 #include "modules/core/statistics.h"
 

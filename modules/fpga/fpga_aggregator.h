@@ -18,7 +18,7 @@
 #include "modules/core/chunk.h"
 #include "modules/core/statistics.h"
 #include "modules/fpga/buffer_memory.h"
-#include "modules/fpga/params.h"
+#include "model/params/fpga.h"
 
 namespace aggnet {
 

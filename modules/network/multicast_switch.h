@@ -14,7 +14,7 @@
 
 #include "modules/core/chunk.h"
 #include "modules/core/statistics.h"
-#include "modules/network/params.h"
+#include "model/params/network.h"
 
 namespace aggnet {
 

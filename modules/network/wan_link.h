@@ -14,7 +14,7 @@
 
 #include "modules/core/arrival_queue.h"
 #include "modules/core/statistics.h"
-#include "modules/network/params.h"
+#include "model/params/network.h"
 
 namespace aggnet {
 

@@ -5,8 +5,8 @@
 #include <tuple>
 #include <vector>
 
-#include "platforms/platform.h"
-#include "traffic/schedule.h"
+#include "model/routing.h"
+#include "model/schedule.h"
 
 namespace aggnet::testing {
 

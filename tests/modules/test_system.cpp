@@ -4,11 +4,12 @@
 
 #include <cmath>
 
+#include "config/platform_loader.h"
 #include "common/units.h"
 #include "modules/core/time.h"
-#include "platforms/builder.h"
+#include "sim/builder.h"
 #include "test_platforms.h"
-#include "traffic/schedule_io.h"
+#include "config/schedule_io.h"
 
 namespace aggnet {
 namespace {

@@ -3,12 +3,13 @@
 
 #include <set>
 
-#include "platforms/control_plane.h"
-#include "platforms/platform.h"
+#include "model/control_plane.h"
+#include "config/platform_loader.h"
+#include "model/routing.h"
 #include "traffic/families.h"
 #include "traffic/mixing.h"
 #include "traffic/optimizer.h"
-#include "traffic/schedule_io.h"
+#include "config/schedule_io.h"
 
 namespace aggnet {
 namespace {

@@ -5,9 +5,9 @@
 #include <fstream>
 
 #include "common/config_error.h"
-#include "platforms/platform.h"
+#include "model/routing.h"
 #include "traffic/families.h"
-#include "traffic/schedule_io.h"
+#include "config/schedule_io.h"
 
 namespace aggnet {
 namespace {

@@ -7,10 +7,11 @@
 #include <vector>
 
 #include "common/config_error.h"
-#include "platforms/platform.h"
+#include "config/platform_loader.h"
+#include "model/routing.h"
 #include "traffic/families.h"
 #include "traffic/mixing.h"
-#include "traffic/schedule_io.h"
+#include "config/schedule_io.h"
 
 namespace aggnet {
 namespace {

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "common/units.h"
-#include "platforms/platform.h"
+#include "model/routing.h"
 #include "traffic/families.h"
 #include "traffic/optimizer.h"
 #include "traffic/time_model.h"

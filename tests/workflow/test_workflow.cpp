@@ -18,8 +18,9 @@
 #include <vector>
 
 #include "common/config_error.h"
-#include "modules/core/param_info.h"
-#include "platforms/platform.h"
+#include "model/param_info.h"
+#include "config/platform_loader.h"
+#include "model/routing.h"
 
 namespace aggnet {
 namespace {

@@ -1,0 +1,317 @@
+#include "config/schedule_io.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <type_traits>
+
+#include "common/config_error.h"
+#include "common/units.h"
+#include "model/routing.h"
+#include "traffic/families.h"
+
+namespace aggnet {
+
+namespace {
+
+// A family's number (group size K or seed); too many digits is bad input, not a crash.
+template <typename T>
+T family_number(const std::string& digits, const std::string& name) {
+  try {
+    if constexpr (std::is_same_v<T, int>) {
+      return std::stoi(digits);
+    } else {
+      return std::stoull(digits);
+    }
+  } catch (const std::out_of_range&) {
+    throw ConfigError("<command line>", 0, "schedule", "a number in range, got '" + name + "'");
+  }
+}
+
+int line_of(const YAML::Node& node) {
+  const YAML::Mark m = node.Mark();
+  return m.line >= 0 ? m.line + 1 : 0;
+}
+
+std::string idx(const std::string& base, std::size_t i) {
+  return base + "[" + std::to_string(i) + "]";
+}
+
+std::map<std::string, int> code_index(const Platform& platform) {
+  std::map<std::string, int> m;
+  for (std::size_t i = 0; i < platform.sites.size(); ++i) m[platform.sites[i].code] = i;
+  return m;
+}
+
+std::string known_codes(const Platform& platform) {
+  std::string s;
+  for (const auto& site : platform.sites) s += (s.empty() ? "" : ", ") + site.code;
+  return s;
+}
+
+}  // namespace
+
+std::string collective_name(Collective c) {
+  return c == Collective::kRing ? "ring" : "group-average";
+}
+
+std::string format_round(const Round& round, const Platform& platform) {
+  std::string out;
+  for (const auto& g : round.groups) {
+    out += out.empty() ? "{" : " {";
+    for (std::size_t i = 0; i < g.sites.size(); ++i) {
+      const int s = g.sites[i];
+      out += (i ? " " : "");
+      out += (s >= 0 && s < static_cast<int>(platform.sites.size())) ? platform.sites[s].code
+                                                                     : std::to_string(s);
+    }
+    out += "}";
+  }
+  return out;
+}
+
+void validate_schedule(const Schedule& schedule, const Platform& platform,
+                       const std::string& where) {
+  const int n = static_cast<int>(platform.sites.size());
+  if (schedule.rounds.empty()) {
+    throw ConfigError(where, 0, "rounds", "a non-empty list of rounds");
+  }
+  if (schedule.collective == Collective::kRing &&
+      (schedule.rounds.size() != 1 || schedule.rounds[0].groups.size() != 1)) {
+    throw ConfigError(where, 0, "rounds", "a ring schedule of exactly one round with one group");
+  }
+  for (std::size_t r = 0; r < schedule.rounds.size(); ++r) {
+    const Round& round = schedule.rounds[r];
+    if (round.groups.empty()) {
+      throw ConfigError(where, 0, idx("rounds", r), "a round with at least one group");
+    }
+    std::vector<int> seen(n, -1);
+    for (std::size_t g = 0; g < round.groups.size(); ++g) {
+      const auto& sites = round.groups[g].sites;
+      const std::string gkey = idx(idx("rounds", r), g);
+      if (sites.size() < 2) throw ConfigError(where, 0, gkey, "a group of at least 2 sites");
+      for (int s : sites) {
+        if (s < 0 || s >= n) {
+          throw ConfigError(
+              where, 0, gkey,
+              "site indices in 0.." + std::to_string(n - 1) + ", got " + std::to_string(s));
+        }
+        if (seen[s] >= 0) {
+          throw ConfigError(where, 0, gkey,
+                            "each site at most once per round, got '" + platform.sites[s].code +
+                                "' again (already in group " + std::to_string(seen[s]) + ")");
+        }
+        seen[s] = static_cast<int>(g);
+      }
+    }
+  }
+}
+
+// The mapping form of a group: `members` plus optional `send_offsets` (site: time after
+// the agreed start; members left out start at 0).
+void read_group_map(const YAML::Node& gn, const std::string& gkey, const std::string& file_label,
+                    const Platform& platform, Group& group) {
+  for (const auto& kv : gn) {
+    const std::string key = kv.first.as<std::string>();
+    if (key == "members") continue;
+    if (key != "send_offsets") {
+      throw ConfigError(file_label, line_of(kv.first), gkey + "." + key,
+                        "one of the keys members, send_offsets");
+    }
+    if (!kv.second.IsMap()) {
+      throw ConfigError(file_label, line_of(kv.second), gkey + "." + key,
+                        "a mapping site: time, like {lon: 3ms}");
+    }
+    group.send_offset_ps.assign(group.sites.size(), 0);
+    for (const auto& o : kv.second) {
+      const std::string code = o.first.as<std::string>();
+      const std::string okey = gkey + ".send_offsets." + code;
+      std::size_t i = 0;
+      while (i < group.sites.size() && platform.sites[group.sites[i]].code != code) ++i;
+      if (i == group.sites.size())
+        throw ConfigError(file_label, line_of(o.first), okey, "a member of this group");
+      try {
+        group.send_offset_ps[i] = parse_time_ps(o.second.as<std::string>());
+      } catch (const std::exception&) {
+        throw ConfigError(file_label, line_of(o.second), okey, "a time like 3ms",
+                          o.second.IsScalar() ? o.second.as<std::string>() : "");
+      }
+    }
+  }
+}
+
+Schedule parse_schedule(const std::string& yaml_text, const Platform& platform,
+                        const std::string& file_label) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(file_label, e.mark.line >= 0 ? e.mark.line + 1 : 0, "<yaml>",
+                      "well-formed YAML (" + e.msg + ")");
+  }
+  if (!root.IsMap()) {
+    throw ConfigError(file_label, line_of(root), "<root>",
+                      "a mapping with keys name, collective, rounds");
+  }
+  Schedule schedule;
+  schedule.name = std::filesystem::path(file_label).stem().string();
+  bool have_rounds = false;
+  const auto codes = code_index(platform);
+  for (const auto& kv : root) {
+    const std::string key = kv.first.as<std::string>();
+    const YAML::Node& v = kv.second;
+    if (key == "name") {
+      if (!v.IsScalar()) throw ConfigError(file_label, line_of(v), key, "a string");
+      schedule.name = v.as<std::string>();
+    } else if (key == "description") {
+      // free text, ignored
+    } else if (key == "collective") {
+      const std::string c = v.IsScalar() ? v.as<std::string>() : "";
+      if (c == "group-average") {
+        schedule.collective = Collective::kGroupAverage;
+      } else if (c == "ring") {
+        schedule.collective = Collective::kRing;
+      } else {
+        throw ConfigError(file_label, line_of(v), key, "group-average or ring, got '" + c + "'");
+      }
+    } else if (key == "rounds") {
+      have_rounds = true;
+      if (!v.IsSequence() || v.size() == 0) {
+        throw ConfigError(file_label, line_of(v), key,
+                          "a non-empty list of rounds, each a list of groups of site codes");
+      }
+      for (std::size_t r = 0; r < v.size(); ++r) {
+        const YAML::Node& rn = v[r];
+        const std::string rkey = idx("rounds", r);
+        if (!rn.IsSequence() || rn.size() == 0) {
+          throw ConfigError(file_label, line_of(rn), rkey,
+                            "a non-empty round: a list of groups like [[lon, ams], [nyc, chi]]");
+        }
+        Round round;
+        std::map<int, std::size_t> seen;  // site -> group
+        for (std::size_t g = 0; g < rn.size(); ++g) {
+          const YAML::Node& gn = rn[g];
+          const std::string gkey = idx(rkey, g);
+          const YAML::Node members = gn.IsMap() ? gn["members"] : gn;
+          if (!members.IsSequence() || members.size() < 2) {
+            throw ConfigError(file_label, line_of(gn), gkey,
+                              "a group of at least 2 site codes like [lon, ams], or "
+                              "{members: [lon, ams], send_offsets: {lon: 3ms}}");
+          }
+          Group group;
+          for (std::size_t i = 0; i < members.size(); ++i) {
+            const YAML::Node& sn = members[i];
+            if (!sn.IsScalar()) {
+              throw ConfigError(file_label, line_of(sn), idx(gkey, i), "a site code");
+            }
+            const std::string code = sn.as<std::string>();
+            auto it = codes.find(code);
+            if (it == codes.end()) {
+              throw ConfigError(file_label, line_of(sn), idx(gkey, i),
+                                "a site code of platform '" + platform.name + "' (" +
+                                    known_codes(platform) + "), got '" + code + "'");
+            }
+            auto dup = seen.find(it->second);
+            if (dup != seen.end()) {
+              throw ConfigError(file_label, line_of(sn), idx(gkey, i),
+                                "each site at most once per round, got '" + code +
+                                    "' again (already in group " + std::to_string(dup->second) +
+                                    " of this round)");
+            }
+            seen[it->second] = g;
+            group.sites.push_back(it->second);
+          }
+          if (gn.IsMap()) read_group_map(gn, gkey, file_label, platform, group);
+          round.groups.push_back(group);
+        }
+        schedule.rounds.push_back(round);
+      }
+    } else {
+      throw ConfigError(file_label, line_of(kv.first), key,
+                        "one of the keys name, description, collective, rounds");
+    }
+  }
+  if (!have_rounds) throw ConfigError(file_label, line_of(root), "rounds", "a list of rounds");
+  if (schedule.collective == Collective::kRing &&
+      (schedule.rounds.size() != 1 || schedule.rounds[0].groups.size() != 1)) {
+    throw ConfigError(file_label, line_of(root["rounds"]), "rounds",
+                      "a ring schedule of exactly one round with one group (the ring order)");
+  }
+  validate_schedule(schedule, platform, file_label);
+  return schedule;
+}
+
+Schedule load_schedule(const std::string& path, const Platform& platform) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(path, 0, "<file>", "a readable schedule file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_schedule(ss.str(), platform, path);
+}
+
+std::string schedule_to_yaml(const Schedule& schedule, const Platform& platform) {
+  std::ostringstream out;
+  out << "# aggnet schedule file (format: traffic/README.md)\n";
+  out << "name: " << YAML::Node(schedule.name) << "\n";
+  out << "collective: " << collective_name(schedule.collective) << "\n";
+  out << "rounds:\n";
+  for (const auto& round : schedule.rounds) {
+    out << "  - [";
+    for (std::size_t g = 0; g < round.groups.size(); ++g) {
+      const Group& group = round.groups[g];
+      out << (g ? ", " : "") << (group.send_offset_ps.empty() ? "[" : "{members: [");
+      for (std::size_t i = 0; i < group.sites.size(); ++i) {
+        out << (i ? ", " : "") << platform.sites[group.sites[i]].code;
+      }
+      out << "]";
+      if (!group.send_offset_ps.empty()) {
+        out << ", send_offsets: {";
+        for (std::size_t i = 0; i < group.sites.size(); ++i)
+          out << (i ? ", " : "") << platform.sites[group.sites[i]].code << ": "
+              << group.send_offset_ps[i] << "ps";
+        out << "}}";
+      }
+    }
+    out << "]\n";
+  }
+  return out.str();
+}
+
+void save_schedule(const Schedule& schedule, const Platform& platform, const std::string& path) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write schedule file '" + path + "'");
+  out << schedule_to_yaml(schedule, platform);
+  if (!out) throw std::runtime_error("cannot write schedule file '" + path + "'");
+}
+
+Schedule make_schedule(const std::string& name, const Platform& platform) {
+  std::smatch m;
+  if (name == "all-to-all") return all_to_all_schedule(platform);
+  if (name == "triads") return triads_schedule(platform);
+  if (name == "pairs") return pairs_schedule(platform);
+  if (name == "ring") return ring_schedule(platform, Routing(platform));
+  if (name == "hierarchical") return hierarchical_schedule(platform, Routing(platform));
+  if (std::regex_match(name, m, std::regex(R"(rotating-(\d+))"))) {
+    return rotating_schedule(platform, family_number<int>(m[1], name));
+  }
+  if (std::regex_match(name, m, std::regex(R"(sequential-(\d+))"))) {
+    return sequential_schedule(platform, family_number<int>(m[1], name));
+  }
+  if (std::regex_match(name, m, std::regex(R"(random-(\d+):(\d+))"))) {
+    return random_schedule(platform, family_number<int>(m[1], name),
+                           family_number<std::uint64_t>(m[2], name));
+  }
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(name, ec)) return load_schedule(name, platform);
+  throw ConfigError("<command line>", 0, "schedule",
+                    "all-to-all, triads, ring, pairs, rotating-K, sequential-K, random-K:SEED, "
+                    "hierarchical "
+                    "or an existing schedule file, got '" +
+                        name + "'");
+}
+
+}  // namespace aggnet

@@ -1,0 +1,251 @@
+// Strict YAML reading with file/line/key error messages (see yaml_reader.h).
+#include "config/yaml_reader.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "common/units.h"
+
+namespace aggnet {
+
+YAML::Node parse_yaml(const std::string& text, const std::string& file) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    const int line = e.mark.is_null() ? 0 : e.mark.line + 1;
+    throw ConfigError(file, line, "", "malformed YAML: " + e.msg);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(file, 0, "", "malformed YAML: " + e.msg);
+  }
+}
+
+YAML::Node load_yaml_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path, 0, "", "cannot read file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_yaml(text.str(), path);
+}
+
+bool yaml_has_position(const YAML::Node& node) {
+  return node.IsDefined() && !node.Mark().is_null();
+}
+
+int yaml_line(const YAML::Node& node) { return yaml_has_position(node) ? node.Mark().line + 1 : 0; }
+
+void throw_at(const YAML::Node& node, const std::string& file, const std::string& key,
+              const std::string& expected, const std::string& got) {
+  const bool from_file = yaml_has_position(node);
+  const std::string where = from_file ? file : std::string(kOverrideFile);
+  const int line = from_file ? yaml_line(node) : 0;
+  if (got.empty()) throw ConfigError(where, line, key, expected);
+  throw ConfigError(where, line, key, expected, got);
+}
+
+std::string quantity_name(Quantity q) {
+  switch (q) {
+    case Quantity::kTime:
+      return "time";
+    case Quantity::kBytes:
+      return "size";
+    case Quantity::kRate:
+      return "rate";
+    case Quantity::kFrequency:
+      return "frequency";
+    case Quantity::kCount:
+      return "count";
+    case Quantity::kNumber:
+      return "number";
+    case Quantity::kBool:
+      return "bool";
+  }
+  return "value";
+}
+
+namespace {
+
+std::string trim(const std::string& s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+std::uint64_t parse_count(const ParamInfo& info, const std::string& text) {
+  std::string s = trim(text);
+  const std::string what =
+      info.unit.empty() ? std::string("expected a whole number like '64'")
+                        : fmt::format("expected a whole number like '64' or '64{}'", info.unit);
+  if (!s.empty() && s[0] == '-') throw UnitError(what + " (negative values are not allowed)");
+  // Optional unit suffix: the parameter's unit, or its plural ("bit" / "bits").
+  if (!info.unit.empty()) {
+    for (const std::string& suffix : {info.unit + "s", info.unit}) {
+      if (s.size() > suffix.size() &&
+          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0) {
+        s = trim(s.substr(0, s.size() - suffix.size()));
+        break;
+      }
+    }
+  }
+  if (s.empty()) throw UnitError(what);
+  std::uint64_t v = 0;
+  for (char c : s) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) throw UnitError(what);
+    const std::uint64_t digit = static_cast<std::uint64_t>(c - '0');
+    if (v > (UINT64_MAX - digit) / 10) throw UnitError(what + " (value too large)");
+    v = v * 10 + digit;
+  }
+  return v;
+}
+
+bool parse_bool(const std::string& text) {
+  const std::string s = trim(text);
+  if (s == "true" || s == "True" || s == "TRUE" || s == "yes" || s == "on") return true;
+  if (s == "false" || s == "False" || s == "FALSE" || s == "no" || s == "off") return false;
+  throw UnitError("expected true or false");
+}
+
+}  // namespace
+
+ParamValue parse_param_value(const ParamInfo& info, const std::string& text) {
+  ParamValue v;
+  switch (info.quantity) {
+    case Quantity::kTime:
+      v.u = parse_time_ps(text);
+      break;
+    case Quantity::kBytes:
+      v.u = parse_bytes(text);
+      break;
+    case Quantity::kRate:
+      v.u = parse_rate_bps(text);
+      break;
+    case Quantity::kFrequency:
+      v.u = parse_frequency_hz(text);
+      break;
+    case Quantity::kCount:
+      v.u = parse_count(info, text);
+      break;
+    case Quantity::kNumber:
+      v.d = parse_number(text);
+      break;
+    case Quantity::kBool:
+      v.b = parse_bool(text);
+      break;
+  }
+  return v;
+}
+
+std::vector<std::string> param_keys(const ModuleParamInfo& module) {
+  std::vector<std::string> keys;
+  for (const auto& p : module.params) keys.push_back(p.key);
+  return keys;
+}
+
+YamlMap::YamlMap(const YAML::Node& node, std::string file, std::string path)
+    : node_(node), file_(std::move(file)), path_(std::move(path)) {
+  if (!node.IsDefined()) {
+    throw ConfigError(file_, 0, path_, "internal error: reading a missing mapping");
+  }
+  if (!node.IsNull() && !node.IsMap()) {
+    throw_at(node, file_, path_.empty() ? "(top level)" : path_,
+             "expected a mapping of 'key: value' entries");
+  }
+}
+
+void YamlMap::allow_keys(const std::vector<std::string>& allowed) {
+  const std::set<std::string> ok(allowed.begin(), allowed.end());
+  std::set<std::string> seen;
+  std::string list;
+  for (const auto& k : allowed) list += (list.empty() ? "" : ", ") + k;
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    const YAML::Node key = it->first;
+    if (!key.IsScalar()) throw_at(key, file_, key_path("?"), "expected a plain key");
+    const std::string k = key.Scalar();
+    if (ok.count(k) == 0) {
+      throw_at(key, file_, key_path(k), "unknown key, expected one of: " + list);
+    }
+    if (!seen.insert(k).second) throw_at(key, file_, key_path(k), "duplicate key");
+  }
+}
+
+bool YamlMap::has(const std::string& key) const { return static_cast<bool>(optional(key)); }
+
+YAML::Node YamlMap::optional(const std::string& key) const {
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    if (it->first.IsScalar() && it->first.Scalar() == key) return it->second;
+  }
+  return YAML::Node(YAML::NodeType::Undefined);
+}
+
+YAML::Node YamlMap::key_node(const std::string& key) const {
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    if (it->first.IsScalar() && it->first.Scalar() == key) return it->first;
+  }
+  return YAML::Node(YAML::NodeType::Undefined);
+}
+
+YAML::Node YamlMap::required(const std::string& key) const {
+  YAML::Node v = optional(key);
+  if (!v) throw_at(node_, file_, key_path(key), "missing required key");
+  return v;
+}
+
+std::string YamlMap::scalar(const std::string& key) const {
+  const YAML::Node v = required(key);
+  if (!v.IsScalar()) throw_at(v, file_, key_path(key), "expected a single value");
+  return v.Scalar();
+}
+
+std::string YamlMap::scalar_or(const std::string& key, const std::string& fallback) const {
+  const YAML::Node v = optional(key);
+  if (!v) return fallback;
+  if (!v.IsScalar()) throw_at(v, file_, key_path(key), "expected a single value");
+  return v.Scalar();
+}
+
+double YamlMap::number_or(const std::string& key, double fallback, double lo, double hi) const {
+  const YAML::Node v = optional(key);
+  if (!v) return fallback;
+  const std::string expected = fmt::format("expected a number in [{}, {}]", lo, hi);
+  if (!v.IsScalar()) throw_at(v, file_, key_path(key), expected);
+  const std::string text = trim(v.Scalar());
+  double x = 0;
+  try {
+    const bool neg = !text.empty() && text[0] == '-';
+    x = parse_number(neg ? text.substr(1) : text);
+    if (neg) x = -x;
+  } catch (const UnitError&) {
+    throw_at(v, file_, key_path(key), expected, v.Scalar());
+  }
+  if (x < lo || x > hi) throw_at(v, file_, key_path(key), expected, v.Scalar());
+  return x;
+}
+
+void YamlMap::read_params(
+    const ModuleParamInfo& module,
+    const std::function<void(const ParamInfo&, const ParamValue&, const YAML::Node&)>& set) const {
+  for (const ParamInfo& p : module.params) {
+    const YAML::Node v = optional(p.key);
+    if (!v) continue;
+    if (!v.IsScalar()) {
+      throw_at(v, file_, key_path(p.key), "expected a single " + quantity_name(p.quantity));
+    }
+    ParamValue value;
+    try {
+      value = parse_param_value(p, v.Scalar());
+    } catch (const UnitError& e) {
+      throw_at(v, file_, key_path(p.key), e.what(), v.Scalar());
+    }
+    set(p, value, v);
+  }
+}
+
+std::string YamlMap::key_path(const std::string& key) const {
+  return path_.empty() ? key : path_ + "." + key;
+}
+
+}  // namespace aggnet

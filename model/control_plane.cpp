@@ -1,0 +1,232 @@
+#include "model/control_plane.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "common/units.h"
+#include "model/send_alignment.h"
+
+namespace aggnet {
+
+double payload_rate(const WanLinkParams& params, std::uint64_t chunk_bytes) {
+  const double wire =
+      static_cast<double>(wire_bytes(chunk_bytes, params.mtu_bytes, params.header_bytes));
+  return static_cast<double>(params.bandwidth_bps) / 8.0 * static_cast<double>(chunk_bytes) / wire;
+}
+
+WanLinkParams access_link(const Site& site) {
+  WanLinkParams p;
+  p.bandwidth_bps = site.cluster.access_bandwidth_bps;
+  p.delay_ps = site.cluster.access_delay_ps;
+  return p;
+}
+
+std::uint64_t arrival_latency_ps(const Platform& platform, const Routing& routing, int s, int d,
+                                 std::uint64_t chunk_bytes) {
+  auto serialize = [chunk_bytes](const WanLinkParams& l) {
+    return serialization_ps(wire_bytes(chunk_bytes, l.mtu_bytes, l.header_bytes), l.bandwidth_bps);
+  };
+  const WanLinkParams up = access_link(platform.sites[s]);
+  std::uint64_t t = serialize(up) + up.delay_ps;
+  const auto path = routing.path(s, d);
+  for (std::size_t i = 0; i + 1 < path.size(); ++i) {
+    const auto& link = platform.links[routing.link_index(path[i], path[i + 1])].params;
+    t += platform.sites[path[i]].sw.latency_ps + serialize(link) + link.delay_ps;
+  }
+  return t + platform.sites[d].sw.latency_ps;
+}
+
+namespace {
+
+std::vector<int> others(const std::vector<int>& members, int me) {
+  std::vector<int> out;
+  for (int s : members)
+    if (s != me) out.push_back(s);
+  return out;
+}
+
+std::vector<Hop> unicast_hops(const Routing& routing, int src, const std::vector<int>& receivers) {
+  std::vector<Hop> hops;
+  for (int d : receivers) {
+    const auto path = routing.path(src, d);
+    for (std::size_t i = 0; i + 1 < path.size(); ++i) hops.emplace_back(path[i], path[i + 1]);
+  }
+  return hops;
+}
+
+void plan_buffer_limit(const Platform& platform, const RunOptions& options, GroupPlan& group) {
+  const double chunk = static_cast<double>(options.chunk_bytes);
+  const double fan_in = static_cast<double>(group.members.size() - 1);
+  group.buffer_rate = std::numeric_limits<double>::infinity();
+  group.pipeline_rate = std::numeric_limits<double>::infinity();
+  for (int d : group.members) {
+    const auto& fpga = platform.sites[d].fpga;
+    group.slots[d] =
+        (options.buffer_bytes ? options.buffer_bytes : fpga.buffer_bytes) / options.chunk_bytes;
+    if (!options.aggregation) continue;
+    const double throughput = static_cast<double>(fpga.throughput_bytes_per_s());
+    const double hold_s = static_cast<double>(group.skew_ps.at(d) + fpga.latency_ps()) * 1e-12 +
+                          fan_in * chunk / throughput;
+    group.pipeline_rate = std::min(group.pipeline_rate, throughput / fan_in);
+    // A buffer that holds every chunk of the gradient at once never binds.
+    const std::uint64_t chunks =
+        (options.gradient_bytes + options.chunk_bytes - 1) / options.chunk_bytes;
+    if (group.slots[d] >= chunks) continue;
+    const double usable = static_cast<double>(std::max<std::uint64_t>(group.slots[d], 2) - 1);
+    group.buffer_rate = std::min(group.buffer_rate, usable * chunk / hold_s);
+  }
+}
+
+ArrivalMatrix arrival_matrix(const Platform& platform, const Routing& routing,
+                             const std::vector<int>& members, std::uint64_t chunk_bytes) {
+  ArrivalMatrix a(members.size(), std::vector<std::uint64_t>(members.size(), 0));
+  for (std::size_t i = 0; i < members.size(); ++i)
+    for (std::size_t j = 0; j < members.size(); ++j)
+      if (i != j)
+        a[i][j] = arrival_latency_ps(platform, routing, members[i], members[j], chunk_bytes);
+  return a;
+}
+
+// Send offsets and the skew each receiver sees with them (align false: all offsets 0).
+// Without multicast every unicast copy is aligned on its own.
+void apply_alignment(const ArrivalMatrix& a, bool align, bool multicast, GroupPlan& group) {
+  const auto& m = group.members;
+  const SenderAlignment none = unaligned(a);
+  const bool per_copy = align && !multicast;
+  const SenderAlignment chosen = align && !per_copy ? align_senders(a) : none;
+  const auto copies = per_copy ? align_copies(a) : ArrivalMatrix{};
+  group.alignment = per_copy ? "per-copy" : chosen.method;
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    group.unaligned_skew_ps[m[i]] = none.residual_skew_ps[i];
+    group.skew_ps[m[i]] = per_copy ? 0 : chosen.residual_skew_ps[i];
+    std::uint64_t first = std::numeric_limits<std::uint64_t>::max();
+    for (std::size_t j = 0; j < m.size(); ++j) {
+      if (i == j) continue;
+      const std::uint64_t offset = per_copy ? copies[i][j] : chosen.offset_ps[i];
+      group.send_offset_ps[m[i]][m[j]] = offset;
+      first = std::min(first, offset);
+    }
+    group.waiting_ps[m[i]] = first;
+  }
+}
+
+// The schedule file's offsets, one per member (every copy of a sender alike).
+void apply_given(const ArrivalMatrix& a, const std::vector<std::uint64_t>& given,
+                 GroupPlan& group) {
+  const auto& m = group.members;
+  group.alignment = "given";
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    group.skew_ps[m[i]] = residual_skew_ps(a, given, i);
+    group.waiting_ps[m[i]] = given[i];
+    for (int d : m)
+      if (d != m[i]) group.send_offset_ps[m[i]][d] = given[i];
+  }
+}
+
+void plan_pacing(const RunOptions& options, GroupPlan& group) {
+  const double limit =
+      std::min({group.buffer_rate, group.link_rate, group.pipeline_rate, group.access_rate});
+  group.pacing_rate = (1.0 - options.pacing_margin) * limit;
+  group.pacing_interval_ps = static_cast<std::uint64_t>(
+      std::ceil(static_cast<double>(options.chunk_bytes) / group.pacing_rate * 1e12));
+}
+
+// When the last contribution lands, from the agreed start: the latest offset + arrival
+// plus the paced stream's length (the control plane's estimate, queueing left out).
+double landing_ps(const ArrivalMatrix& a, const GroupPlan& group, const RunOptions& options) {
+  const double chunks =
+      static_cast<double>((options.gradient_bytes + options.chunk_bytes - 1) / options.chunk_bytes);
+  double last = 0;
+  for (std::size_t i = 0; i < group.members.size(); ++i)
+    for (std::size_t j = 0; j < group.members.size(); ++j)
+      if (i != j)
+        last = std::max(
+            last, static_cast<double>(
+                      group.send_offset_ps.at(group.members[i]).at(group.members[j]) + a[i][j]));
+  return last + (chunks - 1) * static_cast<double>(group.pacing_interval_ps);
+}
+
+// Offsets, buffer limit and pacing of a group whose link and access shares are known.
+// Alignment needs a common start; `auto` keeps the offsets only where they make the
+// group land earlier (they cost the short-arm members' waiting).
+void plan_alignment(const Platform& platform, const Routing& routing, const RunOptions& options,
+                    const std::vector<std::uint64_t>& given, GroupPlan& group) {
+  const ArrivalMatrix a = arrival_matrix(platform, routing, group.members, options.chunk_bytes);
+  auto with = [&](bool align) {
+    GroupPlan g = group;
+    apply_alignment(a, align, options.multicast, g);
+    plan_buffer_limit(platform, options, g);
+    plan_pacing(options, g);
+    return g;
+  };
+  if (!given.empty() && options.aligned_start) {
+    group = with(false);
+    apply_given(a, given, group);
+    plan_buffer_limit(platform, options, group);
+    plan_pacing(options, group);
+  } else if (!options.aligned_start || options.alignment == SendAlignment::kNone) {
+    group = with(false);
+  } else if (options.alignment == SendAlignment::kArrival) {
+    group = with(true);
+  } else {
+    GroupPlan aligned = with(true), plain = with(false);
+    group = landing_ps(a, aligned, options) < landing_ps(a, plain, options) ? std::move(aligned)
+                                                                            : std::move(plain);
+  }
+}
+
+}  // namespace
+
+RoundPlan plan_round(const Platform& platform, const Routing& routing, const Round& round,
+                     const RunOptions& options) {
+  RoundPlan plan;
+  const int n = static_cast<int>(platform.sites.size());
+  for (const auto& g : round.groups) {
+    GroupPlan group;
+    group.members = g.sites;
+    for (int s : g.sites) {
+      if (s < 0 || s >= n) throw std::invalid_argument("group member is not a platform site");
+    }
+    if (g.sites.size() < 2) {
+      plan.groups.push_back(std::move(group));
+      continue;
+    }
+    for (int s : g.sites) {
+      const auto receivers = others(g.sites, s);
+      group.hops[s] = options.multicast ? routing.multicast_tree(s, receivers)
+                                        : unicast_hops(routing, s, receivers);
+      for (const auto& hop : group.hops[s]) ++plan.link_streams[hop];
+    }
+    plan.groups.push_back(std::move(group));
+  }
+  for (std::size_t gi = 0; gi < plan.groups.size(); ++gi) {
+    GroupPlan& group = plan.groups[gi];
+    if (group.members.size() < 2) continue;
+    for (int d : group.members)
+      for (int s : others(group.members, d))
+        group.start_delay_ps = std::max(group.start_delay_ps, routing.delay_ps(s, d));
+    const double fan_in = static_cast<double>(group.members.size() - 1);
+    group.link_rate = std::numeric_limits<double>::infinity();
+    group.access_rate = std::numeric_limits<double>::infinity();
+    for (const auto& [sender, hops] : group.hops) {
+      for (const auto& hop : hops) {
+        const auto& link = platform.links[routing.link_index(hop.first, hop.second)].params;
+        group.link_rate = std::min(
+            group.link_rate, payload_rate(link, options.chunk_bytes) / plan.link_streams[hop]);
+      }
+      // The sender's access link carries its stream (one copy per receiver without
+      // multicast); as a receiver, its access link carries the reduced stream (or every
+      // other member's contribution without in-line aggregation).
+      const double access = payload_rate(access_link(platform.sites[sender]), options.chunk_bytes);
+      group.access_rate = std::min(group.access_rate, options.multicast ? access : access / fan_in);
+      group.access_rate =
+          std::min(group.access_rate, options.aggregation ? access : access / fan_in);
+    }
+    plan_alignment(platform, routing, options, round.groups[gi].send_offset_ps, group);
+  }
+  return plan;
+}
+
+}  // namespace aggnet

@@ -1,0 +1,79 @@
+// The network's control plane for one schedule round: multicast trees, the streams each
+// link carries, and the senders' pacing rates and credit windows. Plain C++ (no SystemC):
+// the SystemC builder installs its decisions in the modules, and the analytic time model
+// in traffic/ reasons about the same decisions.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/routing.h"
+#include "model/run_options.h"
+#include "model/schedule.h"
+
+namespace aggnet {
+
+/// Directed hop between adjacent sites (u -> v).
+using Hop = std::pair<int, int>;
+
+/// Decisions for one group of a round.
+struct GroupPlan {
+  std::vector<int> members;
+  /// Per member d: arrival skew of the other members' contributions at d's aggregator,
+  /// in ps, with this plan's send offsets (the residual skew when aligned).
+  std::map<int, std::uint64_t> skew_ps;
+  /// Per member d: the same skew if every member started at the agreed start (offsets 0).
+  std::map<int, std::uint64_t> unaligned_skew_ps;
+  /// Per sender s and receiver d: when s starts the stream d receives, after the agreed
+  /// start (ps). With multicast one stream serves every receiver, so the offset is the
+  /// same for every d; without multicast each unicast copy has its own.
+  std::map<int, std::map<int, std::uint64_t>> send_offset_ps;
+  /// Per member: time it idles after the agreed start before its first chunk (ps).
+  std::map<int, std::uint64_t> waiting_ps;
+  /// "none" (offsets 0), "closed-form", "lp", "per-copy" (unicast) or "given" (the
+  /// schedule file's send_offsets).
+  std::string alignment = "none";
+  /// Per member d: aggregation slots (buffer / chunk).
+  std::map<int, std::uint64_t> slots;
+  /// Rate limits in payload bytes/s, each already divided among the streams sharing it.
+  double buffer_rate = 0, link_rate = 0, pipeline_rate = 0, access_rate = 0;
+  /// Paced sending rate, payload bytes/s: (1 - margin) x min of the limits above.
+  double pacing_rate = 0;
+  std::uint64_t pacing_interval_ps = 0;  ///< chunk / pacing_rate, rounded up
+  /// Aligned start: members start sending this long after the last member was ready
+  /// (the largest shortest-path one-way delay between two members, so every member has
+  /// heard every ready message by then).
+  std::uint64_t start_delay_ps = 0;
+  /// Per sender: the directed hops its chunks take (multicast tree or unicast paths).
+  std::map<int, std::vector<Hop>> hops;
+};
+
+struct RoundPlan {
+  std::vector<GroupPlan> groups;
+  /// Streams (trees or unicast copies) crossing each directed hop in this round.
+  std::map<Hop, int> link_streams;
+};
+
+/// Plans one round. Errors: std::invalid_argument if a member is not a platform site.
+RoundPlan plan_round(const Platform& platform, const Routing& routing, const Round& round,
+                     const RunOptions& options);
+
+/// Payload bytes/s a link of `params` carries when it sends chunks of `chunk_bytes`
+/// (line rate less the per-packet headers).
+double payload_rate(const WanLinkParams& params, std::uint64_t chunk_bytes);
+
+/// Latency from s's cluster emitting a chunk of `chunk_bytes` to its last bit reaching
+/// d's aggregator, in ps: access up (serialization + delay), then per WAN hop of the
+/// shortest path the hop's switch latency + serialization + propagation (store-and-
+/// forward), then d's switch latency. Queueing behind other streams is not included.
+std::uint64_t arrival_latency_ps(const Platform& platform, const Routing& routing, int s, int d,
+                                 std::uint64_t chunk_bytes);
+
+/// Access link (cluster <-> edge) parameters of a site: its cluster's access bandwidth
+/// and delay, with the reference MTU and header of WanLinkParams' defaults.
+WanLinkParams access_link(const Site& site);
+
+}  // namespace aggnet

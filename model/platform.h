@@ -1,0 +1,58 @@
+// Platform description: sites, WAN links and per-site module parameters. Plain data
+// (no SystemC, no YAML): config/platform_loader.h reads it from YAML.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/params/cluster.h"
+#include "model/params/fpga.h"
+#include "model/params/network.h"
+
+namespace aggnet {
+
+/// One site: a city with a multicast switch, an FPGA aggregator and a GPU cluster.
+struct Site {
+  std::string code;       ///< short unique code used everywhere ("lon")
+  std::string name;       ///< display name ("London")
+  std::string continent;  ///< "europe", "north_america", "asia", ...
+  double lat_deg = 0, lng_deg = 0;
+  FpgaParams fpga;        ///< defaults.fpga overridden by the site's own `fpga:` keys
+  ClusterParams cluster;  ///< defaults.cluster overridden by the site's `cluster:` keys
+  SwitchParams sw;        ///< defaults.switch overridden by the site's `switch:` keys
+};
+
+/// A bidirectional WAN link between sites a and b; the builder instantiates one
+/// WanLink module per direction, both with `params`.
+struct LinkSpec {
+  int a = -1, b = -1;  ///< indices into Platform::sites
+  WanLinkParams params;
+  std::string source;  ///< where the delay figure comes from (for reports)
+};
+
+/// The co-located reference: the same clusters in one data centre, every pair of
+/// switches joined by a data-centre link with these parameters.
+struct ColocatedSpec {
+  WanLinkParams link;  ///< default: 2 us, 400 Gbps
+};
+
+struct Platform {
+  std::string name;
+  std::string file;  ///< path it was loaded from (for messages)
+  std::vector<Site> sites;
+  std::vector<LinkSpec> links;
+  ColocatedSpec colocated;
+  /// 1-based line of every parameter key read from the file, by dotted path
+  /// ("sites.lon.fpga.buffer", "defaults.fpga.buffer"), for errors found later.
+  std::map<std::string, int> key_lines;
+
+  /// Index of the site with this code, or -1.
+  int site_index(const std::string& code) const;
+  /// The same clusters and parameters in one data centre: a full mesh of `colocated.link`.
+  Platform colocated_variant() const;
+};
+
+}  // namespace aggnet

@@ -1,0 +1,38 @@
+// Shortest-delay routing over a platform's links. Plain C++.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "model/platform.h"
+
+namespace aggnet {
+
+/// Shortest-delay routing over the platform's links (Boost.Graph Dijkstra; the
+/// reference network routes by IS-IS metric = RTT, so shortest delay is faithful).
+class Routing {
+ public:
+  explicit Routing(const Platform& platform);
+  int num_sites() const { return n_; }
+  /// One-way propagation delay of the shortest path s -> d, in ps (0 when s == d).
+  std::uint64_t delay_ps(int s, int d) const;
+  /// Sites on the shortest path s -> d, both ends included.
+  std::vector<int> path(int s, int d) const;
+  /// Next site after `at` on the shortest path at -> d (d itself if adjacent).
+  int next_hop(int at, int d) const;
+  /// Index into Platform::links of the link joining adjacent sites u and v, or -1.
+  int link_index(int u, int v) const;
+  /// Multicast tree from `src` to `receivers`: the union of the shortest paths, as
+  /// directed hops (u, v). Each hop appears once however many receivers lie behind it.
+  std::vector<std::pair<int, int>> multicast_tree(int src, const std::vector<int>& receivers) const;
+
+ private:
+  int n_ = 0;
+  std::vector<std::vector<std::uint64_t>> dist_ps_;  // [s][d]
+  std::vector<std::vector<int>> pred_;               // [s][d]: predecessor of d from s
+  std::map<std::pair<int, int>, int> link_of_;
+};
+
+}  // namespace aggnet

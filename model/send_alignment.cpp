@@ -1,0 +1,229 @@
+// Arrival-aligned sends: closed form for 2 or 3 members, a lexicographic LP (GLPK) otherwise.
+#include "model/send_alignment.h"
+
+#include <glpk.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+
+namespace aggnet {
+namespace {
+
+using Offsets = std::vector<std::uint64_t>;
+
+void require_square(const ArrivalMatrix& arrival_ps) {
+  for (const auto& row : arrival_ps) {
+    if (row.size() != arrival_ps.size()) {
+      throw std::invalid_argument("send alignment: the arrival matrix has " +
+                                  std::to_string(arrival_ps.size()) + " rows but a row of " +
+                                  std::to_string(row.size()) + " entries (must be square)");
+    }
+  }
+}
+
+/// Shifts the offsets so the smallest is 0 and recomputes every residual exactly.
+SenderAlignment finish(const ArrivalMatrix& arrival_ps, Offsets offsets, std::string method) {
+  if (!offsets.empty()) {
+    const std::uint64_t lowest = *std::min_element(offsets.begin(), offsets.end());
+    for (auto& o : offsets) o -= lowest;
+  }
+  SenderAlignment result;
+  result.offset_ps = std::move(offsets);
+  for (std::size_t j = 0; j < arrival_ps.size(); ++j) {
+    const std::uint64_t skew = residual_skew_ps(arrival_ps, result.offset_ps, j);
+    result.residual_skew_ps.push_back(skew);
+    result.max_residual_skew_ps = std::max(result.max_residual_skew_ps, skew);
+  }
+  result.method = std::move(method);
+  return result;
+}
+
+/// Members a = 0, b = 1, c = 2. Receiver c is aligned by o_b - o_a = a_ac - a_bc and
+/// receiver b by o_c - o_a = a_ab - a_cb; receiver a is then aligned exactly when the
+/// cyclic asymmetry (a_ab - a_ba) + (a_bc - a_cb) + (a_ca - a_ac) is 0 (otherwise no
+/// offsets align all three, and nullopt sends the caller to the LP).
+std::optional<Offsets> triad_closed_form(const ArrivalMatrix& arrival_ps) {
+  const auto a = [&](int i, int j) { return static_cast<std::int64_t>(arrival_ps[i][j]); };
+  const std::int64_t cyclic = (a(0, 1) - a(1, 0)) + (a(1, 2) - a(2, 1)) + (a(2, 0) - a(0, 2));
+  if (cyclic != 0) return std::nullopt;
+  const std::int64_t b = a(0, 2) - a(1, 2);
+  const std::int64_t c = a(0, 1) - a(2, 1);
+  const std::int64_t lowest = std::min({std::int64_t{0}, b, c});
+  return Offsets{static_cast<std::uint64_t>(-lowest), static_cast<std::uint64_t>(b - lowest),
+                 static_cast<std::uint64_t>(c - lowest)};
+}
+
+// --- LP -------------------------------------------------------------------------------
+
+/// The LP works in µs. GLPK's tolerances are absolute (primal feasibility 1e-7), so the
+/// unit has to keep both the round-off of the data and the tolerance well below 1 ps:
+/// in µs latencies up to ~1e12 ps become ~1e6 (round-off ~1e-10 µs) and the tolerance
+/// is 0.1 ps. (In ns, values ~1e8 have round-off near 1e-7 and phase 1 can wrongly
+/// report the LP infeasible; in ps the tolerance would be far below the round-off.)
+constexpr double kPsPerUnit = 1e6;
+/// Added to a stage's optimum when it becomes a bound of the next stage (1e-3 ps). The
+/// next stage starts from the previous optimal basis, which this bound keeps feasible.
+constexpr double kStageSlack = 1e-3 / kPsPerUnit;
+
+struct GlpDeleter {
+  void operator()(glp_prob* lp) const { glp_delete_prob(lp); }
+};
+
+/// Columns: offsets o_i >= 0, per receiver j the first and last arrivals lo_j, hi_j,
+/// the largest residual z and the last arrival t. Rows, for every receiver j and sender
+/// i != j: lo_j <= o_i + a_ij <= hi_j; per receiver: hi_j - lo_j <= z and hi_j <= t.
+/// For fixed offsets the smallest feasible z is max_j (max_i - min_i of o_i + a_ij), so
+/// this is the pairwise formulation (o_i + a_ij - o_k - a_kj <= z for all j, i, k) with
+/// O(n^2) rows instead of O(n^3).
+class SkewLp {
+ public:
+  explicit SkewLp(const ArrivalMatrix& arrival_ps);
+  int offset(std::size_t i) const { return static_cast<int>(i) + 1; }
+  int lo(std::size_t j) const { return static_cast<int>(n_ + j) + 1; }
+  int hi(std::size_t j) const { return static_cast<int>(2 * n_ + j) + 1; }
+  int z() const { return static_cast<int>(3 * n_) + 1; }
+  int t() const { return static_cast<int>(3 * n_) + 2; }
+  /// Minimises the sum of the given columns; returns the optimum.
+  double minimise(const std::vector<int>& columns);
+  /// Caps a column at `value` plus the stage slack.
+  void cap(int column, double value);
+  Offsets offsets_ps() const;
+
+ private:
+  void add_row(const std::vector<std::pair<int, double>>& terms, double upper);
+  std::size_t n_;
+  std::unique_ptr<glp_prob, GlpDeleter> lp_;
+};
+
+SkewLp::SkewLp(const ArrivalMatrix& arrival_ps) : n_(arrival_ps.size()), lp_(glp_create_prob()) {
+  glp_set_obj_dir(lp_.get(), GLP_MIN);
+  glp_add_cols(lp_.get(), t());
+  for (int col = 1; col <= t(); ++col) glp_set_col_bnds(lp_.get(), col, GLP_LO, 0.0, 0.0);
+  for (std::size_t j = 0; j < n_; ++j) {
+    for (std::size_t i = 0; i < n_; ++i) {
+      if (i == j) continue;
+      const double a = arrival_ps[i][j] / kPsPerUnit;
+      add_row({{offset(i), 1.0}, {hi(j), -1.0}}, -a);
+      add_row({{lo(j), 1.0}, {offset(i), -1.0}}, a);
+    }
+    add_row({{hi(j), 1.0}, {lo(j), -1.0}, {z(), -1.0}}, 0.0);
+    add_row({{hi(j), 1.0}, {t(), -1.0}}, 0.0);
+  }
+}
+
+void SkewLp::add_row(const std::vector<std::pair<int, double>>& terms, double upper) {
+  const int row = glp_add_rows(lp_.get(), 1);
+  std::vector<int> index{0};
+  std::vector<double> value{0.0};
+  for (const auto& [col, coef] : terms) {
+    index.push_back(col);
+    value.push_back(coef);
+  }
+  glp_set_mat_row(lp_.get(), row, static_cast<int>(terms.size()), index.data(), value.data());
+  glp_set_row_bnds(lp_.get(), row, GLP_UP, 0.0, upper);
+}
+
+double SkewLp::minimise(const std::vector<int>& columns) {
+  for (int col = 1; col <= t(); ++col) glp_set_obj_coef(lp_.get(), col, 0.0);
+  for (int col : columns) glp_set_obj_coef(lp_.get(), col, 1.0);
+  glp_smcp parm;
+  glp_init_smcp(&parm);
+  parm.msg_lev = GLP_MSG_OFF;
+  const int rc = glp_simplex(lp_.get(), &parm);
+  if (rc != 0 || glp_get_status(lp_.get()) != GLP_OPT) {
+    throw std::runtime_error("send alignment: GLPK simplex failed (code " + std::to_string(rc) +
+                             ", status " + std::to_string(glp_get_status(lp_.get())) + ")");
+  }
+  return glp_get_obj_val(lp_.get());
+}
+
+void SkewLp::cap(int column, double value) {
+  glp_set_col_bnds(lp_.get(), column, GLP_DB, 0.0, std::max(value, 0.0) + kStageSlack);
+}
+
+Offsets SkewLp::offsets_ps() const {
+  Offsets offsets;
+  for (std::size_t i = 0; i < n_; ++i) {
+    const double ps = glp_get_col_prim(lp_.get(), offset(i)) * kPsPerUnit;
+    offsets.push_back(static_cast<std::uint64_t>(std::llround(std::max(ps, 0.0))));
+  }
+  return offsets;
+}
+
+/// Lexicographic: the largest residual z, then the last arrival t, then (to pick one of
+/// the remaining optima deterministically) the sum of the offsets. Each optimum becomes a
+/// bound of the next stage; a weighted single objective would trade t for offsets.
+Offsets solve_lp(const ArrivalMatrix& arrival_ps) {
+  SkewLp lp(arrival_ps);
+  lp.cap(lp.z(), lp.minimise({lp.z()}));
+  lp.cap(lp.t(), lp.minimise({lp.t()}));
+  std::vector<int> offsets;
+  for (std::size_t i = 0; i < arrival_ps.size(); ++i) offsets.push_back(lp.offset(i));
+  lp.minimise(offsets);
+  return lp.offsets_ps();
+}
+
+}  // namespace
+
+std::uint64_t residual_skew_ps(const ArrivalMatrix& arrival_ps,
+                               const std::vector<std::uint64_t>& offset_ps, std::size_t j) {
+  if (offset_ps.size() != arrival_ps.size() || j >= arrival_ps.size()) {
+    throw std::invalid_argument("send alignment: offsets or receiver do not fit the matrix");
+  }
+  bool any = false;
+  std::uint64_t first = 0, last = 0;
+  for (std::size_t i = 0; i < arrival_ps.size(); ++i) {
+    if (i == j) continue;
+    const std::uint64_t at = offset_ps[i] + arrival_ps[i][j];
+    first = any ? std::min(first, at) : at;
+    last = any ? std::max(last, at) : at;
+    any = true;
+  }
+  return last - first;
+}
+
+SenderAlignment unaligned(const ArrivalMatrix& arrival_ps) {
+  require_square(arrival_ps);
+  return finish(arrival_ps, Offsets(arrival_ps.size(), 0), "none");
+}
+
+SenderAlignment align_senders(const ArrivalMatrix& arrival_ps) {
+  require_square(arrival_ps);
+  if (arrival_ps.size() <= 2) {  // each receiver hears at most one sender
+    return finish(arrival_ps, Offsets(arrival_ps.size(), 0), "closed-form");
+  }
+  if (arrival_ps.size() == 3) {
+    if (auto offsets = triad_closed_form(arrival_ps)) {
+      return finish(arrival_ps, std::move(*offsets), "closed-form");
+    }
+  }
+  return finish(arrival_ps, solve_lp(arrival_ps), "lp");
+}
+
+SenderAlignment align_senders_lp(const ArrivalMatrix& arrival_ps) {
+  require_square(arrival_ps);
+  if (arrival_ps.size() <= 1) return finish(arrival_ps, Offsets(arrival_ps.size(), 0), "lp");
+  return finish(arrival_ps, solve_lp(arrival_ps), "lp");
+}
+
+std::vector<std::vector<std::uint64_t>> align_copies(const ArrivalMatrix& arrival_ps) {
+  require_square(arrival_ps);
+  const std::size_t n = arrival_ps.size();
+  std::vector<std::vector<std::uint64_t>> copy_offset_ps(n, std::vector<std::uint64_t>(n, 0));
+  for (std::size_t j = 0; j < n; ++j) {
+    std::uint64_t latest = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (k != j) latest = std::max(latest, arrival_ps[k][j]);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i != j) copy_offset_ps[i][j] = latest - arrival_ps[i][j];
+    }
+  }
+  return copy_offset_ps;
+}
+
+}  // namespace aggnet

@@ -1,0 +1,74 @@
+// Composes the SystemC modules of a platform: per site a ComputeCluster, its access
+// links, a MulticastSwitch and an FpgaAggregator; per WAN link two WanLink modules.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <systemc>
+#include <vector>
+
+#include "modules/cluster/compute_cluster.h"
+#include "modules/core/chunk.h"
+#include "modules/fpga/fpga_aggregator.h"
+#include "modules/network/multicast_switch.h"
+#include "modules/network/wan_link.h"
+#include "model/control_plane.h"
+#include "model/routing.h"
+#include "model/run_options.h"
+#include "model/schedule.h"
+
+namespace aggnet {
+
+/// One site's modules.
+struct SiteModules {
+  std::unique_ptr<ComputeCluster> cluster;
+  std::unique_ptr<WanLink> access_up, access_down;
+  std::unique_ptr<MulticastSwitch> sw;
+  std::unique_ptr<FpgaAggregator> fpga;
+};
+
+/// One direction of a WAN link, with its ends.
+struct DirectedLink {
+  int from = -1, to = -1;
+  std::unique_ptr<WanLink> link;
+};
+
+/// A whole platform running one schedule. Construct during elaboration (before
+/// sc_start); several systems (the WAN and its co-located reference) can run side by
+/// side in one simulation. Errors: std::invalid_argument for a buffer smaller than one
+/// chunk (the CLI validates this earlier with a ConfigError).
+class NetworkSystem : public sc_core::sc_module {
+ public:
+  NetworkSystem(sc_core::sc_module_name name, const Platform& platform, const Schedule& schedule,
+                const RunOptions& options);
+
+  const Platform& platform() const { return platform_; }
+  const Schedule& schedule() const { return schedule_; }
+  const RunOptions& options() const { return options_; }
+  const Routing& routing() const { return routing_; }
+  const std::vector<SiteModules>& sites() const { return sites_; }
+  const std::vector<DirectedLink>& links() const { return links_; }
+  const std::vector<RoundPlan>& round_plans() const { return plans_; }
+  int steps() const { return steps_; }
+
+ private:
+  void build_sites();
+  void build_links();
+  void install_routes();
+  ComputeClusterConfig cluster_config(int site) const;
+
+  Platform platform_;
+  Schedule schedule_;
+  RunOptions options_;
+  Routing routing_;
+  int steps_;
+  ChunkPool pool_;
+  std::vector<RoundPlan> plans_;
+  std::vector<SiteModules> sites_;
+  std::vector<DirectedLink> links_;
+  std::vector<std::map<int, int>> port_to_;  // [site][neighbour] -> switch egress port
+  std::vector<int> local_port_;              // [site] -> switch egress port to the FPGA
+};
+
+}  // namespace aggnet

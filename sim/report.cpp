@@ -1,0 +1,377 @@
+#include "sim/report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include "common/units.h"
+#include "config/schedule_io.h"
+
+namespace aggnet {
+
+using nlohmann::json;
+
+namespace {
+
+double sim_end_s(const NetworkSystem& system) {
+  double end = 0;
+  for (const auto& site : system.sites())
+    for (const auto& r : site.cluster->steps()) end = std::max(end, r.end.to_seconds());
+  return end;
+}
+
+// Where each site stands when a run stalls: step, slots in use, waiting contributions.
+std::string stall_diagnosis(const NetworkSystem& system) {
+  std::string out;
+  for (std::size_t i = 0; i < system.sites().size(); ++i) {
+    const auto& m = system.sites()[i];
+    out += fmt::format("{}{}: step {} of {}, {} slots in use, {} contributions waiting",
+                       out.empty() ? "" : "; ", system.platform().sites[i].code,
+                       m.cluster->steps().size(), system.steps(), m.fpga->slots_in_use(),
+                       m.fpga->waiting_contributions());
+  }
+  return out;
+}
+
+json stats_object(const std::vector<Statistic>& stats) {
+  json o = json::object();
+  for (const auto& s : stats) o[s.name] = s.value;
+  return o;
+}
+
+// Round time of each group in step k: last member done - first member's first send.
+json step_entry(const NetworkSystem& system, int k) {
+  const auto& sites = system.sites();
+  const auto& platform = system.platform();
+  json entry;
+  entry["step"] = k;
+  double step_time = 0, comm_time = 0, end = 0;
+  for (const auto& s : sites) {
+    const auto& r = s.cluster->steps().at(k);
+    entry["round"] = r.round;
+    step_time = std::max(step_time, (r.end - r.start).to_seconds());
+    comm_time = std::max(comm_time, (r.end - r.send_start).to_seconds());
+    end = std::max(end, r.end.to_seconds());
+  }
+  entry["end_s"] = end;  // every site has this step's result
+  std::vector<std::vector<int>> groups;
+  if (system.schedule().collective == Collective::kRing) {
+    groups.push_back(system.schedule().rounds.at(0).groups.at(0).sites);
+  } else {
+    for (const auto& g : system.round_plans().at(entry["round"].get<int>()).groups)
+      if (g.members.size() > 1) groups.push_back(g.members);
+  }
+  json group_list = json::array();
+  double round_time = 0;
+  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+    double first = std::numeric_limits<double>::infinity(), last = 0;
+    json codes = json::array();
+    for (int m : groups[gi]) {
+      const auto& r = sites[m].cluster->steps().at(k);
+      first = std::min(first, r.send_start.to_seconds());
+      last = std::max(last, r.end.to_seconds());
+      codes.push_back(platform.sites[m].code);
+    }
+    json g{{"members", codes}, {"round_time_s", last - first}};
+    if (system.schedule().collective == Collective::kGroupAverage) {
+      const auto& plan = system.round_plans().at(entry["round"].get<int>());
+      for (const auto& gp : plan.groups) {
+        if (gp.members != groups[gi]) continue;
+        std::uint64_t skew = 0;
+        for (const auto& [d, s] : gp.skew_ps) skew = std::max(skew, s);
+        g["pacing_rate_gbps"] = gp.pacing_rate * 8e-9;
+        g["skew_max_ms"] = static_cast<double>(skew) * 1e-9;
+        g["alignment"] = gp.alignment;
+      }
+    }
+    round_time = std::max(round_time, last - first);
+    group_list.push_back(g);
+  }
+  entry["groups"] = group_list;
+  entry["round_time_s"] = round_time;
+  entry["step_time_s"] = step_time;
+  entry["comm_time_s"] = comm_time;
+  return entry;
+}
+
+json link_entry(const std::string& from, const std::string& to, const std::string& kind,
+                const WanLink& link, const sc_core::sc_time& window) {
+  json o = stats_object(link.statistics(window));
+  o["from"] = from;
+  o["to"] = to;
+  o["kind"] = kind;
+  o["bandwidth_gbps"] = static_cast<double>(link.params().bandwidth_bps) * 1e-9;
+  o["delay_ms"] = static_cast<double>(link.params().delay_ps) * 1e-9;
+  return o;
+}
+
+void check_finished(const NetworkSystem& system) {
+  for (const auto& s : system.sites()) {
+    if (!s.cluster->finished()) {
+      throw std::runtime_error(std::string(s.cluster->name()) +
+                               " did not finish its steps: the simulation stalled (" +
+                               stall_diagnosis(system) + ")");
+    }
+  }
+}
+
+json site_entries(const NetworkSystem& system, const sc_core::sc_time& window) {
+  json sites = json::array();
+  for (std::size_t i = 0; i < system.sites().size(); ++i) {
+    const auto& m = system.sites()[i];
+    json o = stats_object(m.fpga->statistics(window));
+    o.update(stats_object(m.cluster->statistics()));
+    o["site"] = system.platform().sites[i].code;
+    sites.push_back(o);
+  }
+  return sites;
+}
+
+json link_entries(const NetworkSystem& system, const sc_core::sc_time& window) {
+  const auto& platform = system.platform();
+  json links = json::array();
+  for (const auto& d : system.links()) {
+    links.push_back(
+        link_entry(platform.sites[d.from].code, platform.sites[d.to].code, "wan", *d.link, window));
+  }
+  for (std::size_t i = 0; i < system.sites().size(); ++i) {
+    const auto& code = platform.sites[i].code;
+    const auto& m = system.sites()[i];
+    links.push_back(link_entry(code, code, "access_up", *m.access_up, window));
+    links.push_back(link_entry(code, code, "access_down", *m.access_down, window));
+  }
+  return links;
+}
+
+double sum_of(const json& rows, const char* key) {
+  double total = 0;
+  for (const auto& r : rows) total += r[key].get<double>();
+  return total;
+}
+
+double max_of(const json& rows, const char* key) {
+  double best = 0;
+  for (const auto& r : rows) best = std::max(best, r[key].get<double>());
+  return best;
+}
+
+// The flat summary (docs/run-json.md) from the steps, sites and links arrays.
+json summarize(const json& report, const NetworkSystem& system, double end_s) {
+  const auto& steps = report["steps"];
+  const auto& sites = report["sites"];
+  double round_sum = 0;
+  int comm_rounds = 0;
+  for (const auto& s : steps) {
+    if (s["round_time_s"].get<double>() <= 0) continue;
+    round_sum += s["round_time_s"].get<double>();
+    ++comm_rounds;
+  }
+  const double round_mean = comm_rounds ? round_sum / comm_rounds : 0.0;
+  const double idle = sum_of(sites, "idle_time_s");
+  const double busy = sum_of(sites, "compute_time_s");
+  json summary;
+  summary["steps"] = system.steps();
+  // Per-site means over sites and steps (sites are not synchronised: the slowest site of
+  // each step, step_time_s_max, would over-count), so that step = compute + exposed comm
+  // holds exactly, mean x steps is a site's total time and exposed / step is the GPU idle
+  // fraction. A site's exposed comm never exceeds its group's round time (it waits from
+  // its own ready, not the first member's), hence exposed mean <= round_time_s_mean.
+  const double site_steps =
+      static_cast<double>(std::max<std::size_t>(sites.size(), 1) * std::max(1, system.steps()));
+  const double compute_mean = busy / site_steps, exposed_mean = idle / site_steps;
+  summary["step_time_s_mean"] = compute_mean + exposed_mean;
+  summary["compute_time_s_mean"] = compute_mean;
+  summary["exposed_comm_time_s_mean"] = exposed_mean;
+  summary["step_time_s_max"] = max_of(steps, "step_time_s");
+  // Mean over the steps that communicate of the step's round time (its slowest group).
+  summary["round_time_s_mean"] = round_mean;
+  summary["round_time_s_max"] = max_of(steps, "round_time_s");
+  summary["total_time_s"] = end_s;
+  summary["gpu_idle_fraction"] = idle + busy > 0 ? idle / (idle + busy) : 0.0;
+  summary["allreduce_bandwidth_gbps"] =
+      round_mean > 0 ? static_cast<double>(system.options().gradient_bytes) * 8e-9 / round_mean
+                     : 0.0;
+  summary["buffer_high_water_bytes_max"] = max_of(sites, "high_water_bytes");
+  summary["slot_stalls_total"] = sum_of(sites, "slot_stalls");
+  summary["link_utilization_max"] = max_of(report["links"], "utilization");
+  summary["functional_checks"] = sum_of(sites, "functional_checks");
+  summary["functional_mismatches"] = sum_of(sites, "functional_mismatches");
+  summary["duplicate_results"] = sum_of(sites, "duplicate_results");
+  return summary;
+}
+
+// The control plane's send alignment of every group of the schedule period: per member
+// its send offset (the earliest, for unicast copies), the residual skew it sees as a
+// receiver and the skew it would see without offsets.
+json alignment_entries(const NetworkSystem& system) {
+  const auto& sites = system.platform().sites;
+  json rounds = json::array();
+  for (std::size_t r = 0; r < system.round_plans().size(); ++r) {
+    for (const auto& g : system.round_plans()[r].groups) {
+      if (g.members.size() < 2) continue;
+      json members = json::array();
+      for (int m : g.members) {
+        json offsets = json::object();
+        for (const auto& [d, o] : g.send_offset_ps.at(m))
+          offsets[sites[d].code] = static_cast<double>(o) * 1e-9;
+        members.push_back(
+            {{"site", sites[m].code},
+             {"waiting_ms", static_cast<double>(g.waiting_ps.at(m)) * 1e-9},
+             {"send_offset_ms", offsets},
+             {"residual_skew_ms", static_cast<double>(g.skew_ps.at(m)) * 1e-9},
+             {"unaligned_skew_ms", static_cast<double>(g.unaligned_skew_ps.at(m)) * 1e-9}});
+      }
+      rounds.push_back({{"round", r},
+                        {"method", g.alignment},
+                        {"pacing_rate_gbps", g.pacing_rate * 8e-9},
+                        {"members", members}});
+    }
+  }
+  return rounds;
+}
+
+std::string alignment_table(const json& report) {
+  std::string out =
+      "Send alignment (per group of the period: member offset / residual skew "
+      "at it / skew without offsets)\n";
+  for (const auto& g : report["alignment"]) {
+    std::string members;
+    for (const auto& m : g["members"]) {
+      members += fmt::format(" {} +{} / {} / {};", m["site"].get<std::string>(),
+                             format_time_ps(m["waiting_ms"].get<double>() * 1e9),
+                             format_time_ps(m["residual_skew_ms"].get<double>() * 1e9),
+                             format_time_ps(m["unaligned_skew_ms"].get<double>() * 1e9));
+    }
+    out +=
+        fmt::format("  round {:>2} {:<11} {:>8.2f} Gbps{}\n", g["round"].get<int>(),
+                    g["method"].get<std::string>(), g["pacing_rate_gbps"].get<double>(), members);
+  }
+  return out;
+}
+
+}  // namespace
+
+json collect_report(const NetworkSystem& system) {
+  check_finished(system);
+  const double end = sim_end_s(system);
+  const sc_core::sc_time window(end, sc_core::SC_SEC);
+  json report;
+  report["platform"] = system.platform().name;
+  report["schedule"] = system.schedule().name;
+  report["steps"] = json::array();
+  for (int k = 0; k < system.steps(); ++k) report["steps"].push_back(step_entry(system, k));
+  report["alignment"] = alignment_entries(system);
+  report["sites"] = site_entries(system, window);
+  report["links"] = link_entries(system, window);
+  report["summary"] = summarize(report, system, end);
+  return report;
+}
+
+void add_colocated(json& report, const json& colocated) {
+  const double ref = colocated["summary"]["step_time_s_mean"].get<double>();
+  report["summary"]["colocated_step_time_s_mean"] = ref;
+  report["summary"]["slowdown_vs_colocated"] =
+      ref > 0 ? report["summary"]["step_time_s_mean"].get<double>() / ref : 0.0;
+  report["colocated"] = colocated["summary"];
+}
+
+std::string format_report(const json& report, std::size_t busiest_links) {
+  std::string out;
+  auto line = [&out](const std::string& s) { out += s + "\n"; };
+  line(fmt::format("Steps ({} platform, schedule {})", report["platform"].get<std::string>(),
+                   report["schedule"].get<std::string>()));
+  line(fmt::format("  {:>4} {:>5} {:>12} {:>12}  {}", "step", "round", "round time", "step time",
+                   "groups (round time)"));
+  for (const auto& s : report["steps"]) {
+    std::string groups;
+    for (const auto& g : s["groups"]) {
+      std::string members;
+      for (const auto& m : g["members"])
+        members += (members.empty() ? "" : " ") + m.get<std::string>();
+      groups += fmt::format("{{{}}} {} ", members,
+                            format_time_ps(g["round_time_s"].get<double>() * 1e12));
+    }
+    line(fmt::format("  {:>4} {:>5} {:>12} {:>12}  {}", s["step"].get<int>(), s["round"].get<int>(),
+                     format_time_ps(s["round_time_s"].get<double>() * 1e12),
+                     format_time_ps(s["step_time_s"].get<double>() * 1e12), groups));
+  }
+  line("");
+  if (report.contains("alignment") && !report["alignment"].empty())
+    out += alignment_table(report) + "\n";
+  line("Sites");
+  line(fmt::format("  {:<5} {:>11} {:>11} {:>8} {:>11} {:>11} {:>8}", "site", "buffer",
+                   "high-water", "stalls", "stall time", "offset wait", "GPU idle"));
+  for (const auto& s : report["sites"]) {
+    line(fmt::format("  {:<5} {:>11} {:>11} {:>8} {:>11} {:>11} {:>7.1f}%",
+                     s["site"].get<std::string>(),
+                     format_bytes(static_cast<std::uint64_t>(s["buffer_bytes"].get<double>())),
+                     format_bytes(static_cast<std::uint64_t>(s["high_water_bytes"].get<double>())),
+                     static_cast<std::uint64_t>(s["slot_stalls"].get<double>()),
+                     format_time_ps(s["stall_time_s"].get<double>() * 1e12),
+                     format_time_ps(s["offset_wait_s"].get<double>() * 1e12),
+                     100 * s["idle_fraction"].get<double>()));
+  }
+  line("");
+  std::vector<json> links(report["links"].begin(), report["links"].end());
+  std::sort(links.begin(), links.end(), [](const json& a, const json& b) {
+    return a["utilization"].get<double>() > b["utilization"].get<double>();
+  });
+  line("Busiest links");
+  line(fmt::format("  {:<22} {:>10} {:>11} {:>12} {:>13}", "link", "rate", "utilization", "payload",
+                   "max queueing"));
+  for (std::size_t i = 0; i < std::min(busiest_links, links.size()); ++i) {
+    const auto& l = links[i];
+    const std::string name =
+        l["kind"] == "wan" ? l["from"].get<std::string>() + " -> " + l["to"].get<std::string>()
+                           : l["from"].get<std::string>() + " " + l["kind"].get<std::string>();
+    line(fmt::format("  {:<22} {:>10} {:>10.1f}% {:>12} {:>13}", name,
+                     format_rate(l["bandwidth_gbps"].get<double>() * 1e9),
+                     100 * l["utilization"].get<double>(),
+                     format_bytes(static_cast<std::uint64_t>(l["payload_bytes"].get<double>())),
+                     format_time_ps(l["queueing_delay_max_ns"].get<double>() * 1e3)));
+  }
+  line("");
+  const auto& sm = report["summary"];
+  auto time_of = [&sm](const char* key) { return format_time_ps(sm[key].get<double>() * 1e12); };
+  line("Summary (step table: round time = slowest group, step time = slowest site)");
+  line(fmt::format("  mean step time per site  {} = compute {} + exposed comm {}",
+                   time_of("step_time_s_mean"), time_of("compute_time_s_mean"),
+                   time_of("exposed_comm_time_s_mean")));
+  line(
+      fmt::format("  mean round time          {} (slowest group of each step: first member "
+                  "ready to last result)",
+                  time_of("round_time_s_mean")));
+  line(fmt::format("  GPU idle fraction        {:.1f}% (exposed comm / step time)",
+                   100 * sm["gpu_idle_fraction"].get<double>()));
+  line(fmt::format("  all-reduce bandwidth     {:.2f} Gbps (gradient / mean round time)",
+                   sm["allreduce_bandwidth_gbps"].get<double>()));
+  if (sm.contains("time_to_eps_s")) {
+    line(
+        fmt::format("  eps-consensus            {} rounds: every site at {} (compute "
+                    "included); round times summed {}",
+                    static_cast<long>(sm["rounds_to_eps"].get<double>()), time_of("time_to_eps_s"),
+                    time_of("comm_time_to_eps_s")));
+  }
+  line(fmt::format(
+      "  buffer high-water (max)  {}",
+      format_bytes(static_cast<std::uint64_t>(sm["buffer_high_water_bytes_max"].get<double>()))));
+  line(fmt::format("  slot stalls (all sites)  {}",
+                   static_cast<std::uint64_t>(sm["slot_stalls_total"].get<double>())));
+  if (sm.contains("slowdown_vs_colocated")) {
+    line(fmt::format("  co-located step time     {}", time_of("colocated_step_time_s_mean")));
+    line(
+        fmt::format("  slowdown vs co-located   {:.3f}x (mean step time ratio: per step, "
+                    "not to consensus)",
+                    sm["slowdown_vs_colocated"].get<double>()));
+  }
+  if (sm["functional_checks"].get<double>() > 0) {
+    line(fmt::format("  functional checks        {} chunks, {} mismatches",
+                     static_cast<std::uint64_t>(sm["functional_checks"].get<double>()),
+                     static_cast<std::uint64_t>(sm["functional_mismatches"].get<double>())));
+  }
+  return out;
+}
+
+}  // namespace aggnet

@@ -1,0 +1,680 @@
+#include "sizing/buffer_sizing.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "common/units.h"
+#include "model/control_plane.h"
+
+extern char** environ;
+
+namespace aggnet {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr std::uint64_t kHugeBuffer = 1ull << 50;  // "no buffer limit" for the control plane
+
+double ps_to_s(double ps) { return ps * 1e-12; }
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+
+// Serialization of one chunk on a link of these parameters, in ps.
+std::uint64_t chunk_serialization_ps(const WanLinkParams& p, std::uint64_t chunk) {
+  return serialization_ps(wire_bytes(chunk, p.mtu_bytes, p.header_bytes), p.bandwidth_bps);
+}
+
+// Standard deviation (ps) of the jitter summed over the links of the path s -> d.
+double path_jitter_ps(const Platform& platform, const Routing& routing, int s, int d) {
+  const auto path = routing.path(s, d);
+  double var = 0;
+  for (std::size_t i = 0; i + 1 < path.size(); ++i) {
+    const double j = static_cast<double>(
+        platform.links[routing.link_index(path[i], path[i + 1])].params.jitter_ps);
+    var += j * j;
+  }
+  return std::sqrt(var);
+}
+
+// Longest chunk path of a group: sender access link, switches and WAN hops (each
+// serializing the chunk), the receiver's pipeline and its access link, in ps.
+double longest_chunk_path_ps(const Platform& platform, const Routing& routing,
+                             const std::vector<int>& members, std::uint64_t chunk) {
+  double longest = 0;
+  const double fan_in = static_cast<double>(members.size() - 1);
+  for (int s : members) {
+    const auto up = access_link(platform.sites[s]);
+    for (int d : members) {
+      if (d == s) continue;
+      double t = static_cast<double>(chunk_serialization_ps(up, chunk) + up.delay_ps);
+      const auto path = routing.path(s, d);
+      for (std::size_t i = 0; i < path.size(); ++i) {
+        t += static_cast<double>(platform.sites[path[i]].sw.latency_ps);
+        if (i + 1 == path.size()) break;
+        const auto& link = platform.links[routing.link_index(path[i], path[i + 1])].params;
+        t += static_cast<double>(chunk_serialization_ps(link, chunk) + link.delay_ps);
+      }
+      const auto& fpga = platform.sites[d].fpga;
+      t += fan_in * static_cast<double>(chunk) /
+               static_cast<double>(fpga.throughput_bytes_per_s()) * 1e12 +
+           static_cast<double>(fpga.latency_ps());
+      const auto down = access_link(platform.sites[d]);
+      t += static_cast<double>(chunk_serialization_ps(down, chunk) + down.delay_ps);
+      longest = std::max(longest, t);
+    }
+  }
+  return longest;
+}
+
+}  // namespace
+
+std::vector<SiteAnalytic> analytic_buffer_bounds(const Platform& platform, const Schedule& schedule,
+                                                 const RunOptions& options, double target) {
+  const int n = static_cast<int>(platform.sites.size());
+  std::vector<SiteAnalytic> out(n);
+  for (int i = 0; i < n; ++i) out[i].site = i;
+  Platform unconstrained = platform;
+  for (auto& site : unconstrained.sites) site.fpga.buffer_bytes = kHugeBuffer;
+  // `auto` would skip the offsets where the buffer never binds, as with this huge one;
+  // the bound is the one for the small buffer it is looking for, where they pay off.
+  RunOptions planned = options;
+  if (planned.alignment == SendAlignment::kAuto) planned.alignment = SendAlignment::kArrival;
+  const Routing routing(platform);
+  const bool credit = options.flow_control == FlowControl::kCredit;
+  const double margin = credit ? 0.0 : options.pacing_margin;
+  const double chunk = static_cast<double>(options.chunk_bytes);
+  const double chunks = static_cast<double>(ceil_div(options.gradient_bytes, options.chunk_bytes));
+
+  for (std::size_t r = 0; r < schedule.rounds.size(); ++r) {
+    const RoundPlan plan = plan_round(unconstrained, routing, schedule.rounds[r], planned);
+    for (const auto& group : plan.groups) {
+      if (group.members.size() < 2) continue;
+      const double limit = std::min({group.link_rate, group.pipeline_rate, group.access_rate});
+      const double sent_rate = (1.0 - margin) * limit;  // the senders' rate, bytes/s
+      std::uint64_t offset_max = 0;  // arrival-aligned sends: the longest send offset
+      for (const auto& [sender, offsets] : group.send_offset_ps)
+        for (const auto& [receiver, offset] : offsets) offset_max = std::max(offset_max, offset);
+      const double path_s =
+          ps_to_s(longest_chunk_path_ps(platform, routing, group.members, options.chunk_bytes) +
+                  offset_max);
+      const double round_s = (chunks - 1) * chunk / sent_rate + path_s;
+      // Rate at which the modelled round time is round_s / target.
+      double required = chunks > 1 ? (chunks - 1) * chunk / (round_s / target - path_s) : 0.0;
+      required = std::min(required, sent_rate);
+      const double fan_in = static_cast<double>(group.members.size() - 1);
+      for (int d : group.members) {
+        // Arrivals at d with the plan's send offsets: the skew is the residual one.
+        int early = -1, late = -1;
+        std::uint64_t lo = std::numeric_limits<std::uint64_t>::max(), hi = 0;
+        std::uint64_t back = 0;  // longest delay d -> s (credit return)
+        for (int s : group.members) {
+          if (s == d) continue;
+          const auto arrival = group.send_offset_ps.at(s).at(d) +
+                               arrival_latency_ps(platform, routing, s, d, options.chunk_bytes);
+          if (arrival < lo) lo = arrival, early = s;
+          if (arrival > hi || late < 0) hi = std::max(hi, arrival), late = s;
+          back = std::max(back, routing.delay_ps(d, s));
+        }
+        const std::uint64_t skew = group.skew_ps.at(d);
+        const std::uint64_t farthest = [&] {
+          std::uint64_t far = 0;
+          for (int s : group.members)
+            if (s != d) far = std::max(far, routing.delay_ps(s, d));
+          return far;
+        }();
+        const auto& fpga = platform.sites[d].fpga;
+        const double pipeline_ps =
+            static_cast<double>(fpga.latency_ps()) +
+            fan_in * chunk / static_cast<double>(fpga.throughput_bytes_per_s()) * 1e12;
+        double hold_ps = 0;
+        if (credit) {
+          hold_ps = static_cast<double>(farthest + back) + pipeline_ps +
+                    2.0 * static_cast<double>(platform.sites[d].cluster.access_delay_ps);
+        } else {
+          hold_ps = static_cast<double>(skew) + pipeline_ps;
+          if (options.jitter) {
+            const double a = path_jitter_ps(platform, routing, early, d);
+            const double b = path_jitter_ps(platform, routing, late, d);
+            hold_ps += 3.0 * std::sqrt(a * a + b * b);
+          }
+        }
+        // Pacing uses slots - 1 (one slot of slack); credit uses every slot as a window.
+        auto slots_for = [&](double sent) {
+          const double buffer_rate = sent / (1.0 - margin);
+          const double s = std::ceil(buffer_rate * ps_to_s(hold_ps) / chunk - 1e-9);
+          // Credit: a window of every chunk of the gradient never blocks a sender.
+          return static_cast<std::uint64_t>(std::max(1.0, credit ? std::min(s, chunks) : s + 1.0));
+        };
+        const std::uint64_t bytes = slots_for(required) * options.chunk_bytes;
+        auto& a = out[d];
+        if (!a.in_a_group || bytes > a.analytic_bytes) {
+          a.in_a_group = true;
+          a.round = static_cast<int>(r);
+          a.group = group.members;
+          a.skew_ps = skew;
+          a.early_sender = early;
+          a.late_sender = late;
+          a.hold_ps = static_cast<std::uint64_t>(std::llround(hold_ps));
+          a.unconstrained_rate_bytes_per_s = sent_rate;
+          a.required_rate_bytes_per_s = required;
+          a.analytic_bytes = bytes;
+          a.full_rate_bytes = slots_for(sent_rate) * options.chunk_bytes;
+        }
+      }
+    }
+  }
+  for (auto& a : out) {
+    if (!a.in_a_group) a.analytic_bytes = a.full_rate_bytes = options.chunk_bytes;
+  }
+  return out;
+}
+
+namespace {
+
+// What one child simulation measured.
+struct Outcome {
+  std::vector<std::vector<double>> group_round_time_s;  // [step][group]
+  std::vector<double> high_water_bytes;                 // [site]
+  double round_time_s_mean = 0;
+};
+
+// Worst group over all steps: unconstrained round time / round time (1 = as fast).
+double speed_fraction(const Outcome& reference, const Outcome& o) {
+  double worst = std::numeric_limits<double>::infinity();
+  for (std::size_t k = 0; k < o.group_round_time_s.size(); ++k) {
+    for (std::size_t g = 0; g < o.group_round_time_s[k].size(); ++g) {
+      const double t = o.group_round_time_s[k][g];
+      const double ref = reference.group_round_time_s.at(k).at(g);
+      if (t > 0) worst = std::min(worst, ref / t);
+    }
+  }
+  return std::isinf(worst) ? 1.0 : worst;
+}
+
+bool meets(double fraction, double target) { return fraction >= target * (1 - 1e-9); }
+
+// Runs `aggnet run` children, at most `workers` at a time; each gets its own JSON file in
+// a private temporary directory, removed with the runner.
+class ChildRunner {
+ public:
+  explicit ChildRunner(const SizingRequest& request) : request_(request) {
+    std::string pattern = (fs::temp_directory_path() / "aggnet-size-buffers-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary directory");
+    dir_ = pattern;
+  }
+  ~ChildRunner() {
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+  ChildRunner(const ChildRunner&) = delete;
+  ChildRunner& operator=(const ChildRunner&) = delete;
+
+  int launched() const { return launched_; }
+
+  /// Simulates each per-site buffer configuration (bytes per site). Errors:
+  /// std::runtime_error with the command and its stderr when a child fails (raised after
+  /// every running child has ended, so no child outlives the call).
+  std::vector<Outcome> run(const std::vector<std::vector<std::uint64_t>>& configs) {
+    std::vector<Outcome> outcomes(configs.size());
+    std::vector<int> file(configs.size(), -1);
+    std::map<pid_t, std::size_t> running;
+    std::size_t next = false;
+    std::string failure;
+    while (next < configs.size() || !running.empty()) {
+      while (failure.empty() && next < configs.size() &&
+             static_cast<int>(running.size()) < std::max(1, request_.workers)) {
+        file[next] = launched_;
+        running[spawn(file[next], configs[next])] = next;
+        ++next;
+      }
+      if (running.empty()) break;
+      int status = 0;
+      const pid_t pid = ::waitpid(-1, &status, 0);
+      if (pid < 0) throw std::runtime_error("waitpid failed");
+      auto it = running.find(pid);
+      if (it == running.end()) continue;
+      const std::size_t i = it->second;
+      running.erase(it);
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        if (failure.empty()) failure = describe_failure(file[i], configs[i], status);
+        continue;
+      }
+      outcomes[i] = parse(json_path(file[i]));
+    }
+    if (!failure.empty()) throw std::runtime_error(failure);
+    return outcomes;
+  }
+
+ private:
+  std::string json_path(int f) const { return (dir_ / fmt::format("{}.json", f)).string(); }
+  std::string err_path(int f) const { return (dir_ / fmt::format("{}.err", f)).string(); }
+
+  std::vector<std::string> args(int f, const std::vector<std::uint64_t>& buffers) const {
+    std::vector<std::string> a{request_.aggnet_exe, "run"};
+    a.insert(a.end(), request_.run_args.begin(), request_.run_args.end());
+    // One size everywhere: `--buffer`; else one `--set sites.X.fpga.buffer` per site.
+    const bool uniform = std::all_of(buffers.begin(), buffers.end(),
+                                     [&](std::uint64_t b) { return b == buffers.front(); });
+    if (uniform && !buffers.empty()) {
+      a.push_back(fmt::format("--buffer={}B", buffers.front()));
+    } else {
+      for (std::size_t s = 0; s < buffers.size(); ++s)
+        a.push_back(fmt::format("--set=sites.{}.fpga.buffer={}B", request_.platform.sites[s].code,
+                                buffers[s]));
+    }
+    a.insert(a.end(), {"--json", json_path(f), "-q", "--no-colocated"});
+    return a;
+  }
+
+  pid_t spawn(int f, const std::vector<std::uint64_t>& buffers) {
+    const auto a = args(f, buffers);
+    std::vector<char*> argv;
+    for (const auto& s : a) argv.push_back(const_cast<char*>(s.c_str()));
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    const std::string err = err_path(f);
+    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = 0;
+    const int rc = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) throw std::runtime_error("cannot start " + request_.aggnet_exe);
+    ++launched_;
+    return pid;
+  }
+
+  std::string describe_failure(int f, const std::vector<std::uint64_t>& buffers, int status) const {
+    std::ifstream in(err_path(f));
+    std::stringstream err;
+    err << in.rdbuf();
+    std::string command;
+    for (const auto& s : args(f, buffers)) command += (command.empty() ? "" : " ") + s;
+    return fmt::format("simulation failed (wait status {}): {}\n{}", status, command, err.str());
+  }
+
+  static Outcome parse(const std::string& path) {
+    std::ifstream in(path);
+    const json report = json::parse(in);
+    Outcome o;
+    for (const auto& step : report.at("steps")) {
+      std::vector<double> groups;
+      for (const auto& g : step.at("groups")) groups.push_back(g.at("round_time_s").get<double>());
+      o.group_round_time_s.push_back(std::move(groups));
+    }
+    for (const auto& site : report.at("sites"))
+      o.high_water_bytes.push_back(site.at("high_water_bytes").get<double>());
+    o.round_time_s_mean = report.at("summary").at("round_time_s_mean").get<double>();
+    return o;
+  }
+
+  const SizingRequest& request_;
+  fs::path dir_;
+  int launched_ = 0;
+};
+
+// One bisection over a slot count: `lo` slots miss the target (0: none tried), `hi`
+// slots meet it. site < 0: every site gets the size (uniform); else only that site.
+struct Search {
+  int site = -1;
+  std::uint64_t lo = 0, hi = 0, guess = 1;
+  Outcome hi_outcome;
+  double hi_fraction = 1, lo_fraction = 0;
+  int batches = 0;  ///< batches of simulations this search took part in
+  bool done() const { return hi <= lo + 1; }
+};
+
+// Candidate slot counts for one search in one batch of `points` simulations.
+std::vector<std::uint64_t> candidates(const Search& s, int points) {
+  std::set<std::uint64_t> c;
+  auto add = [&](double v) {
+    const auto x = static_cast<std::uint64_t>(std::llround(v));
+    if (x > s.lo && x < s.hi) c.insert(x);
+  };
+  if (s.batches == 0) {
+    // First batch: the analytic guess and points around it (+-10 %, +-20 %, ...).
+    add(static_cast<double>(s.guess));
+    for (int j = 1; static_cast<int>(c.size()) < points && j < 2 * points + 2; ++j) {
+      const double f = 0.1 * ((j + 1) / 2) * (j % 2 ? -1 : 1);
+      add(static_cast<double>(s.guess) * (1 + f));
+    }
+  } else if (s.batches == 1 && (s.hi == s.guess || s.lo == s.guess)) {
+    // Second batch: the guess is usually within a few slots; gallop away from it
+    // (1, 2, 4, ... slots) before bisecting.
+    for (std::uint64_t step = 1; static_cast<int>(c.size()) < points && step < s.hi; step *= 2)
+      add(s.hi == s.guess ? static_cast<double>(s.hi - step) : static_cast<double>(s.lo + step));
+  }
+  // k-section of (lo, hi).
+  const double span = static_cast<double>(s.hi - s.lo);
+  for (int j = 1; static_cast<int>(c.size()) < points && j <= points; ++j)
+    add(static_cast<double>(s.lo) + span * j / (points + 1));
+  if (c.empty()) add(static_cast<double>(s.lo + (s.hi - s.lo) / 2));
+  return {c.begin(), c.end()};
+}
+
+}  // namespace
+
+SizingResult size_buffers(const SizingRequest& request) {
+  const auto& platform = request.platform;
+  const int n = static_cast<int>(platform.sites.size());
+  const std::uint64_t chunk = request.options.chunk_bytes;
+  SizingResult result;
+  const auto analytic =
+      analytic_buffer_bounds(platform, request.schedule, request.options, request.target);
+  result.sites.resize(n);
+  std::uint64_t full_max = chunk;
+  for (int i = 0; i < n; ++i) {
+    result.sites[i].analytic = analytic[i];
+    full_max = std::max(full_max, analytic[i].full_rate_bytes);
+    if (analytic[i].analytic_bytes > result.uniform_analytic_bytes) {
+      result.uniform_analytic_bytes = analytic[i].analytic_bytes;
+      result.uniform_analytic_site = i;
+    }
+  }
+  // Four times the full-rate bound: the buffer rate is then well above every other limit.
+  const std::uint64_t unc_slots = 4 * ceil_div(full_max, chunk) + 2;
+  result.unconstrained_buffer_bytes = unc_slots * chunk;
+
+  ChildRunner runner(request);
+  const Outcome reference =
+      runner.run({std::vector<std::uint64_t>(n, result.unconstrained_buffer_bytes)})[0];
+  result.unconstrained_round_time_s_mean = reference.round_time_s_mean;
+
+  std::vector<Search> searches;
+  Search uniform;
+  uniform.hi = unc_slots;
+  uniform.hi_outcome = reference;
+  uniform.guess = ceil_div(result.uniform_analytic_bytes, chunk);
+  searches.push_back(uniform);
+  if (request.heterogeneous) {
+    for (int i = 0; i < n; ++i) {
+      Search s = uniform;
+      s.site = i;
+      s.guess = ceil_div(analytic[i].analytic_bytes, chunk);
+      if (!analytic[i].in_a_group) s.hi = 1;  // never aggregates: one slot
+      searches.push_back(s);
+    }
+  }
+  auto config = [&](const Search& s, std::uint64_t slots) {
+    std::vector<std::uint64_t> b(n, s.site < 0 ? slots * chunk : result.unconstrained_buffer_bytes);
+    if (s.site >= 0) b[s.site] = slots * chunk;
+    return b;
+  };
+  for (int batch = 1;; ++batch) {
+    std::vector<std::size_t> active;
+    for (std::size_t i = 0; i < searches.size(); ++i)
+      if (!searches[i].done()) active.push_back(i);
+    if (active.empty()) break;
+    const int points = std::max(1, request.workers / static_cast<int>(active.size()));
+    std::vector<std::vector<std::uint64_t>> configs;
+    std::vector<std::pair<std::size_t, std::uint64_t>> owner;  // search, slots
+    for (std::size_t i : active) {
+      for (auto slots : candidates(searches[i], points)) {
+        configs.push_back(config(searches[i], slots));
+        owner.emplace_back(i, slots);
+      }
+      ++searches[i].batches;
+    }
+    const auto outcomes = runner.run(configs);
+    for (std::size_t k = 0; k < outcomes.size(); ++k) {
+      auto& s = searches[owner[k].first];
+      const auto slots = owner[k].second;
+      const double f = speed_fraction(reference, outcomes[k]);
+      if (meets(f, request.target)) {
+        if (slots < s.hi) s.hi = slots, s.hi_outcome = outcomes[k], s.hi_fraction = f;
+      } else if (slots > s.lo) {
+        s.lo = slots, s.lo_fraction = f;
+      }
+    }
+    // Non-monotone corner: a miss above a hit. Trust the smallest hit.
+    for (auto& s : searches)
+      if (s.lo >= s.hi) s.lo = s.hi - 1;
+    if (request.progress) {
+      std::cerr << fmt::format(
+          "size-buffers: batch {}: {} simulations, uniform in ({}, {}] slots\n", batch,
+          configs.size(), searches[0].lo, searches[0].hi);
+    }
+  }
+  const Search& u = searches[0];
+  result.uniform_bytes = u.hi * chunk;
+  result.uniform_round_time_s_mean = u.hi_outcome.round_time_s_mean;
+  result.uniform_speed_fraction = u.hi_fraction;
+  result.below_speed_fraction = u.lo > 0 ? u.lo_fraction : 0.0;
+  for (int i = 0; i < n; ++i) {
+    result.sites[i].uniform_high_water_bytes =
+        static_cast<std::uint64_t>(u.hi_outcome.high_water_bytes.at(i));
+  }
+  if (request.heterogeneous) {
+    // Each site's size alone (others unconstrained) can miss the target in combination
+    // (rounds of different groups delay each other's next steps). Scale all of them by
+    // the smallest whole percentage that meets the target together (k-section).
+    result.heterogeneous = true;
+    std::vector<std::uint64_t> alone(n);
+    for (int i = 0; i < n; ++i) {
+      alone[i] = searches[i + 1].hi;
+      result.sites[i].heterogeneous_alone_bytes = alone[i] * chunk;
+    }
+    auto scaled = [&](std::uint64_t percent) {
+      std::vector<std::uint64_t> b(n);
+      for (int i = 0; i < n; ++i)
+        b[i] = std::min(unc_slots, ceil_div(alone[i] * percent, 100)) * chunk;
+      return b;
+    };
+    std::uint64_t lo = 99, hi = 100;
+    for (int i = 0; i < n; ++i) hi = std::max(hi, ceil_div(unc_slots * 100, alone[i]));
+    Outcome best = reference;
+    double best_fraction = 1;
+    bool next = true;  // first batch
+    while (hi > lo + 1) {
+      std::vector<std::uint64_t> percents;
+      if (next) {
+        // First batch: the sizes as found and a few modest scale-ups.
+        for (std::uint64_t x : {100, 103, 106, 110, 115, 125, 150, 200}) {
+          if (x < hi && static_cast<int>(percents.size()) < std::max(1, request.workers))
+            percents.push_back(x);
+        }
+        next = false;
+      } else {
+        const int points = std::max(1, request.workers);
+        for (int j = 1; j <= points; ++j) {
+          const std::uint64_t x = lo + (hi - lo) * j / (points + 1);
+          if (x > lo && x < hi && (percents.empty() || x != percents.back())) percents.push_back(x);
+        }
+        if (percents.empty()) percents.push_back(lo + 1);
+      }
+      std::vector<std::vector<std::uint64_t>> configs;
+      for (auto x : percents) configs.push_back(scaled(x));
+      const auto outcomes = runner.run(configs);
+      for (std::size_t k = 0; k < outcomes.size(); ++k) {
+        const double f = speed_fraction(reference, outcomes[k]);
+        if (meets(f, request.target)) {
+          if (percents[k] < hi) hi = percents[k], best = outcomes[k], best_fraction = f;
+        } else {
+          lo = std::max(lo, percents[k]);
+        }
+      }
+      if (lo >= hi) lo = hi - 1;
+    }
+    result.heterogeneous_scale_percent = static_cast<int>(hi);
+    const auto sizes = scaled(hi);
+    result.heterogeneous_speed_fraction = best_fraction;
+    result.heterogeneous_meets_target = meets(best_fraction, request.target);
+    for (int i = 0; i < n; ++i) {
+      result.sites[i].heterogeneous_bytes = sizes[i];
+      result.heterogeneous_total_bytes += sizes[i];
+      result.sites[i].heterogeneous_high_water_bytes =
+          static_cast<std::uint64_t>(best.high_water_bytes.at(i));
+    }
+  }
+  result.simulations = runner.launched();
+  return result;
+}
+
+namespace {
+
+std::string members_of(const Platform& p, const std::vector<int>& group) {
+  std::string s;
+  for (int m : group) s += (s.empty() ? "" : " ") + p.sites[m].code;
+  return s;
+}
+
+std::string code_or_dash(const Platform& p, int site) {
+  return site < 0 ? "-" : p.sites[site].code;
+}
+
+}  // namespace
+
+json sizing_json(const SizingRequest& request, const SizingResult& r) {
+  const auto& p = request.platform;
+  json sites = json::array();
+  for (const auto& s : r.sites) {
+    const auto& a = s.analytic;
+    json o{{"site", p.sites[a.site].code},
+           {"in_a_group", a.in_a_group},
+           {"round", a.round},
+           {"group", json::array()},
+           {"skew_ms", static_cast<double>(a.skew_ps) * 1e-9},
+           {"skew_early_sender", code_or_dash(p, a.early_sender)},
+           {"skew_late_sender", code_or_dash(p, a.late_sender)},
+           {"hold_ms", static_cast<double>(a.hold_ps) * 1e-9},
+           {"unconstrained_rate_gbps", a.unconstrained_rate_bytes_per_s * 8e-9},
+           {"required_rate_gbps", a.required_rate_bytes_per_s * 8e-9},
+           {"analytic_bytes", a.analytic_bytes},
+           {"full_rate_bytes", a.full_rate_bytes},
+           {"simulated_bytes", r.uniform_bytes},
+           {"high_water_bytes", s.uniform_high_water_bytes}};
+    for (int m : a.group) o["group"].push_back(p.sites[m].code);
+    if (r.heterogeneous) {
+      o["heterogeneous_bytes"] = s.heterogeneous_bytes;
+      o["heterogeneous_alone_bytes"] = s.heterogeneous_alone_bytes;
+      o["heterogeneous_high_water_bytes"] = s.heterogeneous_high_water_bytes;
+    }
+    sites.push_back(o);
+  }
+  json out{
+      {"platform", p.name},
+      {"platform_file", p.file},
+      {"schedule", request.schedule.name},
+      {"gradient_bytes", request.options.gradient_bytes},
+      {"chunk_bytes", request.options.chunk_bytes},
+      {"flow_control", request.options.flow_control == FlowControl::kCredit ? "credit" : "pacing"},
+      {"target", request.target},
+      {"simulations", r.simulations},
+      {"unconstrained",
+       {{"buffer_bytes", r.unconstrained_buffer_bytes},
+        {"round_time_s_mean", r.unconstrained_round_time_s_mean}}},
+      {"uniform",
+       {{"analytic_bytes", r.uniform_analytic_bytes},
+        {"analytic_set_by", code_or_dash(p, r.uniform_analytic_site)},
+        {"simulated_bytes", r.uniform_bytes},
+        {"speed_fraction", r.uniform_speed_fraction},
+        {"one_slot_less_speed_fraction", r.below_speed_fraction},
+        {"round_time_s_mean", r.uniform_round_time_s_mean},
+        {"total_memory_bytes", r.uniform_bytes * p.sites.size()}}},
+      {"sites", sites}};
+  if (r.heterogeneous) {
+    out["heterogeneous"] = {{"total_memory_bytes", r.heterogeneous_total_bytes},
+                            {"scale_percent", r.heterogeneous_scale_percent},
+                            {"speed_fraction", r.heterogeneous_speed_fraction},
+                            {"meets_target", r.heterogeneous_meets_target}};
+  }
+  return out;
+}
+
+std::string sizing_csv(const SizingRequest& request, const SizingResult& r) {
+  const auto& p = request.platform;
+  std::string out =
+      "site,round,group,skew_ms,skew_early_sender,skew_late_sender,hold_ms,"
+      "unconstrained_rate_gbps,required_rate_gbps,analytic_bytes,full_rate_bytes,"
+      "simulated_bytes,high_water_bytes,heterogeneous_alone_bytes,heterogeneous_bytes,"
+      "heterogeneous_high_water_bytes\n";
+  for (const auto& s : r.sites) {
+    const auto& a = s.analytic;
+    out +=
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p.sites[a.site].code,
+                    a.round, members_of(p, a.group), static_cast<double>(a.skew_ps) * 1e-9,
+                    code_or_dash(p, a.early_sender), code_or_dash(p, a.late_sender),
+                    static_cast<double>(a.hold_ps) * 1e-9, a.unconstrained_rate_bytes_per_s * 8e-9,
+                    a.required_rate_bytes_per_s * 8e-9, a.analytic_bytes, a.full_rate_bytes,
+                    r.uniform_bytes, s.uniform_high_water_bytes,
+                    r.heterogeneous ? std::to_string(s.heterogeneous_alone_bytes) : "",
+                    r.heterogeneous ? std::to_string(s.heterogeneous_bytes) : "",
+                    r.heterogeneous ? std::to_string(s.heterogeneous_high_water_bytes) : "");
+  }
+  return out;
+}
+
+std::string sizing_table(const SizingRequest& request, const SizingResult& r) {
+  const auto& p = request.platform;
+  std::string out;
+  auto line = [&out](const std::string& s) { out += s + "\n"; };
+  line(
+      fmt::format("Buffer sizing ({} platform, schedule {}, gradient {}, chunk {}, {}, target "
+                  "{:.0f}% of the unconstrained speed)",
+                  p.name, request.schedule.name, format_bytes(request.options.gradient_bytes),
+                  format_bytes(request.options.chunk_bytes),
+                  request.options.flow_control == FlowControl::kCredit ? "credit" : "pacing",
+                  100 * request.target));
+  const bool het = r.heterogeneous;
+  std::size_t gw = 21;
+  for (const auto& s : r.sites) gw = std::max(gw, members_of(p, s.analytic.group).size());
+  line(fmt::format("  {:<5} {:>5} {:<{}} {:>10} {:<9} {:>11} {:>11} {:>11} {:>11}{}", "site",
+                   "round", "group (binding round)", gw, "skew", "senders", "rate", "analytic",
+                   "simulated", "high-water", het ? "    per-site  high-water" : ""));
+  for (const auto& s : r.sites) {
+    const auto& a = s.analytic;
+    const std::string senders =
+        a.in_a_group ? code_or_dash(p, a.early_sender) + ">" + code_or_dash(p, a.late_sender) : "-";
+    line(fmt::format("  {:<5} {:>5} {:<{}} {:>10} {:<9} {:>11} {:>11} {:>11} {:>11}{}",
+                     p.sites[a.site].code, a.in_a_group ? std::to_string(a.round) : "-",
+                     members_of(p, a.group), gw, format_time_ps(static_cast<double>(a.skew_ps)),
+                     senders, format_rate(a.unconstrained_rate_bytes_per_s * 8),
+                     format_bytes(a.analytic_bytes), format_bytes(r.uniform_bytes),
+                     format_bytes(s.uniform_high_water_bytes),
+                     het ? fmt::format(" {:>11} {:>11}", format_bytes(s.heterogeneous_bytes),
+                                       format_bytes(s.heterogeneous_high_water_bytes))
+                         : ""));
+  }
+  line("");
+  line(fmt::format("  unconstrained reference   {} per site, mean round time {}",
+                   format_bytes(r.unconstrained_buffer_bytes),
+                   format_time_ps(r.unconstrained_round_time_s_mean * 1e12)));
+  line(fmt::format("  uniform, analytic         {} per site (set by {}'s skew)",
+                   format_bytes(r.uniform_analytic_bytes),
+                   code_or_dash(p, r.uniform_analytic_site)));
+  line(
+      fmt::format("  uniform, simulated        {} per site, total {}; speed {:.2f}% "
+                  "(one slot less: {:.2f}%), mean round time {}",
+                  format_bytes(r.uniform_bytes), format_bytes(r.uniform_bytes * p.sites.size()),
+                  100 * r.uniform_speed_fraction, 100 * r.below_speed_fraction,
+                  format_time_ps(r.uniform_round_time_s_mean * 1e12)));
+  if (het) {
+    line(
+        fmt::format("  heterogeneous, simulated  total {} (each site's size alone x {}%); "
+                    "speed {:.2f}% ({})",
+                    format_bytes(r.heterogeneous_total_bytes), r.heterogeneous_scale_percent,
+                    100 * r.heterogeneous_speed_fraction,
+                    r.heterogeneous_meets_target ? "meets the target" : "MISSES the target"));
+  }
+  line(fmt::format("  simulations               {}", r.simulations));
+  return out;
+}
+
+}  // namespace aggnet

@@ -1,0 +1,113 @@
+// Buffer sizing for the in-line FPGA aggregators (`aggnet size-buffers`): the analytic
+// bound (rate x arrival skew per receiver) and a parallel bisection of simulations, one
+// `aggnet run --json` child process per simulation. Plain C++ (no SystemC): the
+// simulations run in child processes, each with its own kernel.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "model/routing.h"
+#include "model/run_options.h"
+#include "model/schedule.h"
+
+namespace aggnet {
+
+/// The analytic buffer requirement of one site (receiver d), taken over the schedule's
+/// rounds; the round whose requirement is largest is the binding one.
+///
+/// Pacing (docs/simulation-semantics.md): the group's senders are paced at
+/// R = (1 - margin) x min(buffer rate, link, pipeline, access rates) with buffer rate
+/// (slots_d - 1) x chunk / hold_d, hold_d = skew_d + pipeline latency +
+/// (|g| - 1) x chunk / pipeline throughput (+ a jitter margin of 3 standard deviations of
+/// the earliest and latest senders' path jitter when jitter is on). The round time of a
+/// group is modelled as T(R) = (N - 1) x chunk / R + D, N chunks, D the longest
+/// chunk path (access links, WAN hops with serialization, pipeline). The target
+/// T(R_unconstrained) / T(R) >= target gives the required rate and
+/// slots_d = ceil(R_required / (1 - margin) x hold_d / chunk) + 1.
+///
+/// Credit: the window must cover the credit loop instead of the skew:
+/// hold_d = max_s delay(s->d) + max_s delay(d->s) + 2 x access delay + pipeline latency +
+/// (|g| - 1) x chunk / throughput, and slots_d = min(ceil(R_required x hold_d / chunk), N).
+struct SiteAnalytic {
+  int site = -1;
+  bool in_a_group = false;    ///< false: the site never aggregates (1 slot suffices)
+  int round = -1;             ///< binding round (index in the schedule period)
+  std::vector<int> group;     ///< binding group's members
+  std::uint64_t skew_ps = 0;  ///< arrival skew at this receiver in that round
+  int early_sender = -1;      ///< sender whose chunks arrive first (shortest delay)
+  int late_sender = -1;       ///< sender whose chunks arrive last (sets the skew)
+  std::uint64_t hold_ps = 0;  ///< slot hold time (or credit loop) used for the bound
+  double unconstrained_rate_bytes_per_s = 0;  ///< group rate without a buffer limit
+  double required_rate_bytes_per_s = 0;       ///< rate that meets the target
+  std::uint64_t analytic_bytes = 0;           ///< slots for the required rate x chunk
+  std::uint64_t full_rate_bytes = 0;          ///< slots for the unconstrained rate x chunk
+};
+
+/// Analytic bounds of every site (indexed like Platform::sites).
+/// Preconditions: a group schedule (not kRing), 0 < target <= 1, chunk_bytes > 0.
+std::vector<SiteAnalytic> analytic_buffer_bounds(const Platform& platform, const Schedule& schedule,
+                                                 const RunOptions& options, double target);
+
+/// What to size and how to run the simulations.
+struct SizingRequest {
+  Platform platform;
+  Schedule schedule;
+  RunOptions options;
+  double target = 0.95;        ///< fraction of the unconstrained round time (speed) to keep
+  bool heterogeneous = false;  ///< also search one size per site
+  int workers = 1;             ///< simulations run in parallel
+  std::string aggnet_exe;      ///< the `aggnet` executable (children run `aggnet run`)
+  /// Arguments every child `aggnet run` gets (platform, schedule, gradient, chunk, flow
+  /// control, --set overrides, ...); the sizing adds --buffer (one size everywhere) or
+  /// --set sites.X.fpga.buffer per site, --json,
+  /// -q and --no-colocated.
+  std::vector<std::string> run_args;
+  bool progress = false;  ///< print one line per batch of simulations to stderr
+};
+
+/// One simulated site at a given buffer configuration.
+struct SiteSizing {
+  SiteAnalytic analytic;
+  std::uint64_t uniform_high_water_bytes = 0;  ///< high-water when every site has the uniform size
+  std::uint64_t heterogeneous_alone_bytes =
+      0;  ///< smallest size for this site alone (others unconstrained)
+  std::uint64_t heterogeneous_bytes =
+      0;  ///< the heterogeneous answer: alone x scale, meets the target together
+  std::uint64_t heterogeneous_high_water_bytes =
+      0;  ///< high-water in the combined heterogeneous run
+};
+
+/// The answer of `aggnet size-buffers`.
+struct SizingResult {
+  std::uint64_t unconstrained_buffer_bytes = 0;  ///< the non-binding size used as reference
+  double unconstrained_round_time_s_mean = 0;
+  std::uint64_t uniform_analytic_bytes = 0;  ///< max over sites of the analytic bound
+  int uniform_analytic_site = -1;            ///< the site whose skew sets it
+  std::uint64_t uniform_bytes = 0;           ///< smallest uniform size meeting the target
+  double uniform_round_time_s_mean = 0;
+  double uniform_speed_fraction = 0;  ///< worst group: unconstrained time / time at that size
+  double below_speed_fraction = 0;    ///< the same one slot smaller (misses the target)
+  bool heterogeneous = false;
+  bool heterogeneous_meets_target = false;  ///< the combined per-site sizes, simulated together
+  int heterogeneous_scale_percent = 100;    ///< heterogeneous_bytes = alone x this / 100
+  double heterogeneous_speed_fraction = 0;
+  std::uint64_t heterogeneous_total_bytes = 0;
+  int simulations = 0;
+  std::vector<SiteSizing> sites;
+};
+
+/// Runs the analytic bound and the bisections. Errors: std::runtime_error naming the
+/// child command when a simulation fails.
+SizingResult size_buffers(const SizingRequest& request);
+
+/// The result as the JSON document of `--json` (keys carry units).
+nlohmann::json sizing_json(const SizingRequest& request, const SizingResult& result);
+/// The per-site table as CSV (`--csv`), one row per site with a header row.
+std::string sizing_csv(const SizingRequest& request, const SizingResult& result);
+/// The human-readable table.
+std::string sizing_table(const SizingRequest& request, const SizingResult& result);
+
+}  // namespace aggnet

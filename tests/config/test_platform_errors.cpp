@@ -1,0 +1,224 @@
+// One test per kind of bad input: each asserts the ConfigError names the file, the
+// right (1-based) line and the key, in the one-line "<file>:<line>: <key>: ..." form.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "common/config_error.h"
+#include "config/platform_loader.h"
+#include "model/routing.h"
+
+namespace aggnet {
+namespace {
+
+// A valid three-site platform; line numbers are 1-based.
+const std::vector<std::string> kBase = {
+    "name: tiny",                         // 1
+    "sites:",                             // 2
+    "  - {code: aaa, name: A}",           // 3
+    "  - {code: bbb, name: B}",           // 4
+    "  - {code: ccc, name: C}",           // 5
+    "links:",                             // 6
+    "  - {a: aaa, b: bbb, delay: 10ms}",  // 7
+    "  - {a: bbb, b: ccc, delay: 20ms}",  // 8
+};
+
+/// kBase with line `line` (1-based) replaced by `text`; line kBase.size()+1 appends.
+std::string with(std::size_t line, const std::string& text) {
+  std::vector<std::string> lines = kBase;
+  if (line == lines.size() + 1) {
+    lines.push_back(text);
+  } else {
+    lines.at(line - 1) = text;
+  }
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
+std::string write_file(const std::string& yaml) {
+  const auto* info = testing::UnitTest::GetInstance()->current_test_info();
+  const std::string path = testing::TempDir() + "aggnet_" + info->name() + ".yaml";
+  std::ofstream(path) << yaml;
+  return path;
+}
+
+/// Loads `yaml` and checks the error: file, line, key, and a fragment of the message.
+void expect_error(const std::string& yaml, int line, const std::string& key,
+                  const std::string& fragment, const std::vector<Override>& overrides = {}) {
+  const std::string path = write_file(yaml);
+  try {
+    load_platform(path, overrides);
+    FAIL() << "no ConfigError for:\n" << yaml;
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.file(), path) << what;
+    EXPECT_EQ(e.line(), line) << what;
+    EXPECT_EQ(e.key(), key) << what;
+    const std::string head =
+        path + ":" + std::to_string(line) + ": " + (key.empty() ? "" : key + ": ");
+    EXPECT_EQ(what.rfind(head, 0), 0u) << what;
+    EXPECT_NE(what.find(fragment), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}
+
+/// For --set problems: "--set: <key>: ..." with no line.
+void expect_override_error(const Override& ov, const std::string& fragment) {
+  const std::string path = write_file(with(8, kBase[7]));
+  try {
+    load_platform(path, {ov});
+    FAIL() << "no ConfigError for --set " << ov.first << "=" << ov.second;
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.file(), "--set") << what;
+    EXPECT_EQ(e.line(), 0) << what;
+    EXPECT_EQ(e.key(), ov.first) << what;
+    EXPECT_EQ(what.rfind("--set: " + ov.first + ": ", 0), 0u) << what;
+    EXPECT_NE(what.find(fragment), std::string::npos) << what;
+  }
+}
+
+TEST(PlatformErrors, BaseIsValid) {
+  const Platform p = load_platform(write_file(with(8, kBase[7])));
+  EXPECT_EQ(p.sites.size(), 3u);
+  EXPECT_EQ(p.links.size(), 2u);
+}
+
+TEST(PlatformErrors, MalformedYaml) {
+  // yaml-cpp reports "illegal map value" at the second ':' on line 9.
+  expect_error(with(9, "defaults: link: x"), 9, "", "malformed YAML");
+}
+
+TEST(PlatformErrors, UnknownKey) {
+  expect_error(with(7, "  - {a: aaa, b: bbb, delay: 10ms, bandwith: 10Gbps}"), 7,
+               "links.aaa-bbb.bandwith",
+               "unknown key, expected one of: a, b, source, delay, bandwidth");
+}
+
+TEST(PlatformErrors, UnknownTopLevelKey) {
+  expect_error(with(9, "sitez: []"), 9, "sitez", "unknown key");
+}
+
+TEST(PlatformErrors, DelayIsPerLinkNotADefault) {
+  expect_error(with(9, "defaults: {link: {delay: 3ms}}"), 9, "defaults.link.delay",
+               "unknown key, expected one of: bandwidth, mtu, header, jitter");
+}
+
+TEST(PlatformErrors, UnknownCity) {
+  expect_error(with(8, "  - {a: bbb, b: zzz, delay: 20ms}"), 8, "links.bbb-zzz.b",
+               "expected a site code defined under sites (aaa, bbb, ccc), got 'zzz'");
+}
+
+TEST(PlatformErrors, ZeroBandwidthOnALink) {
+  expect_error(with(7, "  - {a: aaa, b: bbb, delay: 10ms, bandwidth: 0Gbps}"), 7,
+               "links.aaa-bbb.bandwidth", "expected a positive rate like '100Gbps', got '0Gbps'");
+}
+
+TEST(PlatformErrors, ZeroBandwidthInDefaults) {
+  expect_error(with(9, "defaults: {link: {bandwidth: 0bps}}"), 9, "defaults.link.bandwidth",
+               "positive rate");
+}
+
+TEST(PlatformErrors, NegativeBandwidth) {
+  expect_error(with(7, "  - {a: aaa, b: bbb, delay: 10ms, bandwidth: -10Gbps}"), 7,
+               "links.aaa-bbb.bandwidth", "negative values are not allowed), got '-10Gbps'");
+}
+
+TEST(PlatformErrors, DisconnectedGraph) {
+  // aaa-bbb and ccc-ddd: ccc and ddd cannot be reached from aaa. Reported at `links:`.
+  const std::string yaml =
+      "name: tiny\nsites:\n  - {code: aaa}\n  - {code: bbb}\n  - {code: ccc}\n  - {code: ddd}\n"
+      "links:\n  - {a: aaa, b: bbb, delay: 10ms}\n  - {a: ccc, b: ddd, delay: 20ms}\n";
+  expect_error(yaml, 7, "links", "not reachable from 'aaa': ccc, ddd");
+}
+
+TEST(PlatformErrors, NoLinksAtAll) {
+  // Without a links: list the error points at sites: (line 1).
+  const std::string yaml = "sites:\n  - {code: aaa}\n  - {code: bbb}\n";
+  expect_error(yaml, 1, "links", "not reachable from 'aaa': bbb");
+}
+
+TEST(PlatformErrors, BadBufferZero) {
+  expect_error(with(5, "  - {code: ccc, name: C, fpga: {buffer: 0B}}"), 5, "sites.ccc.fpga.buffer",
+               "expected a positive size");
+}
+
+TEST(PlatformErrors, DuplicateSite) {
+  expect_error(with(4, "  - {code: aaa, name: B}"), 4, "sites.aaa.code",
+               "duplicate site code (first defined at line 3)");
+}
+
+TEST(PlatformErrors, SelfLink) {
+  expect_error(with(8, "  - {a: bbb, b: bbb, delay: 20ms}"), 8, "links.bbb-bbb",
+               "two different sites");
+}
+
+TEST(PlatformErrors, DuplicateLinkEitherOrder) {
+  expect_error(with(8, "  - {a: bbb, b: aaa, delay: 20ms}"), 8, "links.bbb-aaa",
+               "already linked at line 7");
+}
+
+TEST(PlatformErrors, MtuNotAboveHeader) {
+  expect_error(with(7, "  - {a: aaa, b: bbb, delay: 10ms, mtu: 80B}"), 7, "links.aaa-bbb.mtu",
+               "expected an MTU larger than the per-packet header (80 B)");
+}
+
+TEST(PlatformErrors, MtuFromDefaultsReportedAtTheDefault) {
+  expect_error(with(9, "defaults: {link: {header: 4KiB}}"), 9, "defaults.link.header",
+               "MTU larger than the per-packet header (4096 B)");
+}
+
+TEST(PlatformErrors, MissingDelay) {
+  expect_error(with(8, "  - {a: bbb, b: ccc}"), 8, "links.bbb-ccc.delay", "missing required key");
+}
+
+TEST(PlatformErrors, DelayWithoutUnit) {
+  expect_error(with(8, "  - {a: bbb, b: ccc, delay: 20}"), 8, "links.bbb-ccc.delay",
+               "a unit is required), got '20'");
+}
+
+TEST(PlatformErrors, EmptySites) {
+  expect_error("name: tiny\nsites: []\n", 2, "sites", "at least one site");
+}
+
+TEST(PlatformErrors, SitesWrongType) {
+  expect_error("name: tiny\nsites: 3\n", 2, "sites", "expected a list of sites");
+}
+
+TEST(PlatformErrors, BadSiteCode) {
+  expect_error(with(4, "  - {code: B-B}"), 4, "sites[1].code", "lowercase letters");
+}
+
+TEST(PlatformErrors, LatitudeOutOfRange) {
+  expect_error(with(3, "  - {code: aaa, lat_deg: 91}"), 3, "sites.aaa.lat_deg",
+               "expected a number in [-90, 90], got '91'");
+}
+
+TEST(PlatformErrors, OverrideUnknownPath) {
+  expect_override_error({"defaults.link.bandwdth", "1Gbps"}, "unknown key 'bandwdth'");
+  expect_override_error({"defaults.lnk.bandwidth", "1Gbps"}, "unknown key 'lnk'");
+  expect_override_error({"sites.zzz.fpga.buffer", "1GiB"}, "no site 'zzz'");
+  expect_override_error({"links.aaa-ccc.delay", "1ms"}, "no link between 'aaa' and 'ccc'");
+  expect_override_error({"foo", "1"}, "unknown key 'foo'");
+}
+
+TEST(PlatformErrors, OverrideBadValue) {
+  // Reported under the link's name in the file (aaa-bbb), whichever order --set used.
+  expect_override_error({"links.aaa-bbb.delay", "40"}, "a unit is required), got '40'");
+  expect_override_error({"sites.bbb.fpga.buffer", "0"}, "expected a positive size");
+}
+
+TEST(PlatformErrors, MissingFile) {
+  try {
+    load_platform("/nonexistent/p.yaml");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file(), "/nonexistent/p.yaml");
+  }
+}
+
+}  // namespace
+}  // namespace aggnet

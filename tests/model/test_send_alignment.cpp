@@ -1,0 +1,408 @@
+// Arrival-aligned send offsets, against values derived by hand (in the comments), a
+// closed-form reference for triads and a brute-force grid search for five sites. Arrival
+// instants and skews are recomputed here from the offsets, not taken from the library.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "model/send_alignment.h"
+
+namespace aggnet {
+namespace {
+
+constexpr std::uint64_t kMs = 1'000'000'000ull;  // ps per ms
+using Offsets = std::vector<std::uint64_t>;
+
+/// Instant at which i's chunk reaches j (relative to the agreed start T).
+std::uint64_t at(const ArrivalMatrix& a, const Offsets& o, std::size_t i, std::size_t j) {
+  return o[i] + a[i][j];
+}
+
+/// Largest skew over receivers, recomputed here.
+std::uint64_t max_skew(const ArrivalMatrix& a, const Offsets& o) {
+  std::uint64_t worst = 0;
+  for (std::size_t j = 0; j < a.size(); ++j) {
+    std::uint64_t first = UINT64_MAX, last = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (i == j) continue;
+      first = std::min(first, at(a, o, i, j));
+      last = std::max(last, at(a, o, i, j));
+    }
+    if (a.size() > 1) worst = std::max(worst, last - first);
+  }
+  return worst;
+}
+
+std::uint64_t last_arrival(const ArrivalMatrix& a, const Offsets& o) {
+  std::uint64_t last = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    for (std::size_t j = 0; j < a.size(); ++j) {
+      if (i != j) last = std::max(last, at(a, o, i, j));
+    }
+  }
+  return last;
+}
+
+std::int64_t diff(std::uint64_t x, std::uint64_t y) {
+  return static_cast<std::int64_t>(x) - static_cast<std::int64_t>(y);
+}
+
+ArrivalMatrix scaled(const std::vector<std::vector<double>>& units, double ps_per_unit) {
+  ArrivalMatrix a(units.size(), std::vector<std::uint64_t>(units.size(), 0));
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    for (std::size_t j = 0; j < units.size(); ++j) {
+      a[i][j] = static_cast<std::uint64_t>(std::llround(units[i][j] * ps_per_unit));
+    }
+  }
+  return a;
+}
+
+/// Euclidean distances between random points of a square of side 1.4e11 ps (a metric,
+/// up to ~2e11 ps), rounded to whole ps (still symmetric).
+ArrivalMatrix random_points(std::size_t n, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> coord(0.0, 1.4e11);
+  std::vector<double> x(n), y(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = coord(rng), y[i] = coord(rng);
+  ArrivalMatrix a(n, std::vector<std::uint64_t>(n, 0));
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      const double distance = std::hypot(x[i] - x[j], y[i] - y[j]);
+      if (i != j) a[i][j] = static_cast<std::uint64_t>(std::llround(distance));
+    }
+  }
+  return a;
+}
+
+/// A random triangle: two sides up to 1e11 ps, the third between their difference and
+/// sum (triangle inequality), all symmetric.
+ArrivalMatrix random_triangle(std::mt19937_64& rng) {
+  std::uniform_int_distribution<std::uint64_t> side(1, 100'000'000'000ull);
+  const std::uint64_t p = side(rng), q = side(rng);
+  std::uniform_int_distribution<std::uint64_t> third(std::max(p, q) - std::min(p, q), p + q);
+  const std::uint64_t r = third(rng);
+  return {{0, p, q}, {p, 0, r}, {q, r, 0}};
+}
+
+TEST(SendAlignment, GroupsOfTwoOrFewerNeedNoOffsets) {
+  for (const ArrivalMatrix& a :
+       {ArrivalMatrix{}, ArrivalMatrix{{7}}, ArrivalMatrix{{0, 3 * kMs}, {11 * kMs, 0}}}) {
+    const SenderAlignment s = align_senders(a);
+    EXPECT_EQ(s.offset_ps, Offsets(a.size(), 0));
+    EXPECT_EQ(s.residual_skew_ps, Offsets(a.size(), 0));  // one sender per receiver
+    EXPECT_EQ(s.max_residual_skew_ps, 0u);
+    EXPECT_EQ(s.method, "closed-form");
+  }
+}
+
+TEST(SendAlignment, UnalignedKeepsZeroOffsets) {
+  // Receiver 0 hears 4 and 8 (skew 4), receiver 1 hears 5 and 2 (3), receiver 2 hears
+  // 9 and 7 (2).
+  const ArrivalMatrix a = {{0, 5, 9}, {4, 0, 7}, {8, 2, 0}};
+  const SenderAlignment s = unaligned(a);
+  EXPECT_EQ(s.offset_ps, (Offsets{0, 0, 0}));
+  EXPECT_EQ(s.residual_skew_ps, (Offsets{4, 3, 2}));
+  EXPECT_EQ(s.max_residual_skew_ps, 4u);
+  EXPECT_EQ(s.method, "none");
+  // Receiver 0 with o = (0, 4, 0) hears 4 + 4 and 0 + 8; receiver 1 still 5 and 2.
+  EXPECT_EQ(residual_skew_ps(a, {0, 4, 0}, 0), 0u);
+  EXPECT_EQ(residual_skew_ps(a, {0, 4, 0}, 1), 3u);
+}
+
+/// Checks the exact alignment of a triad: both contributions reach each receiver at the
+/// same instant and the earliest member starts at T.
+void expect_triad_aligned(const ArrivalMatrix& a, const SenderAlignment& s) {
+  ASSERT_EQ(s.offset_ps.size(), 3u);
+  EXPECT_EQ(at(a, s.offset_ps, 1, 0), at(a, s.offset_ps, 2, 0));
+  EXPECT_EQ(at(a, s.offset_ps, 0, 1), at(a, s.offset_ps, 2, 1));
+  EXPECT_EQ(at(a, s.offset_ps, 0, 2), at(a, s.offset_ps, 1, 2));
+  EXPECT_EQ(*std::min_element(s.offset_ps.begin(), s.offset_ps.end()), 0u);
+  EXPECT_EQ(s.residual_skew_ps, (Offsets{0, 0, 0}));
+  EXPECT_EQ(s.max_residual_skew_ps, 0u);
+}
+
+TEST(SendAlignment, ClosedFormAlignsSymmetricTriadsExactly) {
+  std::mt19937_64 rng(20240611);
+  for (int round = 0; round < 200; ++round) {
+    const ArrivalMatrix a = round % 2 ? random_points(3, rng) : random_triangle(rng);
+    const SenderAlignment s = align_senders(a);
+    EXPECT_EQ(s.method, "closed-form");
+    expect_triad_aligned(a, s);
+  }
+}
+
+TEST(SendAlignment, LpMatchesClosedFormOnSymmetricTriads) {
+  // With zero residual the relative offsets are fixed (receivers 1 and 2 each pin one
+  // difference), so the closed form (shifted to start at 0) also has the earliest last
+  // arrival: the LP has to reach the same point.
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 200; ++round) {
+    const ArrivalMatrix a = round % 2 ? random_points(3, rng) : random_triangle(rng);
+    const SenderAlignment closed = align_senders(a);
+    const SenderAlignment lp = align_senders_lp(a);
+    EXPECT_EQ(lp.method, "lp");
+    EXPECT_LE(max_skew(a, lp.offset_ps), 1u);
+    EXPECT_EQ(lp.max_residual_skew_ps, max_skew(a, lp.offset_ps));
+    EXPECT_LE(std::abs(diff(last_arrival(a, lp.offset_ps), last_arrival(a, closed.offset_ps))), 2);
+    EXPECT_EQ(*std::min_element(lp.offset_ps.begin(), lp.offset_ps.end()), 0u);
+  }
+}
+
+TEST(SendAlignment, ClosedFormAlignsUpPathDownLatencies) {
+  // a_ij = up_i + P_ij + down_j with up = (1, 5, 2), down = (3, 0, 4), P_01 = 10,
+  // P_02 = 20, P_12 = 15 (ms). Receiver 2: o_1 - o_0 = a_02 - a_12 = 25 - 24 = 1;
+  // receiver 1: o_2 - o_0 = a_01 - a_21 = 11 - 17 = -6. Shifted: o = (6, 7, 0), and
+  // receiver 0 hears 7 + a_10 = 7 + 18 = 25 and 0 + a_20 = 25.
+  const std::vector<double> up = {1, 5, 2}, down = {3, 0, 4};
+  const std::vector<std::vector<double>> path = {{0, 10, 20}, {10, 0, 15}, {20, 15, 0}};
+  std::vector<std::vector<double>> units(3, std::vector<double>(3, 0));
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) units[i][j] = i == j ? 0 : up[i] + path[i][j] + down[j];
+  }
+  const ArrivalMatrix a = scaled(units, kMs);
+  const SenderAlignment s = align_senders(a);
+  EXPECT_EQ(s.method, "closed-form");
+  EXPECT_EQ(s.offset_ps, (Offsets{6 * kMs, 7 * kMs, 0}));
+  expect_triad_aligned(a, s);
+}
+
+TEST(SendAlignment, ClosedFormAlignsRandomUpPathDownTriads) {
+  std::mt19937_64 rng(99);
+  std::uniform_int_distribution<std::uint64_t> access(0, 20'000'000'000ull);
+  for (int round = 0; round < 100; ++round) {
+    ArrivalMatrix a = random_points(3, rng);
+    std::vector<std::uint64_t> up(3), down(3);
+    for (int i = 0; i < 3; ++i) up[i] = access(rng), down[i] = access(rng);
+    for (int i = 0; i < 3; ++i) {
+      for (int j = 0; j < 3; ++j) a[i][j] += i == j ? 0 : up[i] + down[j];
+    }
+    const SenderAlignment s = align_senders(a);
+    EXPECT_EQ(s.method, "closed-form");
+    expect_triad_aligned(a, s);
+  }
+}
+
+TEST(SendAlignment, AsymmetricTriadFallsBackToLp) {
+  // Symmetric d_01 = 10, d_02 = 20, d_12 = 15 ms, except a_10 = 16. The signed skews
+  // s_0 = (o_1 + a_10) - (o_2 + a_20), s_1 = (o_2 + a_21) - (o_0 + a_01) and
+  // s_2 = (o_0 + a_02) - (o_1 + a_12) sum to a_10 - a_20 + a_21 - a_01 + a_02 - a_12 = 6
+  // whatever the offsets, so max |s| >= 6 / 3 = 2 ms, reached only with s_0 = s_1 = s_2 =
+  // 2: o_1 = o_0 + 3 (from s_2) and o_2 = o_0 - 3 (from s_1), i.e. o = (3, 6, 0) ms.
+  const ArrivalMatrix a = scaled({{0, 10, 20}, {16, 0, 15}, {20, 15, 0}}, kMs);
+  const SenderAlignment s = align_senders(a);
+  EXPECT_EQ(s.method, "lp");
+  EXPECT_NEAR(static_cast<double>(s.max_residual_skew_ps), 2.0 * kMs, 1.0);
+  EXPECT_EQ(s.max_residual_skew_ps, max_skew(a, s.offset_ps));
+  const Offsets expected = {3 * kMs, 6 * kMs, 0};
+  for (int i = 0; i < 3; ++i) EXPECT_LE(std::abs(diff(s.offset_ps[i], expected[i])), 1);
+}
+
+TEST(SendAlignment, FourSiteSquareHasPositiveMinimum) {
+  // Square 0-1-2-3 with sides 10 and diagonals 14 (ms): receiver j hears its two
+  // neighbours at o + 10 and the opposite site at o + 14. The largest skew is convex in
+  // the offsets and invariant under the square's symmetries, which act transitively on
+  // the sites, so averaging any optimum over them gives an optimum with equal offsets:
+  // skew 14 - 10 = 4 ms. No offsets do better: skew <= 4 needs o_{j+2} <= o_{j+1} and
+  // o_{j+2} <= o_{j-1} at every receiver j, i.e. all offsets equal (unique optimum).
+  // Adding arms x = (0, 3, 1, 5) (a_ij += x_i + x_j) shifts every arrival at j by
+  // x_j + x_i, which o_i -> o_i - x_i cancels: the minimum stays 4 ms, now with
+  // o_i = 5 - x_i = (5, 2, 4, 0) ms and the last arrival 14 + 2 x 5 = 24 ms (receiver 3
+  // hears site 1 across the diagonal at 2 + 14 + 3 + 5).
+  const std::vector<double> x = {0, 3, 1, 5};
+  std::vector<std::vector<double>> units(4, std::vector<double>(4, 0));
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      if (i != j) units[i][j] = ((i - j + 4) % 4 == 2 ? 14 : 10) + x[i] + x[j];
+    }
+  }
+  const ArrivalMatrix a = scaled(units, kMs);
+  const SenderAlignment s = align_senders(a);
+  EXPECT_EQ(s.method, "lp");
+  EXPECT_NEAR(static_cast<double>(max_skew(a, s.offset_ps)), 4.0 * kMs, 1.0);
+  EXPECT_EQ(s.max_residual_skew_ps, max_skew(a, s.offset_ps));
+  const Offsets expected = {5 * kMs, 2 * kMs, 4 * kMs, 0};
+  for (int i = 0; i < 4; ++i) EXPECT_LE(std::abs(diff(s.offset_ps[i], expected[i])), 1);
+  EXPECT_NEAR(static_cast<double>(last_arrival(a, s.offset_ps)), 24.0 * kMs, 2.0);
+}
+
+TEST(SendAlignment, FourSiteTreeMetricAlignsExactly) {
+  // Star with arms x (a_ij = x_i + x_j): o_i = max x - x_i makes every arrival at j
+  // max x + x_j, so the skew is 0; any zero-skew offsets have o_i + x_i equal for all i
+  // (each receiver sees the other three), and the earliest of them starts at 0.
+  const std::vector<double> x = {3.25, 7.5, 1.0, 12.125};
+  std::vector<std::vector<double>> units(4, std::vector<double>(4, 0));
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 4; ++j) units[i][j] = i == j ? 0 : x[i] + x[j];
+  }
+  const ArrivalMatrix a = scaled(units, kMs);
+  const SenderAlignment s = align_senders(a);
+  EXPECT_EQ(s.method, "lp");
+  EXPECT_LE(max_skew(a, s.offset_ps), 1u);
+  for (int i = 0; i < 4; ++i) {
+    const double expected = (12.125 - x[i]) * kMs;
+    EXPECT_NEAR(static_cast<double>(s.offset_ps[i]), expected, 1.0);
+  }
+  EXPECT_NEAR(static_cast<double>(last_arrival(a, s.offset_ps)), 2 * 12.125 * kMs, 2.0);
+}
+
+// --- Brute force over a grid of offsets (five sites) -----------------------------------
+
+/// Delays and offsets on the brute-force grid, in grid steps.
+using Grid = std::vector<std::vector<std::int64_t>>;
+
+struct GridPoint {
+  std::int64_t skew = INT64_MAX, last = INT64_MAX;
+};
+
+/// Largest skew and last arrival (the smallest offset shifted to 0) of offsets o; gives
+/// up (returning a skew above `limit`) as soon as one receiver's skew exceeds `limit`.
+GridPoint evaluate(const Grid& d, const std::vector<std::int64_t>& o, std::int64_t limit) {
+  GridPoint p{0, INT64_MIN};
+  for (std::size_t j = 0; j < d.size(); ++j) {
+    std::int64_t first = INT64_MAX, last = INT64_MIN;
+    for (std::size_t i = 0; i < d.size(); ++i) {
+      if (i == j) continue;
+      first = std::min(first, o[i] + d[i][j]);
+      last = std::max(last, o[i] + d[i][j]);
+    }
+    p.skew = std::max(p.skew, last - first);
+    if (p.skew > limit) return p;
+    p.last = std::max(p.last, last);
+  }
+  p.last -= *std::min_element(o.begin(), o.end());
+  return p;
+}
+
+/// Search box with o_0 = 0: any optimum has |o_i - o_0| <= z* + |a_ij - a_0j| for every
+/// receiver j outside {0, i} (j's skew bounds the gap between the two arrivals), and z*
+/// is at most the skew z0 of zero offsets, so |o_i| <= z0 + min_j |a_ij - a_0j|.
+std::vector<std::int64_t> search_box(const Grid& d) {
+  const std::int64_t z0 = evaluate(d, std::vector<std::int64_t>(d.size(), 0), INT64_MAX).skew;
+  std::vector<std::int64_t> bound(d.size(), 0);
+  for (std::size_t i = 1; i < d.size(); ++i) {
+    std::int64_t closest = INT64_MAX;
+    for (std::size_t j = 1; j < d.size(); ++j) {
+      if (j != i) closest = std::min(closest, std::abs(d[i][j] - d[0][j]));
+    }
+    bound[i] = z0 + closest;
+  }
+  return bound;
+}
+
+/// Lexicographically best (skew, then last arrival) grid point of five sites.
+GridPoint brute_force(const Grid& d) {
+  const std::vector<std::int64_t> bound = search_box(d);
+  GridPoint best;
+  std::vector<std::int64_t> o(5, 0);
+  for (o[1] = -bound[1]; o[1] <= bound[1]; ++o[1]) {
+    for (o[2] = -bound[2]; o[2] <= bound[2]; ++o[2]) {
+      for (o[3] = -bound[3]; o[3] <= bound[3]; ++o[3]) {
+        for (o[4] = -bound[4]; o[4] <= bound[4]; ++o[4]) {
+          const GridPoint p = evaluate(d, o, best.skew);
+          if (p.skew < best.skew || (p.skew == best.skew && p.last < best.last)) best = p;
+        }
+      }
+    }
+  }
+  return best;
+}
+
+TEST(SendAlignment, LpMatchesBruteForceOnFiveSites) {
+  // Symmetric random delays of 0..9 ms, searched on a grid of half a ms (search_box
+  // bounds the search). The optimum need not lie on the grid (the LP's vertices can be
+  // fractional: halves and thirds occur), but rounding an optimum's offsets to the grid
+  // moves each arrival by at most half a step, so its skew by at most one step:
+  //   LP <= grid (+ 1 ps for the LP's rounding to whole ps) and grid <= LP + one step.
+  // When the grid reaches the LP's skew (half-integral optimum), the best last arrival
+  // among those grid points bounds the LP's last arrival from above.
+  constexpr std::int64_t kStepsPerMs = 2;
+  constexpr std::int64_t kStepPs = static_cast<std::int64_t>(kMs) / kStepsPerMs;
+  std::mt19937_64 rng(5);
+  int tight = 0;
+  for (int round = 0; round < 10; ++round) {
+    Grid d(5, std::vector<std::int64_t>(5, 0));
+    ArrivalMatrix a(5, std::vector<std::uint64_t>(5, 0));
+    for (int i = 0; i < 5; ++i) {
+      for (int j = i + 1; j < 5; ++j) {
+        const auto ms = static_cast<std::int64_t>(rng() % 10);
+        d[i][j] = d[j][i] = ms * kStepsPerMs;
+        a[i][j] = a[j][i] = static_cast<std::uint64_t>(ms) * kMs;
+      }
+    }
+    const GridPoint grid = brute_force(d);
+    const SenderAlignment lp = align_senders(a);
+    const auto lp_skew = static_cast<std::int64_t>(max_skew(a, lp.offset_ps));
+    EXPECT_LE(lp_skew, grid.skew * kStepPs + 1) << "round " << round;
+    EXPECT_LE(grid.skew * kStepPs, lp_skew + kStepPs) << "round " << round;
+    if (std::abs(lp_skew - grid.skew * kStepPs) <= 1) {
+      ++tight;
+      const auto lp_last = static_cast<std::int64_t>(last_arrival(a, lp.offset_ps));
+      EXPECT_LE(lp_last, grid.last * kStepPs + 2) << "round " << round;
+    }
+  }
+  EXPECT_GE(tight, 8);  // most of these optima are half-integral: the check is tight
+}
+
+TEST(SendAlignment, LpNeverWorseThanUnaligned) {
+  // Zero offsets are feasible, so the LP's largest skew is at most the unaligned one;
+  // and the earliest member starts at T. Latencies up to 1e12 ps (1 s).
+  std::mt19937_64 rng(3);
+  std::uniform_int_distribution<std::uint64_t> latency(0, 1'000'000'000'000ull);
+  for (std::size_t n : {4u, 5u, 7u, 9u}) {
+    for (int round = 0; round < 10; ++round) {
+      ArrivalMatrix a(n, std::vector<std::uint64_t>(n, 0));
+      for (auto& row : a) {
+        for (auto& v : row) v = latency(rng);
+      }
+      const SenderAlignment s = align_senders(a);
+      EXPECT_LE(s.max_residual_skew_ps, unaligned(a).max_residual_skew_ps);
+      EXPECT_EQ(s.max_residual_skew_ps, max_skew(a, s.offset_ps));
+      EXPECT_EQ(*std::min_element(s.offset_ps.begin(), s.offset_ps.end()), 0u);
+    }
+  }
+}
+
+TEST(SendAlignment, AlignedCopiesLandTogether) {
+  std::mt19937_64 rng(11);
+  std::uniform_int_distribution<std::uint64_t> latency(1, 300'000'000'000ull);
+  ArrivalMatrix a(6, std::vector<std::uint64_t>(6, 0));
+  for (std::size_t i = 0; i < 6; ++i) {
+    for (std::size_t j = 0; j < 6; ++j) a[i][j] = latency(rng);  // diagonal is ignored
+  }
+  const auto copy = align_copies(a);
+  ASSERT_EQ(copy.size(), 6u);
+  for (std::size_t j = 0; j < 6; ++j) {
+    std::uint64_t latest = 0;
+    for (std::size_t k = 0; k < 6; ++k) {
+      if (k != j) latest = std::max(latest, a[k][j]);
+    }
+    EXPECT_EQ(copy[j][j], 0u);
+    std::uint64_t earliest_offset = UINT64_MAX;
+    for (std::size_t i = 0; i < 6; ++i) {
+      if (i == j) continue;
+      EXPECT_EQ(copy[i][j] + a[i][j], latest) << i << " -> " << j;
+      earliest_offset = std::min(earliest_offset, copy[i][j]);
+    }
+    EXPECT_EQ(earliest_offset, 0u);  // the slowest copy starts at T
+  }
+}
+
+TEST(SendAlignment, NonSquareMatrixThrows) {
+  const ArrivalMatrix wide = {{0, 1, 2}, {1, 0, 2}};
+  const ArrivalMatrix ragged = {{0, 1, 2}, {1, 0}, {2, 2, 0}};
+  for (const ArrivalMatrix& a : {wide, ragged}) {
+    EXPECT_THROW(align_senders(a), std::invalid_argument);
+    EXPECT_THROW(align_senders_lp(a), std::invalid_argument);
+    EXPECT_THROW(unaligned(a), std::invalid_argument);
+    EXPECT_THROW(align_copies(a), std::invalid_argument);
+  }
+  EXPECT_THROW(residual_skew_ps({{0, 1}, {1, 0}}, {0}, 0), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace aggnet
