@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages aggnet needs (only those missing) and builds it in ./build.
 # Usage: bash scripts/setup.sh            (from the repository root; idempotent)
-# Environment: AGGNET_BUILD_DIR (default build), AGGNET_BUILD_TYPE (default Release).
+# Environment: AGGNET_BUILD_DIR (default build), AGGNET_BUILD_TYPE (default Release),
+# AGGNET_WERROR (ON: warnings are errors, as CI builds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,7 +10,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libsystemc-dev libfmt-dev libboost-dev libboost-program-options-dev libboost-graph-dev
   libyaml-cpp-dev nlohmann-json3-dev libeigen3-dev libsqlite3-dev libgtest-dev googletest
-  libglpk-dev gtkwave python3-matplotlib
+  libglpk-dev gtkwave python3-matplotlib clang-format
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -24,5 +25,6 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 build_dir=${AGGNET_BUILD_DIR:-build}
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE="${AGGNET_BUILD_TYPE:-Release}" >/dev/null
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE="${AGGNET_BUILD_TYPE:-Release}" \
+  -DAGGNET_WERROR="${AGGNET_WERROR:-OFF}" >/dev/null
 cmake --build "$build_dir" -j "$(nproc)"
