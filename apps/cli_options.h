@@ -1,16 +1,17 @@
-// Option parsing shared by the aggnet subcommands. Every error is a ConfigError whose
-// "file" is the command (e.g. "aggnet run") and whose key is the option ("--buffer"),
-// so the user sees one line: `aggnet run: --buffer: expected ..., got '...'`.
+// Option parsing shared by the aggnet subcommands, derived from the one option table
+// (options/run_option_table.h). Every error is a ConfigError whose "file" is the command
+// (e.g. "aggnet run") and whose key is the option ("--buffer"), so the user sees one line:
+// `aggnet run: --buffer: expected ..., got '...'`.
 #pragma once
 
 #include <boost/program_options.hpp>
-#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "config/platform_loader.h"
-#include "model/routing.h"
 #include "model/run_options.h"
+#include "options/option_values.h"
 
 namespace aggnet::cli {
 
@@ -20,36 +21,26 @@ boost::program_options::variables_map parse(
     const std::string& where, int argc, char** argv,
     const boost::program_options::options_description& desc);
 
-/// platforms/nine_city.yaml in the working directory if present, else in the source tree.
-std::string default_platform_path();
+/// --help plus the table's options `command` takes, in table order, with their defaults.
+boost::program_options::options_description describe(options::Command command,
+                                                     const std::string& caption);
 
-/// A positive size such as "64MiB". Errors: ConfigError(where, --key).
-std::uint64_t size_option(const std::string& where, const std::string& key,
-                          const std::string& value);
+/// Parses argv for `command` (describe(command, caption)) into checked values; prints
+/// the help and returns nothing for --help. Errors: ConfigError(where, --option).
+std::optional<options::OptionValues> read(const std::string& where, options::Command command,
+                                          const std::string& caption, int argc, char** argv);
 
-/// A time such as "1.5s" (a unit is required). Errors: ConfigError(where, --key).
-std::uint64_t time_option(const std::string& where, const std::string& key,
-                          const std::string& value);
+/// The platform of --platform with the --set overrides, and --buffer (when given) at
+/// every site. Errors: ConfigError (the file's, or where's for a bad --set).
+Platform load_platform(const options::OptionValues& values, const RunOptions& run);
 
-/// "on"/"true" or "off"/"false". Errors: ConfigError(where, --key).
-bool switch_option(const std::string& where, const std::string& key, const std::string& value);
+/// With aggregation on, every site's buffer must hold one aggregation slot (one chunk).
+/// Errors: ConfigError naming --buffer when given, else the platform file's key.
+void check_buffers(const options::OptionValues& values, const Platform& platform,
+                   const RunOptions& run);
 
-/// How group members start a round, from `--round-start auto|aligned|immediate` and
-/// `--alignment auto|arrival|none`.
-struct RoundStart {
-  bool aligned_start = true;  ///< exchange ready messages, start at one agreed time
-  SendAlignment alignment = SendAlignment::kAuto;  ///< per-member send offsets
-};
-
-/// Round start `auto` is aligned with pacing and immediate with credit. Alignment
-/// `arrival` always uses send offsets, `none` never, `auto` per group where they make it
-/// land earlier; `arrival` needs an aligned start.
-/// Errors: ConfigError(where, --round-start or --alignment).
-RoundStart round_start_option(const std::string& where, const std::string& round_start,
-                              const std::string& alignment, bool pacing);
-
-/// `--set PATH=VALUE` items as platform overrides. Errors: ConfigError(where, --set).
-std::vector<Override> overrides(const std::string& where, const std::vector<std::string>& sets);
+/// Every output file option given (table kind kOutput) passes check_output_path.
+void check_outputs(const options::OptionValues& values);
 
 /// An output path whose directory exists (checked before any work, so a bad path loses
 /// nothing). Empty paths pass. Errors: ConfigError(where, --key).

@@ -2,7 +2,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <boost/program_options.hpp>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -15,197 +14,69 @@
 #include <systemc>
 #include <vector>
 
-#include "config/platform_loader.h"
 #include "apps/cli_options.h"
 #include "apps/commands.h"
 #include "common/atomic_file.h"
 #include "common/config_error.h"
 #include "common/units.h"
+#include "config/platform_loader.h"
+#include "config/schedule_io.h"
+#include "options/option_values.h"
 #include "sim/builder.h"
 #include "sim/module_stats.h"
 #include "sim/report.h"
 #include "sim/waveform.h"
 #include "traffic/mixing.h"
-#include "config/schedule_io.h"
 
 namespace aggnet {
 namespace {
 
-namespace po = boost::program_options;
 namespace fs = std::filesystem;
 
 const char* kWhere = "aggnet run";
+const char* kCaption = "aggnet run: simulate a platform running a schedule";
 
-struct RunCli {
-  std::string platform, schedule, buffer, gradient, chunk, flow_control, round_start, alignment,
-      multicast, aggregation, jitter, vcd, json;
-  std::vector<std::string> sets;
-  std::vector<std::string> trace;  // --trace items (platforms/waveform.h)
-  std::string trace_from, trace_to, stats, stats_interval;
-  int steps = 0;
-  double eps = 1e-3;
-  double pacing_margin = 0.02;
-  std::uint64_t seed = 1;
-  bool functional = false, colocated = true, quiet = false;
-};
+using options::OptionValues;
 
 struct RunSetup {
+  explicit RunSetup(OptionValues v) : values(std::move(v)) {}
+  OptionValues values;  ///< the command line, checked
+  RunOptions options;
   Platform platform;
   Schedule schedule;
-  RunOptions options;
-  RunCli cli;
   long rounds_to_eps = -1;  ///< from the mixing matrices; -1: never
   TraceSelection trace;
   std::uint64_t stats_interval_ps = 0;
+  bool colocated = true;
+  bool quiet = false;
 };
-
-po::options_description describe(RunCli& c) {
-  po::options_description d("aggnet run: simulate a platform running a schedule");
-  d.add_options()("help,h", "show this help")(
-      "platform", po::value(&c.platform)->default_value(cli::default_platform_path()),
-      "platform YAML file")(
-      "schedule", po::value(&c.schedule)->default_value("triads"),
-      "schedule name (all-to-all, triads, ring, pairs, rotating-K, random-K:SEED, hierarchical) "
-      "or schedule YAML file")("buffer", po::value(&c.buffer),
-                               "FPGA buffer memory at every site, e.g. 64MiB "
-                               "(default: the platform's)")(
-      "gradient", po::value(&c.gradient)->default_value("1GiB"), "gradient bytes per site (G)")(
-      "chunk", po::value(&c.chunk)->default_value("1MiB"), "chunk = aggregation slot size")(
-      "steps", po::value(&c.steps)->default_value(0),
-      "training steps (0: enough to reach --eps consensus, at least one schedule period)")(
-      "eps", po::value(&c.eps)->default_value(1e-3),
-      "target consensus error: reports rounds_to_eps and the simulated time_to_eps_s")(
-      "flow-control", po::value(&c.flow_control)->default_value("pacing"), "pacing | credit")(
-      "round-start", po::value(&c.round_start)->default_value("auto"),
-      "aligned (members exchange ready messages and start together) | immediate | auto "
-      "(aligned with pacing, immediate with credit)")(
-      "alignment", po::value(&c.alignment)->default_value("auto"),
-      "with an aligned start: arrival (each member sends at its offset so contributions reach "
-      "each receiver together) | none | auto (per group, offsets where they make it land "
-      "earlier)")("pacing-margin", po::value(&c.pacing_margin)->default_value(0.02),
-                  "pacing: fraction below the computed safe rate")(
-      "multicast", po::value(&c.multicast)->default_value("on"), "on | off (unicast copies)")(
-      "aggregation", po::value(&c.aggregation)->default_value("on"),
-      "on | off (FPGAs pass contributions to the hosts)")(
-      "jitter", po::value(&c.jitter)->default_value("off"), "on | off: apply the links' jitter")(
-      "seed", po::value(&c.seed)->default_value(1), "random seed (jitter)")(
-      "set", po::value(&c.sets)->composing(),
-      "platform override PATH=VALUE, repeatable (e.g. defaults.link.bandwidth=10Gbps)")(
-      "functional", po::bool_switch(&c.functional), "carry real data and check every sum")(
-      "no-colocated", "skip the co-located reference simulation")("vcd", po::value(&c.vcd),
-                                                                  "write a VCD waveform to FILE")(
-      "trace", po::value(&c.trace)->composing(),
-      "with --vcd: what to trace, e.g. \"sites=lon,tyo signals=buffer,links,slots,state\" "
-      "(default: every site and signal; docs/waveforms.md)")(
-      "trace-from", po::value(&c.trace_from), "with --vcd: record from this time, e.g. 1s")(
-      "trace-to", po::value(&c.trace_to), "with --vcd: record until this time, e.g. 1.5s")(
-      "stats", po::value(&c.stats),
-      "write per-module statistics to FILE (.csv or .json: one row per module instance)")(
-      "stats-interval", po::value(&c.stats_interval)->default_value("1ms"),
-      "with --stats: occupancy time-series sampling interval")("json", po::value(&c.json),
-                                                               "write the metrics as JSON to FILE")(
-      "quiet,q", po::bool_switch(&c.quiet), "do not print the table");
-  return d;
-}
-
-RunOptions run_options(const RunCli& c) {
-  RunOptions o;
-  o.gradient_bytes = cli::size_option(kWhere, "gradient", c.gradient);
-  o.chunk_bytes = cli::size_option(kWhere, "chunk", c.chunk);
-  if (c.steps < 0) throw ConfigError(kWhere, 0, "--steps", "expected 0 or a positive integer");
-  o.steps = c.steps;
-  if (c.flow_control == "pacing") {
-    o.flow_control = FlowControl::kPacing;
-  } else if (c.flow_control == "credit") {
-    o.flow_control = FlowControl::kCredit;
-  } else {
-    throw ConfigError(kWhere, 0, "--flow-control", "expected pacing or credit", c.flow_control);
-  }
-  const auto start = cli::round_start_option(kWhere, c.round_start, c.alignment,
-                                             o.flow_control == FlowControl::kPacing);
-  o.aligned_start = start.aligned_start;
-  o.alignment = start.alignment;
-  if (!(c.pacing_margin >= 0 && c.pacing_margin < 1))
-    throw ConfigError(kWhere, 0, "--pacing-margin", "expected a number in [0, 1)",
-                      std::to_string(c.pacing_margin));
-  o.pacing_margin = c.pacing_margin;
-  o.multicast = cli::switch_option(kWhere, "multicast", c.multicast);
-  o.aggregation = cli::switch_option(kWhere, "aggregation", c.aggregation);
-  o.jitter = cli::switch_option(kWhere, "jitter", c.jitter);
-  o.seed = c.seed;
-  o.functional = c.functional;
-  // Every chunk is a transaction: millions per site and round would take hours and GBs.
-  constexpr std::uint64_t kMaxChunks = 1ull << 22;
-  if ((o.gradient_bytes + o.chunk_bytes - 1) / o.chunk_bytes > kMaxChunks)
-    throw ConfigError(kWhere, 0, "--chunk",
-                      "expected at most 4194304 chunks per gradient (a larger --chunk or a "
-                      "smaller --gradient)",
-                      c.chunk);
-  if (o.functional && o.gradient_bytes > (64ull << 20))
-    throw ConfigError(kWhere, 0, "--functional",
-                      "expected --gradient of at most 64MiB (functional mode holds every "
-                      "site's data in memory)",
-                      c.gradient);
-  if (o.functional && (o.gradient_bytes % 4 || o.chunk_bytes % 4))
-    throw ConfigError(kWhere, 0, "--functional",
-                      "expected --gradient and --chunk to be whole numbers of floats (4 bytes)");
-  return o;
-}
-
-// Every site's buffer must hold at least one aggregation slot (one chunk).
-void check_buffers(const RunSetup& s) {
-  if (!s.options.aggregation || s.schedule.collective == Collective::kRing) return;
-  for (const auto& site : s.platform.sites) {
-    if (site.fpga.buffer_bytes >= s.options.chunk_bytes) continue;
-    const std::string expected =
-        "expected a buffer of at least one chunk (" + format_bytes(s.options.chunk_bytes) + ")";
-    const std::string got = format_bytes(site.fpga.buffer_bytes);
-    if (!s.cli.buffer.empty()) throw ConfigError(kWhere, 0, "--buffer", expected, s.cli.buffer);
-    for (const std::string& key :
-         {"sites." + site.code + ".fpga.buffer", std::string("defaults.fpga.buffer")}) {
-      auto it = s.platform.key_lines.find(key);
-      if (it != s.platform.key_lines.end())
-        throw ConfigError(s.platform.file, it->second, key, expected, got);
-    }
-    throw ConfigError(s.platform.file, 0, "fpga.buffer (module default)", expected, got);
-  }
-}
 
 // --trace/--trace-from/--trace-to (need --vcd) and --stats/--stats-interval.
 void prepare_trace_and_stats(RunSetup& s) {
-  const auto& c = s.cli;
-  if (c.vcd.empty() && (!c.trace.empty() || !c.trace_from.empty() || !c.trace_to.empty()))
-    throw ConfigError(kWhere, 0, "--trace",
-                      "expected --vcd FILE with --trace/--trace-from/--trace-to");
-  s.trace = parse_trace_selection(c.trace);
+  const auto& v = s.values;
+  if (!v.has("vcd") && (v.has("trace") || v.has("trace-from") || v.has("trace-to")))
+    v.fail("trace", "expected --vcd FILE with --trace/--trace-from/--trace-to");
+  s.trace = parse_trace_selection(v.list("trace"));
   std::vector<std::string> codes;
   for (const auto& site : s.platform.sites) codes.push_back(site.code);
   check_trace_sites(s.trace, codes);
-  if (!c.trace_from.empty()) s.trace.from_ps = cli::time_option(kWhere, "trace-from", c.trace_from);
-  if (!c.trace_to.empty()) s.trace.to_ps = cli::time_option(kWhere, "trace-to", c.trace_to);
+  if (v.has("trace-from")) s.trace.from_ps = v.time_ps("trace-from");
+  if (v.has("trace-to")) s.trace.to_ps = v.time_ps("trace-to");
   if (s.trace.to_ps < s.trace.from_ps)
-    throw ConfigError(kWhere, 0, "--trace-to", "expected a time not before --trace-from",
-                      c.trace_to);
-  s.stats_interval_ps = cli::time_option(kWhere, "stats-interval", c.stats_interval);
-  if (s.stats_interval_ps == 0)
-    throw ConfigError(kWhere, 0, "--stats-interval", "expected a positive time", c.stats_interval);
-  if (!c.stats.empty()) {
-    const auto ext = fs::path(c.stats).extension().string();
-    if (ext != ".csv" && ext != ".json")
-      throw ConfigError(kWhere, 0, "--stats", "expected a file name ending in .csv or .json",
-                        c.stats);
-    cli::check_output_path(kWhere, "stats", c.stats);
-  }
+    v.fail("trace-to", "expected a time not before --trace-from", v.text("trace-to"));
+  s.stats_interval_ps = v.time_ps("stats-interval");
+  const std::string& stats = v.text("stats");
+  const auto ext = fs::path(stats).extension().string();
+  if (!stats.empty() && ext != ".csv" && ext != ".json")
+    v.fail("stats", "expected a file name ending in .csv or .json", stats);
 }
 
 // Mixing: rounds to eps-consensus; with --steps 0 the run simulates that many steps (at
 // least one period, at most kMaxAutoSteps) so time_to_eps_s is measured, not projected.
 void plan_steps(RunSetup& s) {
   constexpr long kMaxAutoSteps = 256;
-  if (!(s.cli.eps > 0 && s.cli.eps < 1))
-    throw ConfigError(kWhere, 0, "--eps", "expected a number in (0, 1)", std::to_string(s.cli.eps));
   const int n = static_cast<int>(s.platform.sites.size());
-  s.rounds_to_eps = rounds_to_eps(s.schedule, n, s.cli.eps);
+  s.rounds_to_eps = rounds_to_eps(s.schedule, n, s.options.eps);
   if (s.options.steps > 0) return;
   const long period = static_cast<long>(std::max<std::size_t>(s.schedule.period(), 1));
   long steps = period;
@@ -219,7 +90,7 @@ void check_horizon(const RunSetup& s) {
   constexpr double kLimitS = 1e6;
   double compute_s = 0, slowest_bps = 1e300;
   for (const auto& site : s.platform.sites) {
-    compute_s = std::max(compute_s, static_cast<double>(site.cluster.compute_ps) * 1e-12);
+    compute_s = std::max(compute_s, static_cast<double>(site.cluster.compute_time_ps) * 1e-12);
     slowest_bps = std::min(slowest_bps, static_cast<double>(site.cluster.access_bandwidth_bps));
   }
   for (const auto& link : s.platform.links)
@@ -236,52 +107,45 @@ void check_horizon(const RunSetup& s) {
                     kLimitS, bound_s));
 }
 
-RunSetup prepare(int argc, char** argv, bool& help) {
-  RunSetup s;
-  auto desc = describe(s.cli);
-  const po::variables_map vm = cli::parse(kWhere, argc, argv, desc);
-  help = vm.count("help") > 0;
-  if (help) {
-    std::cout << desc;
-    return s;
-  }
-  s.cli.colocated = vm.count("no-colocated") == 0;
-  s.options = run_options(s.cli);
-  s.platform = load_platform(s.cli.platform, cli::overrides(kWhere, s.cli.sets));
-  if (!s.cli.buffer.empty()) {
-    const auto bytes = cli::size_option(kWhere, "buffer", s.cli.buffer);
-    for (auto& site : s.platform.sites) site.fpga.buffer_bytes = bytes;
-  }
-  s.schedule = make_schedule(s.cli.schedule, s.platform);
+std::optional<RunSetup> prepare(int argc, char** argv) {
+  auto values = cli::read(kWhere, options::kRun, kCaption, argc, argv);
+  if (!values) return std::nullopt;
+  RunSetup s(std::move(*values));
+  s.options = options::to_run_options(s.values);
+  s.colocated = !s.values.flag("no-colocated");
+  s.quiet = s.values.flag("quiet");
+  s.platform = cli::load_platform(s.values, s.options);
+  s.schedule = make_schedule(s.values.text("schedule"), s.platform);
   plan_steps(s);
   check_horizon(s);
-  check_buffers(s);
-  cli::check_output_path(kWhere, "json", s.cli.json);
-  cli::check_output_path(kWhere, "vcd", s.cli.vcd);
+  if (s.schedule.collective != Collective::kRing)
+    cli::check_buffers(s.values, s.platform, s.options);
+  cli::check_outputs(s.values);
   prepare_trace_and_stats(s);
   return s;
 }
 
 nlohmann::json options_json(const RunSetup& s) {
-  const auto& c = s.cli;
-  return {{"platform", c.platform},
-          {"schedule", c.schedule},
-          {"buffer", c.buffer},
-          {"gradient", c.gradient},
-          {"chunk", c.chunk},
-          {"steps", s.options.steps},
-          {"flow_control", c.flow_control},
-          {"round_start", s.options.aligned_start ? "aligned" : "immediate"},
-          {"alignment", c.alignment},
-          {"pacing_margin", c.pacing_margin},
-          {"multicast", c.multicast},
-          {"aggregation", c.aggregation},
-          {"jitter", c.jitter},
-          {"seed", c.seed},
-          {"eps", c.eps},
-          {"set", c.sets},
-          {"functional", c.functional},
-          {"colocated", c.colocated}};
+  const auto& v = s.values;
+  const auto& o = s.options;
+  return {{"platform", v.text("platform")},
+          {"schedule", v.text("schedule")},
+          {"buffer", v.text("buffer")},
+          {"gradient", v.text("gradient")},
+          {"chunk", v.text("chunk")},
+          {"steps", o.steps},
+          {"flow_control", v.text("flow-control")},
+          {"round_start", o.aligned_start ? "aligned" : "immediate"},
+          {"alignment", v.text("alignment")},
+          {"pacing_margin", o.pacing_margin},
+          {"multicast", v.text("multicast")},
+          {"aggregation", v.text("aggregation")},
+          {"jitter", v.text("jitter")},
+          {"seed", o.seed},
+          {"eps", o.eps},
+          {"set", v.list("set")},
+          {"functional", o.functional},
+          {"colocated", s.colocated}};
 }
 
 // rounds_to_eps; when the run got that far, the simulated time at which every site has the
@@ -314,21 +178,35 @@ void guard_partial(const std::string& path) {
   std::signal(SIGTERM, remove_partial_and_exit);
 }
 
+// The JSON, the committed waveform and the statistics the command line asks for.
+void write_outputs(const RunSetup& s, const nlohmann::json& report, const NetworkSystem& wan,
+                   const OccupancySampler* sampler, bool vcd) {
+  const std::string& json_path = s.values.text("json");
+  const std::string& stats_path = s.values.text("stats");
+  if (!json_path.empty()) write_file_atomically(json_path, report.dump(2) + "\n");
+  if (vcd) commit_file(s.values.text("vcd") + ".partial.vcd", s.values.text("vcd"));
+  if (stats_path.empty()) return;
+  const auto rows = collect_module_stats(wan, sampler);
+  write_file_atomically(stats_path, fs::path(stats_path).extension() == ".json"
+                                        ? rows.dump(1) + "\n"
+                                        : module_stats_csv(rows));
+}
+
 int simulate(const RunSetup& s) {
   const auto wall_start = std::chrono::steady_clock::now();
   NetworkSystem wan("wan", s.platform, s.schedule, s.options);
   std::unique_ptr<NetworkSystem> colocated;
-  if (s.cli.colocated) {
+  if (s.colocated) {
     colocated = std::make_unique<NetworkSystem>("colocated", s.platform.colocated_variant(),
                                                 s.schedule, s.options);
   }
   std::unique_ptr<WindowedVcd> vcd;
-  const std::string vcd_base = s.cli.vcd + ".partial";
-  if (!s.cli.vcd.empty()) guard_partial(vcd_base + ".vcd");
+  const std::string vcd_base = s.values.text("vcd") + ".partial";
   std::unique_ptr<OccupancySampler> sampler;
-  if (!s.cli.stats.empty())
+  if (s.values.has("stats"))
     sampler = std::make_unique<OccupancySampler>("stats_sampler", wan, s.stats_interval_ps);
-  if (!s.cli.vcd.empty()) {
+  if (s.values.has("vcd")) {
+    guard_partial(vcd_base + ".vcd");
     // The kernel's info notes (e.g. the timescale) are noise in a user's terminal.
     sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
     vcd = std::make_unique<WindowedVcd>(vcd_base, s.trace.from_ps, s.trace.to_ps);
@@ -349,15 +227,8 @@ int simulate(const RunSetup& s) {
   add_consensus(report, s.rounds_to_eps);
   report["summary"]["events"] = static_cast<double>(sc_core::sc_delta_count());
 
-  if (!s.cli.quiet) std::cout << format_report(report);
-  if (!s.cli.json.empty()) write_file_atomically(s.cli.json, report.dump(2) + "\n");
-  if (vcd) commit_file(vcd_base + ".vcd", s.cli.vcd);
-  if (!s.cli.stats.empty()) {
-    const auto rows = collect_module_stats(wan, sampler.get());
-    write_file_atomically(s.cli.stats, fs::path(s.cli.stats).extension() == ".json"
-                                           ? rows.dump(1) + "\n"
-                                           : module_stats_csv(rows));
-  }
+  if (!s.quiet) std::cout << format_report(report);
+  write_outputs(s, report, wan, sampler.get(), vcd != nullptr);
   const bool exact = report["summary"]["functional_mismatches"].get<double>() == 0 &&
                      report["summary"]["duplicate_results"].get<double>() == 0;
   if (!exact) std::cerr << "aggnet run: functional check failed (see the report)\n";
@@ -368,10 +239,8 @@ int simulate(const RunSetup& s) {
 
 int cmd_run(int argc, char** argv) {
   try {
-    bool help = false;
-    RunSetup setup = prepare(argc, argv, help);
-    if (help) return 0;
-    return simulate(setup);
+    const auto setup = prepare(argc, argv);
+    return setup ? simulate(*setup) : 0;
   } catch (const ConfigError& e) {
     std::cerr << e.what() << "\n";
     return 2;

@@ -1,6 +1,7 @@
-// Platform loading, validation, `--set` overrides and shortest-delay routing.
-// The YAML format is documented in platforms/README.md; the parameter keys come from
-// the module parameter tables (WanLinkParams::info(), ...), the single source of keys.
+// Platform loading, validation and `--set` overrides. The YAML format is documented in
+// platforms/README.md; every parameter key, its binding to a struct member and its
+// checks come from the module parameter tables (model/param_info.h): nothing here is
+// written per key.
 #include "config/platform_loader.h"
 
 #include <fmt/format.h>
@@ -8,15 +9,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <functional>
-#include <limits>
 #include <map>
-#include <set>
-#include <stdexcept>
-#include <tuple>
 
 #include "common/config_error.h"
-#include "common/units.h"
+#include "common/strings.h"
 #include "config/yaml_reader.h"
 
 namespace aggnet {
@@ -28,42 +24,39 @@ namespace {
 
 const std::vector<std::string> kTopKeys = {"name",      "description", "defaults",
                                            "colocated", "sites",       "links"};
-const std::vector<std::string> kDefaultsKeys = {"link", "switch", "fpga", "cluster"};
 const std::vector<std::string> kSiteFields = {"code", "name", "continent", "lat_deg", "lng_deg"};
-const std::vector<std::string> kSiteSections = {"fpga", "switch", "cluster"};
+const std::vector<std::string> kLinkFields = {"a", "b", "source"};
 
-/// Link keys allowed under defaults.link: every WanLink key except the per-link delay.
-std::vector<std::string> default_link_keys() {
+const std::string& link_section() { return WanLinkParams::table().info().section; }
+
+/// The sections under `defaults:`, one per module.
+std::vector<std::string> defaults_sections() {
+  std::vector<std::string> out;
+  for (const auto& m : all_module_params()) out.push_back(m.section);
+  return out;
+}
+
+/// Keys accepted under `defaults.<section>`: all but those each entry must set itself.
+std::vector<std::string> default_keys(const ModuleParamInfo& m) {
   std::vector<std::string> keys;
-  for (const auto& k : param_keys(WanLinkParams::info())) {
-    if (k != "delay") keys.push_back(k);
+  for (const auto& p : m.params) {
+    if (!p.check.required) keys.push_back(p.key);
   }
   return keys;
 }
 
+std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
 std::vector<std::string> link_entry_keys() {
-  std::vector<std::string> keys = {"a", "b", "source"};
-  for (const auto& k : param_keys(WanLinkParams::info())) keys.push_back(k);
-  return keys;
+  return concat(kLinkFields, param_keys(WanLinkParams::table().info()));
 }
 
-std::vector<std::string> site_entry_keys() {
-  std::vector<std::string> keys = kSiteFields;
-  keys.insert(keys.end(), kSiteSections.begin(), kSiteSections.end());
-  return keys;
-}
-
-const ModuleParamInfo& section_info(const std::string& section) {
-  if (section == "link") return WanLinkParams::info();
-  if (section == "switch") return SwitchParams::info();
-  if (section == "fpga") return FpgaParams::info();
-  if (section == "cluster") return ClusterParams::info();
-  throw std::logic_error("no parameter section " + section);
-}
-
-std::string join(const std::vector<std::string>& items) {
+std::string join(const std::vector<std::string>& items, const std::string& sep = ", ") {
   std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
   return out;
 }
 
@@ -72,166 +65,123 @@ bool contains(const std::vector<std::string>& items, const std::string& s) {
 }
 
 // ---------------------------------------------------------------------------------
-// Parameter bindings: config key -> struct member. Every key of every info() table
-// must be bound (a missing binding is a programming error, caught by the tests that
-// load a platform setting every key).
+// Reading parameter structs through their tables
 // ---------------------------------------------------------------------------------
 
-[[noreturn]] void unbound(const std::string& module, const std::string& key) {
-  throw std::logic_error("no binding for parameter " + module + "." + key);
-}
-
-void set_param(WanLinkParams& p, const std::string& key, const ParamValue& v) {
-  if (key == "delay") {
-    p.delay_ps = v.u;
-  } else if (key == "bandwidth") {
-    p.bandwidth_bps = v.u;
-  } else if (key == "mtu") {
-    p.mtu_bytes = v.u;
-  } else if (key == "header") {
-    p.header_bytes = v.u;
-  } else if (key == "jitter") {
-    p.jitter_ps = v.u;
-  } else {
-    unbound("WanLink", key);
-  }
-}
-
-void set_param(SwitchParams& p, const std::string& key, const ParamValue& v) {
-  if (key == "latency") {
-    p.latency_ps = v.u;
-  } else {
-    unbound("MulticastSwitch", key);
-  }
-}
-
-void set_param(FpgaParams& p, const std::string& key, const ParamValue& v) {
-  if (key == "datapath_width") {
-    p.datapath_bits = v.u;
-  } else if (key == "clock") {
-    p.clock_hz = v.u;
-  } else if (key == "latency_cycles") {
-    p.latency_cycles = v.u;
-  } else if (key == "buffer") {
-    p.buffer_bytes = v.u;
-  } else {
-    unbound("FpgaAggregator", key);
-  }
-}
-
-void set_param(ClusterParams& p, const std::string& key, const ParamValue& v) {
-  if (key == "compute_time") {
-    p.compute_ps = v.u;
-  } else if (key == "access_bandwidth") {
-    p.access_bandwidth_bps = v.u;
-  } else if (key == "access_delay") {
-    p.access_delay_ps = v.u;
-  } else {
-    unbound("Cluster", key);
-  }
-}
-
-/// Single-value constraints; returns what was expected, or "" when the value is fine.
-std::string check_value(const std::string& module, const ParamInfo& p, const ParamValue& v) {
-  const std::string m = module + "." + p.key;
-  if ((m == "WanLink.bandwidth" || m == "Cluster.access_bandwidth") && v.u == 0) {
-    return "expected a positive rate like '100Gbps'";
-  }
-  if (m == "WanLink.mtu" && v.u == 0) return "expected a positive size like '2048B'";
-  if (m == "FpgaAggregator.clock" && v.u == 0) return "expected a positive frequency like '500MHz'";
-  if (m == "FpgaAggregator.buffer" && v.u == 0) {
-    return "expected a positive size like '64MiB' (the buffer holds the aggregation slots)";
-  }
-  if (m == "FpgaAggregator.datapath_width" && (v.u == 0 || v.u % 8 != 0)) {
-    return "expected a positive multiple of 8 bits like '512'";
-  }
-  return "";
-}
-
-/// Where each parameter of a struct was last set: its node (for the line) and dotted key.
+/// Where a parameter was last set: its value node (for the line) and dotted key.
 struct Origin {
   YAML::Node node;
   std::string key;
 };
-using Origins = std::map<std::string, Origin>;
-using KeyLines = std::map<std::string, int>;
 
-/// Reads the parameter keys of a `link:`/`fpga:`/... mapping into `params` (which
-/// holds the values inherited so far). `allowed` restricts the keys (default: all).
-/// Records the 1-based line of every key read into `key_lines` (Platform::key_lines).
-template <class Params>
-void read_section(const YAML::Node& node, const std::string& file, const std::string& path,
-                  Params& params, KeyLines& key_lines, Origins* origins,
-                  const std::vector<std::string>& allowed) {
-  YamlMap m(node, file, path);
-  m.allow_keys(allowed);
-  const ModuleParamInfo& info = Params::info();
-  m.read_params(info, [&](const ParamInfo& p, const ParamValue& v, const YAML::Node& at) {
-    const std::string bad = check_value(info.module, p, v);
-    if (!bad.empty()) throw_at(at, file, m.key_path(p.key), bad, at.Scalar());
-    set_param(params, p.key, v);
-    key_lines[m.key_path(p.key)] = yaml_line(at);
-    if (origins) (*origins)[p.key] = Origin{at, m.key_path(p.key)};
-  });
-}
+/// A parameter struct being filled (defaults, then a site's or link's own keys), with
+/// where each key was last set, for the checks that run once it is complete.
+template <class T>
+struct Filled {
+  T params;
+  std::map<std::string, Origin> origins;
+};
 
-template <class Params>
-void read_section(const YAML::Node& node, const std::string& file, const std::string& path,
-                  Params& params, KeyLines& key_lines, Origins* origins = nullptr) {
-  read_section(node, file, path, params, key_lines, origins, param_keys(Params::info()));
-}
+/// The file being read and the key lines recorded into Platform::key_lines.
+struct Reader {
+  const std::string& file;
+  std::map<std::string, int>& key_lines;
+};
 
-/// MTU must exceed the header; reported at whichever of the two was set last (the
-/// link's own key, else the default it inherited).
-void check_mtu(const WanLinkParams& p, const Origins& origins, const YAML::Node& fallback,
-               const std::string& file, const std::string& fallback_key) {
-  if (p.mtu_bytes > p.header_bytes) return;
-  const std::string expected =
-      fmt::format("expected an MTU larger than the per-packet header ({} B), got mtu {} B",
-                  p.header_bytes, p.mtu_bytes);
-  for (const char* k : {"mtu", "header"}) {
-    auto it = origins.find(k);
-    if (it != origins.end()) throw_at(it->second.node, file, it->second.key, expected);
+/// Reads every parameter of T present in mapping `m` into `out` (parsed and checked).
+template <class T>
+void read_params(const YamlMap& m, Filled<T>& out, Reader& r) {
+  const ParamTable<T>& table = T::table();
+  const std::vector<ParamInfo>& params = table.info().params;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const YAML::Node at = m.optional(params[i].key);
+    if (!at) continue;
+    out.params.*table.member(i) = m.param(params[i]);
+    const std::string key = m.key_path(params[i].key);
+    r.key_lines[key] = yaml_line(at);
+    out.origins[params[i].key] = Origin{at, key};
   }
-  throw_at(fallback, file, fallback_key + ".mtu", expected);
 }
 
-bool valid_code(const std::string& code) {
-  if (code.empty()) return false;
-  for (char c : code) {
-    if (!(std::islower(static_cast<unsigned char>(c)) ||
-          std::isdigit(static_cast<unsigned char>(c)) || c == '_')) {
-      return false;
+/// Reads the `link:`/`fpga:`/... mapping at `node`, which may hold only `allowed` keys.
+template <class T>
+void read_section(const YAML::Node& node, const std::string& path,
+                  const std::vector<std::string>& allowed, Filled<T>& out, Reader& r) {
+  YamlMap m(node, r.file, path);
+  m.allow_keys(allowed);
+  read_params(m, out, r);
+}
+
+/// Each required parameter of T must be a key of the list entry `m`.
+template <class T>
+void require_params(const YamlMap& m) {
+  for (const ParamInfo& p : T::table().info().params) {
+    if (p.check.required && !m.has(p.key)) {
+      throw_at(m.node(), m.file(), m.key_path(p.key), "missing required key, the " + p.description);
     }
   }
-  return true;
 }
 
-std::string file_stem(const std::string& path) {
-  std::string base =
-      path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
-  const auto dot = base.find_last_of('.');
-  return dot == std::string::npos ? base : base.substr(0, dot);
+/// Where to report a failed check across `keys`: the entry's own key (under
+/// `own_path`), else the default it inherited; nullptr when none was set.
+template <class T>
+const Origin* blame(const Filled<T>& f, const std::vector<std::string>& keys,
+                    const std::string& own_path) {
+  for (bool own : {true, false}) {
+    for (const std::string& k : keys) {
+      const auto it = f.origins.find(k);
+      if (it == f.origins.end()) continue;
+      if (!own || it->second.key.rfind(own_path + ".", 0) == 0) return &it->second;
+    }
+  }
+  return nullptr;
+}
+
+/// The table's checks across parameters, on the complete struct of the entry at `path`.
+template <class T>
+void check_invariants(const Filled<T>& f, const YAML::Node& entry, const std::string& file,
+                      const std::string& path) {
+  for (const Invariant<T>& inv : T::table().invariants()) {
+    const std::string expected = inv.violation(f.params);
+    if (expected.empty()) continue;
+    if (const Origin* o = blame(f, inv.keys, path)) throw_at(o->node, file, o->key, expected);
+    throw_at(entry, file, path + "." + inv.keys.front(), expected);
+  }
+}
+
+/// The parameter structs of one site (or the defaults of every site).
+struct SiteParams {
+  Filled<FpgaParams> fpga;
+  Filled<SwitchParams> sw;
+  Filled<ClusterParams> cluster;
+
+  /// Calls f(filled) for each struct.
+  template <class F>
+  void for_each(F f) {
+    f(fpga);
+    f(sw);
+    f(cluster);
+  }
+};
+
+template <class T>
+const ModuleParamInfo& info_of(const Filled<T>&) {
+  return T::table().info();
+}
+
+/// The parameter sections of a site ("fpga", "switch", "cluster").
+const std::vector<std::string>& site_sections() {
+  static const std::vector<std::string> sections = [] {
+    std::vector<std::string> out;
+    SiteParams().for_each([&](const auto& filled) { out.push_back(info_of(filled).section); });
+    return out;
+  }();
+  return sections;
 }
 
 // ---------------------------------------------------------------------------------
 // --set overrides
 // ---------------------------------------------------------------------------------
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> parts;
-  std::string cur;
-  for (char c : s) {
-    if (c == sep) {
-      parts.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  parts.push_back(cur);
-  return parts;
-}
 
 [[noreturn]] void bad_override(const std::string& path, const std::string& expected) {
   throw ConfigError(kOverrideFile, 0, path, expected);
@@ -274,251 +224,295 @@ void set_leaf(YAML::Node map, const std::string& key, const std::string& value) 
   map[key] = YAML::Node(value);
 }
 
-/// Applies one `path=value` override to the YAML tree. Paths:
-///   name | description
-///   defaults.<link|switch|fpga|cluster>.<param>
-///   colocated.link.<param>
-///   sites.<code>.<name|continent|lat_deg|lng_deg>
-///   sites.<code>.<fpga|switch|cluster>.<param>
-///   links.<a>-<b>.<param|source>           (either order of a and b)
-void apply_override(YAML::Node& root, const std::string& file, const Override& ov) {
-  const std::string& path = ov.first;
-  const std::string& value = ov.second;
-  const std::vector<std::string> parts = split(path, '.');
-  for (const auto& p : parts) {
-    if (p.empty()) bad_override(path, "expected a dotted path like 'defaults.link.bandwidth'");
+void require_key(const std::string& key, const std::vector<std::string>& allowed,
+                 const std::string& path) {
+  if (!contains(allowed, key)) {
+    bad_override(path, "unknown key '" + key + "', expected one of: " + join(allowed));
   }
-  if (!root.IsMap()) {
-    if (root.IsNull()) {
-      root = YAML::Node(YAML::NodeType::Map);
-    } else {
-      throw ConfigError(file, yaml_line(root), "", "expected a mapping at the top level");
-    }
-  }
-  const std::string& top = parts[0];
-  auto require_key = [&](const std::string& key, const std::vector<std::string>& allowed,
-                         const std::string& at) {
-    if (!contains(allowed, key)) {
-      bad_override(at, "unknown key '" + key + "', expected one of: " + join(allowed));
-    }
-  };
-  const std::vector<std::string> tops = kTopKeys;
-  require_key(top, tops, path);
-  if (parts.size() == 1) {
-    if (top != "name" && top != "description") {
-      bad_override(path, "expected a longer path under '" + top + "', e.g. " +
+}
+
+/// The parameter keys of section `section` (one of `sections`), for an override path.
+const ModuleParamInfo& override_module(const std::string& section,
+                                       const std::vector<std::string>& sections,
+                                       const std::string& path) {
+  require_key(section, sections, path);
+  return *find_module_by_section(section);
+}
+
+struct OverrideCtx {
+  YAML::Node& root;
+  const std::string& file;
+  const std::string& path;
+  const std::string& value;
+  const std::vector<std::string>& parts;
+};
+
+void override_top(const OverrideCtx& o) {
+  const std::string& top = o.parts[0];
+  if (top != "name" && top != "description") {
+    bad_override(o.path, "expected a longer path under '" + top + "', e.g. " +
                              (top == "sites"       ? "sites.lon.fpga.buffer"
                               : top == "links"     ? "links.nyc-lon.delay"
                               : top == "colocated" ? "colocated.link.delay"
                                                    : "defaults.link.bandwidth"));
-    }
-    set_leaf(root, top, value);
-    return;
   }
-  if (top == "defaults") {
-    require_key(parts[1], kDefaultsKeys, path);
-    const std::vector<std::string> keys =
-        parts[1] == "link" ? default_link_keys() : param_keys(section_info(parts[1]));
-    if (parts.size() != 3) bad_override(path, "expected defaults." + parts[1] + ".<key>");
-    require_key(parts[2], keys, path);
-    YAML::Node d = child_map(root, "defaults", file, "defaults");
-    set_leaf(child_map(d, parts[1], file, "defaults." + parts[1]), parts[2], value);
-    return;
-  }
-  if (top == "colocated") {
-    require_key(parts[1], {"link"}, path);
-    if (parts.size() != 3) bad_override(path, "expected colocated.link.<key>");
-    require_key(parts[2], param_keys(WanLinkParams::info()), path);
-    YAML::Node c = child_map(root, "colocated", file, "colocated");
-    set_leaf(child_map(c, "link", file, "colocated.link"), parts[2], value);
-    return;
-  }
-  if (top == "sites") {
-    YAML::Node seq = sequence_of(root, "sites", path, file);
-    std::vector<std::string> codes;
-    for (std::size_t i = 0; i < seq.size(); ++i) codes.push_back(scalar_field(seq[i], "code"));
-    const auto found = std::find(codes.begin(), codes.end(), parts[1]);
-    if (found == codes.end())
-      bad_override(path, "no site '" + parts[1] + "', sites are: " + join(codes));
-    // A handle made by indexing shares the tree's memory; assigning a node into a
-    // handle of its own (yaml-cpp 0.7) would leave keys added later dangling.
-    YAML::Node site = seq[static_cast<std::size_t>(found - codes.begin())];
-    if (parts.size() == 3 && contains(kSiteSections, parts[2])) {
-      bad_override(path, "expected sites." + parts[1] + "." + parts[2] +
-                             ".<key>, one of: " + join(param_keys(section_info(parts[2]))));
-    }
-    if (parts.size() == 3) {
-      std::vector<std::string> fields(kSiteFields.begin() + 1, kSiteFields.end());
-      require_key(parts[2], fields, path);
-      set_leaf(site, parts[2], value);
-      return;
-    }
-    if (parts.size() == 4) {
-      require_key(parts[2], kSiteSections, path);
-      require_key(parts[3], param_keys(section_info(parts[2])), path);
-      set_leaf(child_map(site, parts[2], file, "sites." + parts[1] + "." + parts[2]), parts[3],
-               value);
-      return;
-    }
-    bad_override(path, "expected sites.<code>.<field> or sites.<code>.<fpga|switch|cluster>.<key>");
-  }
-  if (top == "links") {
-    if (parts.size() != 3) bad_override(path, "expected links.<a>-<b>.<key>");
-    const std::vector<std::string> ends = split(parts[1], '-');
-    if (ends.size() != 2) bad_override(path, "expected a link named '<a>-<b>' like 'nyc-lon'");
-    std::vector<std::string> keys = param_keys(WanLinkParams::info());
-    keys.push_back("source");
-    require_key(parts[2], keys, path);
-    YAML::Node seq = sequence_of(root, "links", path, file);
-    for (std::size_t i = 0; i < seq.size(); ++i) {
-      const std::string a = scalar_field(seq[i], "a"), b = scalar_field(seq[i], "b");
-      if ((a == ends[0] && b == ends[1]) || (a == ends[1] && b == ends[0])) {
-        set_leaf(seq[i], parts[2], value);
-        return;
-      }
-    }
-    bad_override(path, "no link between '" + ends[0] + "' and '" + ends[1] + "'");
-  }
-  bad_override(path,
-               "unknown key '" + top +
-                   "', expected one of: name, description, defaults, colocated, sites, links");
+  set_leaf(o.root, top, o.value);
 }
 
-}  // namespace
+void override_defaults(const OverrideCtx& o) {
+  const ModuleParamInfo& m = override_module(o.parts[1], defaults_sections(), o.path);
+  if (o.parts.size() != 3) bad_override(o.path, "expected defaults." + o.parts[1] + ".<key>");
+  require_key(o.parts[2], default_keys(m), o.path);
+  YAML::Node d = child_map(o.root, "defaults", o.file, "defaults");
+  set_leaf(child_map(d, o.parts[1], o.file, "defaults." + o.parts[1]), o.parts[2], o.value);
+}
 
-Platform load_platform(const std::string& path, const std::vector<Override>& overrides) {
-  YAML::Node root = load_yaml_file(path);
-  if (!root.IsDefined() || root.IsNull()) {
-    if (overrides.empty()) throw ConfigError(path, 0, "", "empty platform file");
+void override_colocated(const OverrideCtx& o) {
+  const ModuleParamInfo& m = override_module(o.parts[1], {link_section()}, o.path);
+  if (o.parts.size() != 3) bad_override(o.path, "expected colocated.link.<key>");
+  require_key(o.parts[2], param_keys(m), o.path);
+  YAML::Node c = child_map(o.root, "colocated", o.file, "colocated");
+  set_leaf(child_map(c, o.parts[1], o.file, "colocated." + o.parts[1]), o.parts[2], o.value);
+}
+
+void override_site(const OverrideCtx& o) {
+  YAML::Node seq = sequence_of(o.root, "sites", o.path, o.file);
+  std::vector<std::string> codes;
+  for (std::size_t i = 0; i < seq.size(); ++i) codes.push_back(scalar_field(seq[i], "code"));
+  const auto found = std::find(codes.begin(), codes.end(), o.parts[1]);
+  if (found == codes.end())
+    bad_override(o.path, "no site '" + o.parts[1] + "', sites are: " + join(codes));
+  // A handle made by indexing shares the tree's memory; assigning a node into a
+  // handle of its own (yaml-cpp 0.7) would leave keys added later dangling.
+  YAML::Node site = seq[static_cast<std::size_t>(found - codes.begin())];
+  const std::string at = "sites." + o.parts[1];
+  if (o.parts.size() == 3 && contains(site_sections(), o.parts[2])) {
+    bad_override(o.path, "expected " + at + "." + o.parts[2] + ".<key>, one of: " +
+                             join(param_keys(*find_module_by_section(o.parts[2]))));
   }
-  for (const Override& ov : overrides) apply_override(root, path, ov);
+  if (o.parts.size() == 3) {
+    require_key(o.parts[2], std::vector<std::string>(kSiteFields.begin() + 1, kSiteFields.end()),
+                o.path);
+    set_leaf(site, o.parts[2], o.value);
+    return;
+  }
+  if (o.parts.size() != 4) {
+    bad_override(o.path, "expected sites.<code>.<field> or sites.<code>.<" +
+                             join(site_sections(), "|") + ">.<key>");
+  }
+  const ModuleParamInfo& m = override_module(o.parts[2], site_sections(), o.path);
+  require_key(o.parts[3], param_keys(m), o.path);
+  set_leaf(child_map(site, o.parts[2], o.file, at + "." + o.parts[2]), o.parts[3], o.value);
+}
 
-  YamlMap top(root, path, "");
-  top.allow_keys(kTopKeys);
-  Platform plat;
-  plat.file = path;
-  plat.name = top.scalar_or("name", file_stem(path));
-  top.scalar_or("description", "");
-
-  // defaults: start from the structs' own defaults (the ParamInfo default_value).
-  WanLinkParams link_defaults;
-  Origins link_default_origins;
-  SwitchParams switch_defaults;
-  FpgaParams fpga_defaults;
-  ClusterParams cluster_defaults;
-  if (const YAML::Node d = top.optional("defaults")) {
-    YamlMap dm(d, path, "defaults");
-    dm.allow_keys(kDefaultsKeys);
-    if (auto n = dm.optional("link")) {
-      read_section(n, path, "defaults.link", link_defaults, plat.key_lines, &link_default_origins,
-                   default_link_keys());
+void override_link(const OverrideCtx& o) {
+  if (o.parts.size() != 3) bad_override(o.path, "expected links.<a>-<b>.<key>");
+  const std::vector<std::string> ends = split(o.parts[1], '-');
+  if (ends.size() != 2) bad_override(o.path, "expected a link named '<a>-<b>' like 'nyc-lon'");
+  require_key(o.parts[2], concat(param_keys(WanLinkParams::table().info()), {"source"}), o.path);
+  YAML::Node seq = sequence_of(o.root, "links", o.path, o.file);
+  for (std::size_t i = 0; i < seq.size(); ++i) {
+    const std::string a = scalar_field(seq[i], "a"), b = scalar_field(seq[i], "b");
+    if ((a == ends[0] && b == ends[1]) || (a == ends[1] && b == ends[0])) {
+      set_leaf(seq[i], o.parts[2], o.value);
+      return;
     }
-    if (auto n = dm.optional("switch"))
-      read_section(n, path, "defaults.switch", switch_defaults, plat.key_lines);
-    if (auto n = dm.optional("fpga"))
-      read_section(n, path, "defaults.fpga", fpga_defaults, plat.key_lines);
-    if (auto n = dm.optional("cluster"))
-      read_section(n, path, "defaults.cluster", cluster_defaults, plat.key_lines);
   }
+  bad_override(o.path, "no link between '" + ends[0] + "' and '" + ends[1] + "'");
+}
 
-  // colocated: a data-centre link, 2 us and 400 Gbps unless given (our estimate of an
-  // intra-DC path between two clusters' edges), MTU and header as WanLinkParams.
-  plat.colocated.link.delay_ps = 2'000'000;
-  plat.colocated.link.bandwidth_bps = 400'000'000'000;
-  if (const YAML::Node c = top.optional("colocated")) {
-    YamlMap cm(c, path, "colocated");
-    cm.allow_keys({"link"});
-    if (auto n = cm.optional("link")) {
-      Origins origins;
-      read_section(n, path, "colocated.link", plat.colocated.link, plat.key_lines, &origins);
-      check_mtu(plat.colocated.link, origins, n, path, "colocated.link");
+/// Applies one `path=value` override to the YAML tree. Paths:
+///   name | description
+///   defaults.<section>.<param>          (section: link, switch, fpga, cluster)
+///   colocated.link.<param>
+///   sites.<code>.<name|continent|lat_deg|lng_deg>
+///   sites.<code>.<fpga|switch|cluster>.<param>
+///   links.<a>-<b>.<param|source>        (either order of a and b)
+void apply_override(YAML::Node& root, const std::string& file, const Override& ov) {
+  const std::vector<std::string> parts = split(ov.first, '.');
+  for (const auto& p : parts) {
+    if (p.empty()) bad_override(ov.first, "expected a dotted path like 'defaults.link.bandwidth'");
+  }
+  if (!root.IsMap()) {
+    if (!root.IsNull()) {
+      throw ConfigError(file, yaml_line(root), "", "expected a mapping at the top level");
+    }
+    root = YAML::Node(YAML::NodeType::Map);
+  }
+  require_key(parts[0], kTopKeys, ov.first);
+  const OverrideCtx o{root, file, ov.first, ov.second, parts};
+  if (parts.size() == 1) return override_top(o);
+  if (parts[0] == "defaults") return override_defaults(o);
+  if (parts[0] == "colocated") return override_colocated(o);
+  if (parts[0] == "sites") return override_site(o);
+  if (parts[0] == "links") return override_link(o);
+  bad_override(ov.first, "unknown key '" + parts[0] + "', expected one of: " + join(kTopKeys));
+}
+
+// ---------------------------------------------------------------------------------
+// Sections of the platform file
+// ---------------------------------------------------------------------------------
+
+struct Defaults {
+  Filled<WanLinkParams> link;
+  SiteParams site;
+};
+
+Defaults read_defaults(const YamlMap& top, Reader& r) {
+  Defaults d;
+  const YAML::Node node = top.optional("defaults");
+  if (!node) return d;
+  YamlMap dm(node, r.file, "defaults");
+  dm.allow_keys(defaults_sections());
+  auto read = [&](auto& filled) {
+    const ModuleParamInfo& m = info_of(filled);
+    if (const YAML::Node n = dm.optional(m.section)) {
+      read_section(n, "defaults." + m.section, default_keys(m), filled, r);
+    }
+  };
+  read(d.link);
+  d.site.for_each(read);
+  return d;
+}
+
+/// The co-located reference's link: a data-centre link, 2 us and 400 Gbps unless given
+/// (our estimate of an intra-DC path between two clusters' edges); it does not inherit
+/// defaults.link.
+WanLinkParams read_colocated(const YamlMap& top, Reader& r) {
+  Filled<WanLinkParams> link;
+  link.params.delay_ps = 2'000'000;
+  link.params.bandwidth_bps = 400'000'000'000;
+  const YAML::Node c = top.optional("colocated");
+  if (!c) return link.params;
+  YamlMap cm(c, r.file, "colocated");
+  cm.allow_keys({link_section()});
+  if (const YAML::Node n = cm.optional(link_section())) {
+    read_section(n, "colocated." + link_section(), param_keys(WanLinkParams::table().info()), link,
+                 r);
+    check_invariants(link, n, r.file, "colocated." + link_section());
+  }
+  return link.params;
+}
+
+bool valid_code(const std::string& code) {
+  if (code.empty()) return false;
+  for (char c : code) {
+    if (!(std::islower(static_cast<unsigned char>(c)) ||
+          std::isdigit(static_cast<unsigned char>(c)) || c == '_')) {
+      return false;
     }
   }
+  return true;
+}
 
-  // sites
+/// The site's code; it names the site in every later message ("sites.lon.fpga.buffer").
+std::string read_code(const YAML::Node& entry, std::size_t i, std::map<std::string, int>& seen,
+                      const std::string& file) {
+  const YamlMap sm(entry, file, fmt::format("sites[{}]", i));
+  const std::string code = sm.scalar("code");
+  const YAML::Node code_node = sm.required("code");
+  if (!valid_code(code)) {
+    throw_at(code_node, file, sm.key_path("code"),
+             "expected a site code of lowercase letters, digits and '_' like 'lon'", code);
+  }
+  auto [it, inserted] = seen.emplace(code, yaml_line(code_node));
+  if (!inserted) {
+    throw_at(code_node, file, "sites." + code + ".code",
+             fmt::format("duplicate site code (first defined at line {})", it->second));
+  }
+  return code;
+}
+
+Site read_site(const YAML::Node& entry, const std::string& code, const SiteParams& defaults,
+               Reader& r) {
+  YamlMap named(entry, r.file, "sites." + code);
+  named.allow_keys(concat(kSiteFields, site_sections()));
+  Site s;
+  s.code = code;
+  s.name = named.scalar_or("name", s.code);
+  s.continent = named.scalar_or("continent", "");
+  s.lat_deg = named.number_or("lat_deg", 0.0, -90.0, 90.0);
+  s.lng_deg = named.number_or("lng_deg", 0.0, -180.0, 180.0);
+  SiteParams p = defaults;
+  p.for_each([&](auto& filled) {
+    const ModuleParamInfo& m = info_of(filled);
+    const std::string path = named.key_path(m.section);
+    const YAML::Node n = named.optional(m.section);
+    if (n) read_section(n, path, param_keys(m), filled, r);
+    check_invariants(filled, n ? n : entry, r.file, path);
+  });
+  s.fpga = p.fpga.params;
+  s.sw = p.sw.params;
+  s.cluster = p.cluster.params;
+  return s;
+}
+
+void read_sites(const YamlMap& top, const SiteParams& defaults, Platform& plat, Reader& r) {
   const YAML::Node sites = top.required("sites");
   if (!sites.IsSequence()) {
-    throw_at(sites, path, "sites", "expected a list of sites ('- code: lon ...')");
+    throw_at(sites, r.file, "sites", "expected a list of sites ('- code: lon ...')");
   }
-  if (sites.size() == 0) throw_at(sites, path, "sites", "expected at least one site");
+  if (sites.size() == 0) throw_at(sites, r.file, "sites", "expected at least one site");
   std::map<std::string, int> code_line;
   for (std::size_t i = 0; i < sites.size(); ++i) {
-    // The code names the site in every later message ("sites.lon.fpga.buffer").
-    const YamlMap sm(sites[i], path, fmt::format("sites[{}]", i));
-    Site s;
-    s.code = sm.scalar("code");
-    const YAML::Node code_node = sm.required("code");
-    if (!valid_code(s.code)) {
-      throw_at(code_node, path, sm.key_path("code"),
-               "expected a site code of lowercase letters, digits and '_' like 'lon'", s.code);
-    }
-    const std::string sp = "sites." + s.code;
-    YamlMap named(sites[i], path, sp);
-    named.allow_keys(site_entry_keys());
-    auto [it, inserted] = code_line.emplace(s.code, yaml_line(code_node));
-    if (!inserted) {
-      throw_at(code_node, path, sp + ".code",
-               fmt::format("duplicate site code (first defined at line {})", it->second));
-    }
-    s.name = named.scalar_or("name", s.code);
-    s.continent = named.scalar_or("continent", "");
-    s.lat_deg = named.number_or("lat_deg", 0.0, -90.0, 90.0);
-    s.lng_deg = named.number_or("lng_deg", 0.0, -180.0, 180.0);
-    s.fpga = fpga_defaults;
-    s.cluster = cluster_defaults;
-    s.sw = switch_defaults;
-    if (auto n = named.optional("fpga"))
-      read_section(n, path, sp + ".fpga", s.fpga, plat.key_lines);
-    if (auto n = named.optional("cluster"))
-      read_section(n, path, sp + ".cluster", s.cluster, plat.key_lines);
-    if (auto n = named.optional("switch"))
-      read_section(n, path, sp + ".switch", s.sw, plat.key_lines);
-    plat.sites.push_back(std::move(s));
+    const std::string code = read_code(sites[i], i, code_line, r.file);
+    plat.sites.push_back(read_site(sites[i], code, defaults, r));
   }
-  std::vector<std::string> all_codes;
-  for (const auto& s : plat.sites) all_codes.push_back(s.code);
+}
 
-  // links
+std::vector<std::string> site_codes(const Platform& plat) {
+  std::vector<std::string> codes;
+  for (const auto& s : plat.sites) codes.push_back(s.code);
+  return codes;
+}
+
+/// One links[*] entry, named "links.<a>-<b>" in every message (as in --set paths).
+LinkSpec read_link(const YAML::Node& entry, std::size_t i, const Platform& plat,
+                   const Filled<WanLinkParams>& defaults, std::map<std::pair<int, int>, int>& seen,
+                   Reader& r) {
+  const YamlMap first(entry, r.file, fmt::format("links[{}]", i));
+  const std::string a = first.scalar("a"), b = first.scalar("b");
+  const std::string label = "links." + a + "-" + b;
+  YamlMap lm(entry, r.file, label);
+  lm.allow_keys(link_entry_keys());
+  LinkSpec l;
+  l.a = plat.site_index(a);
+  l.b = plat.site_index(b);
+  const std::string known =
+      "expected a site code defined under sites (" + join(site_codes(plat)) + ")";
+  if (l.a < 0) throw_at(lm.required("a"), r.file, label + ".a", known, a);
+  if (l.b < 0) throw_at(lm.required("b"), r.file, label + ".b", known, b);
+  if (l.a == l.b) throw_at(entry, r.file, label, "expected a link between two different sites");
+  auto [it, inserted] = seen.emplace(std::minmax(l.a, l.b), yaml_line(entry));
+  if (!inserted) {
+    throw_at(
+        entry, r.file, label,
+        fmt::format("duplicate link (the same pair is already linked at line {})", it->second));
+  }
+  require_params<WanLinkParams>(lm);
+  Filled<WanLinkParams> params = defaults;
+  read_params(lm, params, r);
+  check_invariants(params, entry, r.file, label);
+  l.params = params.params;
+  l.source = lm.scalar_or("source", "");
+  return l;
+}
+
+void read_links(const YamlMap& top, const Filled<WanLinkParams>& defaults, Platform& plat,
+                Reader& r) {
   const YAML::Node links = top.optional("links");
   if (links && !links.IsNull() && !links.IsSequence()) {
-    throw_at(links, path, "links", "expected a list of links ('- {a: nyc, b: lon, delay: ...}')");
+    throw_at(links, r.file, "links", "expected a list of links ('- {a: nyc, b: lon, delay: ...}')");
   }
   std::map<std::pair<int, int>, int> link_line;
   const std::size_t num_links = links && links.IsSequence() ? links.size() : 0;
   for (std::size_t i = 0; i < num_links; ++i) {
-    // The link is named "links.<a>-<b>" in every later message (as in --set paths).
-    const YamlMap first(links[i], path, fmt::format("links[{}]", i));
-    const std::string a = first.scalar("a"), b = first.scalar("b");
-    const std::string label = "links." + a + "-" + b;
-    YamlMap lm(links[i], path, label);
-    lm.allow_keys(link_entry_keys());
-    LinkSpec l;
-    l.a = plat.site_index(a);
-    l.b = plat.site_index(b);
-    const std::string known = "expected a site code defined under sites (" + join(all_codes) + ")";
-    if (l.a < 0) throw_at(lm.required("a"), path, label + ".a", known, a);
-    if (l.b < 0) throw_at(lm.required("b"), path, label + ".b", known, b);
-    if (l.a == l.b) throw_at(links[i], path, label, "expected a link between two different sites");
-    const auto key = std::minmax(l.a, l.b);
-    auto [it, inserted] = link_line.emplace(key, yaml_line(links[i]));
-    if (!inserted) {
-      throw_at(
-          links[i], path, label,
-          fmt::format("duplicate link (the same pair is already linked at line {})", it->second));
-    }
-    if (!lm.has("delay")) {
-      throw_at(links[i], path, label + ".delay",
-               "missing required key (one-way propagation delay, e.g. RTT/2)");
-    }
-    l.params = link_defaults;
-    Origins origins = link_default_origins;
-    read_section(links[i], path, label, l.params, plat.key_lines, &origins, link_entry_keys());
-    check_mtu(l.params, origins, links[i], path, label);
-    l.source = lm.scalar_or("source", "");
-    plat.links.push_back(std::move(l));
+    plat.links.push_back(read_link(links[i], i, plat, defaults, link_line, r));
   }
+}
 
-  // connectivity: every site reachable from the first one.
+/// The codes of the sites not reachable from the first one over the links.
+std::vector<std::string> unreachable_sites(const Platform& plat) {
   const int n = static_cast<int>(plat.sites.size());
   std::vector<std::vector<int>> adj(n);
   for (const auto& l : plat.links) {
@@ -538,16 +532,63 @@ Platform load_platform(const std::string& path, const std::vector<Override>& ove
       }
     }
   }
-  std::vector<std::string> unreachable;
+  std::vector<std::string> out;
   for (int i = 0; i < n; ++i) {
-    if (!seen[i]) unreachable.push_back(plat.sites[i].code);
+    if (!seen[i]) out.push_back(plat.sites[i].code);
   }
-  if (!unreachable.empty()) {
-    const YAML::Node at = links ? top.key_node("links") : top.key_node("sites");
-    throw_at(at, path, "links",
-             fmt::format("expected links connecting all sites; not reachable from '{}': {}",
-                         plat.sites[0].code, join(unreachable)));
+  return out;
+}
+
+void check_connected(const YamlMap& top, const Platform& plat, const std::string& file) {
+  const std::vector<std::string> unreachable = unreachable_sites(plat);
+  if (unreachable.empty()) return;
+  const YAML::Node at = top.has("links") ? top.key_node("links") : top.key_node("sites");
+  throw_at(at, file, "links",
+           fmt::format("expected links connecting all sites; not reachable from '{}': {}",
+                       plat.sites[0].code, join(unreachable)));
+}
+
+std::string file_stem(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  const std::string base = path.substr(slash == std::string::npos ? 0 : slash + 1);
+  const auto dot = base.find_last_of('.');
+  return dot == std::string::npos ? base : base.substr(0, dot);
+}
+
+}  // namespace
+
+const ParamInfo* override_param(const std::string& path) {
+  const std::vector<std::string> parts = split(path, '.');
+  const ModuleParamInfo* m = nullptr;
+  if (parts.size() == 3 && parts[0] == "defaults") m = find_module_by_section(parts[1]);
+  if (parts.size() == 3 && parts[0] == "colocated" && parts[1] == link_section())
+    m = &WanLinkParams::table().info();
+  if (parts.size() == 3 && parts[0] == "links") m = &WanLinkParams::table().info();
+  if (parts.size() == 4 && parts[0] == "sites" && contains(site_sections(), parts[2]))
+    m = find_module_by_section(parts[2]);
+  const ParamInfo* p = m ? find_param(*m, parts.back()) : nullptr;
+  return p && parts[0] == "defaults" && p->check.required ? nullptr : p;
+}
+
+Platform load_platform(const std::string& path, const std::vector<Override>& overrides) {
+  YAML::Node root = load_yaml_file(path);
+  if ((!root.IsDefined() || root.IsNull()) && overrides.empty()) {
+    throw ConfigError(path, 0, "", "empty platform file");
   }
+  for (const Override& ov : overrides) apply_override(root, path, ov);
+
+  YamlMap top(root, path, "");
+  top.allow_keys(kTopKeys);
+  Platform plat;
+  plat.file = path;
+  plat.name = top.scalar_or("name", file_stem(path));
+  top.scalar_or("description", "");
+  Reader r{path, plat.key_lines};
+  const Defaults defaults = read_defaults(top, r);
+  plat.colocated.link = read_colocated(top, r);
+  read_sites(top, defaults.site, plat, r);
+  read_links(top, defaults.link, plat, r);
+  check_connected(top, plat, path);
   return plat;
 }
 

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <type_traits>
 
@@ -113,33 +114,66 @@ void validate_schedule(const Schedule& schedule, const Platform& platform,
 
 // The mapping form of a group: `members` plus optional `send_offsets` (site: time after
 // the agreed start; members left out start at 0).
+// A mapping key as text; a key that is not a plain scalar is an error at its line.
+std::string key_text(const YAML::Node& key, const std::string& where,
+                     const std::string& file_label) {
+  if (!key.IsScalar()) throw ConfigError(file_label, line_of(key), where, "a plain key");
+  return key.Scalar();
+}
+
+// Keys of a mapping, each once. Errors: ConfigError naming the repeated key.
+void check_unique_keys(const YAML::Node& map, const std::string& where,
+                       const std::string& file_label) {
+  std::set<std::string> seen;
+  for (const auto& kv : map) {
+    const std::string key = key_text(kv.first, where, file_label);
+    if (!seen.insert(key).second)
+      throw ConfigError(file_label, line_of(kv.first), where + (where.empty() ? "" : ".") + key,
+                        "each key once (duplicate key)");
+  }
+}
+
+// A send offset: a time after the agreed start, at most a day (a larger one is surely a
+// typo, and sums of offsets and delays must stay far from the 64-bit ps range).
+std::uint64_t send_offset_ps(const YAML::Node& value, const std::string& key,
+                             const std::string& file_label) {
+  constexpr std::uint64_t kDayPs = 86'400ull * 1'000'000'000'000ull;
+  const std::string text = value.IsScalar() ? value.Scalar() : "";
+  std::uint64_t ps = 0;
+  try {
+    ps = parse_time_ps(text);
+  } catch (const std::exception&) {
+    throw ConfigError(file_label, line_of(value), key, "a time like 3ms", text);
+  }
+  if (ps > kDayPs) throw ConfigError(file_label, line_of(value), key, "at most 24h", text);
+  return ps;
+}
+
+// The mapping form of a group: `members` plus optional `send_offsets` (site: time after
+// the agreed start; members left out start at 0).
 void read_group_map(const YAML::Node& gn, const std::string& gkey, const std::string& file_label,
                     const Platform& platform, Group& group) {
   for (const auto& kv : gn) {
-    const std::string key = kv.first.as<std::string>();
+    const std::string key = key_text(kv.first, gkey, file_label);
     if (key == "members") continue;
     if (key != "send_offsets") {
       throw ConfigError(file_label, line_of(kv.first), gkey + "." + key,
                         "one of the keys members, send_offsets");
     }
-    if (!kv.second.IsMap()) {
+    if (!kv.second.IsMap() || kv.second.size() == 0) {
       throw ConfigError(file_label, line_of(kv.second), gkey + "." + key,
                         "a mapping site: time, like {lon: 3ms}");
     }
+    check_unique_keys(kv.second, gkey + "." + key, file_label);
     group.send_offset_ps.assign(group.sites.size(), 0);
     for (const auto& o : kv.second) {
-      const std::string code = o.first.as<std::string>();
+      const std::string code = o.first.Scalar();
       const std::string okey = gkey + ".send_offsets." + code;
       std::size_t i = 0;
       while (i < group.sites.size() && platform.sites[group.sites[i]].code != code) ++i;
       if (i == group.sites.size())
         throw ConfigError(file_label, line_of(o.first), okey, "a member of this group");
-      try {
-        group.send_offset_ps[i] = parse_time_ps(o.second.as<std::string>());
-      } catch (const std::exception&) {
-        throw ConfigError(file_label, line_of(o.second), okey, "a time like 3ms",
-                          o.second.IsScalar() ? o.second.as<std::string>() : "");
-      }
+      group.send_offset_ps[i] = send_offset_ps(o.second, okey, file_label);
     }
   }
 }
@@ -161,8 +195,9 @@ Schedule parse_schedule(const std::string& yaml_text, const Platform& platform,
   schedule.name = std::filesystem::path(file_label).stem().string();
   bool have_rounds = false;
   const auto codes = code_index(platform);
+  check_unique_keys(root, "", file_label);
   for (const auto& kv : root) {
-    const std::string key = kv.first.as<std::string>();
+    const std::string key = kv.first.Scalar();
     const YAML::Node& v = kv.second;
     if (key == "name") {
       if (!v.IsScalar()) throw ConfigError(file_label, line_of(v), key, "a string");
@@ -196,8 +231,9 @@ Schedule parse_schedule(const std::string& yaml_text, const Platform& platform,
         for (std::size_t g = 0; g < rn.size(); ++g) {
           const YAML::Node& gn = rn[g];
           const std::string gkey = idx(rkey, g);
+          if (gn.IsMap()) check_unique_keys(gn, gkey, file_label);
           const YAML::Node members = gn.IsMap() ? gn["members"] : gn;
-          if (!members.IsSequence() || members.size() < 2) {
+          if (!members.IsDefined() || !members.IsSequence() || members.size() < 2) {
             throw ConfigError(file_label, line_of(gn), gkey,
                               "a group of at least 2 site codes like [lon, ams], or "
                               "{members: [lon, ams], send_offsets: {lon: 3ms}}");
@@ -240,6 +276,11 @@ Schedule parse_schedule(const std::string& yaml_text, const Platform& platform,
       (schedule.rounds.size() != 1 || schedule.rounds[0].groups.size() != 1)) {
     throw ConfigError(file_label, line_of(root["rounds"]), "rounds",
                       "a ring schedule of exactly one round with one group (the ring order)");
+  }
+  if (schedule.collective == Collective::kRing &&
+      !schedule.rounds[0].groups[0].send_offset_ps.empty()) {
+    throw ConfigError(file_label, line_of(root["rounds"]), "rounds",
+                      "no send_offsets in a ring schedule (they apply to group averages)");
   }
   validate_schedule(schedule, platform, file_label);
   return schedule;

@@ -46,26 +46,6 @@ void throw_at(const YAML::Node& node, const std::string& file, const std::string
   throw ConfigError(where, line, key, expected, got);
 }
 
-std::string quantity_name(Quantity q) {
-  switch (q) {
-    case Quantity::kTime:
-      return "time";
-    case Quantity::kBytes:
-      return "size";
-    case Quantity::kRate:
-      return "rate";
-    case Quantity::kFrequency:
-      return "frequency";
-    case Quantity::kCount:
-      return "count";
-    case Quantity::kNumber:
-      return "number";
-    case Quantity::kBool:
-      return "bool";
-  }
-  return "value";
-}
-
 namespace {
 
 std::string trim(const std::string& s) {
@@ -75,75 +55,7 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b);
 }
 
-std::uint64_t parse_count(const ParamInfo& info, const std::string& text) {
-  std::string s = trim(text);
-  const std::string what =
-      info.unit.empty() ? std::string("expected a whole number like '64'")
-                        : fmt::format("expected a whole number like '64' or '64{}'", info.unit);
-  if (!s.empty() && s[0] == '-') throw UnitError(what + " (negative values are not allowed)");
-  // Optional unit suffix: the parameter's unit, or its plural ("bit" / "bits").
-  if (!info.unit.empty()) {
-    for (const std::string& suffix : {info.unit + "s", info.unit}) {
-      if (s.size() > suffix.size() &&
-          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0) {
-        s = trim(s.substr(0, s.size() - suffix.size()));
-        break;
-      }
-    }
-  }
-  if (s.empty()) throw UnitError(what);
-  std::uint64_t v = 0;
-  for (char c : s) {
-    if (!std::isdigit(static_cast<unsigned char>(c))) throw UnitError(what);
-    const std::uint64_t digit = static_cast<std::uint64_t>(c - '0');
-    if (v > (UINT64_MAX - digit) / 10) throw UnitError(what + " (value too large)");
-    v = v * 10 + digit;
-  }
-  return v;
-}
-
-bool parse_bool(const std::string& text) {
-  const std::string s = trim(text);
-  if (s == "true" || s == "True" || s == "TRUE" || s == "yes" || s == "on") return true;
-  if (s == "false" || s == "False" || s == "FALSE" || s == "no" || s == "off") return false;
-  throw UnitError("expected true or false");
-}
-
 }  // namespace
-
-ParamValue parse_param_value(const ParamInfo& info, const std::string& text) {
-  ParamValue v;
-  switch (info.quantity) {
-    case Quantity::kTime:
-      v.u = parse_time_ps(text);
-      break;
-    case Quantity::kBytes:
-      v.u = parse_bytes(text);
-      break;
-    case Quantity::kRate:
-      v.u = parse_rate_bps(text);
-      break;
-    case Quantity::kFrequency:
-      v.u = parse_frequency_hz(text);
-      break;
-    case Quantity::kCount:
-      v.u = parse_count(info, text);
-      break;
-    case Quantity::kNumber:
-      v.d = parse_number(text);
-      break;
-    case Quantity::kBool:
-      v.b = parse_bool(text);
-      break;
-  }
-  return v;
-}
-
-std::vector<std::string> param_keys(const ModuleParamInfo& module) {
-  std::vector<std::string> keys;
-  for (const auto& p : module.params) keys.push_back(p.key);
-  return keys;
-}
 
 YamlMap::YamlMap(const YAML::Node& node, std::string file, std::string path)
     : node_(node), file_(std::move(file)), path_(std::move(path)) {
@@ -225,23 +137,20 @@ double YamlMap::number_or(const std::string& key, double fallback, double lo, do
   return x;
 }
 
-void YamlMap::read_params(
-    const ModuleParamInfo& module,
-    const std::function<void(const ParamInfo&, const ParamValue&, const YAML::Node&)>& set) const {
-  for (const ParamInfo& p : module.params) {
-    const YAML::Node v = optional(p.key);
-    if (!v) continue;
-    if (!v.IsScalar()) {
-      throw_at(v, file_, key_path(p.key), "expected a single " + quantity_name(p.quantity));
-    }
-    ParamValue value;
-    try {
-      value = parse_param_value(p, v.Scalar());
-    } catch (const UnitError& e) {
-      throw_at(v, file_, key_path(p.key), e.what(), v.Scalar());
-    }
-    set(p, value, v);
+std::uint64_t YamlMap::param(const ParamInfo& p) const {
+  const YAML::Node v = required(p.key);
+  if (!v.IsScalar()) {
+    throw_at(v, file_, key_path(p.key), "expected a single " + quantity_name(p.quantity));
   }
+  std::uint64_t value = 0;
+  try {
+    value = parse_param_value(p, v.Scalar());
+  } catch (const UnitError& e) {
+    throw_at(v, file_, key_path(p.key), e.what(), v.Scalar());
+  }
+  const std::string bad = check_violation(p, value);
+  if (!bad.empty()) throw_at(v, file_, key_path(p.key), bad, v.Scalar());
+  return value;
 }
 
 std::string YamlMap::key_path(const std::string& key) const {

@@ -6,9 +6,9 @@
 //   YamlMap top(root, path, "");                 // must be a mapping
 //   top.allow_keys({"name", "sites", "links"});  // unknown keys -> ConfigError
 //   std::string name = top.scalar("name");
-//   YamlMap link(top.required("defaults"), path, "defaults");
-//   link.read_params(WanLinkParams::info(), [&](const ParamInfo& p, const ParamValue& v,
-//                                               const YAML::Node& at) { ... });
+//   YamlMap link(top.required("link"), path, "link");
+//   const ModuleParamInfo& m = WanLinkParams::table().info();
+//   std::uint64_t bps = link.param(*find_param(m, "bandwidth"));  // parsed and checked
 //
 // Positions: yaml-cpp marks are 0-based; messages use 1-based lines. Nodes created in
 // code (e.g. by a `--set path=value` override) have no position; errors about them
@@ -18,7 +18,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -51,24 +50,6 @@ int yaml_line(const YAML::Node& node);
 [[noreturn]] void throw_at(const YAML::Node& node, const std::string& file, const std::string& key,
                            const std::string& expected, const std::string& got = {});
 
-/// Human name of a Quantity: "time", "size", "rate", ...
-std::string quantity_name(Quantity q);
-
-/// The parsed value of one parameter. Exactly one member is meaningful, chosen by the
-/// parameter's Quantity: `u` for kTime (ps), kBytes (bytes), kRate (bits/s),
-/// kFrequency (Hz), kCount; `d` for kNumber; `b` for kBool.
-struct ParamValue {
-  std::uint64_t u = 0;
-  double d = 0;
-  bool b = false;
-};
-
-/// Parses a scalar according to the parameter's Quantity (units.h rules). kCount
-/// accepts a non-negative integer, optionally followed by the parameter's unit
-/// ("512" or "512bit" when unit is "bit"); kBool accepts true/false/yes/no/on/off.
-/// Errors: UnitError with the expected form.
-ParamValue parse_param_value(const ParamInfo& info, const std::string& text);
-
 /// A YAML mapping being read. Tracks which keys were used and reports mistakes with
 /// the dotted key path (`path` + "." + key, e.g. "defaults.link.bandwidth").
 class YamlMap {
@@ -97,13 +78,10 @@ class YamlMap {
   /// Number (may be negative, e.g. longitudes) of an optional key within [lo, hi].
   double number_or(const std::string& key, double fallback, double lo, double hi) const;
 
-  /// Parses every key of `module.params` present in this mapping per its Quantity and
-  /// calls `set` with the parameter, its value and the value node. Does not check for
-  /// unknown keys (call allow_keys with param_keys(module) first).
-  /// Errors: ConfigError at the value for a non-scalar or a value that does not parse.
-  void read_params(
-      const ModuleParamInfo& module,
-      const std::function<void(const ParamInfo&, const ParamValue&, const YAML::Node&)>& set) const;
+  /// The value of parameter `p`, a key of this mapping, parsed per its Quantity and
+  /// checked against its Check. Errors: ConfigError at the value when it is missing, not
+  /// a scalar, does not parse or fails the check.
+  std::uint64_t param(const ParamInfo& p) const;
 
   /// Dotted path of a key of this mapping ("defaults.link" + "bandwidth").
   std::string key_path(const std::string& key) const;
@@ -116,8 +94,5 @@ class YamlMap {
   std::string file_;
   std::string path_;
 };
-
-/// The config keys of a module's parameters, in table order.
-std::vector<std::string> param_keys(const ModuleParamInfo& module);
 
 }  // namespace aggnet

@@ -6,37 +6,10 @@
 #include <stdexcept>
 
 #include "common/units.h"
+#include "model/network_math.h"
 #include "model/send_alignment.h"
 
 namespace aggnet {
-
-double payload_rate(const WanLinkParams& params, std::uint64_t chunk_bytes) {
-  const double wire =
-      static_cast<double>(wire_bytes(chunk_bytes, params.mtu_bytes, params.header_bytes));
-  return static_cast<double>(params.bandwidth_bps) / 8.0 * static_cast<double>(chunk_bytes) / wire;
-}
-
-WanLinkParams access_link(const Site& site) {
-  WanLinkParams p;
-  p.bandwidth_bps = site.cluster.access_bandwidth_bps;
-  p.delay_ps = site.cluster.access_delay_ps;
-  return p;
-}
-
-std::uint64_t arrival_latency_ps(const Platform& platform, const Routing& routing, int s, int d,
-                                 std::uint64_t chunk_bytes) {
-  auto serialize = [chunk_bytes](const WanLinkParams& l) {
-    return serialization_ps(wire_bytes(chunk_bytes, l.mtu_bytes, l.header_bytes), l.bandwidth_bps);
-  };
-  const WanLinkParams up = access_link(platform.sites[s]);
-  std::uint64_t t = serialize(up) + up.delay_ps;
-  const auto path = routing.path(s, d);
-  for (std::size_t i = 0; i + 1 < path.size(); ++i) {
-    const auto& link = platform.links[routing.link_index(path[i], path[i + 1])].params;
-    t += platform.sites[path[i]].sw.latency_ps + serialize(link) + link.delay_ps;
-  }
-  return t + platform.sites[d].sw.latency_ps;
-}
 
 namespace {
 
@@ -71,8 +44,7 @@ void plan_buffer_limit(const Platform& platform, const RunOptions& options, Grou
                           fan_in * chunk / throughput;
     group.pipeline_rate = std::min(group.pipeline_rate, throughput / fan_in);
     // A buffer that holds every chunk of the gradient at once never binds.
-    const std::uint64_t chunks =
-        (options.gradient_bytes + options.chunk_bytes - 1) / options.chunk_bytes;
+    const std::uint64_t chunks = num_chunks(options.gradient_bytes, options.chunk_bytes);
     if (group.slots[d] >= chunks) continue;
     const double usable = static_cast<double>(std::max<std::uint64_t>(group.slots[d], 2) - 1);
     group.buffer_rate = std::min(group.buffer_rate, usable * chunk / hold_s);
@@ -137,7 +109,7 @@ void plan_pacing(const RunOptions& options, GroupPlan& group) {
 // plus the paced stream's length (the control plane's estimate, queueing left out).
 double landing_ps(const ArrivalMatrix& a, const GroupPlan& group, const RunOptions& options) {
   const double chunks =
-      static_cast<double>((options.gradient_bytes + options.chunk_bytes - 1) / options.chunk_bytes);
+      static_cast<double>(num_chunks(options.gradient_bytes, options.chunk_bytes));
   double last = 0;
   for (std::size_t i = 0; i < group.members.size(); ++i)
     for (std::size_t j = 0; j < group.members.size(); ++j)
@@ -161,12 +133,15 @@ void plan_alignment(const Platform& platform, const Routing& routing, const RunO
     plan_pacing(options, g);
     return g;
   };
-  if (!given.empty() && options.aligned_start) {
+  const bool none = !options.aligned_start || options.alignment == SendAlignment::kNone;
+  // Credit windows clock the senders; offsets would only delay the first window.
+  const bool credit = options.flow_control == FlowControl::kCredit;
+  if (!given.empty() && !none) {
     group = with(false);
     apply_given(a, given, group);
     plan_buffer_limit(platform, options, group);
     plan_pacing(options, group);
-  } else if (!options.aligned_start || options.alignment == SendAlignment::kNone) {
+  } else if (none || (credit && options.alignment == SendAlignment::kAuto)) {
     group = with(false);
   } else if (options.alignment == SendAlignment::kArrival) {
     group = with(true);

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/network_math.h"
 #include "model/routing.h"
 #include "model/run_options.h"
 #include "model/schedule.h"
@@ -60,20 +61,5 @@ struct RoundPlan {
 /// Plans one round. Errors: std::invalid_argument if a member is not a platform site.
 RoundPlan plan_round(const Platform& platform, const Routing& routing, const Round& round,
                      const RunOptions& options);
-
-/// Payload bytes/s a link of `params` carries when it sends chunks of `chunk_bytes`
-/// (line rate less the per-packet headers).
-double payload_rate(const WanLinkParams& params, std::uint64_t chunk_bytes);
-
-/// Latency from s's cluster emitting a chunk of `chunk_bytes` to its last bit reaching
-/// d's aggregator, in ps: access up (serialization + delay), then per WAN hop of the
-/// shortest path the hop's switch latency + serialization + propagation (store-and-
-/// forward), then d's switch latency. Queueing behind other streams is not included.
-std::uint64_t arrival_latency_ps(const Platform& platform, const Routing& routing, int s, int d,
-                                 std::uint64_t chunk_bytes);
-
-/// Access link (cluster <-> edge) parameters of a site: its cluster's access bandwidth
-/// and delay, with the reference MTU and header of WanLinkParams' defaults.
-WanLinkParams access_link(const Site& site);
 
 }  // namespace aggnet

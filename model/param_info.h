@@ -1,35 +1,132 @@
-// Description of one module parameter: the single source for config keys,
-// `aggnet params` and the generated docs/modules pages.
+// Module parameters, each declared once: a parameter struct (model/params/*.h) lists
+// next to its members a ParamTable naming, per member, the config key, quantity, unit,
+// description and check; the member's initializer is the default. The platform loader
+// (YAML keys, binding, validation, `--set` paths: config/platform_loader.h), `aggnet
+// params` and the docs/modules pages all derive from these tables.
+//
+// Naming: key = member name minus its unit suffix, the suffix given by the quantity
+// (_ps, _bytes, _bps, _hz; a count names what it counts: datapath_width_bits).
 #pragma once
 
+#include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace aggnet {
 
-/// Kind of quantity a parameter holds; decides how its config value is parsed.
-enum class Quantity { kTime, kBytes, kRate, kFrequency, kCount, kNumber, kBool };
+/// Kind of quantity a parameter holds; decides how its config value is parsed
+/// (common/units.h) and the base unit of its member.
+enum class Quantity { kTime, kBytes, kRate, kFrequency, kCount };
 
-/// One parameter of a module: `key` is the config key (and the member name minus its
-/// unit suffix), `unit` the unit users write, `default_value` as users would write it.
+/// What is checked of one parameter as it is read: bounds on its value, and whether every
+/// entry of a list (each of links[*]) must set it, which also keeps it out of `defaults`.
+struct Check {
+  bool positive = false;
+  std::uint64_t multiple_of = 1;
+  bool required = false;
+};
+inline constexpr Check kAnyValue{};
+inline constexpr Check kPositive{true, 1, false};
+inline constexpr Check kRequired{false, 1, true};
+
+/// One parameter, without its struct: what the YAML reader, `aggnet params` and the
+/// docs need.
 struct ParamInfo {
   std::string key;
-  Quantity quantity;
-  std::string unit;
-  std::string default_value;
+  Quantity quantity = Quantity::kCount;
+  std::string unit;  ///< unit users write ("ms", "Gbps"); for a count, what it counts
   std::string description;
+  Check check;
+  std::string default_value;  ///< the member's default written in `unit` ("100Gbps")
 };
 
-/// The parameter list of one module type, e.g. {"WanLink", {...}}.
+/// The parameters of one module type, e.g. WanLink.
 struct ModuleParamInfo {
-  std::string module;
+  std::string module;   ///< "WanLink"
+  std::string section;  ///< its platform YAML mapping: "link", "switch", "fpga", "cluster"
   std::string description;
   std::vector<ParamInfo> params;
+  std::vector<std::string> invariants;  ///< checks across parameters, e.g. "`mtu` > `header`"
+};
+
+/// "time", "size", "rate", "frequency", "count".
+std::string quantity_name(Quantity q);
+
+/// Parses a value of parameter `p` in its quantity's base unit (ps, bytes, bits/s, Hz; a
+/// count, optionally followed by its unit: "512", "512bit", "2e7"). Does not apply the
+/// Check. Errors: UnitError saying what was expected.
+std::uint64_t parse_param_value(const ParamInfo& p, const std::string& text);
+
+/// What `p`'s Check expected when `value` fails it ("expected a positive rate like
+/// '100Gbps'"), or "" when the value passes.
+std::string check_violation(const ParamInfo& p, std::uint64_t value);
+
+/// `value` written exactly in `unit` as users would write it ("2us", "64MiB", "512").
+std::string format_param_value(Quantity q, const std::string& unit, std::uint64_t value);
+
+/// The Check as the docs show it: "> 0", "> 0, multiple of 8", "required", or "".
+std::string check_text(const Check& check);
+
+/// One row of a ParamTable, as declared next to the struct's members.
+template <class T>
+struct ParamDecl {
+  const char* key;
+  std::uint64_t T::*member;
+  Quantity quantity;
+  const char* unit;
+  const char* description;
+  Check check = kAnyValue;
+};
+
+/// A check across parameters of one struct, run once the struct is complete.
+template <class T>
+struct Invariant {
+  const char* doc;                     ///< for the docs: "`mtu` > `header`"
+  std::vector<std::string> keys;       ///< errors name the first of these the config set
+  std::string (*violation)(const T&);  ///< what was expected, or "" when it holds
+};
+
+/// The parameter table of struct T: the rows in declaration order, with the struct's
+/// default-initialized members as the defaults.
+template <class T>
+class ParamTable {
+ public:
+  ParamTable(const char* module, const char* section, const char* description,
+             std::initializer_list<ParamDecl<T>> params, std::vector<Invariant<T>> invariants = {})
+      : info_{module, section, description, {}, {}}, invariants_(std::move(invariants)) {
+    const T defaults{};
+    for (const ParamDecl<T>& d : params) {
+      info_.params.push_back(ParamInfo{d.key, d.quantity, d.unit, d.description, d.check,
+                                       format_param_value(d.quantity, d.unit, defaults.*d.member)});
+      members_.push_back(d.member);
+    }
+    for (const Invariant<T>& inv : invariants_) info_.invariants.push_back(inv.doc);
+  }
+
+  const ModuleParamInfo& info() const { return info_; }
+  /// The member of row `i` (rows in the order of info().params).
+  std::uint64_t T::*member(std::size_t i) const { return members_.at(i); }
+  const std::vector<Invariant<T>>& invariants() const { return invariants_; }
+
+ private:
+  ModuleParamInfo info_;
+  std::vector<std::uint64_t T::*> members_;
+  std::vector<Invariant<T>> invariants_;
 };
 
 /// Every module parameter table, in a fixed order: WanLink, MulticastSwitch,
-/// FpgaAggregator, Cluster (copies of WanLinkParams::info(), ...).
-/// Defined in modules/core/params_info.cpp (library aggnet_module_params).
+/// FpgaAggregator, Cluster (the info() of WanLinkParams::table(), ...).
 const std::vector<ModuleParamInfo>& all_module_params();
+
+/// The module whose YAML section is `section` ("fpga"), or nullptr.
+const ModuleParamInfo* find_module_by_section(const std::string& section);
+
+/// The parameter `key` of `module`, or nullptr.
+const ParamInfo* find_param(const ModuleParamInfo& module, const std::string& key);
+
+/// The config keys of a module's parameters, in table order.
+std::vector<std::string> param_keys(const ModuleParamInfo& module);
 
 }  // namespace aggnet

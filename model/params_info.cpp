@@ -1,82 +1,147 @@
-// The parameter tables of the module parameter structs: the single source of the
-// config keys (platform YAML, `--set` overrides, `aggnet params`, docs/modules).
-// Each default_value is written as a user would write it and parses to exactly the
-// struct's default (pinned by tests/config/test_params_info.cpp).
-#include "model/params/cluster.h"
+// Parsing, checking and writing parameter values per Quantity, and the list of every
+// module's table. The tables themselves sit next to their structs (model/params/*.h).
+#include <cctype>
+#include <regex>
+#include <stdexcept>
+
+#include "common/units.h"
 #include "model/param_info.h"
+#include "model/params/cluster.h"
 #include "model/params/fpga.h"
 #include "model/params/network.h"
 
 namespace aggnet {
+namespace {
 
-const ModuleParamInfo& WanLinkParams::info() {
-  static const ModuleParamInfo info{
-      "WanLink",
-      "One direction of a WAN link (YAML: links[*], defaults.link, colocated.link). "
-      "Sources: MTU 2048 B is the DoubleZero underlay minimum; header 80 B is our framing "
-      "estimate (preamble+IFG 20, Ethernet 18, IPv4 20, UDP 8, aggregation header 14).",
-      {
-          {"delay", Quantity::kTime, "ms", "0ms",
-           "one-way propagation delay (RTT/2 for measured links); required on every link"},
-          {"bandwidth", Quantity::kRate, "Gbps", "100Gbps", "line rate of each direction"},
-          {"mtu", Quantity::kBytes, "B", "2048B", "maximum packet size, header included"},
-          {"header", Quantity::kBytes, "B", "80B", "per-packet overhead on the wire"},
-          {"jitter", Quantity::kTime, "ms", "0ms",
-           "standard deviation of the extra one-way delay per chunk"},
-      }};
-  return info;
+std::string trim(const std::string& s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
 }
 
-const ModuleParamInfo& SwitchParams::info() {
-  static const ModuleParamInfo info{
-      "MulticastSwitch",
-      "A site's multicast switch, the edge device (YAML: defaults.switch, sites[*].switch).",
-      {
-          {"latency", Quantity::kTime, "ns", "0ns",
-           "forwarding latency per chunk, counted from its last bit in"},
-      }};
-  return info;
+/// `s` without a trailing `unit` or its plural ("512bit", "64 cycles").
+std::string strip_unit(std::string s, const std::string& unit) {
+  if (unit.empty()) return s;
+  for (const std::string& suffix : {unit + "s", unit}) {
+    if (s.size() > suffix.size() &&
+        s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      return trim(s.substr(0, s.size() - suffix.size()));
+    }
+  }
+  return s;
 }
 
-const ModuleParamInfo& FpgaParams::info() {
-  static const ModuleParamInfo info{
-      "FpgaAggregator",
-      "In-line FPGA aggregator pipeline and its buffer memory at a site's edge (YAML: "
-      "defaults.fpga, sites[*].fpga). Throughput = datapath_width / 8 x clock bytes/s. "
-      "Defaults are estimates: a 512-bit Versal AXI-stream datapath at 500 MHz (32 GB/s), "
-      "64 cycles latency, 64 MiB buffer (on-chip SRAM scale of the AMD V80, 'tens of MB'; "
-      "its 32 GB HBM is the other end of a buffer sweep).",
-      {
-          {"datapath_width", Quantity::kCount, "bit", "512",
-           "width of the reduction datapath in bits (a multiple of 8)"},
-          {"clock", Quantity::kFrequency, "MHz", "500MHz", "pipeline clock"},
-          {"latency_cycles", Quantity::kCount, "cycle", "64", "pipeline fill latency in cycles"},
-          {"buffer", Quantity::kBytes, "MiB", "64MiB",
-           "buffer memory for aggregation slots (one chunk per slot)"},
-      }};
-  return info;
+std::uint64_t parse_count(const ParamInfo& p, const std::string& text) {
+  const std::string what =
+      "expected a whole number like '64'" + (p.unit.empty() ? "" : " or '64" + p.unit + "'");
+  const std::string s = strip_unit(trim(text), p.unit);
+  if (!s.empty() && s[0] == '-') throw UnitError(what + " (negative values are not allowed)");
+  static const std::regex number(R"([0-9]+(\.[0-9]+)?([eE]\+?[0-9]+)?)");
+  if (!std::regex_match(s, number)) throw UnitError(what);
+  try {
+    // A bare size is a count of bytes: the exact decimal rules of units.h ("2e7").
+    return parse_bytes(s);
+  } catch (const UnitError& e) {
+    const bool too_large = std::string(e.what()).find("too large") != std::string::npos;
+    throw UnitError(what + (too_large ? " (value too large)" : ""));
+  }
 }
 
-const ModuleParamInfo& ClusterParams::info() {
-  static const ModuleParamInfo info{
-      "Cluster",
-      "The GPU cluster behind a site's edge and its access link (YAML: defaults.cluster, "
-      "sites[*].cluster). Defaults are illustrative of one training step of a large model "
-      "(our estimate).",
-      {
-          {"compute_time", Quantity::kTime, "s", "1s", "compute phase per training step"},
-          {"access_bandwidth", Quantity::kRate, "Gbps", "400Gbps",
-           "rate of the cluster <-> edge access link"},
-          {"access_delay", Quantity::kTime, "us", "2us",
-           "one-way delay of the cluster <-> edge access link"},
-      }};
-  return info;
+}  // namespace
+
+std::string quantity_name(Quantity q) {
+  switch (q) {
+    case Quantity::kTime:
+      return "time";
+    case Quantity::kBytes:
+      return "size";
+    case Quantity::kRate:
+      return "rate";
+    case Quantity::kFrequency:
+      return "frequency";
+    case Quantity::kCount:
+      return "count";
+  }
+  return "value";
+}
+
+std::uint64_t parse_param_value(const ParamInfo& p, const std::string& text) {
+  switch (p.quantity) {
+    case Quantity::kTime:
+      return parse_time_ps(text);
+    case Quantity::kBytes:
+      return parse_bytes(text);
+    case Quantity::kRate:
+      return parse_rate_bps(text);
+    case Quantity::kFrequency:
+      return parse_frequency_hz(text);
+    case Quantity::kCount:
+      return parse_count(p, text);
+  }
+  throw std::logic_error("unknown quantity");
+}
+
+std::string check_violation(const ParamInfo& p, std::uint64_t value) {
+  const Check& c = p.check;
+  if ((!c.positive || value != 0) && value % c.multiple_of == 0) return "";
+  const std::string like = " like '" + p.default_value + "'";
+  const std::string positive = c.positive ? "positive " : "";
+  if (c.multiple_of == 1) return "expected a " + positive + quantity_name(p.quantity) + like;
+  return "expected a " + positive + "multiple of " + std::to_string(c.multiple_of) + " " + p.unit +
+         "s" + like;
+}
+
+std::string format_param_value(Quantity q, const std::string& unit, std::uint64_t value) {
+  if (q == Quantity::kCount) return std::to_string(value);
+  const std::uint64_t per_unit = parse_param_value(ParamInfo{"", q, unit, "", {}, ""}, "1" + unit);
+  std::string out = std::to_string(value / per_unit);
+  std::uint64_t rest = value % per_unit;
+  if (rest != 0) out += '.';
+  for (int digits = 0; rest != 0; ++digits) {
+    if (digits == 20) throw std::logic_error("no exact decimal of " + out + " in " + unit);
+    rest *= 10;
+    out += static_cast<char>('0' + rest / per_unit);
+    rest %= per_unit;
+  }
+  return out + unit;
+}
+
+std::string check_text(const Check& check) {
+  std::vector<std::string> parts;
+  if (check.required) parts.push_back("required");
+  if (check.positive) parts.push_back("> 0");
+  if (check.multiple_of > 1) parts.push_back("multiple of " + std::to_string(check.multiple_of));
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
 }
 
 const std::vector<ModuleParamInfo>& all_module_params() {
-  static const std::vector<ModuleParamInfo> all{WanLinkParams::info(), SwitchParams::info(),
-                                                FpgaParams::info(), ClusterParams::info()};
+  static const std::vector<ModuleParamInfo> all{
+      WanLinkParams::table().info(), SwitchParams::table().info(), FpgaParams::table().info(),
+      ClusterParams::table().info()};
   return all;
+}
+
+const ModuleParamInfo* find_module_by_section(const std::string& section) {
+  for (const auto& m : all_module_params()) {
+    if (m.section == section) return &m;
+  }
+  return nullptr;
+}
+
+const ParamInfo* find_param(const ModuleParamInfo& module, const std::string& key) {
+  for (const auto& p : module.params) {
+    if (p.key == key) return &p;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> param_keys(const ModuleParamInfo& module) {
+  std::vector<std::string> keys;
+  for (const auto& p : module.params) keys.push_back(p.key);
+  return keys;
 }
 
 }  // namespace aggnet

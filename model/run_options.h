@@ -1,4 +1,6 @@
-// Options of one simulation run (what `aggnet run` takes besides the platform).
+// Options of one simulation run (what `aggnet run` takes besides the platform): the one
+// RunOptions type of the simulation, the analytic time model, the optimizer and the sizing.
+// The command-line options that set it are declared once in options/run_option_table.cpp.
 #pragma once
 
 #include <cstdint>
@@ -16,16 +18,20 @@ enum class SendAlignment {
   kAuto,     ///< per group, the offsets only where they make the group land earlier
 };
 
-/// Plain-unit run options. Defaults are those of `aggnet run` without options.
+/// Plain-unit run options. Defaults are those of `aggnet run` without options (a test
+/// checks that the option table's defaults give exactly these).
 struct RunOptions {
   std::uint64_t gradient_bytes = 1ull << 30;  ///< G per site and round (1 GiB)
   std::uint64_t chunk_bytes = 1ull << 20;     ///< chunk = aggregation slot (1 MiB)
   std::uint64_t buffer_bytes = 0;             ///< every site's FPGA buffer; 0: the platform's
-  int steps = 0;                              ///< 0: one schedule period
+  /// 0: one schedule period (`aggnet run` first raises it to the rounds to eps-consensus)
+  int steps = 0;
+  double eps = 1e-3;  ///< target consensus error ||W_r ... W_1 - J||_2
   FlowControl flow_control = FlowControl::kPacing;
   double pacing_margin = 0.02;  ///< pacing: fraction below the computed safe rate
   /// Members of a group start sending at one agreed time (after exchanging ready
-  /// messages) instead of as soon as each is ready. Pacing assumes it; credit does not.
+  /// messages) instead of as soon as each is ready (`--round-start`: by default with
+  /// pacing, not with credit).
   bool aligned_start = true;
   /// Send offsets (needs an aligned start; ignored otherwise).
   SendAlignment alignment = SendAlignment::kAuto;
@@ -34,7 +40,7 @@ struct RunOptions {
   bool jitter = false;              ///< apply the links' jitter figures
   std::uint64_t seed = 1;           ///< jitter random seed
   bool functional = false;          ///< carry real float data and check every sum
-  std::uint64_t credit_bytes = 64;  ///< size of a credit message
+  std::uint64_t credit_bytes = 64;  ///< size of a credit message (credit mode)
 };
 
 }  // namespace aggnet

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -59,15 +60,23 @@ std::optional<Offsets> triad_closed_form(const ArrivalMatrix& arrival_ps) {
 
 // --- LP -------------------------------------------------------------------------------
 
-/// The LP works in µs. GLPK's tolerances are absolute (primal feasibility 1e-7), so the
-/// unit has to keep both the round-off of the data and the tolerance well below 1 ps:
-/// in µs latencies up to ~1e12 ps become ~1e6 (round-off ~1e-10 µs) and the tolerance
-/// is 0.1 ps. (In ns, values ~1e8 have round-off near 1e-7 and phase 1 can wrongly
-/// report the LP infeasible; in ps the tolerance would be far below the round-off.)
-constexpr double kPsPerUnit = 1e6;
-/// Added to a stage's optimum when it becomes a bound of the next stage (1e-3 ps). The
-/// next stage starts from the previous optimal basis, which this bound keeps feasible.
-constexpr double kStageSlack = 1e-3 / kPsPerUnit;
+/// The LP works in µs, or a coarser unit keeping every value below 1e6 units. GLPK's
+/// tolerances are absolute (primal feasibility 1e-7), so the unit has to keep both the
+/// round-off of the data and the tolerance small: in µs latencies up to ~1e12 ps (1 s)
+/// become ~1e6 (round-off ~1e-10 µs) and the tolerance is 0.1 ps. (In ns, values ~1e8
+/// have round-off near 1e-7 and phase 1 can wrongly report the LP infeasible; delays of
+/// minutes in µs do the same, hence the coarser unit there, where 0.1 ppb of the largest
+/// latency is the precision.) Latencies are shifted by their minimum first: offsets do
+/// not change, and the values stay as small as the spread allows.
+double ps_per_unit(std::uint64_t spread_ps) {
+  return std::max(1e6, static_cast<double>(spread_ps) / 1e6);
+}
+/// Added to a stage's optimum when it becomes a bound of the next stage (1e-3 ps at
+/// µs). The next stage starts from the previous optimal basis, which this bound keeps
+/// feasible.
+constexpr double kStageSlackUnits = 1e-9;
+/// Simplex limits: a small LP takes milliseconds; never let a degenerate one spin.
+constexpr int kTimeLimitMs = 10'000;
 
 struct GlpDeleter {
   void operator()(glp_prob* lp) const { glp_delete_prob(lp); }
@@ -95,18 +104,26 @@ class SkewLp {
 
  private:
   void add_row(const std::vector<std::pair<int, double>>& terms, double upper);
+  bool solved(int rc) const { return rc == 0 && glp_get_status(lp_.get()) == GLP_OPT; }
   std::size_t n_;
+  double ps_per_unit_ = 1e6;
   std::unique_ptr<glp_prob, GlpDeleter> lp_;
 };
 
 SkewLp::SkewLp(const ArrivalMatrix& arrival_ps) : n_(arrival_ps.size()), lp_(glp_create_prob()) {
+  std::uint64_t lowest = std::numeric_limits<std::uint64_t>::max(), highest = 0;
+  for (std::size_t i = 0; i < n_; ++i)
+    for (std::size_t j = 0; j < n_; ++j)
+      if (i != j)
+        lowest = std::min(lowest, arrival_ps[i][j]), highest = std::max(highest, arrival_ps[i][j]);
+  ps_per_unit_ = ps_per_unit(highest - lowest);
   glp_set_obj_dir(lp_.get(), GLP_MIN);
   glp_add_cols(lp_.get(), t());
   for (int col = 1; col <= t(); ++col) glp_set_col_bnds(lp_.get(), col, GLP_LO, 0.0, 0.0);
   for (std::size_t j = 0; j < n_; ++j) {
     for (std::size_t i = 0; i < n_; ++i) {
       if (i == j) continue;
-      const double a = arrival_ps[i][j] / kPsPerUnit;
+      const double a = static_cast<double>(arrival_ps[i][j] - lowest) / ps_per_unit_;
       add_row({{offset(i), 1.0}, {hi(j), -1.0}}, -a);
       add_row({{lo(j), 1.0}, {offset(i), -1.0}}, a);
     }
@@ -133,22 +150,28 @@ double SkewLp::minimise(const std::vector<int>& columns) {
   glp_smcp parm;
   glp_init_smcp(&parm);
   parm.msg_lev = GLP_MSG_OFF;
-  const int rc = glp_simplex(lp_.get(), &parm);
-  if (rc != 0 || glp_get_status(lp_.get()) != GLP_OPT) {
-    throw std::runtime_error("send alignment: GLPK simplex failed (code " + std::to_string(rc) +
+  parm.tm_lim = kTimeLimitMs;
+  int rc = glp_simplex(lp_.get(), &parm);
+  if (!solved(rc)) {
+    // Round-off can mislead the floating-point simplex; GLPK's rational one cannot.
+    glp_std_basis(lp_.get());
+    rc = glp_exact(lp_.get(), &parm);
+  }
+  if (!solved(rc)) {
+    throw std::runtime_error("send alignment: GLPK found no optimum (code " + std::to_string(rc) +
                              ", status " + std::to_string(glp_get_status(lp_.get())) + ")");
   }
   return glp_get_obj_val(lp_.get());
 }
 
 void SkewLp::cap(int column, double value) {
-  glp_set_col_bnds(lp_.get(), column, GLP_DB, 0.0, std::max(value, 0.0) + kStageSlack);
+  glp_set_col_bnds(lp_.get(), column, GLP_DB, 0.0, std::max(value, 0.0) + kStageSlackUnits);
 }
 
 Offsets SkewLp::offsets_ps() const {
   Offsets offsets;
   for (std::size_t i = 0; i < n_; ++i) {
-    const double ps = glp_get_col_prim(lp_.get(), offset(i)) * kPsPerUnit;
+    const double ps = glp_get_col_prim(lp_.get(), offset(i)) * ps_per_unit_;
     offsets.push_back(static_cast<std::uint64_t>(std::llround(std::max(ps, 0.0))));
   }
   return offsets;

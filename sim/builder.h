@@ -8,15 +8,15 @@
 #include <systemc>
 #include <vector>
 
+#include "model/control_plane.h"
+#include "model/routing.h"
+#include "model/run_options.h"
+#include "model/schedule.h"
 #include "modules/cluster/compute_cluster.h"
 #include "modules/core/chunk.h"
 #include "modules/fpga/fpga_aggregator.h"
 #include "modules/network/multicast_switch.h"
 #include "modules/network/wan_link.h"
-#include "model/control_plane.h"
-#include "model/routing.h"
-#include "model/run_options.h"
-#include "model/schedule.h"
 
 namespace aggnet {
 

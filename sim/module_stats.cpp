@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "common/csv.h"
 #include "modules/core/time.h"
 #include "sim/builder.h"
 
@@ -101,13 +102,6 @@ json collect_module_stats(const NetworkSystem& system, const OccupancySampler* s
 
 namespace {
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
 std::string joined(const json& values) {
   std::string out;
   for (const auto& v : values) out += (out.empty() ? "" : ";") + v.dump();
@@ -129,9 +123,8 @@ std::string module_stats_csv(const json& rows) {
     for (const char* f : {"_count", "_mean", "_min", "_max", "_buckets"}) header.push_back(h + f);
   if (!series.empty()) header.push_back("series_interval_ns");
   for (const auto& s : series) header.push_back(s + "_samples");
-  std::string out;
-  for (std::size_t i = 0; i < header.size(); ++i) out += (i ? "," : "") + csv_field(header[i]);
-  out += "\n";
+  CsvWriter csv;
+  csv.row(header);
   for (const auto& r : rows) {
     std::vector<std::string> cells{r["instance"].get<std::string>(),
                                    r["module"].get<std::string>()};
@@ -153,10 +146,9 @@ std::string module_stats_csv(const json& rows) {
       cells.push_back(r.contains("series_interval_ns") ? r["series_interval_ns"].dump() : "");
     for (const auto& s : series)
       cells.push_back(r["series"].contains(s) ? joined(r["series"][s]) : "");
-    for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + csv_field(cells[i]);
-    out += "\n";
+    csv.row(cells);
   }
-  return out;
+  return csv.str();
 }
 
 }  // namespace aggnet

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "common/config_error.h"
+#include "common/strings.h"
 #include "modules/core/time.h"
 #include "sim/builder.h"
 
@@ -20,15 +21,6 @@ struct CycleAccess : sc_core::sc_trace_file {
   }
 };
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string item;
-  std::istringstream in(s);
-  while (std::getline(in, item, sep))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 }  // namespace
 
 TraceSelection parse_trace_selection(const std::vector<std::string>& items) {
@@ -41,7 +33,7 @@ TraceSelection parse_trace_selection(const std::vector<std::string>& items) {
       if (eq == std::string::npos)
         throw ConfigError("--trace", 0, item, "expected KEY=LIST like sites=lon,tyo", item);
       const std::string key = item.substr(0, eq);
-      const auto values = split(item.substr(eq + 1), ',');
+      const auto values = split(item.substr(eq + 1), ',', EmptyFields::kSkip);
       if (values.empty()) throw ConfigError("--trace", 0, key, "expected a non-empty list", item);
       if (key == "sites") {
         for (const auto& v : values) sel.sites.insert(v == "all" ? std::string() : v);

@@ -1,10 +1,6 @@
 #include "sizing/buffer_sizing.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -13,15 +9,14 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
-#include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 
+#include "common/csv.h"
 #include "common/units.h"
 #include "model/control_plane.h"
-
-extern char** environ;
+#include "sweeps/runner.h"
 
 namespace aggnet {
 
@@ -35,11 +30,6 @@ constexpr std::uint64_t kHugeBuffer = 1ull << 50;  // "no buffer limit" for the 
 double ps_to_s(double ps) { return ps * 1e-12; }
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
-
-// Serialization of one chunk on a link of these parameters, in ps.
-std::uint64_t chunk_serialization_ps(const WanLinkParams& p, std::uint64_t chunk) {
-  return serialization_ps(wire_bytes(chunk, p.mtu_bytes, p.header_bytes), p.bandwidth_bps);
-}
 
 // Standard deviation (ps) of the jitter summed over the links of the path s -> d.
 double path_jitter_ps(const Platform& platform, const Routing& routing, int s, int d) {
@@ -210,65 +200,82 @@ double speed_fraction(const Outcome& reference, const Outcome& o) {
 
 bool meets(double fraction, double target) { return fraction >= target * (1 - 1e-9); }
 
-// Runs `aggnet run` children, at most `workers` at a time; each gets its own JSON file in
-// a private temporary directory, removed with the runner.
-class ChildRunner {
+// A private temporary directory, removed with its contents.
+class TempDir {
  public:
-  explicit ChildRunner(const SizingRequest& request) : request_(request) {
+  TempDir() {
     std::string pattern = (fs::temp_directory_path() / "aggnet-size-buffers-XXXXXX").string();
     if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary directory");
-    dir_ = pattern;
+    path_ = pattern;
   }
-  ~ChildRunner() {
+  ~TempDir() {
     std::error_code ignored;
-    fs::remove_all(dir_, ignored);
+    fs::remove_all(path_, ignored);
   }
-  ChildRunner(const ChildRunner&) = delete;
-  ChildRunner& operator=(const ChildRunner&) = delete;
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
 
-  int launched() const { return launched_; }
+ private:
+  fs::path path_;
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The search's simulations: `aggnet run` children on the sweep runner's pool
+// (sweeps::RunPool: at most `workers` at a time, each with the request's timeout, killed
+// with this process). Child k writes k.json and k.log in a private temporary directory.
+class Simulations {
+ public:
+  explicit Simulations(const SizingRequest& request)
+      : request_(request),
+        pool_(request.aggnet_exe, static_cast<std::size_t>(std::max(1, request.workers)),
+              request.timeout_ms) {}
+
+  int launched() const { return static_cast<int>(submitted_); }
 
   /// Simulates each per-site buffer configuration (bytes per site). Errors:
-  /// std::runtime_error with the command and its stderr when a child fails (raised after
-  /// every running child has ended, so no child outlives the call).
+  /// std::runtime_error with the command, why it failed and its output when a child fails
+  /// (raised after every running child has ended; the queued ones never start).
   std::vector<Outcome> run(const std::vector<std::vector<std::uint64_t>>& configs) {
+    const std::size_t first = submitted_;
+    for (const auto& buffers : configs) {
+      pool_.submit({args(submitted_, buffers), log_path(submitted_)});
+      ++submitted_;
+    }
     std::vector<Outcome> outcomes(configs.size());
-    std::vector<int> file(configs.size(), -1);
-    std::map<pid_t, std::size_t> running;
-    std::size_t next = false;
     std::string failure;
-    while (next < configs.size() || !running.empty()) {
-      while (failure.empty() && next < configs.size() &&
-             static_cast<int>(running.size()) < std::max(1, request_.workers)) {
-        file[next] = launched_;
-        running[spawn(file[next], configs[next])] = next;
-        ++next;
+    while (!pool_.idle()) {
+      for (const auto& done : pool_.wait_any(Millis(100))) {
+        const std::size_t i = done.id - first;
+        if (done.end.status == "ok") {
+          if (failure.empty()) outcomes[i] = parse(json_path(done.id));
+        } else if (failure.empty()) {
+          failure = describe_failure(done.id, configs[i], done.end);
+          pool_.drop_queued();
+        }
       }
-      if (running.empty()) break;
-      int status = 0;
-      const pid_t pid = ::waitpid(-1, &status, 0);
-      if (pid < 0) throw std::runtime_error("waitpid failed");
-      auto it = running.find(pid);
-      if (it == running.end()) continue;
-      const std::size_t i = it->second;
-      running.erase(it);
-      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        if (failure.empty()) failure = describe_failure(file[i], configs[i], status);
-        continue;
-      }
-      outcomes[i] = parse(json_path(file[i]));
     }
     if (!failure.empty()) throw std::runtime_error(failure);
     return outcomes;
   }
 
  private:
-  std::string json_path(int f) const { return (dir_ / fmt::format("{}.json", f)).string(); }
-  std::string err_path(int f) const { return (dir_ / fmt::format("{}.err", f)).string(); }
+  std::string json_path(std::size_t f) const {
+    return (dir_.path() / fmt::format("{}.json", f)).string();
+  }
+  std::string log_path(std::size_t f) const {
+    return (dir_.path() / fmt::format("{}.log", f)).string();
+  }
 
-  std::vector<std::string> args(int f, const std::vector<std::uint64_t>& buffers) const {
-    std::vector<std::string> a{request_.aggnet_exe, "run"};
-    a.insert(a.end(), request_.run_args.begin(), request_.run_args.end());
+  /// The arguments after `aggnet run`.
+  std::vector<std::string> args(std::size_t f, const std::vector<std::uint64_t>& buffers) const {
+    std::vector<std::string> a = request_.run_args;
     // One size everywhere: `--buffer`; else one `--set sites.X.fpga.buffer` per site.
     const bool uniform = std::all_of(buffers.begin(), buffers.end(),
                                      [&](std::uint64_t b) { return b == buffers.front(); });
@@ -283,31 +290,12 @@ class ChildRunner {
     return a;
   }
 
-  pid_t spawn(int f, const std::vector<std::uint64_t>& buffers) {
-    const auto a = args(f, buffers);
-    std::vector<char*> argv;
-    for (const auto& s : a) argv.push_back(const_cast<char*>(s.c_str()));
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    const std::string err = err_path(f);
-    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid = 0;
-    const int rc = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) throw std::runtime_error("cannot start " + request_.aggnet_exe);
-    ++launched_;
-    return pid;
-  }
-
-  std::string describe_failure(int f, const std::vector<std::uint64_t>& buffers, int status) const {
-    std::ifstream in(err_path(f));
-    std::stringstream err;
-    err << in.rdbuf();
-    std::string command;
-    for (const auto& s : args(f, buffers)) command += (command.empty() ? "" : " ") + s;
-    return fmt::format("simulation failed (wait status {}): {}\n{}", status, command, err.str());
+  std::string describe_failure(std::size_t f, const std::vector<std::uint64_t>& buffers,
+                               const sweeps::RunEnd& end) const {
+    std::string command = request_.aggnet_exe + " run";
+    for (const auto& s : args(f, buffers)) command += " " + s;
+    return fmt::format("simulation failed ({}): {}\n{}", end.reason, command,
+                       read_text(log_path(f)));
   }
 
   static Outcome parse(const std::string& path) {
@@ -326,8 +314,9 @@ class ChildRunner {
   }
 
   const SizingRequest& request_;
-  fs::path dir_;
-  int launched_ = 0;
+  TempDir dir_;           // destroyed after pool_: no child outlives its directory
+  sweeps::RunPool pool_;  // ids = submission order = file numbers
+  std::size_t submitted_ = 0;
 };
 
 // One bisection over a slot count: `lo` slots miss the target (0: none tried), `hi`
@@ -392,7 +381,7 @@ SizingResult size_buffers(const SizingRequest& request) {
   const std::uint64_t unc_slots = 4 * ceil_div(full_max, chunk) + 2;
   result.unconstrained_buffer_bytes = unc_slots * chunk;
 
-  ChildRunner runner(request);
+  Simulations runner(request);
   const Outcome reference =
       runner.run({std::vector<std::uint64_t>(n, result.unconstrained_buffer_bytes)})[0];
   result.unconstrained_round_time_s_mean = reference.round_time_s_mean;
@@ -600,25 +589,30 @@ json sizing_json(const SizingRequest& request, const SizingResult& r) {
 
 std::string sizing_csv(const SizingRequest& request, const SizingResult& r) {
   const auto& p = request.platform;
-  std::string out =
-      "site,round,group,skew_ms,skew_early_sender,skew_late_sender,hold_ms,"
-      "unconstrained_rate_gbps,required_rate_gbps,analytic_bytes,full_rate_bytes,"
-      "simulated_bytes,high_water_bytes,heterogeneous_alone_bytes,heterogeneous_bytes,"
-      "heterogeneous_high_water_bytes\n";
+  CsvWriter csv;
+  csv.row({"site", "round", "group", "skew_ms", "skew_early_sender", "skew_late_sender", "hold_ms",
+           "unconstrained_rate_gbps", "required_rate_gbps", "analytic_bytes", "full_rate_bytes",
+           "simulated_bytes", "high_water_bytes", "heterogeneous_alone_bytes",
+           "heterogeneous_bytes", "heterogeneous_high_water_bytes"});
+  // Empty cells without --heterogeneous.
+  auto heterogeneous = [&](std::uint64_t bytes) {
+    r.heterogeneous ? csv.field(bytes) : csv.field("");
+  };
   for (const auto& s : r.sites) {
     const auto& a = s.analytic;
-    out +=
-        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p.sites[a.site].code,
-                    a.round, members_of(p, a.group), static_cast<double>(a.skew_ps) * 1e-9,
-                    code_or_dash(p, a.early_sender), code_or_dash(p, a.late_sender),
-                    static_cast<double>(a.hold_ps) * 1e-9, a.unconstrained_rate_bytes_per_s * 8e-9,
-                    a.required_rate_bytes_per_s * 8e-9, a.analytic_bytes, a.full_rate_bytes,
-                    r.uniform_bytes, s.uniform_high_water_bytes,
-                    r.heterogeneous ? std::to_string(s.heterogeneous_alone_bytes) : "",
-                    r.heterogeneous ? std::to_string(s.heterogeneous_bytes) : "",
-                    r.heterogeneous ? std::to_string(s.heterogeneous_high_water_bytes) : "");
+    csv.field(p.sites[a.site].code).field(a.round).field(members_of(p, a.group));
+    csv.field(static_cast<double>(a.skew_ps) * 1e-9);
+    csv.field(code_or_dash(p, a.early_sender)).field(code_or_dash(p, a.late_sender));
+    csv.field(static_cast<double>(a.hold_ps) * 1e-9);
+    csv.field(a.unconstrained_rate_bytes_per_s * 8e-9).field(a.required_rate_bytes_per_s * 8e-9);
+    csv.field(a.analytic_bytes).field(a.full_rate_bytes).field(r.uniform_bytes);
+    csv.field(s.uniform_high_water_bytes);
+    heterogeneous(s.heterogeneous_alone_bytes);
+    heterogeneous(s.heterogeneous_bytes);
+    heterogeneous(s.heterogeneous_high_water_bytes);
+    csv.end_row();
   }
-  return out;
+  return csv.str();
 }
 
 std::string sizing_table(const SizingRequest& request, const SizingResult& r) {

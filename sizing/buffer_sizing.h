@@ -1,7 +1,8 @@
 // Buffer sizing for the in-line FPGA aggregators (`aggnet size-buffers`): the analytic
 // bound (rate x arrival skew per receiver) and a parallel bisection of simulations, one
-// `aggnet run --json` child process per simulation. Plain C++ (no SystemC): the
-// simulations run in child processes, each with its own kernel.
+// `aggnet run --json` child process per simulation. Plain C++ (no SystemC): the search
+// drives the sweep runner's pool of `aggnet run` children (sweeps::RunPool: N at a time,
+// a timeout each, none outliving the sizing), each child with its own SystemC kernel.
 #pragma once
 
 #include <cstdint>
@@ -59,7 +60,10 @@ struct SizingRequest {
   double target = 0.95;        ///< fraction of the unconstrained round time (speed) to keep
   bool heterogeneous = false;  ///< also search one size per site
   int workers = 1;             ///< simulations run in parallel
-  std::string aggnet_exe;      ///< the `aggnet` executable (children run `aggnet run`)
+  /// Per simulation: past it the child gets SIGTERM (SIGKILL 2 s later) and the sizing
+  /// fails naming it; 0: none. The default is the sweeps' (`timeout: 10m`).
+  std::uint64_t timeout_ms = 10 * 60 * 1000;
+  std::string aggnet_exe;  ///< the `aggnet` executable (children run `aggnet run`)
   /// Arguments every child `aggnet run` gets (platform, schedule, gradient, chunk, flow
   /// control, --set overrides, ...); the sizing adds --buffer (one size everywhere) or
   /// --set sites.X.fpga.buffer per site, --json,
@@ -100,12 +104,13 @@ struct SizingResult {
 };
 
 /// Runs the analytic bound and the bisections. Errors: std::runtime_error naming the
-/// child command when a simulation fails.
+/// child command, why it failed (exit status, signal or timeout) and its output when a
+/// simulation fails.
 SizingResult size_buffers(const SizingRequest& request);
 
 /// The result as the JSON document of `--json` (keys carry units).
 nlohmann::json sizing_json(const SizingRequest& request, const SizingResult& result);
-/// The per-site table as CSV (`--csv`), one row per site with a header row.
+/// The per-site table as CSV (`--csv`, common/csv.h), one row per site with a header row.
 std::string sizing_csv(const SizingRequest& request, const SizingResult& result);
 /// The human-readable table.
 std::string sizing_table(const SizingRequest& request, const SizingResult& result);

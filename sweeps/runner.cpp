@@ -1,25 +1,18 @@
-// Process-per-point runner: fork/exec of `aggnet run`, each child in its own process
-// group (so a timeout kills everything it started) and tied to the runner's life with
-// PR_SET_PDEATHSIG (a SIGKILLed sweep leaves no orphans writing results).
+// Process-per-point runner: every point is an `aggnet run` child on a RunPool, which runs
+// it through common/subprocess.h (own process group, so a timeout kills everything it
+// started; PR_SET_PDEATHSIG, so a SIGKILLed sweep leaves no orphans writing results).
 #include "sweeps/runner.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
-#include <thread>
 
 namespace fs = std::filesystem;
 
@@ -53,17 +46,8 @@ class StopSignals {
   struct sigaction old_term_ {};
 };
 
-struct Job {
-  const Point* point = nullptr;
-  Clock::time_point start;
-  std::string json_tmp, json_final, log;
-  bool timed_out = false;
-  bool stopped = false;  ///< terminated because the sweep was interrupted
-  std::optional<Clock::time_point> term_sent;
-};
-
 /// Last non-empty lines of a log file, joined into one line of at most `max_chars`.
-std::string log_tail(const std::string& path, std::size_t max_chars = 400) {
+std::string last_log_lines(const std::string& path, std::size_t max_chars = 400) {
   std::ifstream in(path);
   std::vector<std::string> lines;
   std::string line;
@@ -82,40 +66,6 @@ std::string log_tail(const std::string& path, std::size_t max_chars = 400) {
     if (lines.rend() - it >= 3) break;  // at most 3 lines
   }
   return out;
-}
-
-pid_t spawn(const std::string& exe, const std::vector<std::string>& args, const std::string& log,
-            std::string& error) {
-  std::vector<std::string> argv_s = {exe, "run"};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& s : argv_s) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  const pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid < 0) {
-    error = fmt::format("fork failed: {}", std::strerror(errno));
-    return -1;
-  }
-  if (pid == 0) {
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(126);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-      dup2(fd, STDOUT_FILENO);
-      dup2(fd, STDERR_FILENO);
-    }
-    if (null_fd >= 0) dup2(null_fd, STDIN_FILENO);
-    execv(exe.c_str(), argv.data());
-    dprintf(STDERR_FILENO, "cannot execute %s: %s\n", exe.c_str(), std::strerror(errno));
-    _exit(127);
-  }
-  setpgid(pid, pid);  // also in the parent, so the group exists before any kill()
-  return pid;
 }
 
 /// The progress bar (stderr). On a terminal it redraws one line; otherwise it prints a
@@ -216,146 +166,179 @@ bool read_run_json(const std::string& path, PointResult& result, std::string& er
   return true;
 }
 
-RunSummary run_points(const SweepSpec& spec, const std::vector<Point>& points,
-                      const std::set<std::string>& skip_ids, ResultStore& store,
-                      const RunnerOptions& opt) {
-  RunSummary sum;
-  sum.total = points.size();
-  std::vector<const Point*> queue;
-  for (const auto& p : points) {
-    if (skip_ids.count(p.id)) {
-      ++sum.skipped;
-    } else {
-      queue.push_back(&p);
-    }
+// ---------------------------------------------------------------------------------------
+// RunPool
+
+std::string RunEnd::error() const { return log_tail.empty() ? reason : reason + ": " + log_tail; }
+
+RunEnd classify_run(const ProcessResult& p, std::uint64_t timeout_ms, const std::string& log_path) {
+  RunEnd e;
+  e.elapsed_s = p.elapsed_s;
+  e.exit_code = p.code();
+  e.stopped = p.terminated;
+  if (p.success()) {
+    e.status = "ok";
+  } else if (!p.started) {
+    e.status = "failed";
+    e.reason = p.error;
+  } else if (p.timed_out) {
+    e.status = "timeout";
+    e.reason = fmt::format("timeout after {}", format_duration(timeout_ms / 1000.0));
+  } else if (!p.exited) {
+    e.status = "crashed";
+    e.reason = fmt::format("killed by signal {} ({})", p.signal, strsignal(p.signal));
+  } else {
+    e.status = p.exit_code == 2 ? "bad_input" : "failed";
+    e.reason = fmt::format("exit status {}", p.exit_code);
   }
-  const fs::path runs = fs::path(opt.out_dir) / "runs";
-  const fs::path logs = fs::path(opt.out_dir) / "logs";
+  if (e.status != "ok" && p.started) e.log_tail = last_log_lines(log_path);
+  return e;
+}
+
+RunPool::RunPool(std::string aggnet, std::size_t workers, std::uint64_t timeout_ms)
+    // A bare name is a file in the working directory here, not a PATH search.
+    : aggnet_(aggnet.find('/') == std::string::npos ? "./" + aggnet : std::move(aggnet)),
+      timeout_ms_(timeout_ms),
+      pool_(workers) {}
+
+std::size_t RunPool::submit(RunTask task) {
+  Command c;
+  c.argv = {aggnet_, "run"};
+  c.argv.insert(c.argv.end(), task.args.begin(), task.args.end());
+  c.out = Redirect::file(task.log_path);
+  c.err = Redirect::to_stdout();
+  c.timeout = Millis(timeout_ms_);
+  c.kill_grace = std::chrono::seconds(2);
+  logs_.push_back(std::move(task.log_path));
+  return pool_.submit(std::move(c));
+}
+
+std::vector<RunPool::Done> RunPool::wait_any(Millis max_wait) {
+  std::vector<Done> done;
+  for (const auto& f : pool_.wait_any(max_wait)) {
+    done.push_back({f.id, classify_run(f.result, timeout_ms_, logs_.at(f.id))});
+  }
+  return done;
+}
+
+// ---------------------------------------------------------------------------------------
+// run_points
+
+namespace {
+
+/// Where one point's files go.
+struct Job {
+  const Point* point = nullptr;
+  std::string json_tmp, json_final, log;
+};
+
+/// Creates out_dir/runs and out_dir/logs and removes the partial JSON files of a sweep
+/// that was killed (its points were not recorded).
+void prepare_dirs(const fs::path& runs, const fs::path& logs) {
   fs::create_directories(runs);
   fs::create_directories(logs);
-  // Partial JSON files of a sweep that was killed (its points were not recorded).
   for (const auto& entry : fs::directory_iterator(runs)) {
     if (entry.path().filename().string().find(".part-") != std::string::npos) {
       std::error_code ec;
       fs::remove(entry.path(), ec);
     }
   }
+}
 
-  StopSignals signals;
-  Progress progress(queue.size(), opt.progress);
-  const auto t0 = Clock::now();
-  const std::size_t workers = std::max<std::size_t>(1, opt.workers);
-  std::map<pid_t, Job> running;
-  std::size_t next = 0, done = 0;
-  bool stopping = false;
-  Clock::time_point kill_at{};
-  unsigned long serial = 0;
+/// Records finished points in the store and counts them.
+class Recorder {
+ public:
+  Recorder(const SweepSpec& spec, ResultStore& store, RunSummary& sum)
+      : spec_(spec), store_(store), sum_(sum) {}
 
-  auto record_failure = [&](const Point& p, PointResult& r) {
-    store.record(spec, p, r);
-    ++sum.failed;
-    ++done;
-    sum.failures.emplace_back(fmt::format("{} [{}]", p.describe(spec), p.id), r.error);
-  };
+  std::size_t done() const { return done_; }
 
-  progress.update(0, 0, 0, 0, true);
-  while (next < queue.size() || !running.empty()) {
-    if (g_stop_signal && !stopping) {
-      stopping = true;
-      sum.interrupted = true;
-      for (auto& [pid, job] : running) {
-        kill(-pid, SIGTERM);
-        job.stopped = true;
-      }
-      kill_at = Clock::now() + std::chrono::seconds(3);
-    }
-    if (stopping && running.empty()) break;
-
-    int status = 0;
-    pid_t pid;
-    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-      auto it = running.find(pid);
-      if (it == running.end()) continue;
-      Job job = std::move(it->second);
-      running.erase(it);
-      const Point& p = *job.point;
-      kill(-pid, SIGKILL);  // anything the run left behind in its group
-      PointResult r;
-      r.elapsed_s = std::chrono::duration<double>(Clock::now() - job.start).count();
-      r.aggnet_version = AGGNET_VERSION;
-      const bool exited = WIFEXITED(status);
-      r.exit_code = exited ? WEXITSTATUS(status) : -WTERMSIG(status);
-      std::error_code ec;
-      if (exited && r.exit_code == 0 && !job.timed_out) {
-        std::string err;
-        if (read_run_json(job.json_tmp, r, err)) {
-          fs::rename(job.json_tmp, job.json_final, ec);
-          store.record(spec, p, r);
-          ++sum.ok;
-          ++done;
-        } else {
-          r.status = "failed";
-          r.error = err;
-          record_failure(p, r);
-        }
-        continue;
-      }
+  /// One ended child. A point stopped by an interrupt is not recorded (rerun on resume).
+  void finish(const Job& job, const RunEnd& end) {
+    PointResult r;
+    r.elapsed_s = end.elapsed_s;
+    r.aggnet_version = AGGNET_VERSION;
+    r.exit_code = end.exit_code;
+    std::error_code ec;
+    std::string err;
+    if (end.status == "ok" && read_run_json(job.json_tmp, r, err)) {
+      fs::rename(job.json_tmp, job.json_final, ec);
+      store_.record(spec_, *job.point, r);
+      ++sum_.ok;
+      ++done_;
+    } else if (end.status == "ok") {
+      failure(*job.point, r, "failed", err);  // exit 0 without a usable JSON
+    } else {
       fs::remove(job.json_tmp, ec);
-      if (job.stopped) continue;  // interrupted: not recorded, rerun with --resume
-      const std::string tail = log_tail(job.log);
-      if (job.timed_out) {
-        r.status = "timeout";
-        r.error = fmt::format("timeout after {}", format_duration(opt.timeout_ms / 1000.0));
-      } else if (!exited) {
-        r.status = "crashed";
-        r.error =
-            fmt::format("killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
-      } else {
-        r.status = r.exit_code == 2 ? "bad_input" : "failed";
-        r.error = fmt::format("exit status {}", r.exit_code);
-      }
-      if (!tail.empty()) r.error += ": " + tail;
-      record_failure(p, r);
+      if (!end.stopped) failure(*job.point, r, end.status, end.error());
     }
-
-    const auto now = Clock::now();
-    for (auto& [cpid, job] : running) {
-      if (opt.timeout_ms > 0 && !job.timed_out && !job.stopped &&
-          now - job.start > std::chrono::milliseconds(opt.timeout_ms)) {
-        job.timed_out = true;
-        job.term_sent = now;
-        kill(-cpid, SIGTERM);
-      }
-      if (job.term_sent && now - *job.term_sent > std::chrono::seconds(2)) kill(-cpid, SIGKILL);
-      if (stopping && now > kill_at) kill(-cpid, SIGKILL);
-    }
-    while (!stopping && running.size() < workers && next < queue.size()) {
-      const Point& p = *queue[next++];
-      Job job;
-      job.point = &p;
-      job.json_final = (runs / (p.id + ".json")).string();
-      job.json_tmp = (runs / fmt::format("{}.part-{}-{}.json", p.id, getpid(), serial++)).string();
-      job.log = (logs / (p.id + ".log")).string();
-      std::error_code ec;
-      fs::remove(job.json_tmp, ec);
-      std::string err;
-      job.start = Clock::now();
-      pid_t pid = spawn(opt.aggnet, p.run_args(job.json_tmp, spec.dir), job.log, err);
-      if (pid < 0) {
-        PointResult r;
-        r.status = "failed";
-        r.error = err;
-        r.exit_code = -1;
-        record_failure(p, r);
-        continue;
-      }
-      running.emplace(pid, std::move(job));
-    }
-
-    progress.update(done, sum.ok, sum.failed, running.size());
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  progress.update(done, sum.ok, sum.failed, 0, true);
+
+ private:
+  void failure(const Point& p, PointResult& r, const std::string& status,
+               const std::string& error) {
+    r.status = status;
+    r.error = error;
+    store_.record(spec_, p, r);
+    ++sum_.failed;
+    ++done_;
+    sum_.failures.emplace_back(fmt::format("{} [{}]", p.describe(spec_), p.id), r.error);
+  }
+
+  const SweepSpec& spec_;
+  ResultStore& store_;
+  RunSummary& sum_;
+  std::size_t done_ = 0;
+};
+
+/// Queues the points not in `skip_ids` (counted in `skipped`) on the pool; returns their
+/// jobs, indexed by pool id.
+std::vector<Job> submit_points(const SweepSpec& spec, const std::vector<Point>& points,
+                               const std::set<std::string>& skip_ids, const std::string& out_dir,
+                               RunPool& pool, std::size_t& skipped) {
+  const fs::path runs = fs::path(out_dir) / "runs";
+  const fs::path logs = fs::path(out_dir) / "logs";
+  prepare_dirs(runs, logs);
+  std::vector<Job> jobs;
+  for (const auto& p : points) {
+    if (skip_ids.count(p.id)) {
+      ++skipped;
+      continue;
+    }
+    Job job{&p, (runs / fmt::format("{}.part-{}-{}.json", p.id, getpid(), jobs.size())).string(),
+            (runs / (p.id + ".json")).string(), (logs / (p.id + ".log")).string()};
+    std::error_code ec;
+    fs::remove(job.json_tmp, ec);
+    pool.submit({p.run_args(job.json_tmp, spec.dir), job.log});
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+}  // namespace
+
+RunSummary run_points(const SweepSpec& spec, const std::vector<Point>& points,
+                      const std::set<std::string>& skip_ids, ResultStore& store,
+                      const RunnerOptions& opt) {
+  RunSummary sum;
+  sum.total = points.size();
+  RunPool pool(opt.aggnet, opt.workers, opt.timeout_ms);
+  const std::vector<Job> jobs =
+      submit_points(spec, points, skip_ids, opt.out_dir, pool, sum.skipped);
+  StopSignals signals;
+  Progress progress(jobs.size(), opt.progress);
+  Recorder recorder(spec, store, sum);
+  const auto t0 = Clock::now();
+  progress.update(0, 0, 0, 0, true);
+  while (!pool.idle()) {
+    if (g_stop_signal && !sum.interrupted) {
+      sum.interrupted = true;
+      pool.stop(std::chrono::seconds(3));  // the running points are not recorded
+    }
+    for (const auto& d : pool.wait_any(Millis(50))) recorder.finish(jobs[d.id], d.end);
+    progress.update(recorder.done(), sum.ok, sum.failed, pool.running());
+  }
+  progress.update(recorder.done(), sum.ok, sum.failed, 0, true);
   progress.finish();
   sum.elapsed_s = std::chrono::duration<double>(Clock::now() - t0).count();
   return sum;

@@ -2,10 +2,8 @@
 #include "sweeps/slurm.h"
 
 #include <fmt/format.h>
-#include <sys/wait.h>
 
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -13,6 +11,12 @@
 namespace fs = std::filesystem;
 
 namespace aggnet::sweeps {
+namespace {
+
+// sbatch and squeue answer within seconds; past this the controller is taken as hung.
+constexpr Millis kSlurmToolTimeout = std::chrono::seconds(60);
+
+}  // namespace
 
 std::string shell_quote(const std::string& s) {
   std::string q = "'";
@@ -26,16 +30,21 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
+int run_program(const std::vector<std::string>& argv, std::string& output, Millis timeout) {
+  Command c;
+  c.argv = argv;
+  c.out = Redirect::capture();
+  c.err = Redirect::to_stdout();
+  c.timeout = timeout;
+  const ProcessResult r = run_process(c);
+  output = r.started ? r.out : r.error;
+  if (r.timed_out) output += (output.empty() ? "" : "\n") + r.describe();
+  if (!r.started) return -1;
+  return r.exited ? r.exit_code : 128 + r.signal;
+}
+
 int run_command(const std::string& command, std::string& output) {
-  output.clear();
-  FILE* p = popen((command + " 2>&1").c_str(), "r");
-  if (!p) return -1;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) output.append(buf, n);
-  int status = pclose(p);
-  if (status == -1) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return run_program({"/bin/sh", "-c", command}, output);
 }
 
 std::string write_sbatch_script(const SlurmJob& job) {
@@ -71,7 +80,7 @@ std::string write_sbatch_script(const SlurmJob& job) {
 
 std::string submit_sbatch(const std::string& script) {
   std::string output;
-  int rc = run_command("sbatch --parsable " + shell_quote(script), output);
+  int rc = run_program({"sbatch", "--parsable", script}, output, kSlurmToolTimeout);
   while (!output.empty() && (output.back() == '\n' || output.back() == '\r')) output.pop_back();
   if (rc != 0) {
     for (char& c : output) {
@@ -89,7 +98,7 @@ void wait_for_job(const std::string& job_id, double poll_s) {
   int failures = 0;
   while (true) {
     std::string output;
-    int rc = run_command("squeue -h -j " + shell_quote(job_id) + " -o %i", output);
+    int rc = run_program({"squeue", "-h", "-j", job_id, "-o", "%i"}, output, kSlurmToolTimeout);
     if (rc == 0) {
       failures = 0;
       if (output.find_first_not_of(" \t\r\n") == std::string::npos) return;

@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "common/subprocess.h"
+
 namespace aggnet::sweeps {
 
-/// sbatch/squeue missing or failing. what() is one line.
+/// sbatch/squeue missing, failing or hanging. what() is one line.
 class SlurmError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -34,13 +36,22 @@ std::string write_sbatch_script(const SlurmJob& job);
 /// with sbatch's message.
 std::string submit_sbatch(const std::string& script);
 
-/// Blocks until no task of the job is pending or running (polls squeue).
+/// Blocks until no task of the job is pending or running (polls squeue). Errors:
+/// SlurmError when squeue keeps failing.
 void wait_for_job(const std::string& job_id, double poll_s = 1.0);
 
 /// Results databases of the shards that exist, in shard order.
 std::vector<std::string> shard_databases(const std::string& out_dir, std::size_t shards);
 
-/// Runs a shell command, returns its exit status and stdout+stderr in `output`.
+/// Runs a program (argv[0] looked up in PATH; no shell) through common/subprocess.h,
+/// killing it (its whole process group) after `timeout` (0: none). Returns its exit
+/// status (128 + signal when a signal ended it, -1 when it could not start) and its
+/// stdout+stderr (or why it could not start, or that it timed out) in `output`.
+int run_program(const std::vector<std::string>& argv, std::string& output,
+                Millis timeout = Millis(0));
+
+/// run_program of `/bin/sh -c command`, for callers that build a shell command line
+/// (quote every word with shell_quote). Prefer run_program with an argv.
 int run_command(const std::string& command, std::string& output);
 
 /// Quotes a string for /bin/sh.

@@ -16,61 +16,51 @@
 #include "common/config_error.h"
 #include "common/data_dir.h"
 #include "common/units.h"
+#include "options/run_option_table.h"
 
 namespace fs = std::filesystem;
 
 namespace aggnet::sweeps {
 namespace {
 
-/// How the value of a run option is checked.
-enum class Check {
-  kFile,
-  kSchedule,
-  kBytes,
-  kPosInt,
-  kNonNegInt,
-  kFraction,
-  kOnOff,
-  kChoice,
-  kFlag
-};
-
-struct OptionInfo {
-  Check check;
-  ValueKind kind;
-  std::vector<std::string> choices = {};  ///< kChoice: the accepted words, as `aggnet run`
-};
-
-const std::map<std::string, OptionInfo>& run_options() {
-  static const std::map<std::string, OptionInfo> table = {
-      {"platform", {Check::kFile, ValueKind::kText}},
-      {"schedule", {Check::kSchedule, ValueKind::kText}},
-      {"buffer", {Check::kBytes, ValueKind::kBytes}},
-      {"gradient", {Check::kBytes, ValueKind::kBytes}},
-      {"chunk", {Check::kBytes, ValueKind::kBytes}},
-      {"steps", {Check::kNonNegInt, ValueKind::kNumber}},
-      {"seed", {Check::kNonNegInt, ValueKind::kNumber}},
-      {"flow-control", {Check::kChoice, ValueKind::kText, {"pacing", "credit"}}},
-      {"round-start", {Check::kChoice, ValueKind::kText, {"auto", "aligned", "immediate"}}},
-      {"alignment", {Check::kChoice, ValueKind::kText, {"auto", "arrival", "none"}}},
-      {"pacing-margin", {Check::kFraction, ValueKind::kNumber}},
-      {"multicast", {Check::kOnOff, ValueKind::kText}},
-      {"aggregation", {Check::kOnOff, ValueKind::kText}},
-      {"jitter", {Check::kOnOff, ValueKind::kText}},
-      {"no-colocated", {Check::kFlag, ValueKind::kText}},
-      {"functional", {Check::kFlag, ValueKind::kText}},
-  };
-  return table;
+/// The row of a run option a spec sets by name, or nullptr (unknown, the runner's, or
+/// `set`, which a spec writes as a mapping or an axis `set:PATH`).
+const options::OptionSpec* sweep_option(const std::string& name) {
+  const options::OptionSpec* spec = options::find_option(name);
+  const bool named = spec && spec->takes(options::kSweep) && spec->kind != options::Kind::kOverride;
+  return named ? spec : nullptr;
 }
 
+/// An option of `aggnet run` that the sweep's runner sets or leaves out (--json, --vcd).
+bool is_runner_owned(const std::string& name) {
+  const options::OptionSpec* spec = options::find_option(name);
+  return spec && options::runner_owned(*spec);
+}
+
+/// "platform, schedule, ..., set" (`set` last: axes name it `set:PATH`).
 std::string option_list() {
   std::string s;
-  for (const auto& [name, info] : run_options()) s += (s.empty() ? "" : ", ") + name;
+  for (const auto& name : spec_options())
+    if (sweep_option(name)) s += (s.empty() ? "" : ", ") + name;
   return s + ", set";
 }
 
-/// Options `aggnet sweep` passes itself; a spec may not set them.
-const std::set<std::string> kRunnerOwned = {"json", "vcd", "quiet"};
+/// The column kind of a run option's axis, from the table's value kind.
+ValueKind table_kind(const std::string& option) {
+  const options::OptionSpec* spec = sweep_option(option);
+  if (!spec) return ValueKind::kText;
+  switch (spec->kind) {
+    case options::Kind::kBytes:
+      return ValueKind::kBytes;
+    case options::Kind::kTime:
+      return ValueKind::kTime;
+    case options::Kind::kInteger:
+    case options::Kind::kNumber:
+      return ValueKind::kNumber;
+    default:
+      return ValueKind::kText;
+  }
+}
 
 const std::set<std::string> kReservedColumns = {
     "point_id",       "point_index", "status",  "error",       "elapsed_s", "exit_code",
@@ -192,13 +182,6 @@ ValueKind detect_kind(const std::string& text) {
   return ValueKind::kText;
 }
 
-bool is_schedule_name(const std::string& s) {
-  static const std::regex names(
-      "all-to-all|triads|ring|pairs|hierarchical|rotating-[0-9]+|sequential-[0-9]+|"
-      "random-[0-9]+(:[0-9]+)?");
-  return std::regex_match(s, names);
-}
-
 /// Validates `value` for run option `option` ("set:PATH" for overrides) and returns the
 /// value to pass on the command line. Errors: ConfigError at `at`.
 std::string check_value(const Ctx& ctx, const std::string& option, const YAML::Node& at,
@@ -216,76 +199,12 @@ std::string check_value(const Ctx& ctx, const std::string& option, const YAML::N
     }
     return value;
   }
-  const OptionInfo& info = run_options().at(option);
-  auto integer = [&](bool positive) {
-    static const std::regex digits("[0-9]+");
-    if (!std::regex_match(value, digits) || (positive && std::stoull(value) == 0)) {
-      ctx.fail(at, key, positive ? "expected a positive integer" : "expected an integer >= 0",
-               value);
-    }
-  };
-  switch (info.check) {
-    case Check::kFile:
-      if (resolve_file(value, ctx.dir).empty()) {
-        ctx.fail(at, key, "expected an existing file", value);
-      }
-      break;
-    case Check::kSchedule: {
-      bool looks_like_file = value.find('/') != std::string::npos ||
-                             value.find(".yaml") != std::string::npos ||
-                             value.find(".yml") != std::string::npos;
-      if (looks_like_file) {
-        if (resolve_file(value, ctx.dir).empty()) {
-          ctx.fail(at, key, "expected an existing schedule file", value);
-        }
-      } else if (!is_schedule_name(value)) {
-        ctx.fail(at, key,
-                 "expected a schedule name (all-to-all, triads, ring, pairs, rotating-K, "
-                 "sequential-K, random-K:SEED, hierarchical) or a schedule YAML file",
-                 value);
-      }
-      break;
-    }
-    case Check::kBytes:
-      try {
-        if (parse_bytes(value) == 0) throw UnitError("zero");
-      } catch (const std::exception&) {
-        ctx.fail(at, key, "expected a positive size like '64MiB'", value);
-      }
-      break;
-    case Check::kPosInt:
-      integer(true);
-      break;
-    case Check::kNonNegInt:
-      integer(false);
-      break;
-    case Check::kFraction: {
-      double d = -1;
-      try {
-        d = parse_number(value);
-      } catch (const std::exception&) {
-      }
-      if (!(d >= 0 && d < 1)) ctx.fail(at, key, "expected a number in [0, 1)", value);
-      break;
-    }
-    case Check::kOnOff:
-      if (value == "true" || value == "yes") value = "on";
-      if (value == "false" || value == "no") value = "off";
-      if (value != "on" && value != "off") ctx.fail(at, key, "expected on or off", value);
-      break;
-    case Check::kChoice:
-      if (std::find(info.choices.begin(), info.choices.end(), value) == info.choices.end()) {
-        std::string list;
-        for (std::size_t i = 0; i < info.choices.size(); ++i)
-          list += (i == 0 ? "" : i + 1 == info.choices.size() ? " or " : ", ") + info.choices[i];
-        ctx.fail(at, key, "expected " + list, value);
-      }
-      break;
-    case Check::kFlag:
-      if (value == "yes" || value == "on") value = "true";
-      if (value == "no" || value == "off") value = "false";
-      if (value != "true" && value != "false") ctx.fail(at, key, "expected true or false", value);
-      break;
+  const options::OptionSpec& spec = *sweep_option(option);
+  try {
+    options::check_value(
+        spec, value, [&](const std::string& file) { return !resolve_file(file, ctx.dir).empty(); });
+  } catch (const options::OptionError& e) {
+    ctx.fail(at, key, e.what(), value);
   }
   return value;
 }
@@ -310,10 +229,12 @@ void read_options(const Ctx& ctx, const YAML::Node& map, const std::string& path
       continue;
     }
     const std::string opt = normalize_option(raw);
-    if (kRunnerOwned.count(opt)) {
-      ctx.fail(kv.first, key, "is set by `aggnet sweep` itself and cannot be given in a spec");
+    if (is_runner_owned(opt)) {
+      ctx.fail(kv.first, key,
+               "is set by `aggnet sweep` itself or left out (an output of the run); a spec "
+               "cannot give it");
     }
-    if (!run_options().count(opt)) {
+    if (!sweep_option(opt)) {
       ctx.fail(kv.first, key, "unknown run option, expected one of: " + option_list());
     }
     out.options[opt] = check_value(ctx, opt, kv.second, key);
@@ -384,7 +305,7 @@ std::string format_number(double v) {
 /// (detected from the values then).
 ValueKind option_kind(const std::string& option) {
   if (option.rfind("set:", 0) == 0) return set_kind(option.substr(4));
-  return run_options().at(option).kind;
+  return table_kind(option);
 }
 
 /// Values of a `range:` or `logrange:` axis.
@@ -607,7 +528,7 @@ SweepSpec parse_spec(const std::string& yaml_text, const std::string& file) {
           }
         } else {
           opt = normalize_option(opt);
-          if (!run_options().count(opt)) {
+          if (!sweep_option(opt)) {
             ctx.fail(a["option"], key + ".option",
                      "unknown run option, expected one of: " + option_list() + ":PATH", opt);
           }
@@ -777,6 +698,13 @@ SweepSpec parse_spec(const std::string& yaml_text, const std::string& file) {
   return spec;
 }
 
+std::vector<std::string> spec_options() {
+  std::vector<std::string> names;
+  for (const options::OptionSpec* spec : options::options_of(options::kSweep))
+    names.push_back(spec->name);
+  return names;
+}
+
 std::string Point::options_json() const {
   nlohmann::json j;
   j["options"] = options.options;
@@ -788,12 +716,12 @@ std::vector<std::string> Point::run_args(const std::string& json_path,
                                          const std::string& spec_dir) const {
   std::vector<std::string> args;
   for (const auto& [opt, value] : options.options) {
-    if (opt == "no-colocated" || opt == "functional") {
+    if (sweep_option(opt)->kind == options::Kind::kFlag) {
       if (value == "true") args.push_back("--" + opt);
       continue;
     }
     std::string v = value;
-    if (opt == "platform" || (opt == "schedule" && !is_schedule_name(value))) {
+    if (opt == "platform" || (opt == "schedule" && !options::is_schedule_name(value))) {
       std::string r = resolve_file(value, spec_dir);
       if (!r.empty()) v = r;
     }

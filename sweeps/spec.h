@@ -90,6 +90,12 @@ struct Point {
   std::string describe(const SweepSpec& spec) const;
 };
 
+/// The `aggnet run` options a spec's `base:`, bundles and axes may set, in the option
+/// table's order (options/run_option_table.h: the rows for Command kSweep; `set` is
+/// written as a mapping or an axis `set:PATH`). The other options of `aggnet run`
+/// (outputs such as json, vcd, quiet) belong to the sweep's runner.
+std::vector<std::string> spec_options();
+
 /// Loads and validates a spec file. Errors: ConfigError naming file, line and key (one
 /// line; the CLI exits 2 without writing anything).
 SweepSpec load_spec(const std::string& path);

@@ -10,6 +10,8 @@
 #include <map>
 #include <regex>
 
+#include "common/csv.h"
+
 namespace aggnet::sweeps {
 namespace {
 
@@ -108,18 +110,6 @@ Cell read_cell(sqlite3_stmt* st, int i) {
     }
   }
   return c;
-}
-
-std::string csv_field(const Cell& c) {
-  if (c.null) return "";
-  if (c.is_number) return c.text;
-  if (c.text.find_first_of(",\"\r\n") == std::string::npos) return c.text;
-  std::string q = "\"";
-  for (char ch : c.text) {
-    q += ch;
-    if (ch == '"') q += '"';
-  }
-  return q + "\"";
 }
 
 /// A transaction that rolls back unless committed.
@@ -367,22 +357,18 @@ Table ResultStore::read_all() {
 }
 
 void ResultStore::export_csv(const std::string& csv_path) {
-  Table t = read_all();
+  const Table t = read_all();
+  CsvWriter csv;
+  csv.row(t.columns);
+  for (const auto& row : t.rows) {
+    for (const auto& c : row) csv.field(c.null ? std::string() : c.text);  // numbers as read
+    csv.end_row();
+  }
   const std::string tmp = csv_path + ".tmp";
   {
     std::ofstream out(tmp);
     if (!out) throw StoreError(csv_path + ": cannot write CSV file");
-    for (std::size_t i = 0; i < t.columns.size(); ++i) {
-      Cell c;
-      c.null = false;
-      c.text = t.columns[i];
-      out << (i ? "," : "") << csv_field(c);
-    }
-    out << "\n";
-    for (const auto& row : t.rows) {
-      for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << csv_field(row[i]);
-      out << "\n";
-    }
+    out << csv.str();
     if (!out) throw StoreError(csv_path + ": cannot write CSV file");
   }
   if (std::rename(tmp.c_str(), csv_path.c_str()) != 0) {

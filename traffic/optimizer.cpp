@@ -74,7 +74,7 @@ Candidate score_schedule(const Platform& platform, const Routing& routing, const
   c.schedule = schedule;
   c.family = family;
   c.mixing = analyze_mixing(schedule, n);
-  c.rounds_to_eps = rounds_to_eps(schedule, n, options.eps);
+  c.rounds_to_eps = rounds_to_eps(schedule, n, options.run.eps);
   c.timing = estimate_schedule(platform, routing, schedule, options.run);
   c.isolated_time_to_eps_s = cyclic_time(c.timing, c.rounds_to_eps);
   if (c.rounds_to_eps < 0) {
@@ -157,7 +157,7 @@ std::vector<Candidate> optimize_schedules(const Platform& platform, const Routin
         const double rho = consensus_error(w[b] * w[a]);
         if (rho >= 1 - 1e-9) continue;
         const double periods =
-            rho < 1e-12 ? 1.0 : std::max(1.0, std::ceil(std::log(options.eps) / std::log(rho)));
+            rho < 1e-12 ? 1.0 : std::max(1.0, std::ceil(std::log(options.run.eps) / std::log(rho)));
         // Cheaper round first: the exact average is reached after the second round.
         pairs.push_back({periods * (t[a] + t[b]), t[a] <= t[b] ? a : b, t[a] <= t[b] ? b : a});
       }

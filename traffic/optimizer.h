@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "traffic/mixing.h"
 #include "model/schedule.h"
+#include "traffic/mixing.h"
 #include "traffic/time_model.h"
 
 namespace aggnet {
@@ -32,8 +32,9 @@ struct Candidate {
 };
 
 struct OptimizerOptions {
-  double eps = 1e-3;  ///< target consensus error ||W_r ... W_1 - J||_2
-  RunParams run;      ///< gradient, chunk, buffer, flow control, ...
+  /// gradient, chunk, buffer, flow control, ... and eps, the target consensus error
+  /// ||W_r ... W_1 - J||_2
+  RunOptions run;
   /// Pairs of partitions whose estimated score is within the best `refine` get their
   /// rounds to eps computed exactly (the others are ranked by a rho-based estimate).
   int refine = 64;

@@ -63,33 +63,14 @@ std::vector<Hop> path_hops(const Routing& r, int s, int d) {
   return hops;
 }
 
-RunOptions control_options(const RunParams& params) {
-  RunOptions o;
-  o.gradient_bytes = params.gradient_bytes;
-  o.chunk_bytes = params.chunk_bytes;
-  o.buffer_bytes = params.buffer_bytes;
-  o.flow_control = params.flow_control;
-  o.pacing_margin = params.pacing_margin;
-  o.aligned_start = params.aligned_start;
-  o.alignment = params.alignment;
-  o.multicast = params.multicast;
-  o.aggregation = params.aggregation;
-  o.credit_bytes = params.credit_bytes;
-  return o;
-}
-
-std::uint64_t num_chunks(std::uint64_t bytes, std::uint64_t chunk) {
-  return (bytes + chunk - 1) / chunk;
-}
-
 RoundEstimate estimate_group_round(const Platform& p, const Routing& r, const Round& round,
-                                   const RunParams& params) {
+                                   const RunOptions& params) {
   const std::uint64_t chunk = params.chunk_bytes;
   const double c = static_cast<double>(chunk);
   const double n_chunks = static_cast<double>(num_chunks(params.gradient_bytes, chunk));
   // The control plane's decisions (trees, link shares, slots, pacing rate), exactly as
   // the simulation's builder installs them.
-  const RoundPlan plan = plan_round(p, r, round, control_options(params));
+  const RoundPlan plan = plan_round(p, r, round, params);
   RoundEstimate est;
   for (std::size_t gi = 0; gi < round.groups.size(); ++gi) {
     const auto& m = round.groups[gi].sites;
@@ -212,7 +193,7 @@ RoundEstimate estimate_group_round(const Platform& p, const Routing& r, const Ro
 }
 
 RoundEstimate estimate_ring_round(const Platform& p, const Routing& r, const Round& round,
-                                  const RunParams& params) {
+                                  const RunOptions& params) {
   RoundEstimate est;
   if (round.groups.empty()) return est;
   const auto& order = round.groups[0].sites;
@@ -265,7 +246,7 @@ RoundEstimate estimate_ring_round(const Platform& p, const Routing& r, const Rou
 }  // namespace
 
 RoundEstimate estimate_round(const Platform& platform, const Routing& routing, const Round& round,
-                             Collective collective, const RunParams& params) {
+                             Collective collective, const RunOptions& params) {
   const int n = static_cast<int>(platform.sites.size());
   for (const auto& g : round.groups)
     for (int s : g.sites)
@@ -276,7 +257,7 @@ RoundEstimate estimate_round(const Platform& platform, const Routing& routing, c
 }
 
 ScheduleEstimate estimate_schedule(const Platform& platform, const Routing& routing,
-                                   const Schedule& schedule, const RunParams& params) {
+                                   const Schedule& schedule, const RunOptions& params) {
   ScheduleEstimate est;
   for (const auto& round : schedule.rounds) {
     est.rounds.push_back(estimate_round(platform, routing, round, schedule.collective, params));
@@ -287,7 +268,7 @@ ScheduleEstimate estimate_schedule(const Platform& platform, const Routing& rout
 }
 
 StepTimeline simulate_steps(const Platform& platform, const Schedule& schedule,
-                            const ScheduleEstimate& est, const RunParams& params, long steps,
+                            const ScheduleEstimate& est, const RunOptions& params, long steps,
                             bool with_compute) {
   const int n = static_cast<int>(platform.sites.size());
   StepTimeline tl;
@@ -298,7 +279,7 @@ StepTimeline simulate_steps(const Platform& platform, const Schedule& schedule,
     const RoundEstimate& re = est.rounds[k % est.rounds.size()];
     std::vector<double> start(n);
     for (int s = 0; s < n; ++s) {
-      start[s] = ready[s] + (with_compute ? platform.sites[s].cluster.compute_ps * kPs : 0.0);
+      start[s] = ready[s] + (with_compute ? platform.sites[s].cluster.compute_time_ps * kPs : 0.0);
     }
     double worst = 0;
     std::vector<double> next = start;  // sites outside every group: done after compute
@@ -359,7 +340,7 @@ StepTimeline simulate_steps(const Platform& platform, const Schedule& schedule,
 }
 
 std::vector<double> estimate_step_round_times(const Platform& platform, const Routing& routing,
-                                              const Schedule& schedule, const RunParams& params,
+                                              const Schedule& schedule, const RunOptions& params,
                                               int steps) {
   const auto est = estimate_schedule(platform, routing, schedule, params);
   return simulate_steps(platform, schedule, est, params, steps, true).round_time_s;

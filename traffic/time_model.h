@@ -8,30 +8,13 @@
 #include <vector>
 
 #include "model/params/cluster.h"  // FlowControl
-#include "model/run_options.h"   // SendAlignment
+#include "model/run_options.h"
 #include "model/schedule.h"
 
 namespace aggnet {
 
 struct Platform;
 class Routing;
-
-/// What a run does besides the platform: the parameters the round time depends on.
-struct RunParams {
-  std::uint64_t gradient_bytes = 1ull << 30;  ///< G per site and round (bytes)
-  std::uint64_t chunk_bytes = 1ull << 20;     ///< chunk = aggregation slot (bytes)
-  std::uint64_t buffer_bytes = 0;             ///< FPGA buffer of every site; 0 = platform's
-  FlowControl flow_control = FlowControl::kPacing;
-  double pacing_margin = 0.02;  ///< pacing: fraction below the computed safe rate
-  /// Pacing only: members exchange ready messages and start together (`aggnet run
-  /// --round-start aligned`, the default with pacing); false = immediate start.
-  bool aligned_start = true;
-  /// With an aligned start: arrival-aligned send offsets (`--alignment`).
-  SendAlignment alignment = SendAlignment::kAuto;
-  bool multicast = true;            ///< false: one unicast copy per receiver
-  bool aggregation = true;          ///< false: FPGAs pass contributions through, no slots
-  std::uint64_t credit_bytes = 64;  ///< credit message size (credit mode)
-};
 
 /// Estimate for one group of a round. Rates are payload bytes/s per sender stream.
 struct GroupEstimate {
@@ -109,7 +92,7 @@ struct RoundEstimate {
 /// multiplied by the number of ring flows crossing it).
 /// Errors: std::invalid_argument for a site index out of range.
 RoundEstimate estimate_round(const Platform& platform, const Routing& routing, const Round& round,
-                             Collective collective, const RunParams& params);
+                             Collective collective, const RunOptions& params);
 
 /// All rounds of a schedule, and their mean (the period-average round time, s).
 struct ScheduleEstimate {
@@ -117,7 +100,7 @@ struct ScheduleEstimate {
   double mean_round_s = 0;
 };
 ScheduleEstimate estimate_schedule(const Platform& platform, const Routing& routing,
-                                   const Schedule& schedule, const RunParams& params);
+                                   const Schedule& schedule, const RunOptions& params);
 
 /// Round time of each of `steps` steps as the simulation reports it (slowest group: last
 /// delivery - first member ready), without a global barrier: each site starts step k+1's
@@ -129,7 +112,7 @@ ScheduleEstimate estimate_schedule(const Platform& platform, const Routing& rout
 /// its own N chunks. Approximation: with an immediate start, the extra slot hold of an
 /// early member is ignored. Shape: `steps` values in seconds.
 std::vector<double> estimate_step_round_times(const Platform& platform, const Routing& routing,
-                                              const Schedule& schedule, const RunParams& params,
+                                              const Schedule& schedule, const RunOptions& params,
                                               int steps);
 
 /// Per-step timeline of the staggered-start model (see estimate_step_round_times).
@@ -145,7 +128,7 @@ struct StepTimeline {
 /// the last step (the wall-clock time to consensus when compute is uniform); a site that
 /// sits a round out then waits for that round's groups to finish.
 StepTimeline simulate_steps(const Platform& platform, const Schedule& schedule,
-                            const ScheduleEstimate& estimate, const RunParams& params, long steps,
+                            const ScheduleEstimate& estimate, const RunOptions& params, long steps,
                             bool with_compute);
 
 }  // namespace aggnet

@@ -1,4 +1,5 @@
-// Parameters of a site's GPU compute cluster (plain units).
+// Parameters of a site's GPU compute cluster (plain units), declared once in the
+// struct's table (model/param_info.h).
 #pragma once
 
 #include <cstdint>
@@ -13,13 +14,30 @@ namespace aggnet {
 enum class FlowControl { kPacing, kCredit };
 
 /// The GPU cluster behind one site's edge, and its access link to the edge device.
-/// Defaults are illustrative of one training step of a large model (our estimate):
-/// 1 s compute phase, 400 Gb/s access link, 2 us access delay.
 struct ClusterParams {
-  std::uint64_t compute_ps = 1'000'000'000'000;          ///< compute phase per step
-  std::uint64_t access_bandwidth_bps = 400'000'000'000;  ///< cluster <-> edge link rate
-  std::uint64_t access_delay_ps = 2'000'000;             ///< cluster <-> edge one-way delay
-  static const ModuleParamInfo& info();
+  std::uint64_t compute_time_ps = 1'000'000'000'000;
+  std::uint64_t access_bandwidth_bps = 400'000'000'000;
+  std::uint64_t access_delay_ps = 2'000'000;
+  static const ParamTable<ClusterParams>& table();
 };
+
+inline const ParamTable<ClusterParams>& ClusterParams::table() {
+  using P = ClusterParams;
+  static const ParamTable<P> table{
+      "Cluster",
+      "cluster",
+      "The GPU cluster behind a site's edge and its access link (YAML: defaults.cluster, "
+      "sites[*].cluster). Defaults are illustrative of one training step of a large model "
+      "(our estimate).",
+      {
+          {"compute_time", &P::compute_time_ps, Quantity::kTime, "s",
+           "compute phase per training step"},
+          {"access_bandwidth", &P::access_bandwidth_bps, Quantity::kRate, "Gbps",
+           "rate of the cluster <-> edge access link", kPositive},
+          {"access_delay", &P::access_delay_ps, Quantity::kTime, "us",
+           "one-way delay of the cluster <-> edge access link"},
+      }};
+  return table;
+}
 
 }  // namespace aggnet

@@ -1,30 +1,69 @@
 // Parameters of the network modules, in plain units (no SystemC types), so the
-// platform loader and the analytic time model can use them without a kernel.
+// platform loader and the analytic time model can use them without a kernel. Each
+// struct's table declares its parameters once (model/param_info.h).
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "model/param_info.h"
 
 namespace aggnet {
 
 /// One direction of a WAN (or access / data-centre) link.
-/// Defaults: MTU 2048 B is the reference network's underlay minimum (DoubleZero
-/// contributor requirements); header 80 B = preamble+IFG 20 + Ethernet 18 + IPv4 20 +
-/// UDP 8 + aggregation header 14 (our estimate of the framing).
 struct WanLinkParams {
-  std::uint64_t delay_ps = 0;                     ///< one-way propagation delay
-  std::uint64_t bandwidth_bps = 100'000'000'000;  ///< line rate
-  std::uint64_t mtu_bytes = 2048;                 ///< max packet size, header included
-  std::uint64_t header_bytes = 80;                ///< per-packet overhead on the wire
-  std::uint64_t jitter_ps = 0;                    ///< std-dev of extra one-way delay
-  static const ModuleParamInfo& info();
+  std::uint64_t delay_ps = 0;
+  std::uint64_t bandwidth_bps = 100'000'000'000;
+  std::uint64_t mtu_bytes = 2048;
+  std::uint64_t header_bytes = 80;
+  std::uint64_t jitter_ps = 0;
+  static const ParamTable<WanLinkParams>& table();
 };
+
+inline const ParamTable<WanLinkParams>& WanLinkParams::table() {
+  using P = WanLinkParams;
+  static const ParamTable<P> table{
+      "WanLink",
+      "link",
+      "One direction of a WAN link (YAML: links[*], defaults.link, colocated.link). "
+      "Sources: MTU 2048 B is the DoubleZero underlay minimum; header 80 B is our framing "
+      "estimate (preamble+IFG 20, Ethernet 18, IPv4 20, UDP 8, aggregation header 14).",
+      {
+          {"delay", &P::delay_ps, Quantity::kTime, "ms",
+           "one-way propagation delay (RTT/2 for measured links)", kRequired},
+          {"bandwidth", &P::bandwidth_bps, Quantity::kRate, "Gbps", "line rate of each direction",
+           kPositive},
+          {"mtu", &P::mtu_bytes, Quantity::kBytes, "B", "maximum packet size, header included",
+           kPositive},
+          {"header", &P::header_bytes, Quantity::kBytes, "B", "per-packet overhead on the wire"},
+          {"jitter", &P::jitter_ps, Quantity::kTime, "ms",
+           "standard deviation of the extra one-way delay per chunk"},
+      },
+      {{"`mtu` > `header`", {"mtu", "header"}, [](const P& p) -> std::string {
+          if (p.mtu_bytes > p.header_bytes) return "";
+          return "expected an MTU larger than the per-packet header (" +
+                 std::to_string(p.header_bytes) + " B), got mtu " + std::to_string(p.mtu_bytes) +
+                 " B";
+        }}}};
+  return table;
+}
 
 /// A site's multicast switch.
 struct SwitchParams {
-  std::uint64_t latency_ps = 0;  ///< forwarding latency per chunk (after last bit in)
-  static const ModuleParamInfo& info();
+  std::uint64_t latency_ps = 0;
+  static const ParamTable<SwitchParams>& table();
 };
+
+inline const ParamTable<SwitchParams>& SwitchParams::table() {
+  static const ParamTable<SwitchParams> table{
+      "MulticastSwitch",
+      "switch",
+      "A site's multicast switch, the edge device (YAML: defaults.switch, sites[*].switch).",
+      {
+          {"latency", &SwitchParams::latency_ps, Quantity::kTime, "ns",
+           "forwarding latency per chunk, counted from its last bit in"},
+      }};
+  return table;
+}
 
 }  // namespace aggnet

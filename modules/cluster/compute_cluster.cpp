@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "model/network_math.h"
 #include "modules/core/time.h"
 
 namespace aggnet {
@@ -21,15 +22,8 @@ ComputeCluster::ComputeCluster(sc_core::sc_module_name name, const ComputeCluste
                                ChunkPool& pool)
     : sc_module(name), out("out"), in("in"), config_(config), pool_(pool) {
   in.register_nb_transport_fw(this, &ComputeCluster::nb_transport_fw);
-  // Ring segments split the gradient in whole floats (4 bytes), the first ones one larger.
   const auto n = static_cast<std::uint64_t>(config_.ring_order.size());
-  if (config_.ring && n > 0) {
-    const std::uint64_t elems = config_.gradient_bytes / 4;
-    ring_offsets_.assign(n + 1, 0);
-    for (std::uint64_t s = 0; s < n; ++s) {
-      ring_offsets_[s + 1] = ring_offsets_[s] + (elems / n + (s < elems % n ? 1 : 0)) * 4;
-    }
-  }
+  if (config_.ring && n > 0) ring_offsets_ = ring_segment_offsets(config_.gradient_bytes, n);
   SC_HAS_PROCESS(ComputeCluster);
   SC_THREAD(run);
 }
@@ -41,7 +35,7 @@ float ComputeCluster::gradient_value(int site, int step, std::uint64_t index) {
 }
 
 std::uint64_t ComputeCluster::num_chunks(std::uint64_t bytes) const {
-  return (bytes + config_.chunk_bytes - 1) / config_.chunk_bytes;
+  return aggnet::num_chunks(bytes, config_.chunk_bytes);
 }
 
 void ComputeCluster::run() {
@@ -54,7 +48,7 @@ void ComputeCluster::run() {
     round_index_ = record.round;
     record.start = sc_time_stamp();
     state_ = kComputing;
-    wait(ps_time(config_.params.compute_ps));
+    wait(ps_time(config_.params.compute_time_ps));
     state_ = kCommunicating;
     record.send_start = sc_time_stamp();
     first_send_ = agreed_start_ = record.send_start;
@@ -167,10 +161,11 @@ void ComputeCluster::run_group_round(int step, const ClusterRoundPlan& plan) {
   complete_chunks_.erase(step);
 }
 
-// Idles until `when` (a send offset): VCD state 3 until the first chunk leaves.
-void ComputeCluster::wait_until(const sc_time& when) {
+// Idles until `when`. Before this round's first chunk that is the send offset (VCD
+// state 3); between paced chunks it is part of communicating (state 2).
+void ComputeCluster::wait_until(const sc_time& when, bool offset_wait) {
   if (when <= sc_time_stamp()) return;
-  state_ = kOffsetWait;
+  if (offset_wait) state_ = kOffsetWait;
   wait(when - sc_time_stamp());
   state_ = kCommunicating;
 }
@@ -204,7 +199,7 @@ void ComputeCluster::send_paced(int step, const ClusterRoundPlan& plan,
       return a.chunk < n && (b.chunk >= n || a.next < b.next);
     });
     if (next->chunk >= n) break;
-    wait_until(next->next);
+    wait_until(next->next, first);
     if (first) first_send_ = sc_time_stamp();
     first = false;
     send_contribution(step, plan, next->dst, next->chunk);
@@ -226,7 +221,7 @@ void ComputeCluster::send_credit_clocked(int step, const ClusterRoundPlan& plan,
   credits_.erase(credits_.begin(), credits_.lower_bound({step, -1}));  // finished rounds
   for (int d : receivers)
     send_control(ChunkKind::kCredit, step, d, static_cast<std::uint32_t>(plan.own_slots));
-  wait_until(sc_time_stamp() + ps_time(offset));
+  wait_until(sc_time_stamp() + ps_time(offset), true);
   first_send_ = sc_time_stamp();
   const std::uint64_t n = num_chunks(config_.gradient_bytes);
   for (std::uint64_t i = 0; i < n; ++i) {

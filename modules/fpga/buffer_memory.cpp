@@ -19,6 +19,8 @@ BufferMemory::BufferMemory(std::uint64_t capacity_bytes, std::uint64_t slot_byte
 }
 
 void BufferMemory::allocate(std::uint64_t key, const sc_core::sc_time& now) {
+  if (holds(key)) throw std::logic_error("BufferMemory: slot already held for this chunk");
+  if (full()) throw std::logic_error("BufferMemory: no free slot");
   slots_.emplace(key, now);
   ++allocations_;
   occupancy_bytes_ += slot_bytes_;

@@ -14,11 +14,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/params/fpga.h"
 #include "modules/core/arrival_queue.h"
 #include "modules/core/chunk.h"
 #include "modules/core/statistics.h"
 #include "modules/fpga/buffer_memory.h"
-#include "model/params/fpga.h"
 
 namespace aggnet {
 
@@ -38,7 +38,7 @@ struct FpgaAggregatorConfig {
 ///
 /// Aggregation: a slot is taken when the first contribution of (step, chunk) arrives and
 /// freed when the last of its group_size - 1 contributions has left the pipeline
-/// (serial, datapath_bits/8 x clock bytes/s, then latency_cycles/clock). Exactly one
+/// (serial, datapath_width_bits/8 x clock bytes/s, then latency_cycles/clock). Exactly one
 /// reduced chunk per (step, chunk) goes to the cluster. A contribution needing a new slot
 /// when all are taken waits (a slot stall); contributions to chunks that already hold a
 /// slot pass it, so stalls cannot deadlock. Credits, ring segments and reduced chunks

@@ -12,9 +12,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/params/network.h"
 #include "modules/core/chunk.h"
 #include "modules/core/statistics.h"
-#include "model/params/network.h"
 
 namespace aggnet {
 

@@ -12,9 +12,9 @@
 #include <tlm>
 #include <vector>
 
+#include "model/params/network.h"
 #include "modules/core/arrival_queue.h"
 #include "modules/core/statistics.h"
-#include "model/params/network.h"
 
 namespace aggnet {
 

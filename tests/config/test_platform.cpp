@@ -76,10 +76,10 @@ TEST(NineCity, DefaultsMatchTheModuleStructs) {
   for (const Site& s : p.sites) {
     EXPECT_EQ(s.fpga.buffer_bytes, 64ull << 20);
     EXPECT_EQ(s.fpga.buffer_bytes, f.buffer_bytes);
-    EXPECT_EQ(s.fpga.datapath_bits, f.datapath_bits);
+    EXPECT_EQ(s.fpga.datapath_width_bits, f.datapath_width_bits);
     EXPECT_EQ(s.fpga.clock_hz, f.clock_hz);
     EXPECT_EQ(s.fpga.latency_cycles, f.latency_cycles);
-    EXPECT_EQ(s.cluster.compute_ps, c.compute_ps);
+    EXPECT_EQ(s.cluster.compute_time_ps, c.compute_time_ps);
     EXPECT_EQ(s.cluster.access_bandwidth_bps, c.access_bandwidth_bps);
     EXPECT_EQ(s.cluster.access_delay_ps, c.access_delay_ps);
     EXPECT_EQ(s.sw.latency_ps, 0ull);
@@ -203,8 +203,8 @@ TEST(Overrides, DottedPathsChangeTheTree) {
   EXPECT_EQ(find_link(p, "nyc", "lon").params.delay_ps, 40 * kMs);
   EXPECT_EQ(find_link(p, "nyc", "lon").params.jitter_ps, 585'000'000ull);  // untouched
   EXPECT_EQ(p.colocated.link.delay_ps, 5 * kUs);
-  EXPECT_EQ(p.sites[p.site_index("tyo")].cluster.compute_ps, 2'500'000'000'000ull);
-  EXPECT_EQ(p.sites[p.site_index("lon")].cluster.compute_ps, 1'000'000'000'000ull);
+  EXPECT_EQ(p.sites[p.site_index("tyo")].cluster.compute_time_ps, 2'500'000'000'000ull);
+  EXPECT_EQ(p.sites[p.site_index("lon")].cluster.compute_time_ps, 1'000'000'000'000ull);
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {
@@ -231,11 +231,11 @@ TEST(Platform, EveryKeyReachesItsMember) {
                                       "mtu: 9000B, header: 60B, jitter: 10us}\n");
   const Platform p = load_platform(path);
   const Site& a = p.sites[0];
-  EXPECT_EQ(a.fpga.datapath_bits, 256ull);
+  EXPECT_EQ(a.fpga.datapath_width_bits, 256ull);
   EXPECT_EQ(a.fpga.clock_hz, 1'000'000'000ull);
   EXPECT_EQ(a.fpga.latency_cycles, 7ull);
   EXPECT_EQ(a.fpga.buffer_bytes, 3ull << 20);
-  EXPECT_EQ(a.cluster.compute_ps, 250 * kMs);
+  EXPECT_EQ(a.cluster.compute_time_ps, 250 * kMs);
   EXPECT_EQ(a.cluster.access_bandwidth_bps, 800'000'000'000ull);
   EXPECT_EQ(a.cluster.access_delay_ps, 5 * kUs);
   EXPECT_EQ(a.sw.latency_ps, 300'000ull);

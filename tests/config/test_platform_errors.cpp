@@ -171,6 +171,57 @@ TEST(PlatformErrors, MtuFromDefaultsReportedAtTheDefault) {
                "MTU larger than the per-packet header (4096 B)");
 }
 
+TEST(PlatformErrors, MtuReportedAtTheLinksOwnKeyBeforeTheDefault) {
+  const std::string yaml = with(7, "  - {a: aaa, b: bbb, delay: 10ms, header: 2KiB}") +
+                           "defaults: {link: {mtu: 1500B}}\n";
+  expect_error(yaml, 7, "links.aaa-bbb.header", "MTU larger than the per-packet header (2048 B)");
+}
+
+TEST(PlatformErrors, LatencyCyclesDoNotWrapIn64Bits) {
+  // 2e7 cycles x 1e12 ps/s is past 2^64 before the division by the clock; the latency
+  // itself, 40 ms at 500 MHz, fits.
+  const Platform p =
+      load_platform(write_file(with(5, "  - {code: ccc, name: C, fpga: {latency_cycles: 2e7}}")));
+  EXPECT_EQ(p.sites[2].fpga.latency_cycles, 20'000'000ull);
+  EXPECT_EQ(p.sites[2].fpga.latency_ps(), 40'000'000'000ull);
+}
+
+TEST(PlatformErrors, LatencyBeyond64BitPicoseconds) {
+  expect_error(with(5, "  - {code: ccc, name: C, fpga: {latency_cycles: 2e7, clock: 1Hz}}"), 5,
+               "sites.ccc.fpga.latency_cycles",
+               "expected a pipeline latency latency_cycles / clock below 2^64 ps, got 20000000 "
+               "cycles at 1 Hz");
+}
+
+TEST(PlatformErrors, LatencyOverflowFromASitesClockNamesTheSitesKey) {
+  const std::string yaml = with(5, "  - {code: ccc, name: C, fpga: {clock: 1Hz}}") +
+                           "defaults: {fpga: {latency_cycles: 20000000}}\n";
+  expect_error(yaml, 5, "sites.ccc.fpga.clock", "below 2^64 ps");
+}
+
+TEST(PlatformErrors, LatencyOverflowInDefaults) {
+  expect_error(with(9, "defaults: {fpga: {clock: 1Hz, latency_cycles: 2e7}}"), 9,
+               "defaults.fpga.latency_cycles", "below 2^64 ps");
+}
+
+TEST(PlatformErrors, ThroughputBeyond64Bits) {
+  expect_error(with(4, "  - {code: bbb, name: B, fpga: {datapath_width: 1e12}}"), 4,
+               "sites.bbb.fpga.datapath_width",
+               "expected a throughput datapath_width x clock below 2^64 bit/s, got "
+               "1000000000000 bit at 500000000 Hz");
+}
+
+TEST(PlatformErrors, CountTooLarge) {
+  expect_error(with(4, "  - {code: bbb, name: B, fpga: {latency_cycles: 1e20}}"), 4,
+               "sites.bbb.fpga.latency_cycles", "(value too large), got '1e20'");
+}
+
+TEST(PlatformErrors, DatapathWidthNotAMultipleOf8) {
+  expect_error(with(4, "  - {code: bbb, name: B, fpga: {datapath_width: 100}}"), 4,
+               "sites.bbb.fpga.datapath_width",
+               "expected a positive multiple of 8 bits like '512', got '100'");
+}
+
 TEST(PlatformErrors, MissingDelay) {
   expect_error(with(8, "  - {a: bbb, b: ccc}"), 8, "links.bbb-ccc.delay", "missing required key");
 }
@@ -209,6 +260,7 @@ TEST(PlatformErrors, OverrideBadValue) {
   // Reported under the link's name in the file (aaa-bbb), whichever order --set used.
   expect_override_error({"links.aaa-bbb.delay", "40"}, "a unit is required), got '40'");
   expect_override_error({"sites.bbb.fpga.buffer", "0"}, "expected a positive size");
+  expect_override_error({"sites.bbb.fpga.latency_cycles", "1e19"}, "below 2^64 ps");
 }
 
 TEST(PlatformErrors, MissingFile) {

@@ -11,13 +11,16 @@ namespace aggnet {
 namespace {
 
 const ModuleParamInfo kTable{"Demo",
+                             "demo",
                              "demo table",
-                             {{"delay", Quantity::kTime, "ms", "0ms", ""},
-                              {"rate", Quantity::kRate, "Gbps", "1Gbps", ""},
-                              {"size", Quantity::kBytes, "B", "1B", ""},
-                              {"width", Quantity::kCount, "bit", "8", ""},
-                              {"share", Quantity::kNumber, "", "0.5", ""},
-                              {"on", Quantity::kBool, "", "false", ""}}};
+                             {{"delay", Quantity::kTime, "ms", "", kAnyValue, "0ms"},
+                              {"rate", Quantity::kRate, "Gbps", "", kPositive, "1Gbps"},
+                              {"size", Quantity::kBytes, "B", "", kAnyValue, "1B"},
+                              {"width", Quantity::kCount, "bit", "", Check{true, 8}, "8"},
+                              {"clock", Quantity::kFrequency, "MHz", "", kAnyValue, "1MHz"}},
+                             {}};
+
+const ParamInfo& param(const std::string& key) { return *find_param(kTable, key); }
 
 TEST(YamlReader, MalformedYamlNamesFileAndLine) {
   try {
@@ -44,24 +47,34 @@ TEST(YamlReader, MissingFile) {
 TEST(YamlReader, ReadsParamsPerQuantity) {
   const YAML::Node n = parse_yaml(
       "top:\n  delay: 33.3ms\n  rate: 12.5GB/s\n  size: 1.5KiB\n  width: 512bit\n"
-      "  share: 0.25\n  on: yes\n",
+      "  clock: 1.5GHz\n",
       "f.yaml");
   YamlMap m(n["top"], "f.yaml", "top");
   m.allow_keys(param_keys(kTable));
-  std::map<std::string, ParamValue> got;
-  std::map<std::string, int> lines;
-  m.read_params(kTable, [&](const ParamInfo& p, const ParamValue& v, const YAML::Node& at) {
-    got[p.key] = v;
-    lines[p.key] = yaml_line(at);
-  });
-  EXPECT_EQ(got["delay"].u, 33'300'000'000ull);
-  EXPECT_EQ(got["rate"].u, 100'000'000'000ull);
-  EXPECT_EQ(got["size"].u, 1536ull);
-  EXPECT_EQ(got["width"].u, 512ull);
-  EXPECT_DOUBLE_EQ(got["share"].d, 0.25);
-  EXPECT_TRUE(got["on"].b);
-  EXPECT_EQ(lines["delay"], 2);
-  EXPECT_EQ(lines["on"], 7);
+  EXPECT_EQ(m.param(param("delay")), 33'300'000'000ull);
+  EXPECT_EQ(m.param(param("rate")), 100'000'000'000ull);
+  EXPECT_EQ(m.param(param("size")), 1536ull);
+  EXPECT_EQ(m.param(param("width")), 512ull);
+  EXPECT_EQ(m.param(param("clock")), 1'500'000'000ull);
+}
+
+TEST(YamlReader, ParamsAreChecked) {
+  const YAML::Node n = parse_yaml("top:\n  rate: 0Gbps\n  width: 12\n", "f.yaml");
+  const YamlMap m(n["top"], "f.yaml", "top");
+  try {
+    m.param(param("rate"));
+    FAIL() << "no exception";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(),
+                 "f.yaml:2: top.rate: expected a positive rate like '1Gbps', got '0Gbps'");
+  }
+  try {
+    m.param(param("width"));
+    FAIL() << "no exception";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(),
+                 "f.yaml:3: top.width: expected a positive multiple of 8 bits like '8', got '12'");
+  }
 }
 
 TEST(YamlReader, UnknownKeyListsAllowed) {
@@ -73,7 +86,7 @@ TEST(YamlReader, UnknownKeyListsAllowed) {
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.line(), 3);
     EXPECT_EQ(e.key(), "top.rat");
-    EXPECT_NE(std::string(e.what()).find("delay, rate, size, width, share, on"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("delay, rate, size, width, clock"), std::string::npos)
         << e.what();
   }
 }
@@ -93,9 +106,8 @@ TEST(YamlReader, DuplicateKey) {
 TEST(YamlReader, BadUnitAndWrongType) {
   const YAML::Node n =
       parse_yaml("a:\n  delay: 10 parsecs\nb:\n  rate: [1, 2]\nc: just text\n", "f.yaml");
-  auto ignore = [](const ParamInfo&, const ParamValue&, const YAML::Node&) {};
   try {
-    YamlMap(n["a"], "f.yaml", "a").read_params(kTable, ignore);
+    YamlMap(n["a"], "f.yaml", "a").param(param("delay"));
     FAIL() << "no exception";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.line(), 2);
@@ -103,7 +115,7 @@ TEST(YamlReader, BadUnitAndWrongType) {
     EXPECT_NE(std::string(e.what()).find("got '10 parsecs'"), std::string::npos) << e.what();
   }
   try {
-    YamlMap(n["b"], "f.yaml", "b").read_params(kTable, ignore);
+    YamlMap(n["b"], "f.yaml", "b").param(param("rate"));
     FAIL() << "no exception";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.line(), 4);
@@ -122,8 +134,7 @@ TEST(YamlReader, NodesWithoutPositionAreOverrides) {
   YAML::Node n = parse_yaml("top:\n  delay: 1ms\n", "f.yaml");
   n["top"]["delay"] = YAML::Node("oops");
   try {
-    YamlMap(n["top"], "f.yaml", "top")
-        .read_params(kTable, [](const ParamInfo&, const ParamValue&, const YAML::Node&) {});
+    YamlMap(n["top"], "f.yaml", "top").param(param("delay"));
     FAIL() << "no exception";
   } catch (const ConfigError& e) {
     EXPECT_STREQ(e.what(), "--set: top.delay: expected a time like '33.3ms' or '2us', got 'oops'");
@@ -131,12 +142,21 @@ TEST(YamlReader, NodesWithoutPositionAreOverrides) {
 }
 
 TEST(YamlReader, CountAcceptsItsUnitOnly) {
-  const ParamInfo width{"width", Quantity::kCount, "bit", "8", ""};
-  EXPECT_EQ(parse_param_value(width, "64").u, 64ull);
-  EXPECT_EQ(parse_param_value(width, "64 bits").u, 64ull);
+  const ParamInfo& width = param("width");
+  EXPECT_EQ(parse_param_value(width, "64"), 64ull);
+  EXPECT_EQ(parse_param_value(width, "64 bits"), 64ull);
+  EXPECT_EQ(parse_param_value(width, "2e7"), 20'000'000ull);
+  EXPECT_EQ(parse_param_value(width, "1.5e3bit"), 1500ull);
   EXPECT_THROW(parse_param_value(width, "64B"), UnitError);
   EXPECT_THROW(parse_param_value(width, "-8"), UnitError);
   EXPECT_THROW(parse_param_value(width, "1.5"), UnitError);
+  EXPECT_THROW(parse_param_value(width, "1e-3"), UnitError);
+  try {
+    parse_param_value(width, "1e20");
+    FAIL() << "no exception";
+  } catch (const UnitError& e) {
+    EXPECT_STREQ(e.what(), "expected a whole number like '64' or '64bit' (value too large)");
+  }
 }
 
 }  // namespace

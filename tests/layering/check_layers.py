@@ -1,6 +1,9 @@
 #!/usr/bin/python3
 """Layering check: every source folder includes only from itself and from the folders
 listed before it, and SystemC / yaml-cpp appear only in the folders allowed to use them.
+Folders that must not link the model (sweeps/: it drives the `aggnet run` command line)
+reach, through their includes and the includes of what they include, only the folders
+they may use (the option table in options/ is plain data).
 
     check_layers.py ROOT LAYER [LAYER ...]   (LAYERs in dependency order, as in CMake)
 
@@ -16,6 +19,42 @@ LOCAL = re.compile(r'#include\s*"([a-z_]+)/')
 # Which folders may use SystemC or YAML: "does it need SystemC? does it need YAML?"
 USES_SYSTEMC = {"modules", "sim", "apps"}
 USES_YAML = {"config", "sweeps", "apps"}
+# Folders whose whole include closure stays within these folders (no model types).
+MODEL_FREE = {"sweeps": {"common", "options", "sweeps"}}
+
+
+def local_includes(root, rel):
+    """Repository-relative paths that file `rel` includes with #include "folder/...". """
+    path = os.path.join(root, rel)
+    if not os.path.isfile(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        return [m.group(0).split('"')[1] for m in
+                (re.search(r'#include\s*"([a-z_]+/[^"]+)"', line) for line in f) if m]
+
+
+def model_free_violations(root, layers):
+    for folder, allowed in MODEL_FREE.items():
+        if folder not in layers:
+            continue
+        for dirpath, _, files in os.walk(os.path.join(root, folder)):
+            for name in sorted(files):
+                if name.endswith((".h", ".cpp")):
+                    rel = os.path.relpath(os.path.join(dirpath, name), root)
+                    yield from closure_violations(root, rel, allowed)
+
+
+def closure_violations(root, start, allowed):
+    seen, todo = {start}, [start]
+    while todo:
+        rel = todo.pop()
+        for inc in local_includes(root, rel):
+            if inc.split("/")[0] not in allowed:
+                yield (f"{start}: reaches {inc} (through {rel}); {start.split('/')[0]}/ does "
+                       f"not link the model and may reach only {sorted(allowed)}")
+            elif inc not in seen:
+                seen.add(inc)
+                todo.append(inc)
 
 
 def violations(root, layers):
@@ -44,6 +83,7 @@ def main():
         print(__doc__)
         return 2
     found = list(violations(sys.argv[1], sys.argv[2:]))
+    found += list(model_free_violations(sys.argv[1], sys.argv[2:]))
     for v in found:
         print(v)
     print(f"layering: {len(found)} violation(s) in {' -> '.join(sys.argv[2:])}")

@@ -21,7 +21,7 @@ inline Platform make_platform(const std::vector<std::string>& codes,
     Site s;
     s.code = code;
     s.name = code;
-    s.cluster.compute_ps = 0;
+    s.cluster.compute_time_ps = 0;
     p.sites.push_back(s);
   }
   for (const auto& [a, b, delay_ps] : links) {

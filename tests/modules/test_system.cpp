@@ -4,12 +4,12 @@
 
 #include <cmath>
 
-#include "config/platform_loader.h"
 #include "common/units.h"
+#include "config/platform_loader.h"
+#include "config/schedule_io.h"
 #include "modules/core/time.h"
 #include "sim/builder.h"
 #include "test_platforms.h"
-#include "config/schedule_io.h"
 
 namespace aggnet {
 namespace {
@@ -141,7 +141,7 @@ TEST(AlignedStart, MembersStartTogetherAfterTheLastReadyPlusTheLargestDelay) {
   o.chunk_bytes = 1 << 20;
   o.alignment = SendAlignment::kNone;  // no send offsets: everyone sends at the agreed start
   Platform p = triangle();
-  p.sites[1].cluster.compute_ps = 5 * kMs;  // b is ready last, at 5 ms
+  p.sites[1].cluster.compute_time_ps = 5 * kMs;  // b is ready last, at 5 ms
   NetworkSystem sys("wan", p, one_group({0, 1, 2}), o);
   sc_core::sc_start();
   // Agreed start = 5 ms + the largest member-to-member delay (a-c, 21 ms); c hears b's
@@ -161,7 +161,7 @@ TEST(Stalls, ContributionsWaitForSlotsAndEveryChunkStillReducesExactly) {
   o.aligned_start = false;
   o.functional = true;
   Platform p = triangle();
-  p.sites[1].cluster.compute_ps = 100 * kMs;
+  p.sites[1].cluster.compute_time_ps = 100 * kMs;
   for (auto& s : p.sites) s.fpga.buffer_bytes = 16 << 10;  // 4 slots
   NetworkSystem sys("wan", p, one_group({0, 1, 2}), o);
   sc_core::sc_start();

@@ -154,6 +154,26 @@ axes: [{option: buffer, values: [1MiB]}]
   EXPECT_EQ(args, want);
 }
 
+// The spec takes every run option of the option table's sweep rows: eps, round-start and
+// alignment too, with a numeric column where the table gives a unit.
+TEST(SweepSpec, TakesTheTablesRunOptions) {
+  auto spec = parse(R"(
+base: {round-start: aligned, alignment: arrival, functional: true, gradient: 1MiB}
+axes:
+  - option: eps
+    values: [1e-3, 1e-6]
+)");
+  EXPECT_EQ(spec.axes[0].kind, ValueKind::kNumber);
+  const auto points = expand_points(spec);
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_DOUBLE_EQ(*points[1].numbers[0], 1e-6);
+  const auto args = points[1].run_args("/o/x.json", "");
+  const std::vector<std::string> want = {"--alignment",  "arrival",    "--eps",     "1e-6",
+                                         "--functional", "--gradient", "1MiB",      "--round-start",
+                                         "aligned",      "--json",     "/o/x.json", "--quiet"};
+  EXPECT_EQ(args, want);
+}
+
 TEST(SweepSpec, ShardsAreDisjointAndCoverAllPoints) {
   auto spec = parse("axes: [{option: buffer, logrange: {from: 1KiB, to: 1GiB, factor: 2}}]");
   auto points = expand_points(spec);
@@ -202,7 +222,16 @@ INSTANTIATE_TEST_SUITE_P(
         BadSpec{"MissingScheduleFile", "base:\n  schedule: nope/x.yaml\n",
                 "expected an existing schedule file"},
         BadSpec{"BadOnOff", "base:\n  multicast: maybe\n", "base.multicast: expected on or off"},
+        BadSpec{"SwitchIsOnOrOff", "base:\n  jitter: true\n", "base.jitter: expected on or off"},
+        BadSpec{"FlagIsTrueOrFalse", "base:\n  functional: yes\n",
+                "base.functional: expected true or false"},
+        BadSpec{"RandomNeedsASeed", "base:\n  schedule: random-3\n", "base.schedule: expected"},
+        BadSpec{"EpsInOpenUnitInterval", "axes:\n  - option: eps\n    values: [0]\n",
+                "spec.yaml:3: axes[0].values[0]: expected a number in (0, 1), got '0'"},
+        BadSpec{"SetIsAMapping", "axes:\n  - option: set\n    values: [a=b]\n",
+                "axes[0].option: unknown run option"},
         BadSpec{"RunnerOwned", "base:\n  json: x.json\n", "base.json: is set by `aggnet sweep`"},
+        BadSpec{"RunOutput", "base:\n  stats: x.csv\n", "base.stats: is set by `aggnet sweep`"},
         BadSpec{"BadLograngeUnit",
                 "axes:\n  - option: buffer\n    logrange: {from: 64KiB, to: 8Gbps, factor: 2}\n",
                 "spec.yaml:3: axes[0].logrange.to:"},

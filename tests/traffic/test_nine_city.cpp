@@ -3,13 +3,13 @@
 
 #include <set>
 
-#include "model/control_plane.h"
 #include "config/platform_loader.h"
+#include "config/schedule_io.h"
+#include "model/control_plane.h"
 #include "model/routing.h"
 #include "traffic/families.h"
 #include "traffic/mixing.h"
 #include "traffic/optimizer.h"
-#include "config/schedule_io.h"
 
 namespace aggnet {
 namespace {

@@ -5,9 +5,9 @@
 #include <fstream>
 
 #include "common/config_error.h"
+#include "config/schedule_io.h"
 #include "model/routing.h"
 #include "traffic/families.h"
-#include "config/schedule_io.h"
 
 namespace aggnet {
 namespace {
@@ -149,6 +149,18 @@ TEST(ScheduleIo, BadSendOffsetsNameTheirLine) {
             3);  // chi is not a member
   EXPECT_EQ(error_line("rounds:\n  - [{members: [nyc, lon], send_offsets: {lon: 3}}]\n"), 2);
   EXPECT_EQ(error_line("rounds:\n  - [{members: [nyc, lon], offsets: {lon: 3ms}}]\n"), 2);
+  EXPECT_EQ(error_line("rounds:\n  - [{send_offsets: {lon: 1ms}}]\n"), 2);  // no members
+  EXPECT_EQ(error_line("rounds:\n  - [{members: [nyc, lon], send_offsets: {[lon]: 1ms}}]\n"), 2);
+  EXPECT_EQ(
+      error_line("rounds:\n  - [{members: [nyc, lon], send_offsets: {lon: 1ms, lon: 5ms}}]\n"),
+      2);  // duplicate key
+  EXPECT_EQ(error_line("rounds:\n  - [{members: [nyc, lon], send_offsets: {}}]\n"), 2);
+  EXPECT_EQ(error_line("rounds:\n  - [{members: [nyc, lon], send_offsets: {lon: 18446744s}}]\n"),
+            2);  // more than a day
+  EXPECT_EQ(error_line("rounds:\n  - [[nyc, lon]]\nrounds:\n  - [[nyc, chi]]\n"), 3);
+  EXPECT_EQ(error_line("collective: ring\nrounds:\n  - [{members: [nyc, lon, tyo],"
+                       " send_offsets: {lon: 1ms}}]\n"),
+            3);
 }
 
 }  // namespace

@@ -8,10 +8,10 @@
 
 #include "common/config_error.h"
 #include "config/platform_loader.h"
+#include "config/schedule_io.h"
 #include "model/routing.h"
 #include "traffic/families.h"
 #include "traffic/mixing.h"
-#include "config/schedule_io.h"
 
 namespace aggnet {
 namespace {

@@ -40,7 +40,7 @@ TEST(TimeModel, OneChunkOverOneLinkIsExact) {
   p.sites = {site("a"), site("b")};
   p.links = {link(0, 1, 10'000'000'000)};  // 10 ms
   const Routing r(p);
-  RunParams rp;
+  RunOptions rp;
   rp.gradient_bytes = rp.chunk_bytes = 1 << 20;
   const auto est = estimate_round(p, r, Round{{Group{{0, 1}}}}, Collective::kGroupAverage, rp);
   const FpgaParams f;
@@ -62,7 +62,7 @@ TEST(TimeModel, PacedRateFollowsBufferOverSkew) {
   p.sites = {site("a"), site("b"), site("c")};
   p.links = {link(0, 1, 5'000'000'000), link(0, 2, 45'000'000'000), link(1, 2, 45'000'000'000)};
   const Routing r(p);
-  RunParams rp;
+  RunOptions rp;
   rp.buffer_bytes = 64ull << 20;
   rp.alignment = SendAlignment::kNone;  // every member sends at the agreed start
   const auto est = estimate_round(p, r, Round{{Group{{0, 1, 2}}}}, Collective::kGroupAverage, rp);
@@ -83,7 +83,7 @@ TEST(TimeModel, AlignedTriadWaitsTheArmDifferencesAndIsNotBufferBound) {
   p.sites = {site("a"), site("b"), site("c")};
   p.links = {link(0, 1, 5'000'000'000), link(0, 2, 45'000'000'000), link(1, 2, 45'000'000'000)};
   const Routing r(p);
-  RunParams rp;
+  RunOptions rp;
   rp.buffer_bytes = 64ull << 20;
   rp.alignment = SendAlignment::kArrival;
   const auto est = estimate_round(p, r, Round{{Group{{0, 1, 2}}}}, Collective::kGroupAverage, rp);
@@ -105,7 +105,7 @@ TEST(TimeModel, LargeBufferRunsAtLinkRate) {
   p.sites = {site("a"), site("b"), site("c")};
   p.links = {link(0, 1, 5'000'000'000), link(0, 2, 45'000'000'000), link(1, 2, 45'000'000'000)};
   const Routing r(p);
-  RunParams rp;
+  RunOptions rp;
   rp.buffer_bytes = 4ull << 30;
   const auto est = estimate_round(p, r, Round{{Group{{0, 1, 2}}}}, Collective::kGroupAverage, rp);
   const auto& g = est.groups.at(0);
@@ -122,7 +122,7 @@ TEST(TimeModel, MulticastTreeCrossesTrunkOnce) {
   p.sites = {site("a"), site("h"), site("x"), site("y")};
   p.links = {link(0, 1, 1'000'000'000), link(1, 2, 1'000'000'000), link(1, 3, 1'000'000'000)};
   const Routing r(p);
-  RunParams rp;
+  RunOptions rp;
   rp.buffer_bytes = 4ull << 30;
   const Round round{{Group{{0, 2, 3}}}};
   const double payload = (1 << 20) / ser(1 << 20, 100'000'000'000);
@@ -147,7 +147,7 @@ TEST(TimeModel, RingOnUniformRingMatchesClosedForm) {
   p.sites = {site("a"), site("b"), site("c")};
   p.links = {link(0, 1, 10'000'000'000), link(1, 2, 10'000'000'000), link(2, 0, 10'000'000'000)};
   const Routing r(p);
-  RunParams rp;
+  RunOptions rp;
   rp.gradient_bytes = 3 * (1 << 20);
   rp.chunk_bytes = 1 << 20;
   const auto est = estimate_round(p, r, Round{{Group{{0, 1, 2}}}}, Collective::kRing, rp);
@@ -161,7 +161,7 @@ TEST(TimeModel, CreditModeIsSlowerThanLineRateWithSmallWindows) {
   p.sites = {site("a"), site("b")};
   p.links = {link(0, 1, 40'000'000'000)};
   const Routing r(p);
-  RunParams rp;
+  RunOptions rp;
   rp.buffer_bytes = 16ull << 20;
   rp.flow_control = FlowControl::kCredit;
   const auto est = estimate_round(p, r, Round{{Group{{0, 1}}}}, Collective::kGroupAverage, rp);
@@ -177,7 +177,7 @@ TEST(TimeModel, StaggeredStepsEqualIsolatedForOneRoundSchedules) {
   const Routing r(p);
   Schedule s;
   s.rounds = all_to_all_rounds(3);
-  RunParams rp;
+  RunOptions rp;
   const auto iso = estimate_schedule(p, r, s, rp);
   const auto steps = estimate_step_round_times(p, r, s, rp, 3);
   ASSERT_EQ(steps.size(), 3u);
@@ -193,7 +193,7 @@ TEST(TimeModel, SitOutSitesWaitForTheRoundWithoutCompute) {
   const Routing r(p);
   Schedule s;
   s.rounds = {Round{{Group{{0, 1}}}}, Round{{Group{{2, 3}}}}};
-  RunParams rp;
+  RunOptions rp;
   rp.gradient_bytes = 4 << 20;
   const auto est = estimate_schedule(p, r, s, rp);
   const auto tl = simulate_steps(p, s, est, rp, 2, false);
@@ -255,7 +255,7 @@ TEST(TimeModel, AlignedStartAddsTheReadySpread) {
   Schedule s;
   // Round 0: {a b} (1 ms apart) finishes before {c d} (5 ms apart); round 1: {a b c}.
   s.rounds = {Round{{Group{{0, 1}}, Group{{2, 3}}}}, Round{{Group{{0, 1, 2}}}}};
-  RunParams rp;
+  RunOptions rp;
   const auto est = estimate_schedule(p, r, s, rp);
   const auto steps = estimate_step_round_times(p, r, s, rp, 2);
   ASSERT_EQ(steps.size(), 2u);

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "common/config_error.h"
-#include "model/param_info.h"
 #include "config/platform_loader.h"
+#include "model/param_info.h"
 #include "model/routing.h"
 
 namespace aggnet {
@@ -204,8 +204,7 @@ TEST(SizeBuffers, BadInputExitsTwoWithoutOutput) {
             2);
   EXPECT_FALSE(fs::exists(out));
   EXPECT_EQ(read_text(err),
-            "aggnet size-buffers: --target: expected a fraction in (0, 1], got "
-            "'0.000000'\n");
+            "aggnet size-buffers: --target: expected a number in (0, 1], got '0'\n");
   EXPECT_EQ(run("size-buffers --platform " + (kData / "line3.yaml").string() +
                     " --schedule ring --json " + out.string(),
                 err),
@@ -326,6 +325,41 @@ TEST(Waveforms, WindowedRoundRoundTripsAndMatchesHighWater) {
   EXPECT_EQ(v.id_of.count("SystemC.wan.ams.link_to_fra.bytes_in_flight"), 0u);  // neither
 }
 
+// Total time (ps) a signal spends at `value` up to `end_ps`.
+std::uint64_t time_at(const Vcd& v, const std::string& name, std::uint64_t value,
+                      std::uint64_t end_ps) {
+  const auto& changes = v.changes.at(v.id_of.at(name));
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    const std::uint64_t until = i + 1 < changes.size() ? changes[i + 1].first : end_ps;
+    if (changes[i].second == value) total += until - changes[i].first;
+  }
+  return total;
+}
+
+// cluster.state 3 is the send-offset wait and nothing else: its total time per site is
+// the measured offset_wait_s (and never appears without alignment).
+TEST(Waveforms, StateThreeIsExactlyTheOffsetWait) {
+  const fs::path dir = scratch();
+  for (const std::string alignment : {"arrival", "none"}) {
+    const fs::path vcd = dir / (alignment + ".vcd"), out = dir / (alignment + ".json");
+    ASSERT_EQ(run("run --schedule triads --gradient 16MiB --buffer 4MiB --no-colocated -q "
+                  "--alignment " +
+                  alignment + " --vcd " + vcd.string() + " --json " + out.string()),
+              0);
+    const Vcd v = parse_vcd(vcd);
+    const json report = read_json(out);
+    const auto end_ps = static_cast<std::uint64_t>(
+        std::llround(report["summary"]["total_time_s"].get<double>() * 1e12));
+    for (const auto& site : report["sites"]) {
+      const std::string name = "SystemC.wan." + site["site"].get<std::string>() + ".cluster.state";
+      const double waited_s = static_cast<double>(time_at(v, name, 3, end_ps)) * 1e-12;
+      EXPECT_NEAR(waited_s, site["offset_wait_s"].get<double>(), 1e-12) << name;
+      if (alignment == "none") EXPECT_EQ(waited_s, 0.0) << name;
+    }
+  }
+}
+
 TEST(Waveforms, WindowBeforeTheRoundRecordsNoOccupancy) {
   const fs::path dir = scratch();
   const fs::path vcd = dir / "early.vcd";
@@ -414,8 +448,8 @@ std::vector<int> check_time_metrics(const json& r) {
   EXPECT_EQ(r["sites"].size(), p.sites.size());
   double compute = 0, compute_max = 0;
   for (const auto& site : p.sites) {
-    compute += static_cast<double>(site.cluster.compute_ps) * 1e-12 / n;
-    compute_max = std::max(compute_max, static_cast<double>(site.cluster.compute_ps) * 1e-12);
+    compute += static_cast<double>(site.cluster.compute_time_ps) * 1e-12 / n;
+    compute_max = std::max(compute_max, static_cast<double>(site.cluster.compute_time_ps) * 1e-12);
   }
   double idle = 0, total = 0;
   for (const auto& site : r["sites"]) {

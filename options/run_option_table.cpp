@@ -1,0 +1,373 @@
+#include "options/run_option_table.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <filesystem>
+#include <limits>
+#include <regex>
+
+#include "common/data_dir.h"
+#include "common/units.h"
+#include "model/run_options.h"
+
+namespace aggnet::options {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kIntMax = INT_MAX;
+constexpr double kUint64Max = 18446744073709551616.0;  // 2^64: any std::uint64_t
+
+/// Options that describe one simulation: `aggnet run` and the sweeps take them all.
+constexpr unsigned kRunInput = kRun | kSweep;
+
+/// A row under construction: the table below reads as one line per fact.
+struct Row : OptionSpec {
+  Row(const char* name, Kind kind, unsigned commands, const char* help) {
+    this->name = name;
+    this->kind = kind;
+    this->commands = commands;
+    this->help = help;
+  }
+  Row& def(const char* value) {
+    fallback = value;
+    return *this;
+  }
+  Row& within(double lo, double hi, const char* brackets) {
+    range = {lo, hi, brackets[0] == '(', brackets[1] == ')'};
+    return *this;
+  }
+  Row& among(std::vector<std::string> words) {
+    choices = std::move(words);
+    return *this;
+  }
+  Row& many() {
+    repeatable = true;
+    return *this;
+  }
+  Row& alias(char letter) {
+    short_name = letter;
+    return *this;
+  }
+  Row& sets(Setter setter) {
+    apply = setter;
+    return *this;
+  }
+};
+
+bool on(const std::string& v) { return v == "on"; }
+int whole(const std::string& v) { return static_cast<int>(std::stoull(v)); }
+
+std::vector<OptionSpec> make_table() {
+  using O = RunOptions;
+  using S = const std::string&;
+  const unsigned kAll = kRunInput | kSchedule | kSizeBuffers;
+  const Row rows[] = {
+      Row("platform", Kind::kPath, kAll, "platform YAML file").def("platforms/nine_city.yaml"),
+      Row("schedule", Kind::kSchedule, kRunInput | kSizeBuffers,
+          "schedule name (all-to-all, triads, ring, pairs, rotating-K, sequential-K, "
+          "random-K:SEED, hierarchical) or schedule YAML file")
+          .def("triads"),
+      Row("buffer", Kind::kBytes, kRunInput | kSchedule,
+          "FPGA buffer memory at every site, e.g. 64MiB (default: the platform's)")
+          .sets([](O& o, S v) { o.buffer_bytes = parse_bytes(v); }),
+      Row("gradient", Kind::kBytes, kAll, "gradient bytes per site (G)")
+          .def("1GiB")
+          .sets([](O& o, S v) { o.gradient_bytes = parse_bytes(v); }),
+      Row("chunk", Kind::kBytes, kAll, "chunk = aggregation slot size")
+          .def("1MiB")
+          .sets([](O& o, S v) { o.chunk_bytes = parse_bytes(v); }),
+      Row("steps", Kind::kInteger, kAll,
+          "training steps (0: enough to reach --eps consensus, at least one schedule period); "
+          "with schedule --verify: per run")
+          .def("0")
+          .within(0, kIntMax, "[]")
+          .sets([](O& o, S v) { o.steps = whole(v); }),
+      Row("eps", Kind::kNumber, kRunInput | kSchedule,
+          "target consensus error ||W_r...W_1 - J||_2: a run reports rounds_to_eps and the "
+          "simulated time_to_eps_s; schedules are ranked by the time to it")
+          .def("0.001")
+          .within(0, 1, "()")
+          .sets([](O& o, S v) { o.eps = parse_number(v); }),
+      Row("flow-control", Kind::kChoice, kAll, "pacing | credit")
+          .def("pacing")
+          .among({"pacing", "credit"})
+          .sets([](O& o, S v) {
+            o.flow_control = v == "credit" ? FlowControl::kCredit : FlowControl::kPacing;
+          }),
+      Row("round-start", Kind::kChoice, kAll,
+          "aligned (members exchange ready messages and start together) | immediate | auto "
+          "(aligned with pacing, immediate with credit)")
+          .def("auto")
+          .among({"auto", "aligned", "immediate"})
+          .sets([](O& o, S v) {
+            o.aligned_start = v == "auto" ? o.flow_control == FlowControl::kPacing : v == "aligned";
+          }),
+      Row("alignment", Kind::kChoice, kAll,
+          "with an aligned start: arrival (each member sends at its offset so contributions "
+          "reach each receiver together) | none | auto (per group, offsets where they make it "
+          "land earlier)")
+          .def("auto")
+          .among({"auto", "arrival", "none"})
+          .sets([](O& o, S v) {
+            o.alignment = v == "none"      ? SendAlignment::kNone
+                          : v == "arrival" ? SendAlignment::kArrival
+                                           : SendAlignment::kAuto;
+          }),
+      Row("pacing-margin", Kind::kNumber, kAll, "pacing: fraction below the computed safe rate")
+          .def("0.02")
+          .within(0, 1, "[)")
+          .sets([](O& o, S v) { o.pacing_margin = parse_number(v); }),
+      Row("multicast", Kind::kSwitch, kRunInput | kSchedule, "on | off (unicast copies)")
+          .def("on")
+          .sets([](O& o, S v) { o.multicast = on(v); }),
+      Row("aggregation", Kind::kSwitch, kRunInput | kSchedule,
+          "on | off (FPGAs pass contributions to the hosts)")
+          .def("on")
+          .sets([](O& o, S v) { o.aggregation = on(v); }),
+      Row("jitter", Kind::kSwitch, kRunInput | kSizeBuffers,
+          "on | off: apply the links' jitter (the analytic buffer bound adds a 3-sigma "
+          "margin)")
+          .def("off")
+          .sets([](O& o, S v) { o.jitter = on(v); }),
+      Row("seed", Kind::kInteger, kRunInput, "random seed (jitter)")
+          .def("1")
+          .within(0, kUint64Max, "[]")
+          .sets([](O& o, S v) { o.seed = std::stoull(v); }),
+      Row("set", Kind::kOverride, kAll,
+          "platform override PATH=VALUE, repeatable (e.g. defaults.link.bandwidth=10Gbps)")
+          .many(),
+      Row("functional", Kind::kFlag, kRunInput, "carry real data and check every sum")
+          .sets([](O& o, S v) { o.functional = v == "true"; }),
+      Row("no-colocated", Kind::kFlag, kRunInput, "skip the co-located reference simulation"),
+      Row("vcd", Kind::kOutput, kRun, "write a VCD waveform to FILE"),
+      Row("trace", Kind::kText, kRun,
+          "with --vcd: what to trace, e.g. \"sites=lon,tyo signals=buffer,links,slots,state\" "
+          "(default: every site and signal; docs/waveforms.md)")
+          .many(),
+      Row("trace-from", Kind::kTime, kRun, "with --vcd: record from this time, e.g. 1s")
+          .within(0, kInf, "[)"),
+      Row("trace-to", Kind::kTime, kRun, "with --vcd: record until this time, e.g. 1.5s")
+          .within(0, kInf, "[)"),
+      Row("stats", Kind::kOutput, kRun,
+          "write per-module statistics to FILE (.csv or .json: one row per module instance)"),
+      Row("stats-interval", Kind::kTime, kRun,
+          "with --stats: occupancy time-series sampling interval")
+          .def("1ms")
+          .within(0, kInf, "()"),
+      Row("json", Kind::kOutput, kRun | kSizeBuffers, "write the results as JSON to FILE"),
+      Row("csv", Kind::kOutput, kSizeBuffers, "write the per-site table as CSV to FILE"),
+      Row("out", Kind::kOutput, kSchedule, "write the winner as a schedule YAML file"),
+      Row("schedules", Kind::kText, kSchedule,
+          "comma-separated schedule names or files to rank instead of searching"),
+      Row("top", Kind::kInteger, kSchedule, "rows of the ranked table")
+          .def("10")
+          .within(1, kIntMax, "[]"),
+      Row("group-average-only", Kind::kFlag, kSchedule,
+          "leave the host-based ring all-reduce baseline out of the ranking"),
+      Row("verify", Kind::kFlag, kSchedule,
+          "run the listed schedules through the SystemC simulation (aggnet run --json) and "
+          "print analytic vs simulated round time"),
+      Row("jobs", Kind::kInteger, kSchedule, "--verify: simulations run in parallel")
+          .def("2")
+          .within(1, kIntMax, "[]"),
+      Row("target", Kind::kNumber, kSizeBuffers,
+          "keep every group's round at least this fraction of its unconstrained speed "
+          "(unconstrained round time / round time), in (0, 1]")
+          .def("0.95")
+          .within(0, 1, "(]"),
+      Row("heterogeneous", Kind::kFlag, kSizeBuffers,
+          "also find one size per site (others unconstrained) and check them together"),
+      Row("workers", Kind::kInteger, kSizeBuffers, "simulations in parallel (0: one per CPU)")
+          .def("0")
+          .within(0, kIntMax, "[]"),
+      Row("quiet", Kind::kFlag, kRun | kSizeBuffers, "do not print the table or progress")
+          .alias('q'),
+  };
+  return {std::begin(rows), std::end(rows)};
+}
+
+std::string bound(double x) { return x >= kIntMax ? "inf" : fmt::format("{}", x); }
+
+std::string number_expectation(const Interval& r) {
+  return fmt::format("expected a number in {}{}, {}{}", r.lo_open ? '(' : '[', bound(r.lo),
+                     bound(r.hi), r.hi_open ? ')' : ']');
+}
+
+std::string choice_list(const std::vector<std::string>& words) {
+  std::string list;
+  for (std::size_t i = 0; i < words.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == words.size() ? " or " : ", ") + words[i];
+  return list;
+}
+
+// "expected an integer <= 2147483647" (2^64: the largest std::uint64_t).
+OptionError too_large(const Interval& range) {
+  const std::string max =
+      range.hi >= kUint64Max ? "18446744073709551615" : fmt::format("{:.0f}", range.hi);
+  return OptionError("expected an integer <= " + max);
+}
+
+void check_integer(const OptionSpec& spec, const std::string& value) {
+  static const std::regex digits("[0-9]+");
+  if (!std::regex_match(value, digits)) throw OptionError(expectation(spec));
+  unsigned long long n = 0;
+  try {
+    n = std::stoull(value);
+  } catch (const std::out_of_range&) {
+    throw too_large(spec.range);
+  }
+  if (static_cast<double>(n) > spec.range.hi) throw too_large(spec.range);
+  if (static_cast<double>(n) < spec.range.lo) throw OptionError(expectation(spec));
+}
+
+void check_number(const OptionSpec& spec, const std::string& value) {
+  double x = -1;
+  try {
+    x = parse_number(value);
+  } catch (const UnitError&) {
+    throw OptionError(expectation(spec));
+  }
+  if (!spec.range.contains(x)) throw OptionError(expectation(spec));
+}
+
+void check_time(const OptionSpec& spec, const std::string& value) {
+  try {
+    if (!spec.range.contains(static_cast<double>(parse_time_ps(value)) * 1e-12))
+      throw UnitError("out of range");
+  } catch (const UnitError&) {
+    throw OptionError(expectation(spec));
+  }
+}
+
+void check_bytes(const OptionSpec& spec, const std::string& value) {
+  try {
+    if (parse_bytes(value) == 0) throw UnitError("zero");
+  } catch (const UnitError&) {
+    throw OptionError(expectation(spec));
+  }
+}
+
+void check_schedule(const OptionSpec& spec, const std::string& value, const FileCheck& exists) {
+  if (is_schedule_name(value) || !exists) return;
+  if (!looks_like_file(value)) throw OptionError(expectation(spec));
+  if (!exists(value)) throw OptionError("expected an existing schedule file");
+}
+
+void check_word(const OptionSpec& spec, const std::string& value) {
+  const auto& words = spec.kind == Kind::kSwitch ? std::vector<std::string>{"on", "off"}
+                      : spec.kind == Kind::kFlag ? std::vector<std::string>{"true", "false"}
+                                                 : spec.choices;
+  if (std::find(words.begin(), words.end(), value) == words.end())
+    throw OptionError(expectation(spec));
+}
+
+}  // namespace
+
+bool Interval::contains(double x) const {
+  return (lo_open ? x > lo : x >= lo) && (hi_open ? x < hi : x <= hi);
+}
+
+const std::vector<OptionSpec>& run_option_table() {
+  static const std::vector<OptionSpec> table = make_table();
+  return table;
+}
+
+const OptionSpec* find_option(const std::string& name) {
+  for (const auto& spec : run_option_table())
+    if (spec.name == name) return &spec;
+  return nullptr;
+}
+
+std::vector<const OptionSpec*> options_of(Command command) {
+  std::vector<const OptionSpec*> out;
+  for (const auto& spec : run_option_table())
+    if (spec.takes(command)) out.push_back(&spec);
+  return out;
+}
+
+bool runner_owned(const OptionSpec& spec) { return spec.takes(kRun) && !spec.takes(kSweep); }
+
+std::string default_value(const OptionSpec& spec) {
+  namespace fs = std::filesystem;
+  if (spec.kind != Kind::kPath || !spec.has_default() || fs::exists(spec.fallback))
+    return spec.fallback;
+  const std::string shipped = data_dir();
+  return shipped.empty() ? spec.fallback : (fs::path(shipped) / spec.fallback).string();
+}
+
+std::string expectation(const OptionSpec& spec) {
+  switch (spec.kind) {
+    case Kind::kPath:
+      return "expected an existing file";
+    case Kind::kSchedule:
+      return "expected a schedule name (all-to-all, triads, ring, pairs, rotating-K, "
+             "sequential-K, random-K:SEED, hierarchical) or a schedule YAML file";
+    case Kind::kOverride:
+      return "expected PATH=VALUE";
+    case Kind::kBytes:
+      return "expected a positive size like '64MiB'";
+    case Kind::kTime:
+      return spec.range.lo_open ? "expected a positive time like '1ms'"
+                                : "expected a time like '1.5s'";
+    case Kind::kInteger:
+      return fmt::format("expected an integer >= {}", spec.range.lo);
+    case Kind::kNumber:
+      return number_expectation(spec.range);
+    case Kind::kSwitch:
+      return "expected on or off";
+    case Kind::kChoice:
+      return "expected " + choice_list(spec.choices);
+    case Kind::kFlag:
+      return "expected true or false";
+    case Kind::kOutput:
+    case Kind::kText:
+      break;
+  }
+  return "expected a value";
+}
+
+void check_value(const OptionSpec& spec, const std::string& value, const FileCheck& exists) {
+  if (value.empty()) throw OptionError(expectation(spec));
+  switch (spec.kind) {
+    case Kind::kPath:
+      if (exists && !exists(value)) throw OptionError(expectation(spec));
+      return;
+    case Kind::kSchedule:
+      return check_schedule(spec, value, exists);
+    case Kind::kOverride:
+      if (value.find('=') == std::string::npos || value[0] == '=')
+        throw OptionError(expectation(spec));
+      return;
+    case Kind::kBytes:
+      return check_bytes(spec, value);
+    case Kind::kTime:
+      return check_time(spec, value);
+    case Kind::kInteger:
+      return check_integer(spec, value);
+    case Kind::kNumber:
+      return check_number(spec, value);
+    case Kind::kSwitch:
+    case Kind::kChoice:
+    case Kind::kFlag:
+      return check_word(spec, value);
+    case Kind::kOutput:
+    case Kind::kText:
+      return;
+  }
+}
+
+bool is_schedule_name(const std::string& value) {
+  static const std::regex names(
+      "all-to-all|triads|ring|pairs|hierarchical|rotating-[0-9]+|sequential-[0-9]+|"
+      "random-[0-9]+:[0-9]+");
+  return std::regex_match(value, names);
+}
+
+bool looks_like_file(const std::string& value) {
+  return value.find('/') != std::string::npos || value.find(".yaml") != std::string::npos ||
+         value.find(".yml") != std::string::npos;
+}
+
+}  // namespace aggnet::options

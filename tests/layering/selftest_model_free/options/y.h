@@ -1,0 +1,2 @@
+// An options header that names a model header.
+#include "model/z.h"

@@ -1,0 +1,409 @@
+// The control plane (plan_round) on small hand-built platforms, against values derived
+// by hand in the comments: arrival latencies, streams per hop, the four rate limits and
+// the pacing rate and interval, the aligned-start delay, and the alignment modes (none,
+// arrival, auto, per-copy, given). Defaults used throughout: access link 400 Gbps, 2 us,
+// MTU 2048 B, header 80 B; FPGA 32 GB/s, 64 cycles at 500 MHz = 128 ns; switch latency 0.
+//
+// One chunk of 1 MiB = 1'048'576 B with MTU 2048 / header 80 is ceil(1'048'576 / 1968) =
+// 533 packets: 1'048'576 + 533 x 80 = 1'091'216 wire bytes = 8'729'728 bit.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "model/control_plane.h"
+#include "model/routing.h"
+#include "tests/modules/test_platforms.h"
+
+namespace aggnet {
+namespace {
+
+using testing::kMs;
+using testing::make_platform;
+using testing::one_group;
+
+constexpr std::uint64_t kUs = 1'000'000;  // ps per us
+constexpr std::uint64_t kMiB = 1ull << 20;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Serialization of a 1 MiB chunk (8'729'728 bit on the wire with MTU 2048 / header 80).
+constexpr std::uint64_t kSer1MiB_10G = 872'972'800;  // 100 ps/bit
+constexpr std::uint64_t kSer1MiB_100G = 87'297'280;  // 10 ps/bit
+constexpr std::uint64_t kSer1MiB_400G = 21'824'320;  // 2.5 ps/bit
+constexpr double kWire1MiB = 1'091'216.0;            // wire bytes of 1 MiB (MTU 2048 / 80)
+constexpr double kChunk = 1'048'576.0;
+
+RoundPlan plan(const Platform& p, const Round& round, const RunOptions& o) {
+  const Routing routing(p);
+  return plan_round(p, routing, round, o);
+}
+
+RoundPlan plan(const Platform& p, const std::vector<int>& members, const RunOptions& o) {
+  return plan(p, one_group(members).rounds[0], o);
+}
+
+// ---------------------------------------------------------------------------------
+// Arrival latency and the aligned-start delay
+// ---------------------------------------------------------------------------------
+
+// a - b (10 ms, 10 Gbps, MTU 2048 / 80) - c (20 ms, 10 Gbps, MTU 1500 / header 100).
+// Site a's access link is 100 Gbps / 5 us; switch latencies a 1 us, b 2 us, c 3 us.
+Platform line3() {
+  Platform p = make_platform({"a", "b", "c"}, {{0, 1, 10 * kMs}, {1, 2, 20 * kMs}}, 10'000'000'000);
+  p.links[1].params.mtu_bytes = 1500;
+  p.links[1].params.header_bytes = 100;
+  p.sites[0].cluster.access_bandwidth_bps = 100'000'000'000;
+  p.sites[0].cluster.access_delay_ps = 5 * kUs;
+  p.sites[0].sw.latency_ps = 1 * kUs;
+  p.sites[1].sw.latency_ps = 2 * kUs;
+  p.sites[2].sw.latency_ps = 3 * kUs;
+  return p;
+}
+
+// 1 MiB over b - c: ceil(1'048'576 / 1400) = 749 packets, 1'048'576 + 749 x 100 =
+// 1'123'476 B = 8'987'808 bit = 898'780'800 ps at 10 Gbps.
+constexpr std::uint64_t kSer1MiB_bc = 898'780'800;
+
+TEST(ControlPlane, ArrivalLatencyAddsAccessThenPerHopSwitchSerializationAndPropagation) {
+  const Platform p = line3();
+  const Routing r(p);
+  // a -> c: access up (100 Gbps + 5 us), a's switch, a-b, b's switch, b-c, c's switch.
+  EXPECT_EQ(arrival_latency_ps(p, r, 0, 2, kMiB), kSer1MiB_100G + 5 * kUs + 1 * kUs + kSer1MiB_10G +
+                                                      10 * kMs + 2 * kUs + kSer1MiB_bc + 20 * kMs +
+                                                      3 * kUs);
+  // c -> a: c's default access link (400 Gbps, 2 us), the same hops backwards.
+  EXPECT_EQ(arrival_latency_ps(p, r, 2, 0, kMiB), kSer1MiB_400G + 2 * kUs + 3 * kUs + kSer1MiB_bc +
+                                                      20 * kMs + 2 * kUs + kSer1MiB_10G + 10 * kMs +
+                                                      1 * kUs);
+  // a -> b: one hop.
+  EXPECT_EQ(arrival_latency_ps(p, r, 0, 1, kMiB),
+            kSer1MiB_100G + 5 * kUs + 1 * kUs + kSer1MiB_10G + 10 * kMs + 2 * kUs);
+  // 100 B fit one packet everywhere: 180 B on the access link and a-b (1440 bit), 200 B
+  // on b-c (1600 bit): 14'400 ps at 100 Gbps, 144'000 and 160'000 ps at 10 Gbps.
+  EXPECT_EQ(arrival_latency_ps(p, r, 0, 2, 100), 14'400 + 5 * kUs + 1 * kUs + 144'000 + 10 * kMs +
+                                                     2 * kUs + 160'000 + 20 * kMs + 3 * kUs);
+}
+
+TEST(ControlPlane, PayloadRateIsTheLineRateLessHeaders) {
+  WanLinkParams l;  // 100 Gbps, MTU 2048, header 80
+  EXPECT_DOUBLE_EQ(payload_rate(l, kMiB), 12.5e9 * kChunk / kWire1MiB);
+  l.mtu_bytes = 2048;
+  l.header_bytes = 1024;  // half of every packet is header
+  EXPECT_DOUBLE_EQ(payload_rate(l, kMiB), 12.5e9 / 2);
+}
+
+TEST(ControlPlane, StartDelayIsTheLargestShortestPathDelayBetweenMembers) {
+  // Triangle a-b 1 ms, b-c 1 ms, a-c 5 ms: a and c are 2 ms apart (through b).
+  const Platform tri = make_platform(
+      {"a", "b", "c"}, {{0, 1, 1 * kMs}, {1, 2, 1 * kMs}, {0, 2, 5 * kMs}}, 100'000'000'000);
+  RunOptions o;
+  EXPECT_EQ(plan(tri, {0, 1, 2}, o).groups[0].start_delay_ps, 2 * kMs);
+  EXPECT_EQ(plan(tri, {0, 1}, o).groups[0].start_delay_ps, 1 * kMs);
+  // On the line a - b - c only the ends are members: 10 + 20 ms.
+  EXPECT_EQ(plan(line3(), {0, 2}, o).groups[0].start_delay_ps, 30 * kMs);
+}
+
+// ---------------------------------------------------------------------------------
+// Streams per hop and the link limit
+// ---------------------------------------------------------------------------------
+
+// S - T trunk (10 ms), T fans out to R1 (5 ms) and R2 (7 ms). Group {S, R1, R2}.
+Platform trunk() {
+  return make_platform({"s", "t", "r1", "r2"}, {{0, 1, 10 * kMs}, {1, 2, 5 * kMs}, {1, 3, 7 * kMs}},
+                       100'000'000'000);
+}
+
+std::set<Hop> as_set(const std::vector<Hop>& hops) { return {hops.begin(), hops.end()}; }
+
+TEST(ControlPlane, MulticastCountsEachTreeOncePerHop) {
+  RunOptions o;
+  const RoundPlan rp = plan(trunk(), {0, 2, 3}, o);
+  // S's tree: s>t, t>r1, t>r2. R1's: r1>t, t>s, t>r2. R2's: r2>t, t>s, t>r1.
+  const std::map<Hop, int> expected = {{{0, 1}, 1}, {{1, 0}, 2}, {{1, 2}, 2},
+                                       {{1, 3}, 2}, {{2, 1}, 1}, {{3, 1}, 1}};
+  EXPECT_EQ(rp.link_streams, expected);
+  const GroupPlan& g = rp.groups[0];
+  EXPECT_EQ(as_set(g.hops.at(0)), (std::set<Hop>{{0, 1}, {1, 2}, {1, 3}}));
+  EXPECT_EQ(as_set(g.hops.at(2)), (std::set<Hop>{{2, 1}, {1, 0}, {1, 3}}));
+  EXPECT_EQ(g.hops.at(0).size(), 3u);  // each hop once
+  // The busiest hops carry two trees: each gets half the payload rate of a 100 G link.
+  EXPECT_DOUBLE_EQ(g.link_rate, 12.5e9 * kChunk / kWire1MiB / 2);
+}
+
+TEST(ControlPlane, WithoutMulticastEveryUnicastCopyIsAStream) {
+  RunOptions o;
+  o.multicast = false;
+  const RoundPlan rp = plan(trunk(), {0, 2, 3}, o);
+  // S sends two copies over s>t; t>r1 carries S's and R2's copies; and so on: 2 each.
+  const std::map<Hop, int> expected = {{{0, 1}, 2}, {{1, 0}, 2}, {{1, 2}, 2},
+                                       {{1, 3}, 2}, {{2, 1}, 2}, {{3, 1}, 2}};
+  EXPECT_EQ(rp.link_streams, expected);
+  EXPECT_EQ(rp.groups[0].hops.at(0).size(), 4u);  // s>t twice, t>r1, t>r2
+}
+
+TEST(ControlPlane, StreamsOfDifferentGroupsShareAHop) {
+  // Line a - b - c - d, groups {a, c} and {b, d}: b>c and c>b carry one stream of each.
+  const Platform p = make_platform(
+      {"a", "b", "c", "d"}, {{0, 1, 1 * kMs}, {1, 2, 1 * kMs}, {2, 3, 1 * kMs}}, 100'000'000'000);
+  Round round;
+  round.groups = {Group{{0, 2}}, Group{{1, 3}}};
+  RunOptions o;
+  const RoundPlan rp = plan(p, round, o);
+  const std::map<Hop, int> expected = {{{0, 1}, 1}, {{1, 0}, 1}, {{1, 2}, 2},
+                                       {{2, 1}, 2}, {{2, 3}, 1}, {{3, 2}, 1}};
+  EXPECT_EQ(rp.link_streams, expected);
+  ASSERT_EQ(rp.groups.size(), 2u);
+  for (const auto& g : rp.groups) EXPECT_DOUBLE_EQ(g.link_rate, 12.5e9 * kChunk / kWire1MiB / 2);
+}
+
+// ---------------------------------------------------------------------------------
+// Rate limits and pacing
+// ---------------------------------------------------------------------------------
+
+TEST(ControlPlane, LinkBoundPairPacesAtAnExactInterval) {
+  // A pair over one link of 2^33 bit/s whose packets are half header (MTU 2048, header
+  // 1024): 1 MiB = 1024 packets = 2 MiB on the wire, so the payload rate is
+  // 2^33 / 8 / 2 = 2^29 B/s. Everything else is faster: access 400 Gbps x 1'048'576 /
+  // 1'091'216, pipeline 32 GB/s / 1 sender; the 1 GiB buffer holds all 64 chunks of the
+  // gradient, so it never binds. Margin 0.5: 2^28 B/s, a 1 MiB chunk every 2^-8 s =
+  // 3'906'250'000 ps.
+  Platform p = make_platform({"a", "b"}, {{0, 1, 10 * kMs}}, 8'589'934'592);
+  p.links[0].params.header_bytes = 1024;
+  RunOptions o;
+  o.gradient_bytes = 64 * kMiB;
+  o.buffer_bytes = 1024 * kMiB;
+  o.pacing_margin = 0.5;
+  const GroupPlan g = plan(p, {0, 1}, o).groups[0];
+  EXPECT_DOUBLE_EQ(g.link_rate, 536'870'912.0);
+  EXPECT_DOUBLE_EQ(g.access_rate, 50e9 * kChunk / kWire1MiB);
+  EXPECT_DOUBLE_EQ(g.pipeline_rate, 32e9);
+  EXPECT_EQ(g.buffer_rate, kInf);
+  EXPECT_DOUBLE_EQ(g.pacing_rate, 268'435'456.0);
+  EXPECT_EQ(g.pacing_interval_ps, 3'906'250'000u);
+  EXPECT_EQ(g.slots, (std::map<int, std::uint64_t>{{0, 1024}, {1, 1024}}));
+  EXPECT_EQ(g.start_delay_ps, 10 * kMs);
+  // Two members: one sender per receiver, no skew, nothing to align.
+  EXPECT_EQ(g.skew_ps, (std::map<int, std::uint64_t>{{0, 0}, {1, 0}}));
+  EXPECT_EQ(g.alignment, "none");
+}
+
+// A strict triangle (every pair on its direct link, 100 Gbps): a-b 10 ms, a-c 30 ms,
+// b-c 35 ms. With default access links and no switch latency every arrival latency is
+// A + delay, A = 21'824'320 + 2'000'000 + 87'297'280 ps (access serialization and delay,
+// the link's serialization). Without offsets the skews are: at a |10 - 30| = 20 ms, at b
+// |10 - 35| = 25 ms, at c |30 - 35| = 5 ms.
+Platform strict_triangle() {
+  return make_platform({"a", "b", "c"}, {{0, 1, 10 * kMs}, {0, 2, 30 * kMs}, {1, 2, 35 * kMs}},
+                       100'000'000'000);
+}
+constexpr std::uint64_t kA = kSer1MiB_400G + 2 * kUs + kSer1MiB_100G;
+
+TEST(ControlPlane, BufferBoundTriadIsPacedBySlotsOverTheHoldTime) {
+  // 4 slots of 1 MiB, 64 chunks, no offsets: hold_d = skew_d + 128 ns + 2 x 1 MiB /
+  // 32 GB/s; the buffer limit is the smallest 3 MiB / hold_d, at b (25 ms).
+  RunOptions o;
+  o.gradient_bytes = 64 * kMiB;
+  o.buffer_bytes = 4 * kMiB;
+  o.alignment = SendAlignment::kNone;
+  const GroupPlan g = plan(strict_triangle(), {0, 1, 2}, o).groups[0];
+  const std::map<int, std::uint64_t> skews = {{0, 20 * kMs}, {1, 25 * kMs}, {2, 5 * kMs}};
+  EXPECT_EQ(g.skew_ps, skews);
+  EXPECT_EQ(g.unaligned_skew_ps, skews);
+  EXPECT_EQ(g.slots, (std::map<int, std::uint64_t>{{0, 4}, {1, 4}, {2, 4}}));
+  const double hold_b = 25e-3 + 128e-9 + 2 * kChunk / 32e9;
+  EXPECT_DOUBLE_EQ(g.buffer_rate, 3 * kChunk / hold_b);        // ~125.8 MB/s
+  EXPECT_DOUBLE_EQ(g.pipeline_rate, 32e9 / 2);                 // two contributions per chunk
+  EXPECT_DOUBLE_EQ(g.link_rate, 12.5e9 * kChunk / kWire1MiB);  // one tree per hop
+  EXPECT_DOUBLE_EQ(g.access_rate, 50e9 * kChunk / kWire1MiB);
+  const double pacing = 0.98 * 3 * kChunk / hold_b;  // default margin 2 %
+  EXPECT_DOUBLE_EQ(g.pacing_rate, pacing);
+  EXPECT_EQ(g.pacing_interval_ps, static_cast<std::uint64_t>(std::ceil(kChunk / pacing * 1e12)));
+  // About 8.5 ms per chunk.
+  EXPECT_GT(g.pacing_interval_ps, 8'300 * kUs);
+  EXPECT_LT(g.pacing_interval_ps, 8'600 * kUs);
+}
+
+TEST(ControlPlane, AccessLimitIsSharedByUnicastCopiesAndByPassThroughStreams) {
+  // Site a's access link is 1 Gbps: its payload rate, 125 MB/s x 1'048'576 / 1'091'216,
+  // binds. Without multicast a sends 2 copies over it; without aggregation it carries
+  // the 2 other members' contributions down: either way half of it per stream.
+  Platform p = strict_triangle();
+  p.sites[0].cluster.access_bandwidth_bps = 1'000'000'000;
+  const double access = 125e6 * kChunk / kWire1MiB;
+  RunOptions o;
+  o.gradient_bytes = 64 * kMiB;
+  o.alignment = SendAlignment::kNone;
+  o.pacing_margin = 0;
+  const GroupPlan both = plan(p, {0, 1, 2}, o).groups[0];
+  EXPECT_DOUBLE_EQ(both.access_rate, access);
+  EXPECT_DOUBLE_EQ(both.pacing_rate, access);
+  o.multicast = false;
+  EXPECT_DOUBLE_EQ(plan(p, {0, 1, 2}, o).groups[0].access_rate, access / 2);
+  o.multicast = true;
+  o.aggregation = false;
+  const GroupPlan pass = plan(p, {0, 1, 2}, o).groups[0];
+  EXPECT_DOUBLE_EQ(pass.access_rate, access / 2);
+  // Without aggregation there is no pipeline and no slot to bind.
+  EXPECT_EQ(pass.pipeline_rate, kInf);
+  EXPECT_EQ(pass.buffer_rate, kInf);
+  EXPECT_DOUBLE_EQ(pass.pacing_rate, access / 2);
+}
+
+// ---------------------------------------------------------------------------------
+// Alignment modes
+// ---------------------------------------------------------------------------------
+
+/// Every member's offset to every other member, all equal to `offset[s]` (multicast).
+std::map<int, std::map<int, std::uint64_t>> per_sender(const std::vector<std::uint64_t>& offset) {
+  std::map<int, std::map<int, std::uint64_t>> out;
+  for (int s = 0; s < static_cast<int>(offset.size()); ++s)
+    for (int d = 0; d < static_cast<int>(offset.size()); ++d)
+      if (d != s) out[s][d] = offset[s];
+  return out;
+}
+
+/// When the last contribution lands after the agreed start: the latest offset + arrival
+/// latency (kA + delay on the strict triangle) plus N - 1 paced intervals.
+double landing(const GroupPlan& g, std::uint64_t chunks) {
+  const std::uint64_t delay[3][3] = {
+      {0, 10 * kMs, 30 * kMs}, {10 * kMs, 0, 35 * kMs}, {30 * kMs, 35 * kMs, 0}};
+  std::uint64_t last = 0;
+  for (int s = 0; s < 3; ++s)
+    for (int d = 0; d < 3; ++d)
+      if (s != d) last = std::max(last, g.send_offset_ps.at(s).at(d) + kA + delay[s][d]);
+  return static_cast<double>(last) + static_cast<double>(chunks - 1) * g.pacing_interval_ps;
+}
+
+TEST(ControlPlane, ArrivalAlignmentGivesTheTriadItsArmDifferences) {
+  // Arms x_a = (10 + 30 - 35) / 2 = 2.5 ms, x_b = 7.5 ms, x_c = 27.5 ms; offsets
+  // max x - x_s: a 25 ms, b 20 ms, c 0. Each receiver then hears both others at once.
+  RunOptions o;
+  o.alignment = SendAlignment::kArrival;
+  const GroupPlan g = plan(strict_triangle(), {0, 1, 2}, o).groups[0];
+  EXPECT_EQ(g.alignment, "closed-form");
+  EXPECT_EQ(g.send_offset_ps, per_sender({25 * kMs, 20 * kMs, 0}));
+  EXPECT_EQ(g.waiting_ps, (std::map<int, std::uint64_t>{{0, 25 * kMs}, {1, 20 * kMs}, {2, 0}}));
+  EXPECT_EQ(g.skew_ps, (std::map<int, std::uint64_t>{{0, 0}, {1, 0}, {2, 0}}));
+  EXPECT_EQ(g.unaligned_skew_ps,
+            (std::map<int, std::uint64_t>{{0, 20 * kMs}, {1, 25 * kMs}, {2, 5 * kMs}}));
+}
+
+TEST(ControlPlane, NoAlignmentOrNoAlignedStartMeansZeroOffsets) {
+  RunOptions o;
+  o.alignment = SendAlignment::kNone;
+  const GroupPlan none = plan(strict_triangle(), {0, 1, 2}, o).groups[0];
+  EXPECT_EQ(none.alignment, "none");
+  EXPECT_EQ(none.send_offset_ps, per_sender({0, 0, 0}));
+  EXPECT_EQ(none.waiting_ps, (std::map<int, std::uint64_t>{{0, 0}, {1, 0}, {2, 0}}));
+  // Offsets need a common start: `arrival` without the aligned start uses none.
+  o.alignment = SendAlignment::kArrival;
+  o.aligned_start = false;
+  const GroupPlan immediate = plan(strict_triangle(), {0, 1, 2}, o).groups[0];
+  EXPECT_EQ(immediate.alignment, "none");
+  EXPECT_EQ(immediate.send_offset_ps, per_sender({0, 0, 0}));
+  EXPECT_EQ(immediate.skew_ps.at(1), 25 * kMs);
+}
+
+TEST(ControlPlane, AutoKeepsOffsetsOnlyWhereTheGroupLandsEarlier) {
+  // 64 chunks. With a 64 MiB buffer (every chunk fits) the rate is the link's either way,
+  // and the offsets only delay the last arrival: 27.5 + 27.5 = 55 ms after the start
+  // instead of 35 ms. With 4 slots the unaligned group is paced by 3 MiB / 25 ms (~8.5 ms
+  // per chunk, landing ~570 ms) but the aligned one by the link (~89 us, ~61 ms).
+  const std::uint64_t chunks = 64;
+  RunOptions o;
+  o.gradient_bytes = chunks * kMiB;
+  for (std::uint64_t buffer : {64 * kMiB, 4 * kMiB}) {
+    o.buffer_bytes = buffer;
+    o.alignment = SendAlignment::kArrival;
+    const GroupPlan aligned = plan(strict_triangle(), {0, 1, 2}, o).groups[0];
+    o.alignment = SendAlignment::kNone;
+    const GroupPlan plain = plan(strict_triangle(), {0, 1, 2}, o).groups[0];
+    o.alignment = SendAlignment::kAuto;
+    const GroupPlan chosen = plan(strict_triangle(), {0, 1, 2}, o).groups[0];
+    const bool offsets_win = landing(aligned, chunks) < landing(plain, chunks);
+    EXPECT_EQ(offsets_win, buffer == 4 * kMiB) << buffer;
+    const GroupPlan& expected = offsets_win ? aligned : plain;
+    EXPECT_EQ(chosen.alignment, offsets_win ? "closed-form" : "none") << buffer;
+    EXPECT_EQ(chosen.send_offset_ps, expected.send_offset_ps) << buffer;
+    EXPECT_EQ(chosen.skew_ps, expected.skew_ps) << buffer;
+    EXPECT_EQ(chosen.pacing_interval_ps, expected.pacing_interval_ps) << buffer;
+  }
+}
+
+TEST(ControlPlane, WithoutMulticastEveryCopyIsAlignedOnItsOwn) {
+  // Copy s -> d starts at max_k a(k, d) - a(s, d): for a, b's copy waits 30 - 10 = 20 ms;
+  // for b, a's waits 35 - 10 = 25 ms; for c, a's waits 35 - 30 = 5 ms. A member waits
+  // for its earliest copy: a 5 ms, b and c 0.
+  RunOptions o;
+  o.multicast = false;
+  o.alignment = SendAlignment::kArrival;
+  const GroupPlan g = plan(strict_triangle(), {0, 1, 2}, o).groups[0];
+  EXPECT_EQ(g.alignment, "per-copy");
+  const std::map<int, std::map<int, std::uint64_t>> offsets = {
+      {0, {{1, 25 * kMs}, {2, 5 * kMs}}}, {1, {{0, 20 * kMs}, {2, 0}}}, {2, {{0, 0}, {1, 0}}}};
+  EXPECT_EQ(g.send_offset_ps, offsets);
+  EXPECT_EQ(g.waiting_ps, (std::map<int, std::uint64_t>{{0, 5 * kMs}, {1, 0}, {2, 0}}));
+  EXPECT_EQ(g.skew_ps, (std::map<int, std::uint64_t>{{0, 0}, {1, 0}, {2, 0}}));
+  // Auto: every copy for d lands at max_k a(k, d), so the last one lands at 35 ms either
+  // way; with a buffer that never binds nothing is gained and the tie keeps no offsets.
+  // With 4 slots the zero skew pays off.
+  o.alignment = SendAlignment::kAuto;
+  o.gradient_bytes = 64 * kMiB;
+  o.buffer_bytes = 64 * kMiB;
+  EXPECT_EQ(plan(strict_triangle(), {0, 1, 2}, o).groups[0].alignment, "none");
+  o.buffer_bytes = 4 * kMiB;
+  EXPECT_EQ(plan(strict_triangle(), {0, 1, 2}, o).groups[0].alignment, "per-copy");
+}
+
+TEST(ControlPlane, ScheduleOffsetsAreUsedAsGiven) {
+  // a waits 15 ms: at a, b lands at 10 and c at 30 ms (skew 20); at b, a at 15 + 10 = 25
+  // and c at 35 (10); at c, a at 15 + 30 = 45 and b at 35 (10).
+  const Platform p = strict_triangle();
+  Round round;
+  round.groups = {Group{{0, 1, 2}, {15 * kMs, 0, 0}}};
+  RunOptions o;
+  o.gradient_bytes = 64 * kMiB;
+  o.buffer_bytes = 4 * kMiB;
+  o.alignment = SendAlignment::kAuto;
+  const GroupPlan g = plan(p, round, o).groups[0];
+  EXPECT_EQ(g.alignment, "given");
+  EXPECT_EQ(g.send_offset_ps, per_sender({15 * kMs, 0, 0}));
+  EXPECT_EQ(g.waiting_ps, (std::map<int, std::uint64_t>{{0, 15 * kMs}, {1, 0}, {2, 0}}));
+  EXPECT_EQ(g.skew_ps, (std::map<int, std::uint64_t>{{0, 20 * kMs}, {1, 10 * kMs}, {2, 10 * kMs}}));
+  EXPECT_EQ(g.unaligned_skew_ps,
+            (std::map<int, std::uint64_t>{{0, 20 * kMs}, {1, 25 * kMs}, {2, 5 * kMs}}));
+  // The buffer limit follows the given offsets' skews: the largest is now 20 ms, at a.
+  const double hold_a = 20e-3 + 128e-9 + 2 * kChunk / 32e9;
+  EXPECT_DOUBLE_EQ(g.buffer_rate, 3 * kChunk / hold_a);
+  EXPECT_DOUBLE_EQ(g.pacing_rate, 0.98 * 3 * kChunk / hold_a);
+  // Without an aligned start there is no common instant to offset from.
+  o.aligned_start = false;
+  const GroupPlan immediate = plan(p, round, o).groups[0];
+  EXPECT_EQ(immediate.alignment, "none");
+  EXPECT_EQ(immediate.send_offset_ps, per_sender({0, 0, 0}));
+}
+
+TEST(ControlPlane, LoneMembersAreNotPlannedAndUnknownSitesAreRejected) {
+  const Platform p = strict_triangle();
+  Round round;
+  round.groups = {Group{{0, 1}}, Group{{2}}};
+  RunOptions o;
+  const RoundPlan rp = plan(p, round, o);
+  ASSERT_EQ(rp.groups.size(), 2u);
+  EXPECT_EQ(rp.groups[1].members, (std::vector<int>{2}));
+  EXPECT_EQ(rp.groups[1].pacing_interval_ps, 0u);
+  EXPECT_TRUE(rp.groups[1].hops.empty());
+  EXPECT_EQ(rp.link_streams, (std::map<Hop, int>{{{0, 1}, 1}, {{1, 0}, 1}}));
+  EXPECT_THROW(plan(p, {0, 3}, o), std::invalid_argument);
+  EXPECT_THROW(plan(p, {-1, 0}, o), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace aggnet

@@ -1,0 +1,146 @@
+// ArrivalQueue against exact instants: each transaction is handed to the callback at
+// now + delay of its notify(), in notify order (ties included); zero delays, notifies
+// from inside the callback, and times going backwards.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <systemc>
+#include <vector>
+
+#include "modules/core/arrival_queue.h"
+#include "modules/core/chunk.h"
+#include "modules/core/time.h"
+
+namespace aggnet {
+namespace {
+
+using sc_core::sc_time;
+
+struct Delivery {
+  std::uint64_t at_ps;
+  std::uint32_t id;
+};
+
+/// Calls notify(trans id, delay) at the given instants; records what the queue delivers.
+struct Harness : sc_core::sc_module {
+  struct Post {
+    std::uint64_t at_ps;     ///< when notify() is called
+    std::uint64_t delay_ps;  ///< its delay
+    std::uint32_t id;        ///< carried in the chunk index
+  };
+  std::vector<Post> posts;
+  std::vector<Delivery> deliveries;
+  std::vector<std::string> errors;      ///< what notify() threw
+  std::vector<std::size_t> size_after;  ///< queue size right after each post
+  /// Called on each delivery before it is recorded (may notify again).
+  std::function<void(tlm::tlm_generic_payload&)> on_delivery;
+  ChunkPool pool;
+  ArrivalQueue queue;
+
+  SC_HAS_PROCESS(Harness);
+  explicit Harness(sc_core::sc_module_name n)
+      : sc_module(n), queue("queue", [this](tlm::tlm_generic_payload& t) { deliver(t); }) {
+    SC_THREAD(run);
+  }
+  void post(std::uint64_t delay_ps, std::uint32_t id) {
+    auto& t = pool.allocate();
+    chunk_of(t).chunk = id;
+    try {
+      queue.notify(t, ps_time(delay_ps));
+    } catch (const std::logic_error& e) {
+      errors.push_back(e.what());
+      t.release();
+    }
+  }
+  void run() {
+    for (const auto& p : posts) {
+      wait(ps_time(p.at_ps) - sc_core::sc_time_stamp());
+      post(p.delay_ps, p.id);
+      size_after.push_back(queue.size());
+    }
+  }
+  void deliver(tlm::tlm_generic_payload& t) {
+    deliveries.push_back({to_ps(sc_core::sc_time_stamp()), chunk_of(t).chunk});
+    if (on_delivery) on_delivery(t);
+    t.release();
+  }
+};
+
+TEST(ArrivalQueue, DeliversEachTransactionAtNotifyTimePlusDelayInOrder) {
+  Harness h("h");
+  // At 0: ids 1 (+5 ns), 2 (+5 ns, a tie: after 1), 3 (+7 ns); at 3 ns: id 4 (+6 ns = 9 ns);
+  // at 20 ns, with the queue drained: id 5 (+1 ps).
+  h.posts = {{0, 5000, 1}, {0, 5000, 2}, {0, 7000, 3}, {3000, 6000, 4}, {20'000, 1, 5}};
+  sc_core::sc_start();
+  ASSERT_EQ(h.deliveries.size(), 5u);
+  const std::uint64_t at[] = {5000, 5000, 7000, 9000, 20'001};
+  for (std::uint32_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(h.deliveries[i].id, i + 1) << i;
+    EXPECT_EQ(h.deliveries[i].at_ps, at[i]) << i;
+  }
+  EXPECT_TRUE(h.errors.empty());
+  // Pending after each post: 1, 2, 3, then 4 (nothing due before 5 ns), then 1.
+  EXPECT_EQ(h.size_after, (std::vector<std::size_t>{1, 2, 3, 4, 1}));
+  EXPECT_EQ(h.queue.size(), 0u);
+  EXPECT_EQ(sc_core::sc_time_stamp(), ps_time(20'001));
+}
+
+TEST(ArrivalQueue, ZeroDelayIsDeliveredAtTheSameInstant) {
+  Harness h("h");
+  h.posts = {{4000, 0, 1}, {4000, 0, 2}};
+  sc_core::sc_start();
+  ASSERT_EQ(h.deliveries.size(), 2u);
+  EXPECT_EQ(h.deliveries[0].at_ps, 4000u);
+  EXPECT_EQ(h.deliveries[0].id, 1u);
+  EXPECT_EQ(h.deliveries[1].at_ps, 4000u);
+  EXPECT_EQ(h.deliveries[1].id, 2u);
+}
+
+TEST(ArrivalQueue, AnEarlierInstantThanThePendingLastIsRejected) {
+  Harness h("h");
+  // At 0: id 1 at 10 ns; at 2 ns: id 2 at 2 + 5 = 7 ns < 10 ns: out of order.
+  // At 10 ns (id 1 delivered, queue empty): id 3 at 10 ns + 0 is fine again.
+  h.posts = {{0, 10'000, 1}, {2000, 5000, 2}, {10'000, 0, 3}};
+  sc_core::sc_start();
+  ASSERT_EQ(h.errors.size(), 1u);
+  EXPECT_NE(h.errors[0].find("out of time order"), std::string::npos) << h.errors[0];
+  ASSERT_EQ(h.deliveries.size(), 2u);
+  EXPECT_EQ(h.deliveries[0].id, 1u);
+  EXPECT_EQ(h.deliveries[0].at_ps, 10'000u);
+  EXPECT_EQ(h.deliveries[1].id, 3u);
+  EXPECT_EQ(h.deliveries[1].at_ps, 10'000u);
+}
+
+TEST(ArrivalQueue, NotifyFromTheCallbackChainsDeliveries) {
+  // A serial pipeline re-arms from its own output: each delivery of id k < 4 notifies
+  // id k + 1 three ns later (queue empty) and, for id 1, also id 10 at +3 ns (a tie with
+  // id 2, after it) and id 11 at +0 (same instant: delivered in this same pass).
+  Harness h("h");
+  h.posts = {{1000, 1000, 1}};
+  h.on_delivery = [&h](tlm::tlm_generic_payload& t) {
+    const std::uint32_t id = chunk_of(t).chunk;
+    if (id == 1) {
+      h.post(0, 11);
+      h.post(3000, 2);
+      h.post(3000, 10);
+    } else if (id >= 2 && id < 4) {
+      h.post(3000, id + 1);
+    }
+  };
+  sc_core::sc_start();
+  EXPECT_TRUE(h.errors.empty());
+  // id 1 at 2 ns; id 11 at 2 ns; ids 2 and 10 at 5 ns; id 3 at 8 ns; id 4 at 11 ns.
+  ASSERT_EQ(h.deliveries.size(), 6u);
+  const std::uint32_t ids[] = {1, 11, 2, 10, 3, 4};
+  const std::uint64_t at[] = {2000, 2000, 5000, 5000, 8000, 11'000};
+  for (std::size_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(h.deliveries[i].id, ids[i]) << i;
+    EXPECT_EQ(h.deliveries[i].at_ps, at[i]) << i;
+  }
+}
+
+}  // namespace
+}  // namespace aggnet

@@ -1,0 +1,147 @@
+// BufferMemory on its own (no kernel run: it only reads sc_time stamps handed to it):
+// slot count, allocation and free, occupancy, high-water mark, full(), the hold-time
+// histogram, and what an allocation that breaks the precondition does to the books.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <systemc>
+
+#include "modules/core/time.h"
+#include "modules/fpga/buffer_memory.h"
+
+namespace aggnet {
+namespace {
+
+constexpr std::uint64_t kMiB = 1ull << 20;
+constexpr std::uint64_t kNs = 1000;  // ps per ns
+
+TEST(BufferMemory, SlotsAreWholeChunksOfTheCapacity) {
+  // 10 MiB + 5 B hold 10 slots of 1 MiB (the 5 B left over are no slot).
+  const BufferMemory b(10 * kMiB + 5, kMiB);
+  EXPECT_EQ(b.num_slots(), 10u);
+  EXPECT_EQ(b.slot_bytes(), kMiB);
+  EXPECT_EQ(b.capacity_bytes(), 10 * kMiB + 5);
+  EXPECT_EQ(b.occupancy_bytes(), 0u);
+  EXPECT_EQ(b.high_water_bytes(), 0u);
+  EXPECT_EQ(b.allocations(), 0u);
+  EXPECT_FALSE(b.full());
+  EXPECT_FALSE(b.holds(0));
+  // Exactly one slot.
+  EXPECT_EQ(BufferMemory(kMiB, kMiB).num_slots(), 1u);
+}
+
+TEST(BufferMemory, CapacityBelowOneSlotOrZeroSlotSizeIsRejected) {
+  EXPECT_THROW(BufferMemory(kMiB - 1, kMiB), std::invalid_argument);
+  EXPECT_THROW(BufferMemory(0, kMiB), std::invalid_argument);
+  EXPECT_THROW(BufferMemory(kMiB, 0), std::invalid_argument);
+}
+
+TEST(BufferMemory, AllocateAndFreeTrackOccupancyHighWaterAndFull) {
+  BufferMemory b(3 * kMiB, kMiB);  // 3 slots
+  const sc_core::sc_time t0 = sc_core::SC_ZERO_TIME;
+  b.allocate(7, t0);
+  EXPECT_TRUE(b.holds(7));
+  EXPECT_FALSE(b.holds(8));
+  EXPECT_EQ(b.occupancy_bytes(), kMiB);
+  b.allocate(8, t0);
+  EXPECT_FALSE(b.full());
+  b.allocate((1ull << 32) | 7, t0);  // step 1, chunk 7: a different key from step 0's
+  EXPECT_TRUE(b.full());
+  EXPECT_EQ(b.occupancy_bytes(), 3 * kMiB);
+  EXPECT_EQ(b.high_water_bytes(), 3 * kMiB);
+  EXPECT_EQ(b.allocations(), 3u);
+
+  b.free(8, ps_time(10 * kNs));
+  EXPECT_FALSE(b.full());
+  EXPECT_FALSE(b.holds(8));
+  EXPECT_TRUE(b.holds(7));
+  EXPECT_EQ(b.occupancy_bytes(), 2 * kMiB);
+  EXPECT_EQ(b.high_water_bytes(), 3 * kMiB);  // a mark, not the current level
+
+  // The freed key can be taken again: a new allocation.
+  b.allocate(8, ps_time(20 * kNs));
+  EXPECT_TRUE(b.full());
+  EXPECT_EQ(b.allocations(), 4u);
+  EXPECT_EQ(b.high_water_bytes(), 3 * kMiB);
+
+  b.free(7, ps_time(30 * kNs));
+  b.free(8, ps_time(30 * kNs));
+  b.free((1ull << 32) | 7, ps_time(30 * kNs));
+  EXPECT_EQ(b.occupancy_bytes(), 0u);
+  EXPECT_FALSE(b.full());
+  EXPECT_EQ(b.hold_time_ns().count(), 4u);
+}
+
+TEST(BufferMemory, HoldTimeHistogramRecordsAllocationToFree) {
+  BufferMemory b(4 * kMiB, kMiB);
+  b.allocate(1, ps_time(0));
+  b.allocate(2, ps_time(500 * kNs));
+  b.free(1, ps_time(1000 * kNs));  // held 1000 ns
+  b.free(2, ps_time(3500 * kNs));  // held 3000 ns
+  const Histogram& h = b.hold_time_ns();
+  EXPECT_EQ(h.count(), 2u);
+  EXPECT_DOUBLE_EQ(h.min(), 1000.0);
+  EXPECT_DOUBLE_EQ(h.max(), 3000.0);
+  EXPECT_DOUBLE_EQ(h.mean(), 2000.0);
+  // Bucket b counts [2^(b-1), 2^b): 1000 ns in [512, 1024) = bucket 10, 3000 ns in
+  // [2048, 4096) = bucket 12.
+  ASSERT_EQ(h.buckets().size(), 13u);
+  EXPECT_EQ(h.buckets()[10], 1u);
+  EXPECT_EQ(h.buckets()[12], 1u);
+  EXPECT_EQ(h.buckets()[11], 0u);
+}
+
+TEST(BufferMemory, HoldTimeIsExactToThePicosecond) {
+  BufferMemory b(kMiB, kMiB);
+  b.allocate(1, ps_time(1));
+  b.free(1, ps_time(81'896'001));  // 81'896'000 ps = 81'896 ns
+  EXPECT_DOUBLE_EQ(b.hold_time_ns().max(), 81'896.0);
+}
+
+TEST(BufferMemory, FreeingAKeyNotHeldChangesNothing) {
+  BufferMemory b(2 * kMiB, kMiB);
+  b.allocate(1, ps_time(0));
+  b.free(2, ps_time(1000));
+  EXPECT_EQ(b.occupancy_bytes(), kMiB);
+  EXPECT_EQ(b.hold_time_ns().count(), 0u);
+  b.free(1, ps_time(1000));
+  b.free(1, ps_time(2000));  // twice: the second is no-op
+  EXPECT_EQ(b.occupancy_bytes(), 0u);
+  EXPECT_EQ(b.hold_time_ns().count(), 1u);
+}
+
+// allocate() documents the precondition !holds(key); a caller that breaks it (the
+// FpgaAggregator checks holds() first, so the model itself does not) must not leave the
+// books inconsistent, whether allocate() rejects the call or ignores it.
+TEST(BufferMemory, AllocatingAnAlreadyHeldKeyKeepsTheBooksConsistent) {
+  BufferMemory b(4 * kMiB, kMiB);
+  b.allocate(1, ps_time(0));
+  try {
+    b.allocate(1, ps_time(100));
+  } catch (const std::logic_error&) {
+    // Rejecting the call is fine too.
+  }
+  EXPECT_EQ(b.occupancy_bytes(), kMiB);  // one key held: one slot
+  EXPECT_EQ(b.high_water_bytes(), kMiB);
+  b.free(1, ps_time(1000));
+  EXPECT_EQ(b.occupancy_bytes(), 0u);  // nothing held: nothing occupied
+}
+
+// Likewise !full(): a slot allocated beyond the capacity would report occupancy and a
+// high-water mark above the buffer size.
+TEST(BufferMemory, AllocatingWhenFullNeverReportsMoreThanTheCapacity) {
+  BufferMemory b(2 * kMiB, kMiB);
+  b.allocate(1, ps_time(0));
+  b.allocate(2, ps_time(0));
+  ASSERT_TRUE(b.full());
+  try {
+    b.allocate(3, ps_time(0));
+  } catch (const std::logic_error&) {
+  }
+  EXPECT_LE(b.occupancy_bytes(), b.capacity_bytes());
+  EXPECT_LE(b.high_water_bytes(), b.capacity_bytes());
+}
+
+}  // namespace
+}  // namespace aggnet
