@@ -1,5 +1,7 @@
 #include "common/strings.h"
 
+#include <cctype>
+
 namespace aggnet {
 
 std::vector<std::string> split(std::string_view text, char sep, EmptyFields empty) {
@@ -13,6 +15,13 @@ std::vector<std::string> split(std::string_view text, char sep, EmptyFields empt
     if (end == std::string_view::npos) return fields;
     begin = end + 1;
   }
+}
+
+std::string trim(std::string_view text) {
+  std::size_t b = 0, e = text.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(text[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(text[e - 1]))) --e;
+  return std::string(text.substr(b, e - b));
 }
 
 }  // namespace aggnet

@@ -1,4 +1,4 @@
-// Splitting strings, one way for the whole tree.
+// Splitting and trimming strings, one way for the whole tree.
 #pragma once
 
 #include <string>
@@ -18,5 +18,8 @@ enum class EmptyFields { kKeep, kSkip };
 ///    "" and "," -> {} (lists where "a,,b" means a and b).
 std::vector<std::string> split(std::string_view text, char sep,
                                EmptyFields empty = EmptyFields::kKeep);
+
+/// `text` without leading and trailing whitespace (std::isspace).
+std::string trim(std::string_view text);
 
 }  // namespace aggnet

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/strings.h"
 #include "common/units.h"
 
 namespace aggnet {
@@ -45,17 +46,6 @@ void throw_at(const YAML::Node& node, const std::string& file, const std::string
   if (got.empty()) throw ConfigError(where, line, key, expected);
   throw ConfigError(where, line, key, expected, got);
 }
-
-namespace {
-
-std::string trim(const std::string& s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
-
-}  // namespace
 
 YamlMap::YamlMap(const YAML::Node& node, std::string file, std::string path)
     : node_(node), file_(std::move(file)), path_(std::move(path)) {

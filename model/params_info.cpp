@@ -4,6 +4,7 @@
 #include <regex>
 #include <stdexcept>
 
+#include "common/strings.h"
 #include "common/units.h"
 #include "model/param_info.h"
 #include "model/params/cluster.h"
@@ -12,13 +13,6 @@
 
 namespace aggnet {
 namespace {
-
-std::string trim(const std::string& s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
 
 /// `s` without a trailing `unit` or its plural ("512bit", "64 cycles").
 std::string strip_unit(std::string s, const std::string& unit) {
