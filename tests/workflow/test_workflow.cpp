@@ -355,7 +355,9 @@ TEST(Waveforms, StateThreeIsExactlyTheOffsetWait) {
       const std::string name = "SystemC.wan." + site["site"].get<std::string>() + ".cluster.state";
       const double waited_s = static_cast<double>(time_at(v, name, 3, end_ps)) * 1e-12;
       EXPECT_NEAR(waited_s, site["offset_wait_s"].get<double>(), 1e-12) << name;
-      if (alignment == "none") EXPECT_EQ(waited_s, 0.0) << name;
+      if (alignment == "none") {
+        EXPECT_EQ(waited_s, 0.0) << name;
+      }
     }
   }
 }
