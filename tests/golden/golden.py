@@ -83,9 +83,10 @@ def sweep_case(aggnet, tmp):
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     with open(os.path.join(out, "results.csv")) as f:
         rows = [strip(r) for r in csv.DictReader(f)]
-    for r in rows:
-        r.pop("options", None)  # absolute paths of this checkout
-    return sorted(rows, key=lambda r: r["point_id"])
+    for r in rows:  # point ids, hashes and options name this checkout's absolute paths
+        for key in ("options", "point_id", "spec_hash"):
+            r.pop(key, None)
+    return sorted(rows, key=lambda r: (r["schedule"], r["buffer"]))
 
 
 def first_difference(a, b, path="$"):
