@@ -5,9 +5,13 @@
 
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <stdexcept>
+#include <thread>
 
+#include "common/atomic_file.h"
 #include "common/config_error.h"
+#include "common/strings.h"
 #include "common/units.h"
 
 namespace aggnet::cli {
@@ -24,7 +28,9 @@ po::value_semantic* semantic(const OptionSpec& spec) {
   if (spec.kind == Kind::kFlag) return po::bool_switch();
   if (spec.repeatable) return po::value<std::vector<std::string>>()->composing();
   auto* value = po::value<std::string>();
-  if (spec.has_default()) value->default_value(options::default_value(spec));
+  // A shipped file shows as its name in the data directory (the user's own copy in the
+  // working directory wins), not as wherever this executable found it.
+  if (spec.has_default()) value->default_value(options::default_value(spec), spec.fallback);
   return value;
 }
 
@@ -55,18 +61,111 @@ std::vector<Override> overrides(const OptionValues& values) {
   return out;
 }
 
+// The long names `desc` accepts, without the dashes.
+std::vector<std::string> long_names(const po::options_description& desc) {
+  std::vector<std::string> names;
+  for (const auto& option : desc.options()) names.push_back(option->long_name());
+  return names;
+}
+
+}  // namespace
+
+ConfigError option_error(const std::string& where, const po::error& e,
+                         const po::options_description& desc) {
+  if (const auto* unknown = dynamic_cast<const po::unknown_option*>(&e)) {
+    const std::string given = unknown->get_option_name();
+    std::string bare = given;
+    bare.erase(0, bare.find_first_not_of('-'));
+    bare = bare.substr(0, bare.find('='));
+    const std::string match = closest_match(bare, long_names(desc));
+    return ConfigError(where, 0, given,
+                       "unknown option" + (match.empty() ? std::string(", see --help")
+                                                         : " (did you mean '--" + match + "'?)"));
+  }
+  if (const auto* named = dynamic_cast<const po::error_with_option_name*>(&e)) {
+    const std::string option = named->get_option_name();
+    if (dynamic_cast<const po::invalid_command_line_syntax*>(&e))
+      return ConfigError(where, 0, option, "expected a value after it");
+    if (dynamic_cast<const po::multiple_occurrences*>(&e))
+      return ConfigError(where, 0, option, "expected the option once");
+    return ConfigError(where, 0, option, e.what());
+  }
+  if (dynamic_cast<const po::too_many_positional_options_error*>(&e))
+    return ConfigError(where, 0, "", "expected only --options (a word without -- before it)");
+  return ConfigError(where, 0, "", e.what());
+}
+
+namespace {
+
+// --jobs is the old name of --workers (`aggnet schedule`): accepted with a note.
+std::vector<std::string> renamed_options(const std::string& where, int argc, char** argv,
+                                         const po::options_description& desc) {
+  std::vector<std::string> args(argv, argv + argc);
+  if (!desc.find_nothrow("workers", false)) return args;
+  for (auto& arg : args) {
+    if (arg != "--jobs" && arg.rfind("--jobs=", 0) != 0) continue;
+    std::cerr << where << ": --jobs is deprecated, use --workers\n";
+    arg.replace(0, 6, "--workers");
+  }
+  return args;
+}
+
+// Words of `text` in lines of at most `width` characters (a longer word gets its own line,
+// never split).
+std::vector<std::string> wrap(const std::string& text, std::size_t width) {
+  std::vector<std::string> lines(1);
+  for (const auto& word : split(text, ' ', EmptyFields::kSkip)) {
+    if (!lines.back().empty() && lines.back().size() + 1 + word.size() > width)
+      lines.emplace_back();
+    lines.back() += (lines.back().empty() ? "" : " ") + word;
+  }
+  return lines;
+}
+
 }  // namespace
 
 po::variables_map parse(const std::string& where, int argc, char** argv,
                         const po::options_description& desc) {
   po::variables_map vm;
+  const std::vector<std::string> args = renamed_options(where, argc, argv, desc);
   try {
-    po::store(po::command_line_parser(argc, argv).options(desc).positional({}).run(), vm);
+    po::store(po::command_line_parser(std::vector<std::string>(args.begin() + 1, args.end()))
+                  .options(desc)
+                  .positional({})
+                  .run(),
+              vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    throw ConfigError(where, 0, "", e.what());
+    throw option_error(where, e, desc);
   }
   return vm;
+}
+
+void print_help(std::ostream& out, const std::string& caption,
+                const po::options_description& desc) {
+  constexpr std::size_t kNameWidth = 34, kWidth = 100;
+  if (!caption.empty())
+    for (const auto& line : wrap(caption + ":", kWidth)) out << line << "\n";
+  for (const auto& option : desc.options()) {
+    std::string name = "  " + option->format_name();
+    const std::string parameter = option->format_parameter();
+    if (!parameter.empty()) name += " " + parameter;
+    const auto lines = wrap(option->description(), kWidth - kNameWidth);
+    if (name.size() + 1 > kNameWidth) {
+      out << name << "\n";
+      name.clear();
+    }
+    for (const auto& line : lines) {
+      out << name << std::string(kNameWidth - name.size(), ' ') << line << "\n";
+      name.clear();
+    }
+  }
+}
+
+int workers(const OptionValues& values) {
+  const auto n = values.integer("workers");
+  return n > 0 ? static_cast<int>(n)
+               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 po::options_description describe(options::Command command, const std::string& caption) {
@@ -82,7 +181,7 @@ std::optional<OptionValues> read(const std::string& where, options::Command comm
   const auto desc = describe(command, caption);
   const po::variables_map vm = parse(where, argc, argv, desc);
   if (vm.count("help")) {
-    std::cout << desc;
+    print_help(std::cout, caption, desc);
     return std::nullopt;
   }
   OptionValues values(where, command);
@@ -116,9 +215,18 @@ void check_buffers(const OptionValues& values, const Platform& platform, const R
 }
 
 void check_outputs(const OptionValues& values) {
-  for (const OptionSpec* spec : options::options_of(values.command()))
-    if (spec->kind == Kind::kOutput)
-      check_output_path(values.where(), spec->name, values.text(spec->name));
+  std::map<fs::path, std::string> seen;  // output file -> its option
+  for (const OptionSpec* spec : options::options_of(values.command())) {
+    if (spec->kind != Kind::kOutput) continue;
+    const std::string& path = values.text(spec->name);
+    check_output_path(values.where(), spec->name, path);
+    if (path.empty()) continue;
+    std::error_code ec;
+    const auto [it, fresh] = seen.emplace(fs::weakly_canonical(path, ec), spec->name);
+    if (!fresh && !is_special_file(path))
+      throw ConfigError(values.where(), 0, "--" + spec->name,
+                        "expected a file other than --" + it->second + "'s", path);
+  }
 }
 
 void check_output_path(const std::string& where, const std::string& key, const std::string& path) {
@@ -129,6 +237,11 @@ void check_output_path(const std::string& where, const std::string& key, const s
     throw ConfigError(where, 0, "--" + key, "expected a file in an existing directory", path);
   if (fs::is_directory(path))
     throw ConfigError(where, 0, "--" + key, "expected a file name, not a directory", path);
+  if (is_special_file(path)) {  // a device or FIFO: written through, never replaced
+    if (::access(path.c_str(), W_OK) != 0)
+      throw ConfigError(where, 0, "--" + key, "expected a writable file", path);
+    return;
+  }
   // Creating a probe file is the only test that covers root, read-only mounts and sysfs.
   const fs::path probe = dir / (".aggnet-probe-" + std::to_string(::getpid()));
   const int fd = ::open(probe.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0600);

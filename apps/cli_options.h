@@ -6,9 +6,11 @@
 
 #include <boost/program_options.hpp>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
+#include "common/config_error.h"
 #include "config/platform_loader.h"
 #include "model/run_options.h"
 #include "options/option_values.h"
@@ -20,6 +22,19 @@ namespace aggnet::cli {
 boost::program_options::variables_map parse(
     const std::string& where, int argc, char** argv,
     const boost::program_options::options_description& desc);
+
+/// A program_options error as one line naming the option, with a did-you-mean for an
+/// unknown one: "aggnet run: --buffers: unknown option (did you mean '--buffer'?)".
+ConfigError option_error(const std::string& where, const boost::program_options::error& e,
+                         const boost::program_options::options_description& desc);
+
+/// `caption` and `desc` as --help text: each option with its value and default, the description
+/// wrapped at word boundaries (never inside a word) within 100 columns.
+void print_help(std::ostream& out, const std::string& caption,
+                const boost::program_options::options_description& desc);
+
+/// --workers: simulations in parallel; 0 means one per CPU.
+int workers(const options::OptionValues& values);
 
 /// --help plus the table's options `command` takes, in table order, with their defaults.
 boost::program_options::options_description describe(options::Command command,

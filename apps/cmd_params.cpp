@@ -7,6 +7,7 @@
 #include <cctype>
 #include <filesystem>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "apps/cli_options.h"
@@ -63,6 +64,35 @@ std::string module_table(const ModuleParamInfo& module) {
   return out;
 }
 
+/// Every module's parameters as JSON (`--format json`): a list of modules, each with its
+/// section, description, invariants and parameters (key, quantity, unit, default as
+/// written, the check as fields and as text, description).
+nlohmann::json params_json() {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& module : all_module_params()) {
+    nlohmann::json params = nlohmann::json::array();
+    for (const auto& p : module.params) {
+      nlohmann::json check = {{"positive", p.check.positive},
+                              {"multiple_of", p.check.multiple_of},
+                              {"required", p.check.required},
+                              {"text", check_text(p.check)}};
+      if (p.check.max != UINT64_MAX) check["max"] = p.check.max_text;
+      params.push_back({{"key", p.key},
+                        {"quantity", quantity_name(p.quantity)},
+                        {"unit", p.unit},
+                        {"default", p.default_value},
+                        {"check", check},
+                        {"description", p.description}});
+    }
+    out.push_back({{"module", module.module},
+                   {"section", module.section},
+                   {"description", module.description},
+                   {"params", params},
+                   {"invariants", module.invariants}});
+  }
+  return out;
+}
+
 /// Writes docs/modules/<module>.md per module and an index README.md into `dir`.
 void write_pages(const std::string& dir) {
   std::string index = std::string(kGenerated) +
@@ -90,7 +120,7 @@ int cmd_params(int argc, char** argv) {
   po::options_description desc("aggnet params: list module parameters");
   std::string format, out;
   desc.add_options()("help,h", "show this help")(
-      "format", po::value(&format)->default_value("table"), "table | markdown")(
+      "format", po::value(&format)->default_value("table"), "table | markdown | json")(
       "out", po::value(&out), "markdown: write one page per module and README.md into DIR");
   po::variables_map vm;
   try {
@@ -100,11 +130,12 @@ int cmd_params(int argc, char** argv) {
     return 2;
   }
   if (vm.count("help")) {
-    std::cout << desc;
+    cli::print_help(std::cout, "aggnet params: list module parameters", desc);
     return 0;
   }
-  if (format != "table" && format != "markdown") {
-    std::cerr << "aggnet params: --format: expected table or markdown, got '" << format << "'\n";
+  if (format != "table" && format != "markdown" && format != "json") {
+    std::cerr << "aggnet params: --format: expected table, markdown or json, got '" << format
+              << "'\n";
     return 2;
   }
   if (!out.empty()) {
@@ -120,6 +151,10 @@ int cmd_params(int argc, char** argv) {
       std::cerr << "aggnet params: " << e.what() << "\n";
       return 1;
     }
+    return 0;
+  }
+  if (format == "json") {
+    std::cout << params_json().dump(2) << "\n";
     return 0;
   }
   for (const auto& module : all_module_params()) {

@@ -21,11 +21,15 @@
 #include "common/units.h"
 #include "config/platform_loader.h"
 #include "config/schedule_io.h"
+#include "model/network_math.h"
 #include "options/option_values.h"
 #include "sim/builder.h"
+#include "sim/gtkw_view.h"
+#include "sim/invariants.h"
 #include "sim/module_stats.h"
 #include "sim/report.h"
 #include "sim/waveform.h"
+#include "sim/watchdog.h"
 #include "traffic/mixing.h"
 
 namespace aggnet {
@@ -56,6 +60,7 @@ void prepare_trace_and_stats(RunSetup& s) {
   const auto& v = s.values;
   if (!v.has("vcd") && (v.has("trace") || v.has("trace-from") || v.has("trace-to")))
     v.fail("trace", "expected --vcd FILE with --trace/--trace-from/--trace-to");
+  if (!v.has("vcd") && v.has("gtkw")) v.fail("gtkw", "expected --vcd FILE with --gtkw");
   s.trace = parse_trace_selection(v.list("trace"));
   std::vector<std::string> codes;
   for (const auto& site : s.platform.sites) codes.push_back(site.code);
@@ -107,6 +112,24 @@ void check_horizon(const RunSetup& s) {
                     kLimitS, bound_s));
 }
 
+// --fault specs against the platform; loss recovery covers group-average rounds only.
+void prepare_faults(RunSetup& s) {
+  try {
+    for (const auto& spec : s.values.list("fault")) add_fault_spec(s.options.faults, spec);
+    check_faults(s.options.faults, s.platform);
+  } catch (const std::invalid_argument& e) {
+    s.values.fail("fault", e.what());
+  }
+  if (s.options.faults.lossy() && s.schedule.collective != Collective::kGroupAverage)
+    s.values.fail(s.values.has("fault") ? "fault" : "loss",
+                  "expected a group-average schedule with losses (loss recovery covers "
+                  "multicast + in-line aggregation rounds; the host-based " +
+                      collective_name(s.schedule.collective) + " would wait forever)");
+  if (s.options.flow_control == FlowControl::kDrop &&
+      s.schedule.collective != Collective::kGroupAverage)
+    s.values.fail("flow-control", "expected a group-average schedule with drop flow control");
+}
+
 std::optional<RunSetup> prepare(int argc, char** argv) {
   auto values = cli::read(kWhere, options::kRun, kCaption, argc, argv);
   if (!values) return std::nullopt;
@@ -118,10 +141,17 @@ std::optional<RunSetup> prepare(int argc, char** argv) {
   s.schedule = make_schedule(s.values.text("schedule"), s.platform);
   plan_steps(s);
   check_horizon(s);
-  if (s.schedule.collective != Collective::kRing)
+  if (s.schedule.collective == Collective::kGroupAverage)
     cli::check_buffers(s.values, s.platform, s.options);
+  const auto c = s.schedule.collective;
+  if (s.options.functional && c != Collective::kGroupAverage && c != Collective::kRing)
+    s.values.fail("functional", "expected a group-average or ring schedule (the " +
+                                    collective_name(c) + " carries no averaged data to check)");
+  prepare_faults(s);
   cli::check_outputs(s.values);
   prepare_trace_and_stats(s);
+  check_run_footprint(kWhere, s.platform, s.options, s.colocated,
+                      s.values.has("stats") ? s.stats_interval_ps : 0);
   return s;
 }
 
@@ -153,7 +183,7 @@ nlohmann::json options_json(const RunSetup& s) {
 // the communication time to it (the sum of those rounds' round times).
 void add_consensus(nlohmann::json& report, long rounds) {
   auto& summary = report["summary"];
-  summary["rounds_to_eps"] = static_cast<double>(rounds);
+  summary["rounds_to_eps"] = rounds;
   const auto& steps = report["steps"];
   if (rounds < 1 || static_cast<std::size_t>(rounds) > steps.size()) return;
   summary["time_to_eps_s"] = steps[static_cast<std::size_t>(rounds - 1)]["end_s"];
@@ -178,13 +208,36 @@ void guard_partial(const std::string& path) {
   std::signal(SIGTERM, remove_partial_and_exit);
 }
 
-// The JSON, the committed waveform and the statistics the command line asks for.
+// The GTKWave view of the waveform: --gtkw FILE, else the VCD's name with .gtkw.
+void write_view(const RunSetup& s, const NetworkSystem& wan, const WindowedVcd& vcd,
+                const std::vector<TracedSignal>& traced) {
+  const std::string& vcd_path = s.values.text("vcd");
+  std::string path = s.values.text("gtkw");
+  if (path.empty()) path = fs::path(vcd_path).replace_extension(".gtkw").string();
+  GtkwView view;
+  view.title = fmt::format("aggnet {}: {} on {}", AGGNET_VERSION, s.values.text("schedule"),
+                           fs::path(s.platform.file).filename().string());
+  view.vcd_path = fs::absolute(vcd_path).string();
+  view.start_ps = s.trace.from_ps;
+  view.end_ps = std::max(std::min(s.trace.to_ps, system_end_ps(wan)), view.start_ps + 1);
+  for (const auto& t : traced)
+    view.signals.push_back({t.site, t.vcd_name, t.label, t.bytes,
+                            t.source ? vcd.range(t.source).max : 0});
+  write_file_atomically(path, gtkw_text(view));
+}
+
+// The JSON, the committed waveform and its view, and the statistics the command line asks
+// for.
 void write_outputs(const RunSetup& s, const nlohmann::json& report, const NetworkSystem& wan,
-                   const OccupancySampler* sampler, bool vcd) {
+                   const OccupancySampler* sampler, const WindowedVcd* vcd,
+                   const std::vector<TracedSignal>& traced) {
   const std::string& json_path = s.values.text("json");
   const std::string& stats_path = s.values.text("stats");
   if (!json_path.empty()) write_file_atomically(json_path, report.dump(2) + "\n");
-  if (vcd) commit_file(s.values.text("vcd") + ".partial.vcd", s.values.text("vcd"));
+  if (vcd) {
+    commit_file(s.values.text("vcd") + ".partial.vcd", s.values.text("vcd"));
+    write_view(s, wan, *vcd, traced);
+  }
   if (stats_path.empty()) return;
   const auto rows = collect_module_stats(wan, sampler);
   write_file_atomically(stats_path, fs::path(stats_path).extension() == ".json"
@@ -193,14 +246,16 @@ void write_outputs(const RunSetup& s, const nlohmann::json& report, const Networ
 }
 
 int simulate(const RunSetup& s) {
-  const auto wall_start = std::chrono::steady_clock::now();
   NetworkSystem wan("wan", s.platform, s.schedule, s.options);
   std::unique_ptr<NetworkSystem> colocated;
   if (s.colocated) {
+    RunOptions reference = s.options;  // the co-located reference has no WAN faults
+    reference.faults = FaultPlan{};
     colocated = std::make_unique<NetworkSystem>("colocated", s.platform.colocated_variant(),
-                                                s.schedule, s.options);
+                                                s.schedule, reference);
   }
   std::unique_ptr<WindowedVcd> vcd;
+  std::vector<TracedSignal> traced;
   const std::string vcd_base = s.values.text("vcd") + ".partial";
   std::unique_ptr<OccupancySampler> sampler;
   if (s.values.has("stats"))
@@ -209,30 +264,60 @@ int simulate(const RunSetup& s) {
     guard_partial(vcd_base + ".vcd");
     // The kernel's info notes (e.g. the timescale) are noise in a user's terminal.
     sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
-    vcd = std::make_unique<WindowedVcd>(vcd_base, s.trace.from_ps, s.trace.to_ps);
+    const auto& t = s.trace;
+    const std::string header = fmt::format(
+        "aggnet {} run, platform {}, options {}, trace {} from {} ps to {}", AGGNET_VERSION,
+        s.platform.file, options_json(s).dump(), nlohmann::json(s.values.list("trace")).dump(),
+        t.from_ps, t.to_ps == TraceSelection{}.to_ps ? "the end" : std::to_string(t.to_ps) + " ps");
+    vcd = std::make_unique<WindowedVcd>(vcd_base, s.trace.from_ps, s.trace.to_ps, header);
     vcd->set_time_unit(1, sc_core::SC_PS);  // the kernel resolution: every event representable
-    trace_selection(wan, vcd.get(), s.trace);
+    traced = trace_selection(wan, vcd.get(), s.trace);
   }
-  sc_core::sc_start();
+  // Backstop of check_horizon (an estimate): stop before SystemC's 64-bit ps clock could
+  // wrap (1.8e7 s), which hung runs; every delay term is at most 1000 s (kMaxDelayPs).
+  constexpr double kHorizonS = 1e7;
+  sc_core::sc_start(sc_core::sc_time(kHorizonS, sc_core::SC_SEC), sc_core::SC_EXIT_ON_STARVATION);
+  if (sc_core::sc_pending_activity()) {
+    if (vcd) std::remove((vcd_base + ".vcd").c_str());  // no half-written outputs
+    throw ConfigError(kWhere, 0, "simulated time",
+                      fmt::format("expected a run that ends within {:.0e} s of simulated time "
+                                  "(SystemC's 64-bit ps clock ends at 1.8e7 s); it had not",
+                                  kHorizonS));
+  }
   if (vcd) vcd->close();
+  // A run that stopped progressing: the watchdog's diagnosis (or, out of events, where
+  // every unfinished site stands); exit status 3 and no outputs.
+  for (const NetworkSystem* system : {&wan, colocated.get()}) {
+    if (!system) continue;
+    const std::string stalled = system->watchdog().fired() ? system->watchdog().diagnosis()
+                                                           : stall_diagnosis(*system);
+    if (stalled.empty()) continue;
+    std::cerr << "aggnet run: the run stopped progressing at "
+              << format_time_ps(static_cast<double>(sc_core::sc_time_stamp().value()))
+              << " (" << system->basename() << "): " << stalled << "\n";
+    return kStalledRunExit;
+  }
+  const auto invariants = check_invariants(wan);
 
   nlohmann::json report = collect_report(wan);
   if (colocated) add_colocated(report, collect_report(*colocated));
-  const double wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   report["aggnet_version"] = AGGNET_VERSION;
   report["platform_file"] = s.platform.file;
   report["options"] = options_json(s);
-  report["summary"]["wall_time_s"] = wall_s;
   add_consensus(report, s.rounds_to_eps);
-  report["summary"]["events"] = static_cast<double>(sc_core::sc_delta_count());
+  for (const auto& inv : invariants)
+    report["invariants"][inv.name] = inv.holds() ? "holds" : inv.violation;
+  report["summary"]["events"] = static_cast<std::uint64_t>(sc_core::sc_delta_count());
+  tidy_numbers(report);
 
   if (!s.quiet) std::cout << format_report(report);
-  write_outputs(s, report, wan, sampler.get(), vcd != nullptr);
+  write_outputs(s, report, wan, sampler.get(), vcd.get(), traced);
   const bool exact = report["summary"]["functional_mismatches"].get<double>() == 0 &&
                      report["summary"]["duplicate_results"].get<double>() == 0;
   if (!exact) std::cerr << "aggnet run: functional check failed (see the report)\n";
-  return exact ? 0 : 1;
+  const std::string broken = violations(invariants);
+  if (!broken.empty()) std::cerr << "aggnet run: " << broken << "\n";
+  return exact && broken.empty() ? 0 : 1;
 }
 
 }  // namespace

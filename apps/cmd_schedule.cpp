@@ -198,18 +198,44 @@ double report_job(const Candidate& cand, const Job& j, const nlohmann::json& rep
   return err;
 }
 
+// The verification's scratch directory, removed with everything in it however the
+// verification ends.
+struct ScratchDir {
+  ScratchDir() {
+    std::string tmpl = (fs::temp_directory_path() / "aggnet-schedule-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a temporary directory");
+    path = tmpl;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  fs::path path;
+};
+
+// The last lines of a failed simulation's output (its log goes with the scratch dir).
+std::string log_tail(const std::string& log, std::size_t lines = 3) {
+  std::ifstream in(log);
+  std::vector<std::string> all;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) all.push_back(line);
+  std::string out;
+  for (std::size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i)
+    out += "        " + all[i] + "\n";
+  return out;
+}
+
 int verify(const OptionValues& values, const Platform& platform, const Routing& routing,
            const std::vector<Candidate>& cs, const RunOptions& run) {
   const int rows = std::min<int>(static_cast<int>(values.integer("top")), cs.size());
-  const int parallel = static_cast<int>(values.integer("jobs"));
-  char tmpl[] = "/tmp/aggnet-schedule-XXXXXX";
-  if (!mkdtemp(tmpl)) throw std::runtime_error("cannot create a temporary directory");
-  const fs::path dir = tmpl;
+  const int parallel = cli::workers(values);
+  const ScratchDir scratch;
+  const fs::path& dir = scratch.path;
   std::vector<Job> jobs = make_jobs(dir, cs, rows, platform);
   std::cout << fmt::format(
-      "\nVerifying {} schedules with the SystemC simulation ({} at a time, "
-      "files in {})...\n",
-      rows, parallel, dir.string());
+      "\nVerifying {} schedules with the SystemC simulation ({} at a time)...\n", rows, parallel);
   std::cout.flush();
   run_jobs(values, jobs, parallel);
   std::cout << fmt::format("{:>4}  {:<24} {:>6} {:>13} {:>13} {:>13} {:>8}  {}\n", "rank",
@@ -222,8 +248,8 @@ int verify(const OptionValues& values, const Platform& platform, const Routing& 
     const auto& cand = cs[j.index];
     std::ifstream in(j.json);
     if (j.status != 0 || !in) {
-      std::cout << fmt::format("{:>4}  {:<24} simulation failed (exit {}), see {}\n", j.index + 1,
-                               cand.schedule.name, j.status, j.log);
+      std::cout << fmt::format("{:>4}  {:<24} simulation failed (exit {}):\n{}", j.index + 1,
+                               cand.schedule.name, j.status, log_tail(j.log));
       ++failures;
       continue;
     }
@@ -256,25 +282,34 @@ std::vector<Candidate> candidates(const OptionValues& values, const Platform& pl
     cs = optimize_schedules(platform, routing, opt);
   }
   if (values.flag("group-average-only")) {
-    cs.erase(std::remove_if(
-                 cs.begin(), cs.end(),
-                 [](const Candidate& x) { return x.schedule.collective == Collective::kRing; }),
+    cs.erase(std::remove_if(cs.begin(), cs.end(),
+                            [](const Candidate& x) {
+                              return x.schedule.collective != Collective::kGroupAverage;
+                            }),
              cs.end());
   }
   return cs;
 }
 
-void print_best_group_average(const std::vector<Candidate>& cs) {
-  for (const auto& cand : cs) {
-    if (cand.schedule.collective != Collective::kGroupAverage) continue;
-    if (&cand != &cs.front()) {
-      std::cout << fmt::format(
-          "\nbest group-average (multicast + in-line aggregation) schedule: {} ({}), time to "
-          "eps {}\n",
-          cand.schedule.name, cand.family, fmt_time(cand.time_to_eps_s));
-    }
-    break;
-  }
+// The best group-average schedule when the winner is not one (a host-based baseline won).
+const Candidate* best_group_average(const std::vector<Candidate>& cs) {
+  for (const auto& cand : cs)
+    if (cand.schedule.collective == Collective::kGroupAverage)
+      return &cand == &cs.front() ? nullptr : &cand;
+  return nullptr;
+}
+
+// --out writes rank 1 of the table, the schedule the ranking recommends; when that is a
+// host-based baseline, the text says so and how to get the best group-average one.
+void write_winner(const std::vector<Candidate>& cs, const Platform& platform,
+                  const std::string& out) {
+  const Candidate& winner = cs.front();
+  save_schedule(winner.schedule, platform, out);
+  std::cout << fmt::format("\nwrote rank 1, '{}' ({}), to {}\n", winner.schedule.name,
+                           winner.family, out);
+  if (best_group_average(cs))
+    std::cout << "(rank 1 is a host-based baseline, not a group-average schedule; "
+                 "--group-average-only ranks and writes the group-average schedules only)\n";
 }
 
 int run_schedule(int argc, char** argv) {
@@ -295,12 +330,14 @@ int run_schedule(int argc, char** argv) {
       run.buffer_bytes ? format_bytes(run.buffer_bytes) : std::string("platform's"),
       values->text("flow-control"), run.eps, cs.size());
   print_table(cs, static_cast<int>(values->integer("top")), n, platform);
-  print_best_group_average(cs);
-  const std::string& out = values->text("out");
-  if (!out.empty() && !cs.empty()) {
-    save_schedule(cs.front().schedule, platform, out);
-    std::cout << fmt::format("\nwrote the winner '{}' to {}\n", cs.front().schedule.name, out);
+  if (const Candidate* best = best_group_average(cs)) {
+    std::cout << fmt::format(
+        "\nbest group-average (multicast + in-line aggregation) schedule: {} ({}), time to "
+        "eps {}; rank 1 '{}' is faster\n",
+        best->schedule.name, best->family, fmt_time(best->time_to_eps_s), cs.front().schedule.name);
   }
+  const std::string& out = values->text("out");
+  if (!out.empty() && !cs.empty()) write_winner(cs, platform, out);
   if (values->flag("verify")) return verify(*values, platform, routing, cs, run);
   return 0;
 }

@@ -15,6 +15,7 @@
 #include "common/config_error.h"
 #include "config/schedule_io.h"
 #include "options/option_values.h"
+#include "sim/report.h"
 #include "sizing/buffer_sizing.h"
 
 namespace aggnet {
@@ -29,9 +30,7 @@ const char* kCaption =
 SizingRequest prepare(const OptionValues& values) {
   SizingRequest r;
   r.options = options::to_run_options(values);
-  const int workers = static_cast<int>(values.integer("workers"));
-  r.workers =
-      workers > 0 ? workers : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  r.workers = cli::workers(values);
   r.platform = cli::load_platform(values, r.options);
   r.schedule = make_schedule(values.text("schedule"), r.platform);
   if (r.schedule.collective == Collective::kRing)
@@ -58,7 +57,11 @@ int cmd_size_buffers(int argc, char** argv) {
     if (!values->flag("quiet")) std::cout << sizing_table(request, result);
     const std::string& json = values->text("json");
     const std::string& csv = values->text("csv");
-    if (!json.empty()) write_file_atomically(json, sizing_json(request, result).dump(2) + "\n");
+    if (!json.empty()) {
+      nlohmann::json document = sizing_json(request, result);
+      tidy_numbers(document);
+      write_file_atomically(json, document.dump(2) + "\n");
+    }
     if (!csv.empty()) write_file_atomically(csv, sizing_csv(request, result));
     return 0;
   } catch (const ConfigError& e) {

@@ -8,17 +8,22 @@
 #include <limits.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <set>
 #include <thread>
 
+#include "apps/cli_options.h"
 #include "apps/commands.h"
 #include "common/config_error.h"
 #include "common/data_dir.h"
 #include "common/units.h"
+#include "config/platform_loader.h"
 #include "sweeps/analysis.h"
 #include "sweeps/runner.h"
 #include "sweeps/slurm.h"
@@ -85,23 +90,68 @@ void finish_outputs(const std::string& db_path, const std::string& out_dir,
   std::fprintf(stderr, "aggnet sweep: results in %s and %s\n", db_path.c_str(), csv.c_str());
 }
 
+/// Loads the platform of every distinct (platform, `set:` overrides) pair of the points,
+/// so a misspelled `set:` path or a value the platform rejects stops the sweep with exit
+/// status 2 before any point runs. Errors: ConfigError naming the spec line and key.
+void check_platforms(const SweepSpec& spec, const std::vector<Point>& points) {
+  std::set<std::pair<std::string, std::map<std::string, std::string>>> seen;
+  for (const Point& p : points) {
+    auto it = p.options.options.find("platform");
+    std::string platform = it != p.options.options.end()
+                               ? resolve_file(it->second, spec.dir)
+                               : (fs::path(data_dir()) / "platforms/nine_city.yaml").string();
+    if (platform.empty() || !seen.emplace(platform, p.options.sets).second) continue;
+    std::vector<Override> overrides(p.options.sets.begin(), p.options.sets.end());
+    try {
+      load_platform(platform, overrides);
+    } catch (const ConfigError& e) {
+      int line = 0;
+      std::string key = e.file() == "--set" ? "base.set." + e.key() : "platform";
+      for (std::size_t i = 0; i < spec.axes.size() && e.file() == "--set"; ++i) {
+        const Axis& a = spec.axes[i];
+        const bool assigns = std::any_of(a.values.begin(), a.values.end(), [&](const AxisValue& v) {
+          return v.assigns.sets.count(e.key()) > 0;
+        });
+        if (a.option == "set:" + e.key() || assigns) {
+          line = a.line;
+          key = fmt::format(a.option.empty() ? "axes[{}]" : "axes[{}].option", i);
+        }
+      }
+      throw ConfigError(
+          spec.file, line, key,
+          fmt::format("the platform rejects point {}: {}", p.describe(spec), e.what()));
+    }
+  }
+}
+
+// A count option (--workers, --shards): a whole number >= 1, never a wrapped "-1".
+unsigned count_option(const po::variables_map& vm, const std::string& key) {
+  const std::string text = vm[key].as<std::string>();
+  const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || text.size() > 9 || std::stoul(text) == 0)
+    throw ConfigError("command line", 0, "--" + key, "expected a whole number from 1 to 999999999",
+                      text);
+  return static_cast<unsigned>(std::stoul(text));
+}
+
 int cmd_merge(int argc, char** argv) {
   if (argc < 4) {
     std::fputs(kUsage, stderr);
     return 2;
   }
   const std::string out = argv[2];
+  std::vector<std::string> inputs;
   for (int i = 3; i < argc; ++i) {
     if (!fs::is_regular_file(argv[i])) {
       std::fprintf(stderr, "aggnet sweep merge: %s: no such database\n", argv[i]);
       return 2;
     }
+    inputs.emplace_back(argv[i]);
   }
-  ResultStore store(out);
-  std::size_t total = 0;
-  for (int i = 3; i < argc; ++i) total += store.merge_from(argv[i]);
-  std::fprintf(stderr, "aggnet sweep merge: %zu rows from %d databases into %s (%zu rows)\n", total,
-               argc - 3, out.c_str(), store.row_count());
+  std::size_t rows = 0;
+  const std::size_t total = merge_databases(out, inputs, &rows);
+  std::fprintf(stderr, "aggnet sweep merge: %zu rows from %zu databases into %s (%zu rows)\n",
+               total, inputs.size(), out.c_str(), rows);
   return 0;
 }
 
@@ -127,12 +177,12 @@ int cmd_run_sweep(int argc, char** argv) {
     ("help,h", "show this help")
     ("spec", po::value<std::string>(), "sweep spec YAML")
     ("out,o", po::value<std::string>(), "output directory (results.db, results.csv, plots/)")
-    ("workers,j", po::value<unsigned>(), "concurrent points (default: number of cores)")
+    ("workers,j", po::value<std::string>(), "concurrent points (default: number of cores)")
     ("timeout", po::value<std::string>(), "per-point timeout, e.g. 10m (default: spec's, else 10m)")
     ("resume", "skip points already finished in DIR/results.db")
     ("shard", po::value<std::string>(), "run only the slice K/N of the points")
     ("slurm", "submit the sweep as a Slurm job array (one shard per task)")
-    ("shards", po::value<unsigned>()->default_value(2), "array tasks for --slurm")
+    ("shards", po::value<std::string>()->default_value("2"), "array tasks for --slurm")
     ("wait", "with --slurm: wait for the array, merge the shards, export and plot")
     ("sbatch-arg", po::value<std::vector<std::string>>()->composing(),
      "extra sbatch option for --slurm (repeatable), e.g. --sbatch-arg=--partition=x")
@@ -149,11 +199,12 @@ int cmd_run_sweep(int argc, char** argv) {
     po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    std::fprintf(stderr, "aggnet sweep: %s\n%s", e.what(), kUsage);
+    std::fprintf(stderr, "%s\n%s", cli::option_error("aggnet sweep", e, desc).what(), kUsage);
     return 2;
   }
   if (vm.count("help")) {
-    std::cout << kUsage << desc;
+    std::cout << kUsage << "\n";
+    cli::print_help(std::cout, "aggnet sweep options", desc);
     return 0;
   }
   if (!vm.count("spec")) {
@@ -177,14 +228,15 @@ int cmd_run_sweep(int argc, char** argv) {
                       "expected a time of at least 1ms like '10m' or '30s'", timeout);
   }
   const std::string metric = vm.count("metric") ? vm["metric"].as<std::string>() : spec.metric;
+  if (vm.count("metric")) check_metric(metric, "command line", 0, "--metric");
+  check_platforms(spec, points);
   std::string aggnet = vm.count("aggnet") ? vm["aggnet"].as<std::string>() : self_exe();
   if (access(aggnet.c_str(), X_OK) != 0) {
     throw ConfigError("command line", 0, "--aggnet", "expected an executable file", aggnet);
   }
   aggnet = fs::absolute(aggnet).string();
-  unsigned workers = vm.count("workers") ? vm["workers"].as<unsigned>()
-                                         : std::max(1u, std::thread::hardware_concurrency());
-  if (workers == 0) throw ConfigError("command line", 0, "--workers", "expected at least 1", "0");
+  const unsigned workers = vm.count("workers") ? count_option(vm, "workers")
+                                               : std::max(1u, std::thread::hardware_concurrency());
 
   if (vm.count("dry-run")) {
     std::printf(
@@ -218,7 +270,7 @@ int cmd_run_sweep(int argc, char** argv) {
     job.spec = fs::absolute(spec.file).string();
     job.out_dir = out_dir;
     job.workdir = fs::current_path().string();
-    job.shards = std::max(1u, vm["shards"].as<unsigned>());
+    job.shards = count_option(vm, "shards");
     job.workers_per_task = vm.count("workers") ? workers : 1;
     job.timeout = timeout;
     if (vm.count("sbatch-arg")) job.sbatch_args = vm["sbatch-arg"].as<std::vector<std::string>>();
@@ -237,10 +289,7 @@ int cmd_run_sweep(int argc, char** argv) {
     wait_for_job(id);
     const auto dbs = shard_databases(out_dir, job.shards);
     if (fs::exists(db_path)) fs::remove(db_path);
-    {
-      ResultStore merged(db_path);
-      for (const auto& db : dbs) merged.merge_from(db);
-    }
+    merge_databases(db_path, dbs);
     ResultStore merged(db_path);
     const Table t = merged.read_all();
     std::size_t ok = 0;

@@ -2,21 +2,81 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace aggnet {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The file a write to `path` lands in: a symbolic link's final target, else `path`.
+std::string resolve_links(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_symlink(fs::symlink_status(path, ec))) return path;
+  const fs::path target = fs::weakly_canonical(path, ec);
+  if (ec) throw std::runtime_error("cannot resolve the symbolic link " + path);
+  return target.string();
+}
+
+void check_not_directory(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw std::runtime_error("cannot write " + path + ": a directory");
+}
+
+/// Writes `content` into the existing non-regular file `path` (device, FIFO) in place.
+void write_through(const std::string& path, const std::string& content) {
+  std::ofstream out(path, std::ios::binary | std::ios::out);
+  if (!out) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+  out << content;
+  out.flush();
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+}  // namespace
+
+bool is_special_file(const std::string& path) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);  // follows links
+  return fs::exists(st) && !fs::is_regular_file(st) && !fs::is_directory(st);
+}
 
 void commit_file(const std::string& temporary, const std::string& path) {
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+  check_not_directory(path);
+  if (is_special_file(path)) {
+    std::ifstream in(temporary, std::ios::binary);
+    std::ostringstream content;
+    content << in.rdbuf();
     std::remove(temporary.c_str());
-    throw std::runtime_error("cannot move " + temporary + " to " + path);
+    if (!in) throw std::runtime_error("cannot read " + temporary);
+    write_through(path, content.str());
+    return;
   }
+  const std::string target = resolve_links(path);
+  if (std::rename(temporary.c_str(), target.c_str()) == 0) return;
+  // A link may point to another file system: copy next to the target, then rename.
+  std::error_code ec;
+  const std::string near = target + ".tmp." + std::to_string(::getpid());
+  if (errno == EXDEV && fs::copy_file(temporary, near, fs::copy_options::overwrite_existing, ec) &&
+      std::rename(near.c_str(), target.c_str()) == 0) {
+    std::remove(temporary.c_str());
+    return;
+  }
+  std::remove(near.c_str());
+  std::remove(temporary.c_str());
+  throw std::runtime_error("cannot move " + temporary + " to " + path);
 }
 
 void write_file_atomically(const std::string& path, const std::string& content) {
-  const std::string temporary = path + ".tmp." + std::to_string(::getpid());
+  check_not_directory(path);
+  if (is_special_file(path)) return write_through(path, content);
+  const std::string target = resolve_links(path);
+  const std::string temporary = target + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     out << content;
@@ -26,7 +86,7 @@ void write_file_atomically(const std::string& path, const std::string& content) 
       throw std::runtime_error("cannot write " + path);
     }
   }
-  commit_file(temporary, path);
+  commit_file(temporary, target);
 }
 
 }  // namespace aggnet

@@ -1,17 +1,27 @@
-// Output files that appear whole or not at all.
+// Output files that appear whole or not at all, without ever replacing what is not a
+// regular file.
 #pragma once
 
 #include <string>
 
 namespace aggnet {
 
-/// Writes `content` to `path` through a temporary file in the same directory and a
-/// rename, so a crash or an error never leaves a half-written file at `path`.
-/// Errors: std::runtime_error naming the path if it cannot be written.
+/// Writes `content` to `path`. A regular file (or a new one) is written through a
+/// temporary file in the same directory and a rename, so a crash or an error never leaves
+/// a half-written file at `path`; a symbolic link is followed and its target replaced,
+/// never the link. Anything else that exists at `path` (a character device such as
+/// /dev/null or /dev/stdout, a FIFO) is written through in place: renaming over it would
+/// replace the device node (as root, `--json /dev/null` once replaced /dev/null).
+/// Errors: std::runtime_error naming the path if it cannot be written or is a directory.
 void write_file_atomically(const std::string& path, const std::string& content);
 
-/// Moves a finished temporary file into place (same directory rename).
-/// Errors: std::runtime_error naming both paths.
+/// Moves a finished temporary file to `path` with the rules of write_file_atomically:
+/// a rename for regular files (same directory), a copy into anything else (then the
+/// temporary is removed). Errors: std::runtime_error naming both paths.
 void commit_file(const std::string& temporary, const std::string& path);
+
+/// True when `path` exists and is neither a regular file nor a link to one: outputs to it
+/// are written through, never renamed over.
+bool is_special_file(const std::string& path);
 
 }  // namespace aggnet

@@ -227,7 +227,8 @@ void set_leaf(YAML::Node map, const std::string& key, const std::string& value) 
 void require_key(const std::string& key, const std::vector<std::string>& allowed,
                  const std::string& path) {
   if (!contains(allowed, key)) {
-    bad_override(path, "unknown key '" + key + "', expected one of: " + join(allowed));
+    bad_override(path, "unknown key '" + key + "', expected one of: " + join(allowed) +
+                           did_you_mean(key, allowed));
   }
 }
 
@@ -281,7 +282,8 @@ void override_site(const OverrideCtx& o) {
   for (std::size_t i = 0; i < seq.size(); ++i) codes.push_back(scalar_field(seq[i], "code"));
   const auto found = std::find(codes.begin(), codes.end(), o.parts[1]);
   if (found == codes.end())
-    bad_override(o.path, "no site '" + o.parts[1] + "', sites are: " + join(codes));
+    bad_override(o.path, "no site '" + o.parts[1] + "', sites are: " + join(codes) +
+                             did_you_mean(o.parts[1], codes));
   // A handle made by indexing shares the tree's memory; assigning a node into a
   // handle of its own (yaml-cpp 0.7) would leave keys added later dangling.
   YAML::Node site = seq[static_cast<std::size_t>(found - codes.begin())];
@@ -346,7 +348,8 @@ void apply_override(YAML::Node& root, const std::string& file, const Override& o
   if (parts[0] == "colocated") return override_colocated(o);
   if (parts[0] == "sites") return override_site(o);
   if (parts[0] == "links") return override_link(o);
-  bad_override(ov.first, "unknown key '" + parts[0] + "', expected one of: " + join(kTopKeys));
+  bad_override(ov.first, "unknown key '" + parts[0] + "', expected one of: " + join(kTopKeys) +
+                             did_you_mean(parts[0], kTopKeys));
 }
 
 // ---------------------------------------------------------------------------------
@@ -480,8 +483,12 @@ LinkSpec read_link(const YAML::Node& entry, std::size_t i, const Platform& plat,
   l.b = plat.site_index(b);
   const std::string known =
       "expected a site code defined under sites (" + join(site_codes(plat)) + ")";
-  if (l.a < 0) throw_at(lm.required("a"), r.file, label + ".a", known, a);
-  if (l.b < 0) throw_at(lm.required("b"), r.file, label + ".b", known, b);
+  for (const auto& [index, end] : {std::pair{l.a, std::string("a")}, std::pair{l.b, std::string("b")}}) {
+    const std::string code = end == "a" ? a : b;
+    if (index < 0)
+      throw_at(lm.required(end), r.file, label + "." + end,
+               known + ", got '" + code + "'" + did_you_mean(code, site_codes(plat)));
+  }
   if (l.a == l.b) throw_at(entry, r.file, label, "expected a link between two different sites");
   auto [it, inserted] = seen.emplace(std::minmax(l.a, l.b), yaml_line(entry));
   if (!inserted) {
@@ -573,7 +580,9 @@ const ParamInfo* override_param(const std::string& path) {
 Platform load_platform(const std::string& path, const std::vector<Override>& overrides) {
   YAML::Node root = load_yaml_file(path);
   if ((!root.IsDefined() || root.IsNull()) && overrides.empty()) {
-    throw ConfigError(path, 0, "", "empty platform file");
+    throw ConfigError(path, 1, "",
+                      "expected a platform (a mapping with keys " + join(kTopKeys) +
+                          "), got an empty file");
   }
   for (const Override& ov : overrides) apply_override(root, path, ov);
 

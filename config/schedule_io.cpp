@@ -5,12 +5,16 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <type_traits>
 
+#include "common/atomic_file.h"
 #include "common/config_error.h"
+#include "common/strings.h"
+#include "config/yaml_reader.h"
 #include "common/units.h"
 #include "model/routing.h"
 #include "traffic/families.h"
@@ -28,8 +32,10 @@ T family_number(const std::string& digits, const std::string& name) {
     } else {
       return std::stoull(digits);
     }
-  } catch (const std::out_of_range&) {
-    throw ConfigError("<command line>", 0, "schedule", "a number in range, got '" + name + "'");
+  } catch (const std::logic_error&) {  // out_of_range; invalid_argument cannot happen (\\d+)
+    const std::string what = std::is_same_v<T, int> ? "a group size K below 2^31"
+                                                     : "a seed below 2^64";
+    throw ConfigError("<command line>", 0, "schedule", "expected " + what, name);
   }
 }
 
@@ -54,10 +60,115 @@ std::string known_codes(const Platform& platform) {
   return s;
 }
 
+std::vector<std::string> code_list(const Platform& platform) {
+  std::vector<std::string> codes;
+  for (const auto& site : platform.sites) codes.push_back(site.code);
+  return codes;
+}
+
+const std::vector<std::string> kScheduleKeys = {"name",   "description", "collective",
+                                                "rounds", "ring_step",   "messages"};
+const std::vector<std::string> kScheduleNames = {"all-to-all",
+                                                 "triads",
+                                                 "ring",
+                                                 "pairs",
+                                                 "hierarchical",
+                                                 "rotating-K",
+                                                 "sequential-K",
+                                                 "random-K:SEED",
+                                                 "ring:RULE",
+                                                 "reduce-scatter",
+                                                 "all-gather",
+                                                 "p2p:SRC-DST",
+                                                 "parameter-server:SITE"};
+
+}  // namespace
+
+const std::vector<std::pair<Collective, std::string>>& collective_names() {
+  static const std::vector<std::pair<Collective, std::string>> names = {
+      {Collective::kGroupAverage, "group-average"},
+      {Collective::kRing, "ring"},
+      {Collective::kReduceScatter, "reduce-scatter"},
+      {Collective::kAllGather, "all-gather"},
+      {Collective::kPointToPoint, "point-to-point"},
+      {Collective::kParameterServer, "parameter-server"}};
+  return names;
+}
+
+const std::vector<std::pair<RingStepRule, std::string>>& ring_step_rule_names() {
+  static const std::vector<std::pair<RingStepRule, std::string>> names = {
+      {RingStepRule::kReceive, "receive"},
+      {RingStepRule::kSendRecv, "sendrecv"},
+      {RingStepRule::kBarrier, "barrier"}};
+  return names;
+}
+
+namespace {
+template <typename E>
+std::vector<std::string> names_of(const std::vector<std::pair<E, std::string>>& table) {
+  std::vector<std::string> names;
+  for (const auto& [value, name] : table) names.push_back(name);
+  return names;
+}
+
+template <typename E>
+std::optional<E> value_named(const std::vector<std::pair<E, std::string>>& table,
+                             const std::string& name) {
+  for (const auto& [value, n] : table)
+    if (n == name) return value;
+  return std::nullopt;
+}
+
+std::string joined_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// One of the names of `table` at `node`. Errors: ConfigError naming them (did-you-mean).
+template <typename E>
+E read_named(const YAML::Node& node, const std::vector<std::pair<E, std::string>>& table,
+             const std::string& key, const std::string& file_label) {
+  const std::string text = node.IsScalar() ? node.Scalar() : "";
+  if (auto value = value_named(table, text)) return *value;
+  throw ConfigError(file_label, line_of(node), key,
+                    "one of " + joined_names(names_of(table)) + ", got '" + text + "'" +
+                        did_you_mean(text, names_of(table)));
+}
+
+// The structure each collective needs: the ring family and the parameter server one
+// round of one group, point-to-point groups of two. Returns what is wrong, or "".
+std::string structure_error(const Schedule& schedule) {
+  const Collective c = schedule.collective;
+  const bool one_group = schedule.rounds.size() == 1 && schedule.rounds[0].groups.size() == 1;
+  if ((is_ring_collective(c) || c == Collective::kParameterServer) && !one_group)
+    return "a " + collective_name(c) + " schedule of exactly one round with one group (" +
+           (c == Collective::kParameterServer ? "the server first" : "the ring order") + ")";
+  if (c == Collective::kPointToPoint) {
+    for (const auto& round : schedule.rounds)
+      for (const auto& g : round.groups)
+        if (g.sites.size() != 2)
+          return "point-to-point groups of exactly 2 sites [sender, receiver]";
+  }
+  if (schedule.messages < 1) return "messages >= 1";
+  if (schedule.messages > 1 && c != Collective::kPointToPoint)
+    return "messages only with collective point-to-point";
+  if (schedule.ring_step != RingStepRule::kReceive && !is_ring_collective(c))
+    return "ring_step only with collective ring, reduce-scatter or all-gather";
+  return "";
+}
 }  // namespace
 
 std::string collective_name(Collective c) {
-  return c == Collective::kRing ? "ring" : "group-average";
+  for (const auto& [value, name] : collective_names())
+    if (value == c) return name;
+  return "group-average";
+}
+
+std::string ring_step_rule_name(RingStepRule rule) {
+  for (const auto& [value, name] : ring_step_rule_names())
+    if (value == rule) return name;
+  return "receive";
 }
 
 std::string format_round(const Round& round, const Platform& platform) {
@@ -81,10 +192,8 @@ void validate_schedule(const Schedule& schedule, const Platform& platform,
   if (schedule.rounds.empty()) {
     throw ConfigError(where, 0, "rounds", "a non-empty list of rounds");
   }
-  if (schedule.collective == Collective::kRing &&
-      (schedule.rounds.size() != 1 || schedule.rounds[0].groups.size() != 1)) {
-    throw ConfigError(where, 0, "rounds", "a ring schedule of exactly one round with one group");
-  }
+  if (const std::string wrong = structure_error(schedule); !wrong.empty())
+    throw ConfigError(where, 0, "rounds", wrong);
   for (std::size_t r = 0; r < schedule.rounds.size(); ++r) {
     const Round& round = schedule.rounds[r];
     if (round.groups.empty()) {
@@ -158,7 +267,8 @@ void read_group_map(const YAML::Node& gn, const std::string& gkey, const std::st
     if (key == "members") continue;
     if (key != "send_offsets") {
       throw ConfigError(file_label, line_of(kv.first), gkey + "." + key,
-                        "one of the keys members, send_offsets");
+                        "one of the keys members, send_offsets" +
+                            did_you_mean(key, {"members", "send_offsets"}));
     }
     if (!kv.second.IsMap() || kv.second.size() == 0) {
       throw ConfigError(file_label, line_of(kv.second), gkey + "." + key,
@@ -171,8 +281,12 @@ void read_group_map(const YAML::Node& gn, const std::string& gkey, const std::st
       const std::string okey = gkey + ".send_offsets." + code;
       std::size_t i = 0;
       while (i < group.sites.size() && platform.sites[group.sites[i]].code != code) ++i;
-      if (i == group.sites.size())
-        throw ConfigError(file_label, line_of(o.first), okey, "a member of this group");
+      if (i == group.sites.size()) {
+        std::vector<std::string> members;
+        for (int s : group.sites) members.push_back(platform.sites[s].code);
+        throw ConfigError(file_label, line_of(o.first), okey,
+                          "a member of this group" + did_you_mean(code, members));
+      }
       group.send_offset_ps[i] = send_offset_ps(o.second, okey, file_label);
     }
   }
@@ -180,13 +294,10 @@ void read_group_map(const YAML::Node& gn, const std::string& gkey, const std::st
 
 Schedule parse_schedule(const std::string& yaml_text, const Platform& platform,
                         const std::string& file_label) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(file_label, e.mark.line >= 0 ? e.mark.line + 1 : 0, "<yaml>",
-                      "well-formed YAML (" + e.msg + ")");
-  }
+  const YAML::Node root = parse_yaml(yaml_text, file_label);
+  if (!root.IsDefined() || root.IsNull())
+    throw ConfigError(file_label, 1, "", "expected a schedule (keys name, collective, rounds), "
+                                         "got an empty file");
   if (!root.IsMap()) {
     throw ConfigError(file_label, line_of(root), "<root>",
                       "a mapping with keys name, collective, rounds");
@@ -205,14 +316,14 @@ Schedule parse_schedule(const std::string& yaml_text, const Platform& platform,
     } else if (key == "description") {
       // free text, ignored
     } else if (key == "collective") {
-      const std::string c = v.IsScalar() ? v.as<std::string>() : "";
-      if (c == "group-average") {
-        schedule.collective = Collective::kGroupAverage;
-      } else if (c == "ring") {
-        schedule.collective = Collective::kRing;
-      } else {
-        throw ConfigError(file_label, line_of(v), key, "group-average or ring, got '" + c + "'");
-      }
+      schedule.collective = read_named(v, collective_names(), key, file_label);
+    } else if (key == "ring_step") {
+      schedule.ring_step = read_named(v, ring_step_rule_names(), key, file_label);
+    } else if (key == "messages") {
+      const std::string text = v.IsScalar() ? v.Scalar() : "";
+      if (!std::regex_match(text, std::regex(R"([1-9]\d{0,5})")))
+        throw ConfigError(file_label, line_of(v), key, "a whole number from 1 to 999999", text);
+      schedule.messages = std::stoi(text);
     } else if (key == "rounds") {
       have_rounds = true;
       if (!v.IsSequence() || v.size() == 0) {
@@ -249,7 +360,8 @@ Schedule parse_schedule(const std::string& yaml_text, const Platform& platform,
             if (it == codes.end()) {
               throw ConfigError(file_label, line_of(sn), idx(gkey, i),
                                 "a site code of platform '" + platform.name + "' (" +
-                                    known_codes(platform) + "), got '" + code + "'");
+                                    known_codes(platform) + "), got '" + code + "'" +
+                                    did_you_mean(code, code_list(platform)));
             }
             auto dup = seen.find(it->second);
             if (dup != seen.end()) {
@@ -268,20 +380,20 @@ Schedule parse_schedule(const std::string& yaml_text, const Platform& platform,
       }
     } else {
       throw ConfigError(file_label, line_of(kv.first), key,
-                        "one of the keys name, description, collective, rounds");
+                        "one of the keys name, description, collective, rounds, ring_step, "
+                        "messages" +
+                            did_you_mean(key, kScheduleKeys));
     }
   }
   if (!have_rounds) throw ConfigError(file_label, line_of(root), "rounds", "a list of rounds");
-  if (schedule.collective == Collective::kRing &&
-      (schedule.rounds.size() != 1 || schedule.rounds[0].groups.size() != 1)) {
-    throw ConfigError(file_label, line_of(root["rounds"]), "rounds",
-                      "a ring schedule of exactly one round with one group (the ring order)");
-  }
-  if (schedule.collective == Collective::kRing &&
-      !schedule.rounds[0].groups[0].send_offset_ps.empty()) {
-    throw ConfigError(file_label, line_of(root["rounds"]), "rounds",
-                      "no send_offsets in a ring schedule (they apply to group averages)");
-  }
+  if (const std::string wrong = structure_error(schedule); !wrong.empty())
+    throw ConfigError(file_label, line_of(root["rounds"]), "rounds", wrong);
+  for (const auto& round : schedule.rounds)
+    for (const auto& g : round.groups)
+      if (schedule.collective != Collective::kGroupAverage && !g.send_offset_ps.empty())
+        throw ConfigError(file_label, line_of(root["rounds"]), "rounds",
+                          "no send_offsets in a " + collective_name(schedule.collective) +
+                              " schedule (they apply to group averages)");
   validate_schedule(schedule, platform, file_label);
   return schedule;
 }
@@ -299,6 +411,9 @@ std::string schedule_to_yaml(const Schedule& schedule, const Platform& platform)
   out << "# aggnet schedule file (format: traffic/README.md)\n";
   out << "name: " << YAML::Node(schedule.name) << "\n";
   out << "collective: " << collective_name(schedule.collective) << "\n";
+  if (schedule.ring_step != RingStepRule::kReceive)
+    out << "ring_step: " << ring_step_rule_name(schedule.ring_step) << "\n";
+  if (schedule.messages != 1) out << "messages: " << schedule.messages << "\n";
   out << "rounds:\n";
   for (const auto& round : schedule.rounds) {
     out << "  - [";
@@ -323,14 +438,62 @@ std::string schedule_to_yaml(const Schedule& schedule, const Platform& platform)
 }
 
 void save_schedule(const Schedule& schedule, const Platform& platform, const std::string& path) {
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error("cannot write schedule file '" + path + "'");
-  out << schedule_to_yaml(schedule, platform);
-  if (!out) throw std::runtime_error("cannot write schedule file '" + path + "'");
+  write_file_atomically(path, schedule_to_yaml(schedule, platform));
 }
+
+namespace {
+int site_named(const std::string& code, const Platform& platform, const std::string& name) {
+  for (std::size_t i = 0; i < platform.sites.size(); ++i)
+    if (platform.sites[i].code == code) return static_cast<int>(i);
+  throw ConfigError("<command line>", 0, "schedule",
+                    "site codes of platform '" + platform.name + "' (" + known_codes(platform) +
+                        ") in '" + name + "', got '" + code + "'" +
+                        did_you_mean(code, code_list(platform)));
+}
+
+// `ring[:RULE]`, `reduce-scatter[:RULE]`, `all-gather[:RULE]`, `p2p:A-B[,C-D...][xK]`,
+// `parameter-server:SITE`; nullopt for any other name.
+std::optional<Schedule> host_collective_schedule(const std::string& name,
+                                                 const Platform& platform) {
+  std::smatch m;
+  if (std::regex_match(name, m, std::regex(R"((ring|reduce-scatter|all-gather)(:(.*))?)"))) {
+    const auto collective = *value_named(collective_names(), m[1].str());
+    auto rule = RingStepRule::kReceive;
+    if (m[2].matched) {
+      const auto named_rule = value_named(ring_step_rule_names(), m[3].str());
+      if (!named_rule)
+        throw ConfigError("<command line>", 0, "schedule",
+                          "a ring step rule (" + joined_names(names_of(ring_step_rule_names())) +
+                              ") after '" + m[1].str() + ":', got '" + m[3].str() + "'" +
+                              did_you_mean(m[3].str(), names_of(ring_step_rule_names())));
+      rule = *named_rule;
+    }
+    return ring_collective_schedule(platform, Routing(platform), collective, rule);
+  }
+  if (std::regex_match(name, m, std::regex(R"(parameter-server:(\w+))")))
+    return parameter_server_schedule(platform, site_named(m[1], platform, name));
+  if (std::regex_match(name, m, std::regex(R"(p2p:([\w,-]+?)(x(\d+))?)"))) {
+    std::vector<std::pair<int, int>> pairs;
+    const std::string list = m[1];
+    for (const auto& pair : split(list, ',')) {
+      std::smatch p;
+      if (!std::regex_match(pair, p, std::regex(R"((\w+)-(\w+))")))
+        throw ConfigError("<command line>", 0, "schedule",
+                          "pairs SRC-DST like p2p:lon-nyc,ams-chi, got '" + pair + "'");
+      pairs.emplace_back(site_named(p[1], platform, name), site_named(p[2], platform, name));
+    }
+    const int messages = m[2].matched ? family_number<int>(m[3], name) : 1;
+    Schedule s = point_to_point_schedule(platform, pairs, messages);
+    validate_schedule(s, platform, "<command line>");
+    return s;
+  }
+  return std::nullopt;
+}
+}  // namespace
 
 Schedule make_schedule(const std::string& name, const Platform& platform) {
   std::smatch m;
+  if (auto host = host_collective_schedule(name, platform)) return *host;
   if (name == "all-to-all") return all_to_all_schedule(platform);
   if (name == "triads") return triads_schedule(platform);
   if (name == "pairs") return pairs_schedule(platform);
@@ -350,9 +513,10 @@ Schedule make_schedule(const std::string& name, const Platform& platform) {
   if (std::filesystem::is_regular_file(name, ec)) return load_schedule(name, platform);
   throw ConfigError("<command line>", 0, "schedule",
                     "all-to-all, triads, ring, pairs, rotating-K, sequential-K, random-K:SEED, "
-                    "hierarchical "
+                    "hierarchical, ring:RULE, reduce-scatter, all-gather, p2p:SRC-DST, "
+                    "parameter-server:SITE "
                     "or an existing schedule file, got '" +
-                        name + "'");
+                        name + "'" + did_you_mean(name, kScheduleNames));
 }
 
 }  // namespace aggnet

@@ -3,7 +3,11 @@
 // Schedule file format (YAML, documented in traffic/README.md):
 //
 //   name: triads-pair                 # optional, default: the file's stem
-//   collective: group-average         # optional: group-average (default) | ring
+//   collective: group-average         # optional: group-average (default) | ring |
+//                                     #   reduce-scatter | all-gather | point-to-point |
+//                                     #   parameter-server
+//   ring_step: receive                # ring family only: receive (default) | sendrecv | barrier
+//   messages: 1                       # point-to-point only: concurrent messages per pair
 //   rounds:                           # required: one entry per round of the period
 //     - [[nyc, chi, lax], [lon, ams, fra], [tyo, sin, bom]]
 //     - [[nyc, lon, tyo], [chi, ams, sin], [lax, fra, bom]]
@@ -33,6 +37,10 @@ struct Platform;
 ///                    every other site sits out, then the next group;
 ///   `random-k:SEED`  8 rounds of random partitions into groups of size k (mt19937_64);
 ///   `hierarchical`   groups inside each continent, then one representative per continent;
+///   `ring:RULE`, `reduce-scatter[:RULE]`, `all-gather[:RULE]`   the ring family with a
+///                    step rule (receive, sendrecv, barrier; default receive);
+///   `p2p:A-B[,C-D...][xK]`   one-way transfers A -> B (concurrent pairs), K messages each;
+///   `parameter-server:SITE`  SITE the server, every other site a worker;
 /// any other string is read as a schedule file (load_schedule).
 /// Errors: ConfigError for an unknown name that is not an existing file, a family that
 /// does not fit the platform (e.g. `triads` with 8 sites), and every error of
@@ -66,7 +74,11 @@ void validate_schedule(const Schedule& schedule, const Platform& platform,
 /// One-line description of a round: "{nyc chi lax} {lon ams fra} {tyo sin bom}".
 std::string format_round(const Round& round, const Platform& platform);
 
-/// Collective name as written in schedule files: "group-average" or "ring".
+/// Collective name as written in schedule files: "group-average", "ring",
+/// "reduce-scatter", "all-gather", "point-to-point" or "parameter-server".
 std::string collective_name(Collective c);
+
+/// Ring step rule name as written in schedule files: "receive", "sendrecv" or "barrier".
+std::string ring_step_rule_name(RingStepRule rule);
 
 }  // namespace aggnet

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -14,17 +15,27 @@
 namespace aggnet {
 
 YAML::Node parse_yaml(const std::string& text, const std::string& file) {
+  std::vector<YAML::Node> documents;
   try {
-    return YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
+    documents = YAML::LoadAll(text);
+  } catch (const YAML::Exception& e) {
     const int line = e.mark.is_null() ? 0 : e.mark.line + 1;
     throw ConfigError(file, line, "", "malformed YAML: " + e.msg);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(file, 0, "", "malformed YAML: " + e.msg);
   }
+  if (documents.size() > 1) {
+    // The second document's first node; an empty one ("---" alone) has no position.
+    const int line = yaml_line(documents[1]);
+    throw ConfigError(file, line, "",
+                      "expected one YAML document, found a second one after '---' (it would be "
+                      "ignored)");
+  }
+  return documents.empty() ? YAML::Node() : documents.front();
 }
 
 YAML::Node load_yaml_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw ConfigError(path, 0, "", "expected a YAML file, got a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(path, 0, "", "cannot read file");
   std::ostringstream text;
@@ -65,10 +76,15 @@ void YamlMap::allow_keys(const std::vector<std::string>& allowed) {
   for (const auto& k : allowed) list += (list.empty() ? "" : ", ") + k;
   for (auto it = node_.begin(); it != node_.end(); ++it) {
     const YAML::Node key = it->first;
-    if (!key.IsScalar()) throw_at(key, file_, key_path("?"), "expected a plain key");
+    if (!key.IsScalar()) {
+      throw_at(key, file_, path_.empty() ? "(top level)" : path_,
+               "expected a plain key (one of: " + list + "), got a " +
+                   (key.IsSequence() ? "list" : key.IsMap() ? "mapping" : "null"));
+    }
     const std::string k = key.Scalar();
     if (ok.count(k) == 0) {
-      throw_at(key, file_, key_path(k), "unknown key, expected one of: " + list);
+      throw_at(key, file_, key_path(k),
+               "unknown key, expected one of: " + list + did_you_mean(k, allowed));
     }
     if (!seen.insert(k).second) throw_at(key, file_, key_path(k), "duplicate key");
   }

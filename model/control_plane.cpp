@@ -97,9 +97,13 @@ void apply_given(const ArrivalMatrix& a, const std::vector<std::uint64_t>& given
   }
 }
 
+// `drop` has no flow control: the buffer does not limit the senders' rate.
 void plan_pacing(const RunOptions& options, GroupPlan& group) {
+  const double buffer_rate = options.flow_control == FlowControl::kDrop
+                                 ? std::numeric_limits<double>::infinity()
+                                 : group.buffer_rate;
   const double limit =
-      std::min({group.buffer_rate, group.link_rate, group.pipeline_rate, group.access_rate});
+      std::min({buffer_rate, group.link_rate, group.pipeline_rate, group.access_rate});
   group.pacing_rate = (1.0 - options.pacing_margin) * limit;
   group.pacing_interval_ps = static_cast<std::uint64_t>(
       std::ceil(static_cast<double>(options.chunk_bytes) / group.pacing_rate * 1e12));
@@ -154,6 +158,28 @@ void plan_alignment(const Platform& platform, const Routing& routing, const RunO
 
 }  // namespace
 
+std::uint64_t cluster_latency_ps(const Platform& platform, const Routing& routing, int s, int d,
+                                 std::uint64_t bytes) {
+  const WanLinkParams down = access_link(platform.sites[d]);
+  return arrival_latency_ps(platform, routing, s, d, bytes) + chunk_serialization_ps(down, bytes) +
+         down.delay_ps;
+}
+
+std::uint64_t retransmit_timeout_ps(const Platform& platform, const Routing& routing,
+                                    const GroupPlan& group, const RunOptions& options) {
+  std::uint64_t round_trip = 0, skew = 0, offset = 0;
+  for (int d : group.members) {
+    skew = std::max(skew, group.unaligned_skew_ps.count(d) ? group.unaligned_skew_ps.at(d) : 0);
+    offset = std::max(offset, group.waiting_ps.count(d) ? group.waiting_ps.at(d) : 0);
+    for (int s : others(group.members, d))
+      round_trip = std::max(round_trip,
+                            arrival_latency_ps(platform, routing, s, d, options.chunk_bytes) +
+                                cluster_latency_ps(platform, routing, d, s, options.credit_bytes));
+  }
+  constexpr std::uint64_t kFloorPs = 1'000'000'000;  // 1 ms
+  return std::max(kFloorPs, 2 * round_trip + skew + offset);
+}
+
 RoundPlan plan_round(const Platform& platform, const Routing& routing, const Round& round,
                      const RunOptions& options) {
   RoundPlan plan;
@@ -179,9 +205,18 @@ RoundPlan plan_round(const Platform& platform, const Routing& routing, const Rou
   for (std::size_t gi = 0; gi < plan.groups.size(); ++gi) {
     GroupPlan& group = plan.groups[gi];
     if (group.members.size() < 2) continue;
+    // A member sends its |g| - 1 ready messages back to back: the one to d may queue
+    // behind |g| - 2 others on every link they share.
+    const std::uint64_t queued = group.members.size() - 2;
     for (int d : group.members)
-      for (int s : others(group.members, d))
-        group.start_delay_ps = std::max(group.start_delay_ps, routing.delay_ps(s, d));
+      for (int s : others(group.members, d)) {
+        const std::uint64_t serialization =
+            arrival_latency_ps(platform, routing, s, d, options.credit_bytes) -
+            arrival_latency_ps(platform, routing, s, d, 0);
+        group.start_delay_ps = std::max(
+            group.start_delay_ps,
+            cluster_latency_ps(platform, routing, s, d, options.credit_bytes) + queued * serialization);
+      }
     const double fan_in = static_cast<double>(group.members.size() - 1);
     group.link_rate = std::numeric_limits<double>::infinity();
     group.access_rate = std::numeric_limits<double>::infinity();

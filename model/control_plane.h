@@ -45,8 +45,11 @@ struct GroupPlan {
   double pacing_rate = 0;
   std::uint64_t pacing_interval_ps = 0;  ///< chunk / pacing_rate, rounded up
   /// Aligned start: members start sending this long after the last member was ready
-  /// (the largest shortest-path one-way delay between two members, so every member has
-  /// heard every ready message by then).
+  /// (the largest latency of a ready message from one member's cluster to another's:
+  /// access links, switches, serialization and propagation of the shortest path, plus
+  /// |g| - 2 serializations per link of it, as a member sends its |g| - 1 ready messages
+  /// back to back), so every member has heard every ready message by then unless it
+  /// queued behind data.
   std::uint64_t start_delay_ps = 0;
   /// Per sender: the directed hops its chunks take (multicast tree or unicast paths).
   std::map<int, std::vector<Hop>> hops;
@@ -57,6 +60,19 @@ struct RoundPlan {
   /// Streams (trees or unicast copies) crossing each directed hop in this round.
   std::map<Hop, int> link_streams;
 };
+
+/// Latency of a message of `bytes` from s's cluster to d's cluster (a ready message, an
+/// acknowledgement): up to d's aggregator as any chunk (network_math.h), then d's access
+/// link down. Queueing not included.
+std::uint64_t cluster_latency_ps(const Platform& platform, const Routing& routing, int s, int d,
+                                 std::uint64_t bytes);
+
+/// Loss recovery's default retransmission timeout for a group: twice the longest
+/// chunk-out, acknowledgement-back round trip between two members, plus the group's
+/// unaligned arrival skew and its longest send offset (a chunk's result waits for the
+/// last member's contribution), at least 1 ms.
+std::uint64_t retransmit_timeout_ps(const Platform& platform, const Routing& routing,
+                                    const GroupPlan& group, const RunOptions& options);
 
 /// Plans one round. Errors: std::invalid_argument if a member is not a platform site.
 RoundPlan plan_round(const Platform& platform, const Routing& routing, const Round& round,

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "model/platform.h"
 #include "model/routing.h"
+#include "model/run_options.h"
 
 namespace aggnet {
 
@@ -36,5 +38,27 @@ WanLinkParams access_link(const Site& site);
 /// forward), then d's switch latency. Queueing behind other streams is not included.
 std::uint64_t arrival_latency_ps(const Platform& platform, const Routing& routing, int s, int d,
                                  std::uint64_t chunk_bytes);
+
+/// Peak memory of one `aggnet run`, estimated before anything is built from per-unit
+/// costs measured on this implementation (docs/simulation-semantics.md, "Memory"): the
+/// modules of every site and link (the co-located reference is a full mesh, n(n-1)/2
+/// links), the aggregation slots, the functional mode's float data and the --stats
+/// series (at least steps x the longest compute phase / interval samples each).
+struct RunFootprint {
+  std::uint64_t sites = 0, links = 0, colocated_links = 0;
+  std::uint64_t structure_bytes = 0;   ///< modules, slots, functional data
+  std::uint64_t stats_samples = 0;     ///< per series; 0 without --stats
+  std::uint64_t stats_bytes = 0;
+  std::uint64_t total_bytes() const { return structure_bytes + stats_bytes; }
+};
+RunFootprint estimate_run_footprint(const Platform& platform, const RunOptions& options,
+                                    bool colocated, std::uint64_t stats_interval_ps);
+
+/// Refuses a run whose estimate exceeds memory_limit_bytes() (common/host.h), before it
+/// allocates anything. Errors: ConfigError(where, 0, "--platform" or "--stats-interval",
+/// what would fit and the estimate).
+void check_run_footprint(const std::string& where, const Platform& platform,
+                         const RunOptions& options, bool colocated,
+                         std::uint64_t stats_interval_ps);
 
 }  // namespace aggnet

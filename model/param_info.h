@@ -26,10 +26,18 @@ struct Check {
   bool positive = false;
   std::uint64_t multiple_of = 1;
   bool required = false;
+  std::uint64_t max = UINT64_MAX;  ///< largest value, in the quantity's base unit
+  const char* max_text = "";       ///< `max` as users write it ("1000s")
 };
 inline constexpr Check kAnyValue{};
 inline constexpr Check kPositive{true, 1, false};
 inline constexpr Check kRequired{false, 1, true};
+/// Every delay term (link delay and jitter, switch latency, access delay) is at most
+/// 1000 s: a larger one is surely a typo, and a run's sums of delays must stay far below
+/// the end of SystemC's 64-bit ps clock (1.8e7 s; a delay near it wrapped and hung runs).
+inline constexpr std::uint64_t kMaxDelayPs = 1'000'000'000'000'000ull;
+inline constexpr Check kDelay{false, 1, false, kMaxDelayPs, "1000s"};
+inline constexpr Check kRequiredDelay{false, 1, true, kMaxDelayPs, "1000s"};
 
 /// One parameter, without its struct: what the YAML reader, `aggnet params` and the
 /// docs need.

@@ -78,6 +78,7 @@ std::uint64_t parse_param_value(const ParamInfo& p, const std::string& text) {
 
 std::string check_violation(const ParamInfo& p, std::uint64_t value) {
   const Check& c = p.check;
+  if (value > c.max) return "expected a " + quantity_name(p.quantity) + " of at most " + c.max_text;
   if ((!c.positive || value != 0) && value % c.multiple_of == 0) return "";
   const std::string like = " like '" + p.default_value + "'";
   const std::string positive = c.positive ? "positive " : "";
@@ -106,6 +107,7 @@ std::string check_text(const Check& check) {
   if (check.required) parts.push_back("required");
   if (check.positive) parts.push_back("> 0");
   if (check.multiple_of > 1) parts.push_back("multiple of " + std::to_string(check.multiple_of));
+  if (check.max_text[0] != '\0') parts.push_back("<= " + std::string(check.max_text));
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
   return out;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "model/faults.h"
 #include "model/params/cluster.h"
 
 namespace aggnet {
@@ -40,7 +41,8 @@ struct RunOptions {
   bool jitter = false;              ///< apply the links' jitter figures
   std::uint64_t seed = 1;           ///< jitter random seed
   bool functional = false;          ///< carry real float data and check every sum
-  std::uint64_t credit_bytes = 64;  ///< size of a credit message (credit mode)
+  std::uint64_t credit_bytes = 64;  ///< size of a control message (ready, grant, credit, ack)
+  FaultPlan faults;                 ///< fault injection and loss recovery (model/faults.h)
 };
 
 }  // namespace aggnet

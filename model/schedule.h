@@ -23,18 +23,41 @@ struct Round {
   std::vector<Group> groups;
 };
 
-/// How a schedule's rounds are executed on the network.
+/// How a schedule's rounds are executed on the network. Every collective but
+/// kGroupAverage is host-based: plain unicast, the FPGAs pass the chunks through
+/// (docs/simulation-semantics.md gives each one's rules and closed form).
 enum class Collective {
-  kGroupAverage,  ///< multicast + in-line aggregation inside each group (the intelligent WAN)
-  kRing,          ///< host-based ring all-reduce over plain unicast (no-intelligence baseline)
+  kGroupAverage,     ///< multicast + in-line aggregation inside each group (the intelligent WAN)
+  kRing,             ///< host-based ring all-reduce: reduce-scatter then all-gather, 2(n-1) steps
+  kReduceScatter,    ///< the ring's first n-1 steps: each site ends with one reduced segment
+  kAllGather,        ///< the ring's last n-1 steps: each site's segment reaches every site
+  kPointToPoint,     ///< each group [sender, receiver] is a one-way transfer of G bytes
+  kParameterServer,  ///< group [server, workers...]: workers send G to the server, then it
+                     ///< sends G back to each worker once it has every worker's G
 };
 
+/// When a ring site may send its step-k+1 segment (kRing, kReduceScatter, kAllGather).
+enum class RingStepRule {
+  kReceive,   ///< once its predecessor's step-k segment has arrived
+  kSendRecv,  ///< MPI_Sendrecv: also once its own step-k segment has reached its successor
+  kBarrier,   ///< once every site has received its step-k segment (a global barrier)
+};
+
+/// True for the collectives whose one group's `sites` order is a ring order.
+inline bool is_ring_collective(Collective c) {
+  return c == Collective::kRing || c == Collective::kReduceScatter || c == Collective::kAllGather;
+}
+
 /// A periodic schedule: step k runs round rounds[k % rounds.size()].
-/// For kRing, rounds has one round with one group whose `sites` order is the ring order.
+/// Ring collectives and kParameterServer: one round with one group (the ring order; the
+/// server first). kPointToPoint: rounds of groups [sender, receiver]; the groups of one
+/// round are concurrent transfers.
 struct Schedule {
   std::string name;
   Collective collective = Collective::kGroupAverage;
   std::vector<Round> rounds;
+  RingStepRule ring_step = RingStepRule::kReceive;  ///< ring collectives only
+  int messages = 1;  ///< kPointToPoint: concurrent messages of G bytes per pair
   std::size_t period() const { return rounds.size(); }
 };
 

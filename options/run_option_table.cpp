@@ -90,19 +90,23 @@ std::vector<OptionSpec> make_table() {
           .def("0.001")
           .within(0, 1, "()")
           .sets([](O& o, S v) { o.eps = parse_number(v); }),
-      Row("flow-control", Kind::kChoice, kAll, "pacing | credit")
+      Row("flow-control", Kind::kChoice, kAll,
+          "pacing | credit | drop (no flow control: a contribution finding no free slot is "
+          "dropped and retransmitted after a timeout)")
           .def("pacing")
-          .among({"pacing", "credit"})
+          .among({"pacing", "credit", "drop"})
           .sets([](O& o, S v) {
-            o.flow_control = v == "credit" ? FlowControl::kCredit : FlowControl::kPacing;
+            o.flow_control = v == "credit" ? FlowControl::kCredit
+                             : v == "drop" ? FlowControl::kDrop
+                                           : FlowControl::kPacing;
           }),
       Row("round-start", Kind::kChoice, kAll,
           "aligned (members exchange ready messages and start together) | immediate | auto "
-          "(aligned with pacing, immediate with credit)")
+          "(aligned with pacing and drop, immediate with credit)")
           .def("auto")
           .among({"auto", "aligned", "immediate"})
           .sets([](O& o, S v) {
-            o.aligned_start = v == "auto" ? o.flow_control == FlowControl::kPacing : v == "aligned";
+            o.aligned_start = v == "auto" ? o.flow_control != FlowControl::kCredit : v == "aligned";
           }),
       Row("alignment", Kind::kChoice, kAll,
           "with an aligned start: arrival (each member sends at its offset so contributions "
@@ -141,7 +145,29 @@ std::vector<OptionSpec> make_table() {
       Row("functional", Kind::kFlag, kRunInput, "carry real data and check every sum")
           .sets([](O& o, S v) { o.functional = v == "true"; }),
       Row("no-colocated", Kind::kFlag, kRunInput, "skip the co-located reference simulation"),
-      Row("vcd", Kind::kOutput, kRun, "write a VCD waveform to FILE"),
+      Row("loss", Kind::kNumber, kRunInput,
+          "fault injection: chunk (and control message) loss rate on every WAN link, each "
+          "direction, seeded by --seed; turns loss recovery on")
+          .def("0")
+          .within(0, 1, "[)")
+          .sets([](O& o, S v) { o.faults.wan_loss_rate = parse_number(v); }),
+      Row("fault", Kind::kText, kRunInput,
+          "fault injection, repeatable: loss:A-B=RATE, down:A-B@T1[-T2] (link down, rerouted), "
+          "stall:SITE@T1-T2, slow:SITE=FACTOR (docs/simulation-semantics.md, Faults)")
+          .many(),
+      Row("retransmit-timeout", Kind::kTime, kRunInput,
+          "loss recovery: retransmission timeout (default: per group, twice its longest "
+          "chunk/acknowledgement round trip plus its skew)")
+          .within(0, kInf, "()")
+          .sets([](O& o, S v) { o.faults.retransmit_timeout_ps = parse_time_ps(v); }),
+      Row("watchdog", Kind::kTime, kRunInput,
+          "end a run without progress for this long (simulated) with a diagnosis, exit "
+          "status 3 (default: 20 retransmission timeouts + the longest outage, >= 1s)")
+          .within(0, kInf, "()")
+          .sets([](O& o, S v) { o.faults.watchdog_ps = parse_time_ps(v); }),
+      Row("vcd", Kind::kOutput, kRun,
+          "write a VCD waveform to FILE, and its GTKWave view to FILE with .gtkw"),
+      Row("gtkw", Kind::kOutput, kRun, "with --vcd: write the GTKWave view to FILE instead"),
       Row("trace", Kind::kText, kRun,
           "with --vcd: what to trace, e.g. \"sites=lon,tyo signals=buffer,links,slots,state\" "
           "(default: every site and signal; docs/waveforms.md)")
@@ -169,9 +195,6 @@ std::vector<OptionSpec> make_table() {
       Row("verify", Kind::kFlag, kSchedule,
           "run the listed schedules through the SystemC simulation (aggnet run --json) and "
           "print analytic vs simulated round time"),
-      Row("jobs", Kind::kInteger, kSchedule, "--verify: simulations run in parallel")
-          .def("2")
-          .within(1, kIntMax, "[]"),
       Row("target", Kind::kNumber, kSizeBuffers,
           "keep every group's round at least this fraction of its unconstrained speed "
           "(unconstrained round time / round time), in (0, 1]")
@@ -179,7 +202,8 @@ std::vector<OptionSpec> make_table() {
           .within(0, 1, "(]"),
       Row("heterogeneous", Kind::kFlag, kSizeBuffers,
           "also find one size per site (others unconstrained) and check them together"),
-      Row("workers", Kind::kInteger, kSizeBuffers, "simulations in parallel (0: one per CPU)")
+      Row("workers", Kind::kInteger, kSchedule | kSizeBuffers,
+          "simulations in parallel (0: one per CPU); schedule: with --verify")
           .def("0")
           .within(0, kIntMax, "[]"),
       Row("quiet", Kind::kFlag, kRun | kSizeBuffers, "do not print the table or progress")

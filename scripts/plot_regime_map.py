@@ -7,9 +7,11 @@ panel per (link rate, alignment), from an `aggnet sweep` results database.
 Needs the axes `schedule`, `buffer` and `gradient`; `link_rate` (a set:...bandwidth axis)
 and `alignment` are optional panel axes. A cell is coloured by the schedule with the
 lowest metric (default comm_time_to_eps_s) and labelled with its lead over the runner-up
-(runner-up / winner). Cells where a point failed are hatched. Writes regime_map.{png,svg}
-and regime_map.txt (the numbers behind every cell). Exit status 3 when matplotlib is
-missing, 2 on a database without the needed axes.
+(runner-up / winner); a thick black bar marks a crossover (the winner changes between two
+buffer sizes). Cells where a point failed are hatched. The run's parameters (platform,
+chunk, eps, flow control) are printed under the title. Writes regime_map.{png,svg} and
+regime_map.txt (the numbers behind every cell). Exit status 3 when matplotlib is missing,
+2 on a database without the needed axes.
 """
 import argparse
 import os
@@ -21,32 +23,23 @@ try:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.colors import ListedColormap
+    from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 except ImportError as e:  # pragma: no cover - depends on the machine
     print(f"matplotlib is not available ({e}); install python3-matplotlib")
     sys.exit(3)
 
-
-def fmt_bytes(b):
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if b >= scale:
-            v = b / scale
-            return f"{v:g} {unit}" if v == int(v) else f"{v:.3g} {unit}"
-    return f"{b:g} B"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plot_sweep import (SCHEDULE_COLORS, fmt_bytes, metric_words, num,  # noqa: E402
+                        run_parameters, schedule_words, short_name)
 
 
-def short_name(schedule):
-    """Schedule files by their stem: sweeps/schedules/triad_pair_16mib.yaml -> triad_pair_16mib."""
-    base = os.path.basename(schedule)
-    return base.rsplit(".", 1)[0] if base.endswith((".yaml", ".yml")) else schedule
-
-
-def load(db, metric):
+def load(db):
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     con.row_factory = sqlite3.Row
-    axes = {r["option"]: r["name"] for r in con.execute("SELECT name, option FROM axes")}
-    rate = next((n for o, n in axes.items() if o.startswith("set:") and o.endswith("bandwidth")), None)
+    axes = {r["option"]: dict(r) for r in con.execute("SELECT name, option, kind FROM axes")}
+    rate = next((a for o, a in axes.items() if o.startswith("set:") and o.endswith("bandwidth")),
+                None)
     need = {"schedule", "buffer", "gradient"}
     if not need <= set(axes):
         print(f"{db}: the regime map needs the axes {', '.join(sorted(need))}")
@@ -59,11 +52,11 @@ def cells(rows, axes, rate, metric):
     """{(rate, alignment): {(buffer, gradient): {schedule: metric or None}}}."""
     out = {}
     for r in rows:
-        panel = (r.get(f"{rate}_value") if rate else None,
-                 r.get(axes["alignment"]) if "alignment" in axes else None)
-        key = (r[f"{axes['buffer']}_value"], r[f"{axes['gradient']}_value"])
+        panel = (num(r, rate) if rate else None,
+                 r.get(axes["alignment"]["name"]) if "alignment" in axes else None)
+        key = (num(r, axes["buffer"]), num(r, axes["gradient"]))
         ok = r["status"] == "ok" and r.get(metric) is not None
-        out.setdefault(panel, {}).setdefault(key, {})[short_name(r[axes["schedule"]])] = (
+        out.setdefault(panel, {}).setdefault(key, {})[short_name(r[axes["schedule"]["name"]])] = (
             r[metric] if ok else None)
     return out
 
@@ -76,33 +69,54 @@ def winner(values):
     return done[0][1], lead, any(v is None for v in values.values())
 
 
+ALIGNMENT_WORDS = {"auto": "arrival-aligned sends", "none": "no send alignment",
+                   "offsets": "arrival-aligned sends"}
+
+
 def panel_title(panel):
     rate, alignment = panel
     parts = []
     if rate is not None:
-        parts.append(f"{rate / 1e9:g} Gb/s")
+        parts.append(f"{rate / 1e9:g} Gb/s WAN links")
     if alignment is not None:
-        parts.append(f"alignment {alignment}")
+        parts.append(ALIGNMENT_WORDS.get(alignment, f"alignment {alignment}"))
     return ", ".join(parts) or "all points"
 
 
-def draw(ax, grid, schedules, colors):
+def two_line_bytes(b):
+    value, unit = fmt_bytes(b).split(" ")
+    return f"{value}\n{unit}"
+
+
+def draw(ax, grid, colors):
+    """Cells coloured by the winner, its lead written in; crossovers as thick bars."""
     bufs = sorted({b for b, _ in grid})
     grads = sorted({g for _, g in grid})
+    best = {}
     for (b, g), values in grid.items():
-        best, lead, incomplete = winner(values)
+        win, lead, incomplete = winner(values)
+        best[(b, g)] = win
         x, y = bufs.index(b), grads.index(g)
-        color = colors[schedules.index(best)] if best else "white"
-        ax.add_patch(plt.Rectangle((x - 0.5, y - 0.5), 1, 1, facecolor=color, edgecolor="white",
-                                   hatch="//" if incomplete else None))
+        ax.add_patch(plt.Rectangle((x - 0.5, y - 0.5), 1, 1, facecolor=colors.get(win, "white"),
+                                   edgecolor="white", hatch="//" if incomplete else None))
         if lead is not None:
-            ax.text(x, y, f"{lead:.3g}x", ha="center", va="center", fontsize=6.5)
+            ax.text(x, y, f"{lead:.3g}", ha="center", va="center", fontsize=8.5)
+    crossovers = []
+    for y, g in enumerate(grads):
+        for x in range(1, len(bufs)):
+            a, b = best.get((bufs[x - 1], g)), best.get((bufs[x], g))
+            if a and b and a != b:
+                ax.plot([x - 0.5, x - 0.5], [y - 0.5, y + 0.5], color="black", linewidth=3.5,
+                        solid_capstyle="butt", zorder=5)
+                crossovers.append((g, bufs[x - 1], bufs[x], a, b))
     ax.set_xlim(-0.5, len(bufs) - 0.5)
     ax.set_ylim(-0.5, len(grads) - 0.5)
     ax.set_xticks(range(len(bufs)))
-    ax.set_xticklabels([fmt_bytes(b) for b in bufs], rotation=60, fontsize=7)
+    ax.set_xticklabels([two_line_bytes(b) for b in bufs], fontsize=8.5)
     ax.set_yticks(range(len(grads)))
-    ax.set_yticklabels([fmt_bytes(g) for g in grads], fontsize=8)
+    ax.set_yticklabels([fmt_bytes(g) for g in grads], fontsize=9.5)
+    ax.tick_params(length=0)
+    return crossovers
 
 
 def numbers(data, metric):
@@ -126,33 +140,56 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--metric", default="comm_time_to_eps_s")
     args = ap.parse_args()
-    rows, axes, rate = load(args.db, args.metric)
+    rows, axes, rate = load(args.db)
     data = cells(rows, axes, rate, args.metric)
     schedules = sorted({s for grid in data.values() for v in grid.values() for s in v})
-    colors = ListedColormap(plt.get_cmap("tab10").colors).colors[:len(schedules)]
+    colors = {s: SCHEDULE_COLORS.get(s, plt.get_cmap("tab10")(i % 10))
+              for i, s in enumerate(schedules)}
     panels = sorted(data, key=lambda p: (p[0] or 0, str(p[1])))
     rates = sorted({p[0] for p in panels}, key=lambda r: r or 0)
     aligns = sorted({p[1] for p in panels}, key=str)
-    fig, axs = plt.subplots(len(rates), len(aligns), squeeze=False, sharex=True, sharey=True,
-                            figsize=(4.6 * len(aligns) + 1.5, 2.6 * len(rates) + 1.6))
+    ncols = len(aligns)
+    fig, axs = plt.subplots(len(rates), ncols, squeeze=False, sharex=True, sharey=True,
+                            figsize=(7.4 * ncols + 0.8, 2.9 * len(rates) + 3.2))
+    crossings, winners, failed = [], set(), False
     for panel in panels:
         ax = axs[rates.index(panel[0])][aligns.index(panel[1])]
-        draw(ax, data[panel], schedules, colors)
-        ax.set_title(panel_title(panel), fontsize=9)
+        crossings += [(panel,) + c for c in draw(ax, data[panel], colors)]
+        winners |= {winner(v)[0] for v in data[panel].values()}
+        failed = failed or any(winner(v)[2] for v in data[panel].values())
+        ax.set_title(panel_title(panel), fontsize=11)
     for ax in axs[-1]:
-        ax.set_xlabel("FPGA buffer per site")
+        ax.set_xlabel("FPGA buffer per site", fontsize=10)
     for row in axs:
-        row[0].set_ylabel("gradient G")
-    fig.legend(handles=[Patch(facecolor=c, label=s) for s, c in zip(schedules, colors)],
-               loc="upper center", ncol=min(3, len(schedules)), fontsize=8, frameon=False)
-    fig.suptitle(f"fastest schedule by {args.metric} (cell label: runner-up / winner)",
-                 fontsize=10, y=0.005, va="bottom")
-    fig.tight_layout(rect=(0, 0.03, 1, 0.9))
+        row[0].set_ylabel("gradient size", fontsize=10)
+    handles = [Patch(facecolor=colors[s],
+                     label=schedule_words(s) + ("" if s in winners else "  (never fastest)"))
+               for s in schedules]
+    handles.append(Line2D([], [], color="black", linewidth=3.5,
+                          label="crossover: the fastest schedule changes"))
+    if failed:
+        handles.append(Patch(facecolor="white", edgecolor="grey", hatch="//",
+                             label="a schedule failed in this cell"))
+    fig.legend(handles=handles, loc="lower center", ncol=2, fontsize=9.5, frameon=True,
+               title="cell colour = fastest schedule;  number = runner-up time / fastest time",
+               title_fontsize=9.5, bbox_to_anchor=(0.5, 0.0))
+    fig.suptitle(f"Fastest schedule by {metric_words(args.metric).split(' (')[0]}", fontsize=13, y=0.995)
+    fig.text(0.5, 0.955, run_parameters(rows, args.db, skip={"buffer", "gradient", "schedule",
+                                                             "alignment"}),
+             ha="center", va="top", fontsize=9.5, color="#333333")
+    legend_rows = (len(handles) + 1) // 2
+    bottom = (0.45 + 0.2 * legend_rows) / fig.get_figheight()
+    fig.tight_layout(rect=(0, bottom, 1, 1 - 0.75 / fig.get_figheight()))
     os.makedirs(args.out, exist_ok=True)
     for ext in ("png", "svg"):
-        fig.savefig(os.path.join(args.out, f"regime_map.{ext}"), dpi=130)
+        fig.savefig(os.path.join(args.out, f"regime_map.{ext}"), dpi=110)
     with open(os.path.join(args.out, "regime_map.txt"), "w") as f:
         f.write(numbers(data, args.metric))
+        f.write("# crossovers (panel, gradient: buffer below -> buffer above: winner below -> "
+                "winner above)\n")
+        for panel, g, b0, b1, a, b in crossings:
+            f.write(f"[{panel_title(panel)}] gradient {fmt_bytes(g)}: {fmt_bytes(b0)} -> "
+                    f"{fmt_bytes(b1)}: {a} -> {b}\n")
     print(f"wrote {args.out}/regime_map.png, .svg and .txt")
 
 

@@ -29,8 +29,8 @@ try:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.colors import ListedColormap
     from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
     from matplotlib.ticker import FuncFormatter, LogLocator
 except ImportError as e:  # pragma: no cover - depends on the machine
     print(f"matplotlib is not available ({e}); install python3-matplotlib")
@@ -51,15 +51,175 @@ def fmt_bytes(b):
     for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if b >= scale:
             v = b / scale
-            return f"{v:g}{unit}" if v == int(v) else f"{v:.3g}{unit}"
-    return f"{b:g}B"
+            return f"{v:g} {unit}" if v == int(v) else f"{v:.3g} {unit}"
+    return f"{b:g} B"
+
+
+def two_line_bytes(b):
+    value, unit = fmt_bytes(b).split(" ")
+    return f"{value}\n{unit}"
 
 
 def fmt_rate(bps):
-    for unit, scale in (("Tbps", 1e12), ("Gbps", 1e9), ("Mbps", 1e6), ("kbps", 1e3)):
+    for unit, scale in (("Tb/s", 1e12), ("Gb/s", 1e9), ("Mb/s", 1e6), ("kb/s", 1e3)):
         if bps >= scale:
-            return f"{bps / scale:g}{unit}"
-    return f"{bps:g}bps"
+            return f"{bps / scale:g} {unit}"
+    return f"{bps:g} b/s"
+
+
+# The numeric column of an axis, by its kind (sweeps/README.md): buffer -> buffer_bytes.
+KIND_SUFFIX = {"bytes": "_bytes", "rate_bps": "_bps", "time_s": "_s", "frequency_hz": "_hz",
+               "number": "_value"}
+
+
+def numeric_column(axis):
+    return axis["name"] + KIND_SUFFIX.get(axis["kind"], "_value")
+
+
+def num(row, axis):
+    """An axis' number in base units (databases before the unit names: <axis>_value)."""
+    v = row.get(numeric_column(axis))
+    return row.get(axis["name"] + "_value") if v is None else v
+
+
+# One colour per schedule in every figure, so figures can be compared.
+SCHEDULE_COLORS = {"all-to-all": "tab:blue", "ring": "tab:orange", "sequential-3": "tab:green",
+                   "triad_pair_16mib": "tab:red", "triad_pair_aligned_16mib": "tab:purple",
+                   "triads": "tab:brown", "hierarchical": "tab:pink", "pairs": "tab:olive",
+                   "triad_pair_aligned": "tab:cyan", "triad_pair": "tab:gray"}
+
+SCHEDULE_WORDS = {
+    "all-to-all": "all-to-all (one group of all sites)",
+    "ring": "host ring all-reduce (no FPGA)",
+    "triads": "triads, 4 classes in platform order",
+    "triad_pair_16mib": "best pair of triad classes (search at 16 MiB)",
+    "triad_pair_aligned_16mib": "best pair of triad classes, aligned search",
+    "sequential-3": "sequential triads (one group per round)",
+    "hierarchical": "hierarchical (continent groups, then leaders)",
+    "pairs": "pairs",
+}
+
+
+def short_name(schedule):
+    """Schedule files by their stem: sweeps/schedules/triad_pair_16mib.yaml -> triad_pair_16mib."""
+    base = os.path.basename(str(schedule))
+    return base.rsplit(".", 1)[0] if base.endswith((".yaml", ".yml")) else str(schedule)
+
+
+def schedule_words(schedule):
+    name = short_name(schedule)
+    return SCHEDULE_WORDS.get(name, name)
+
+
+METRIC_WORDS = {
+    "step_time_s_mean": "mean step time (s)",
+    "step_time_s_max": "slowest step time (s)",
+    "time_to_eps_s": "time to \u03b5-consensus (s)",
+    "comm_time_to_eps_s": "communication time to \u03b5-consensus (s)",
+    "round_time_s_mean": "mean round time (s)",
+    "round_time_s_max": "slowest round time (s)",
+    "total_time_s": "total simulated time (s)",
+    "exposed_comm_time_s_mean": "mean exposed communication time (s)",
+    "slowdown_vs_colocated": "slowdown vs one data centre (\u00d7)",
+    "gpu_idle_fraction": "GPU idle fraction",
+    "allreduce_bandwidth_gbps": "all-reduce bandwidth (Gb/s)",
+    "buffer_high_water_bytes_max": "largest buffer high-water mark (bytes)",
+    "link_utilization_max": "busiest link's utilization",
+}
+
+
+def metric_words(key):
+    """A summary key in words with its unit: comm_time_to_eps_s -> communication time to
+    eps-consensus (s)."""
+    if key in METRIC_WORDS:
+        return METRIC_WORDS[key]
+    units = {"s": "s", "ms": "ms", "ns": "ns", "bytes": "bytes", "gbps": "Gb/s"}
+    parts = key.split("_")
+    unit = next((units[p] for p in parts if p in units), None)
+    words = " ".join(p for p in parts if p not in units)
+    return f"{words} ({unit})" if unit else words
+
+
+def run_parameters(rows, db, skip=()):
+    """The run's fixed parameters in one line (platform, gradient, chunk, flow control, eps,
+    steps, overrides): from the first successful point's run JSON next to the database
+    (options with their defaults), else from the options column; options that vary across
+    the points (axes) and those in `skip` are left out."""
+    per_point = [json.loads(r.get("options") or "{}") for r in rows]
+    varying = set()
+    for field in ("options", "set"):
+        keys = {k for p in per_point for k in p.get(field, {})}
+        for k in keys:
+            if len({str(p.get(field, {}).get(k)) for p in per_point}) > 1:
+                varying.add(k.replace("-", "_"))
+    opts, sets, platform = {}, {}, None
+    ok = [r for r in rows if r.get("status") == "ok"]
+    path = (os.path.join(os.path.dirname(os.path.abspath(db)), "runs", ok[0]["point_id"] + ".json")
+            if ok else "")
+    try:
+        with open(path) as f:
+            j = json.load(f)
+        opts = dict(j.get("options", {}))
+        platform = j.get("platform")
+        sets = {s.split("=", 1)[0]: s.split("=", 1)[1] for s in opts.pop("set", []) if "=" in s}
+    except (OSError, ValueError, TypeError):
+        pass
+    if per_point:  # the spec's values as written win ("steps: 0" = until eps, not the count run)
+        opts.update({k.replace("-", "_"): v for k, v in per_point[0].get("options", {}).items()})
+        sets.update(per_point[0].get("set", {}))
+    skip = set(skip) | varying
+    parts = []
+    if "platform" not in skip and (platform or opts.get("platform")):
+        parts.append(f"platform {platform or short_name(opts['platform'])}")
+    for key, words in (("gradient", "gradient"), ("chunk", "chunk"), ("buffer", "FPGA buffer")):
+        if key not in skip and opts.get(key):
+            b = parse_size(opts[key])
+            parts.append(f"{words} {fmt_bytes(b) if b else opts[key]}")
+    if "schedule" not in skip and opts.get("schedule"):
+        parts.append(f"schedule {short_name(opts['schedule'])}")
+    if "flow_control" not in skip and opts.get("flow_control"):
+        parts.append(f"{opts['flow_control']} flow control")
+    if "alignment" not in skip and opts.get("alignment"):
+        parts.append(f"alignment {opts['alignment']}")
+    if "eps" not in skip and opts.get("eps") is not None:
+        parts.append(f"\u03b5 = {opts['eps']:g}" if isinstance(opts["eps"], (int, float))
+                     else f"\u03b5 = {opts['eps']}")
+    if "steps" not in skip and opts.get("steps") is not None:
+        parts.append("steps until \u03b5" if str(opts["steps"]) == "0" else f"{opts['steps']} steps")
+    for path, v in sorted(sets.items()):
+        if path not in varying:
+            parts.append(f"{path} = {v}")
+    return " \u00b7 ".join(parts)
+
+
+def log_axis(ax, axis, values):
+    """A log scale with plain tick labels (0.2, 0.5, 1, 2, 5) when the values span more than
+    a factor of 3, else a linear one (a log axis over a narrow range has no labelled tick)."""
+    finite = [v for v in values if v is not None and math.isfinite(v) and v > 0]
+    if not finite or max(finite) / min(finite) <= 3:
+        return
+    getattr(ax, f"set_{axis}scale")("log")
+    target = ax.yaxis if axis == "y" else ax.xaxis
+    target.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    target.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    target.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+
+
+def buffer_ticks(ax, values):
+    """Log-2 buffer axis, one horizontal two-line label per swept size (at most ~10)."""
+    ax.set_xscale("log", base=2)
+    ticks = sorted(set(values))
+    step = max(1, (len(ticks) + 9) // 10)
+    ax.set_xticks(ticks[::step])
+    ax.set_xticklabels([two_line_bytes(t) for t in ticks[::step]])
+    ax.minorticks_off()
+
+
+def crossovers(best_by_buffer):
+    """[(buffer below, buffer above, winner below, winner above)] where the winner changes."""
+    bufs = sorted(best_by_buffer)
+    return [(a, b, best_by_buffer[a], best_by_buffer[b])
+            for a, b in zip(bufs, bufs[1:]) if best_by_buffer[a] != best_by_buffer[b]]
 
 
 # Per-step costs: ranking schedules by them ignores how many rounds each needs to mix
@@ -106,14 +266,18 @@ def buffer_axis(axes):
 
 
 def panel_label(key_axes, row, rate):
-    """Title of a Pareto panel: the link rate (formatted) and any other axis values."""
+    """Title of a panel: the link rate (formatted) and any other axis values."""
     parts = []
     for a in key_axes:
         if rate is not None and a["name"] == rate["name"]:
-            parts.append(f"link {fmt_rate(row[a['name'] + '_value'])}")
+            parts.append(f"{fmt_rate(num(row, a))} WAN links")
         else:
-            parts.append(f"{a['name']}={row[a['name']]}")
+            parts.append(f"{a['name'].replace('_', ' ')} {short_name(row[a['name']])}")
     return ", ".join(parts)
+
+
+def category_label(cat, value):
+    return schedule_words(value) if cat is not None and cat["option"] == "schedule" else str(value)
 
 
 def pareto_front(pts):
@@ -126,7 +290,14 @@ def pareto_front(pts):
     return front
 
 
-def plot_pareto(rows, axes, cat, rate, metric, meta, out, written, numbers):
+def header(fig, title, params, height):
+    """Title in words and the run's parameters under it; returns the top of the plot area."""
+    fig.suptitle(title, fontsize=12, y=1 - 0.05 / height, va="top")
+    fig.text(0.5, 1 - 0.36 / height, params, ha="center", va="top", fontsize=9, color="#333333")
+    return 1 - 0.6 / height
+
+
+def plot_pareto(rows, axes, cat, rate, metric, params, out, written, numbers):
     """One panel per link rate (per combination of the axes other than the category and the
     buffer): buffer bytes vs time to eps-consensus, every point, and that panel's front."""
     key = pareto_metric(rows, metric)
@@ -137,21 +308,20 @@ def plot_pareto(rows, axes, cat, rate, metric, meta, out, written, numbers):
         b, y = buffer_of(r, buf), value(r, key)
         if b is None or y is None:
             continue
-        k = tuple(r[a["name"] + "_value"] if a["kind"] != "text" else r[a["name"]] for a in key_axes)
+        k = tuple(num(r, a) if a["kind"] != "text" else r[a["name"]] for a in key_axes)
         panels.setdefault(k, {"title": panel_label(key_axes, r, rate), "pts": []})
         panels[k]["pts"].append((b, y, r[cat["name"]] if cat else "point"))
     if not panels:
         return
     labels = sorted({p[2] for panel in panels.values() for p in panel["pts"]})
-    color = {lab: plt.get_cmap("tab10")(i % 10) for i, lab in enumerate(labels)}
+    color = {lab: SCHEDULE_COLORS.get(short_name(lab), plt.get_cmap("tab10")(i % 10))
+             for i, lab in enumerate(labels)}
     ncols = len(panels) if len(panels) <= 3 else min(4, math.ceil(math.sqrt(len(panels))))
     nrows = (len(panels) + ncols - 1) // ncols
-    height = 4.4 * nrows
+    height = 4.4 * nrows + 1.0
     fig, axs = plt.subplots(nrows, ncols, figsize=(5.6 * ncols, height), squeeze=False)
     fallback = key not in TIME_TO_EPS
-    ylabel = (key.replace("_", " ") if fallback else
-              ("time to eps-consensus, s (time_to_eps_s)" if key == "time_to_eps_s" else
-               "comm time to eps-consensus, s (comm_time_to_eps_s)"))
+    ylabel = metric_words(key)
     for ax, (k, panel) in zip(axs.flat, sorted(panels.items())):
         pts = panel["pts"]
         finite = [p for p in pts if math.isfinite(p[1])]
@@ -159,30 +329,22 @@ def plot_pareto(rows, axes, cat, rate, metric, meta, out, written, numbers):
             sel = [p for p in finite if p[2] == lab]
             if sel:
                 ax.scatter([p[0] for p in sel], [p[1] for p in sel], s=24, color=color[lab],
-                           label=lab, zorder=3)
+                           zorder=3)
         front = pareto_front(finite)
         if front:
             xs = [p[0] for p in front] + [max(p[0] for p in finite)]
             ys = [p[1] for p in front] + [front[-1][1]]
-            ax.step(xs, ys, where="post", color="black", linewidth=1.2, label="Pareto front",
-                    zorder=2)
+            ax.step(xs, ys, where="post", color="black", linewidth=1.2, zorder=2)
             ax.scatter([p[0] for p in front], [p[1] for p in front], s=70, facecolors="none",
                        edgecolors="black", linewidths=1.0, zorder=4)
         never = sorted({p[2] for p in pts if not math.isfinite(p[1])})
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        xt = sorted({p[0] for p in pts})
-        step = max(1, len(xt) // 8)
-        ax.set_xticks(xt[::step])
-        ax.set_xticklabels([fmt_bytes(t) for t in xt[::step]], rotation=45)
-        ax.minorticks_off()
-        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        buffer_ticks(ax, [p[0] for p in pts])
+        log_axis(ax, "y", [p[1] for p in finite])
         ax.grid(True, which="major", alpha=0.3)
-        ax.set_xlabel("buffer bytes per aggregator")
+        ax.set_xlabel("FPGA buffer per site")
         ax.set_ylabel(ylabel)
         if panel["title"]:
-            ax.set_title(panel["title"])
+            ax.set_title(panel["title"], fontsize=10)
         name = cat["name"] if cat else "point"
         numbers.append(f"# Pareto front [{panel['title'] or 'all'}] (buffer bytes, {key}, {name})")
         numbers.extend(f"{fmt_bytes(b)} {y:.6g} {lab}" for b, y, lab in front)
@@ -193,16 +355,16 @@ def plot_pareto(rows, axes, cat, rate, metric, meta, out, written, numbers):
     finite_labels = {p[2] for panel in panels.values() for p in panel["pts"] if math.isfinite(p[1])}
     handles = [Line2D([], [], marker="o" if lab in finite_labels else "x", linestyle="",
                       color=color[lab],
-                      label=lab if lab in finite_labels else f"{lab} (never reaches eps)")
+                      label=category_label(cat, lab) + ("" if lab in finite_labels else
+                                                        " (never reaches \u03b5)"))
                for lab in labels]
     handles.append(Line2D([], [], color="black", marker="o", markerfacecolor="none",
                           label="Pareto front (this panel)"))
-    what = (f"{key}, NOT time to consensus (some points lack time_to_eps_s: run with "
-            "steps: 0)" if fallback else ylabel.split(",")[0])
-    fig.suptitle(f"{meta.get('spec_name', '')}: buffer vs {what} (lower left is better)",
-                 fontsize=11)
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.3 / height))  # room for the suptitle
-    fig.legend(handles=handles, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8,
+    what = (f"{ylabel}, NOT time to consensus (some points lack time_to_eps_s: run with "
+            "steps: 0)" if fallback else ylabel.split(" (")[0])
+    top = header(fig, f"FPGA buffer vs {what}: the lower left is better", params, height)
+    fig.tight_layout(rect=(0, 0, 1, top))
+    fig.legend(handles=handles, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=9,
                title=cat["name"] if cat else None)
     save(fig, out, "pareto", written)
 
@@ -236,30 +398,194 @@ def pick_axes(axes):
 
 
 def group_key(row, axes, skip):
-    return " ".join(f"{a['name']}={row[a['name']]}" for a in axes if a["name"] not in skip)
+    return " ".join(f"{a['name']}={short_name(row[a['name']])}" for a in axes
+                    if a["name"] not in skip)
 
 
 def save(fig, out, name, written):
     for ext in ("png", "svg"):
         path = os.path.join(out, f"{name}.{ext}")
-        fig.savefig(path, dpi=120, bbox_inches="tight")
+        fig.savefig(path, dpi=110, bbox_inches="tight")
         written.append(path)
     plt.close(fig)
 
 
 def buffer_of(row, buf):
-    if buf is not None and row.get(buf["name"] + "_value") is not None:
-        return row[buf["name"] + "_value"]
+    if buf is not None and num(row, buf) is not None:
+        return num(row, buf)
     try:
         opts = json.loads(row.get("options") or "{}")
     except ValueError:
         opts = {}
     b = parse_size(opts.get("options", {}).get("buffer", "")) if opts else None
     if b is None:
-        for path, value in opts.get("set", {}).items():
+        for path, v in opts.get("set", {}).items():
             if path.endswith("fpga.buffer"):
-                b = parse_size(value)
+                b = parse_size(v)
     return b if b is not None else row.get("buffer_high_water_bytes_max")
+
+
+def plot_metric_vs_buffer(rows, axes, buf, cat, rate, metric, params, out, written, numbers):
+    """The metric vs buffer size, one line per schedule, one panel per link rate; the
+    crossovers (where the fastest schedule changes) marked."""
+    rates = sorted({num(r, rate) for r in rows}) if rate else [None]
+    extra_axes = [a for a in axes if a["name"] not in
+                  {buf["name"], cat["name"], rate["name"] if rate else ""}]
+    height = 5.4
+    fig, axs = plt.subplots(1, len(rates), figsize=(7.2 * len(rates), height), squeeze=False)
+    numbers.append(f"# {metric} vs {buf['name']} per {cat['name']}")
+    handles, crossed = {}, False
+    for ax, rv in zip(axs[0], rates):
+        sub = [r for r in rows if rate is None or num(r, rate) == rv]
+        series = {}
+        for r in sub:
+            label = r[cat["name"]]
+            extra = group_key(r, extra_axes, set())
+            series.setdefault((label, extra), []).append((num(r, buf), value(r, metric)))
+        for (label, extra), pts in sorted(series.items()):
+            pts.sort()
+            words = category_label(cat, label) + (f" [{extra}]" if extra else "")
+            line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=4,
+                            color=SCHEDULE_COLORS.get(short_name(label)) if not extra else None,
+                            linestyle="-" if not extra else None)
+            handles.setdefault(words, line)
+            prefix = f"[{fmt_rate(rv)}] " if rate else ""
+            numbers.append(prefix + f"{label}{' ' + extra if extra else ''}: " + ", ".join(
+                f"{fmt_bytes(x)}={y:.6g}" for x, y in pts))
+        buffer_ticks(ax, [num(r, buf) for r in sub])
+        log_axis(ax, "y", [value(r, metric) for r in sub])
+        ax.set_xlabel("FPGA buffer per site")
+        ax.set_ylabel(metric_words(metric))
+        ax.grid(True, which="major", alpha=0.3)
+        if rate:
+            ax.set_title(f"{fmt_rate(rv)} WAN links", fontsize=10)
+        if not extra_axes:  # crossovers: where the fastest schedule changes
+            best = {}
+            for (label, _), pts in series.items():
+                for b, y in pts:
+                    if y is not None and (b not in best or y < best[b][1]):
+                        best[b] = (label, y)
+            for b0, b1, w0, w1 in crossovers({b: w for b, (w, _) in best.items()}):
+                crossed = True
+                x = math.sqrt(b0 * b1)
+                ax.axvline(x, color="black", linestyle="--", linewidth=1.1, zorder=1)
+                ax.annotate(f"crossover\n{short_name(w0)} \u2192 {short_name(w1)}",
+                            xy=(x, 1.0), xycoords=("data", "axes fraction"),
+                            xytext=(3, -4), textcoords="offset points", va="top", fontsize=8)
+                numbers.append((f"[{fmt_rate(rv)}] " if rate else "") +
+                               f"crossover between {fmt_bytes(b0)} and {fmt_bytes(b1)}: "
+                               f"{w0} -> {w1}")
+    if crossed:
+        handles["crossover: the fastest schedule changes"] = Line2D(
+            [], [], color="black", linestyle="--", linewidth=1.1)
+    top = header(fig, f"{metric_words(metric).split(' (')[0].capitalize()} vs FPGA buffer size",
+                 params, height)
+    fig.tight_layout(rect=(0, 0, 1, top))
+    fig.legend(list(handles.values()), list(handles.keys()), loc="center left",
+               bbox_to_anchor=(1.0, 0.5), fontsize=9, title=cat["name"])
+    save(fig, out, "metric_vs_buffer", written)
+
+
+def plot_winner_heatmap(rows, failed, buf, cat, rate, metric, params, out, written, numbers):
+    """The winning schedule per (buffer, link rate), ranked as the printed verdict is: cells
+    coloured by the winner with a key, crossovers as thick bars."""
+    rank = ranking_metric(rows, metric)
+    rates = sorted({num(r, rate) for r in rows}) if rate else [None]
+    bufs = sorted({num(r, buf) for r in rows})
+    best = {}
+    for r in rows:
+        key = (num(r, buf), num(r, rate) if rate else None)
+        v = value(r, rank)
+        if v is not None and (key not in best or v < best[key][1]):
+            best[key] = (r[cat["name"]], v)
+    # A cell where some schedule failed cannot name a winner: hatched.
+    incomplete = {(num(r, buf), num(r, rate) if rate else None) for r in failed}
+    winners = sorted({w for w, _ in best.values()})
+    color = {w: SCHEDULE_COLORS.get(short_name(w), plt.get_cmap("tab10")(i % 10))
+             for i, w in enumerate(winners)}
+    height = 0.75 * len(rates) + 3.4
+    crossed = False
+    fig, ax = plt.subplots(figsize=(max(7.5, 0.62 * len(bufs) + 2.5), height))
+    for yi, rv in enumerate(rates):
+        for xi, b in enumerate(bufs):
+            w = best.get((b, rv))
+            ax.add_patch(plt.Rectangle((xi - 0.5, yi - 0.5), 1, 1,
+                                       facecolor=color[w[0]] if w else "white", edgecolor="white",
+                                       hatch="//" if (b, rv) in incomplete else None))
+        row = {b: best[(b, rv)][0] for b in bufs if (b, rv) in best}
+        for b0, b1, w0, w1 in crossovers(row):
+            crossed = True
+            x = bufs.index(b1) - 0.5
+            ax.plot([x, x], [yi - 0.5, yi + 0.5], color="black", linewidth=3.5,
+                    solid_capstyle="butt")
+            numbers.append((f"{fmt_rate(rv)}: " if rate else "") +
+                           f"crossover between {fmt_bytes(b0)} and {fmt_bytes(b1)}: {w0} -> {w1}")
+    ax.set_xlim(-0.5, len(bufs) - 0.5)
+    ax.set_ylim(-0.5, len(rates) - 0.5)
+    ax.set_xticks(range(len(bufs)))
+    ax.set_xticklabels([two_line_bytes(b) for b in bufs], fontsize=9)
+    ax.set_yticks(range(len(rates)))
+    ax.set_yticklabels([fmt_rate(rv) for rv in rates] if rate else ["platform's links"],
+                       fontsize=10)
+    ax.tick_params(length=0)
+    ax.set_xlabel("FPGA buffer per site")
+    ax.set_ylabel("WAN link rate" if rate else "")
+    handles = [Patch(facecolor=color[w], label=category_label(cat, w)) for w in winners]
+    if crossed:
+        handles.append(Line2D([], [], color="black", linewidth=3.5,
+                              label="crossover: the fastest schedule changes"))
+    if incomplete:
+        handles.append(Patch(facecolor="white", edgecolor="grey", hatch="//",
+                             label="some schedule failed here"))
+    top = header(fig, f"Fastest {cat['name']} by {metric_words(rank).split(' (')[0]}", params,
+                 height)
+    fig.tight_layout(rect=(0, 0, 1, top))
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2,
+               fontsize=9, title="cell colour = fastest " + cat["name"])
+    save(fig, out, "winner_heatmap", written)
+    numbers.append(f"# best {cat['name']} per ({buf['name']}, link rate)")
+    for rv in rates:
+        numbers.append((f"{fmt_rate(rv)}: " if rate else "") + ", ".join(
+            f"{fmt_bytes(b)}={best[(b, rv)][0]}" + ("*" if (b, rv) in incomplete else "")
+            for b in bufs if (b, rv) in best))
+
+
+def plot_variants(rows, axes, cat, metric, params, out, written, numbers):
+    """Variants side by side (category other than schedule, e.g. the ablation): one bar per
+    variant, one bar group per combination of the other axes."""
+    slow = "slowdown_vs_colocated"
+    labels, groups = [], []
+    for r in rows:
+        if r[cat["name"]] not in labels:
+            labels.append(r[cat["name"]])
+        g = group_key(r, axes, {cat["name"]})
+        if g not in groups:
+            groups.append(g)
+    height = 5.2
+    fig, axs = plt.subplots(1, 2, figsize=(12, height))
+    width = 0.8 / max(1, len(groups))
+    for ax, key in zip(axs, (metric, slow)):
+        for gi, g in enumerate(groups):
+            vals = []
+            for lab in labels:
+                v = [r[key] for r in rows if r[cat["name"]] == lab and
+                     group_key(r, axes, {cat["name"]}) == g and r.get(key) is not None]
+                vals.append(v[0] if v else 0)
+            ax.bar([i + gi * width for i in range(len(labels))], vals, width, label=g or "all")
+            numbers.append(f"# {key} per {cat['name']}" + (f" [{g}]" if g else "") + ": " +
+                           ", ".join(f"{lab}={v:.6g}" for lab, v in zip(labels, vals)))
+        ax.set_xticks([i + 0.4 - width / 2 for i in range(len(labels))])
+        ax.set_xticklabels(labels, rotation=20, ha="right")
+        ax.set_ylabel(metric_words(key))
+        ax.set_title(metric_words(key).split(" (")[0].capitalize(), fontsize=10)
+        if key == slow:
+            ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
+        if len(groups) > 1:
+            ax.legend(fontsize=8)
+    top = header(fig, f"{cat['name'].replace('_', ' ').capitalize()}s side by side", params,
+                 height)
+    fig.tight_layout(rect=(0, 0, 1, top))
+    save(fig, out, "variants", written)
 
 
 def main():
@@ -285,119 +611,17 @@ def main():
         print(f"plot_sweep: the results have no metric '{metric}', nothing to plot")
         return 0
     buf, cat, rate = pick_axes(axes)
-    ylabel = metric.replace("_", " ")
-
-    # 1. metric vs buffer per schedule, log x (one panel per link rate).
+    params = run_parameters(all_rows, args.db)
+    if meta.get("spec_name"):
+        params = f"sweep {meta['spec_name']} \u00b7 " + params
     if buf is not None and cat is not None:
-        rates = sorted({r[rate["name"] + "_value"] for r in rows}) if rate else [None]
-        fig, axs = plt.subplots(1, len(rates), figsize=(6.4 * len(rates), 4.6), squeeze=False)
-        numbers.append(f"# {metric} vs {buf['name']} per {cat['name']}")
-        for ax, rv in zip(axs[0], rates):
-            sub = [r for r in rows if rate is None or r[rate["name"] + "_value"] == rv]
-            series = {}
-            for r in sub:
-                label = r[cat["name"]]
-                extra = group_key(r, axes, {buf["name"], cat["name"], rate["name"] if rate else ""})
-                if extra:
-                    label += f" ({extra})"
-                series.setdefault(label, []).append((r[buf["name"] + "_value"], r[metric]))
-            for label, pts in sorted(series.items()):
-                pts.sort()
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=label)
-                prefix = f"[{rate['name']}={fmt_rate(rv)}] " if rate else ""
-                numbers.append(prefix + label + ": " + ", ".join(
-                    f"{fmt_bytes(x)}={y:.6g}" for x, y in pts))
-            ax.set_xscale("log", base=2)
-            ax.set_yscale("log")
-            ax.set_xlabel(f"{buf['name']} (bytes per aggregator)")
-            ax.set_ylabel(ylabel)
-            ticks = sorted({r[buf["name"] + "_value"] for r in sub})
-            step = max(1, len(ticks) // 8)
-            ax.set_xticks(ticks[::step])
-            ax.set_xticklabels([fmt_bytes(t) for t in ticks[::step]], rotation=45)
-            ax.minorticks_off()
-            ax.grid(True, which="major", alpha=0.3)
-            ax.set_title(f"{meta.get('spec_name', '')}" + (f", link {fmt_rate(rv)}" if rate else ""))
-            ax.legend(fontsize=8)
-        save(fig, args.out, "metric_vs_buffer", written)
-
-        # 2. winning schedule per (buffer, link rate), ranked as the printed verdict is.
-        rank = ranking_metric(rows, metric)
-        bufs = sorted({r[buf["name"] + "_value"] for r in rows})
-        cats = sorted({r[cat["name"]] for r in rows})
-        best = {}
-        for r in rows:
-            key = (r[buf["name"] + "_value"], r[rate["name"] + "_value"] if rate else None)
-            v = value(r, rank)
-            if v is not None and (key not in best or v < best[key][1]):
-                best[key] = (r[cat["name"]], v)
-        # A cell where some schedule failed cannot name a winner: marked with '*'.
-        incomplete = {(r[buf["name"] + "_value"], r[rate["name"] + "_value"] if rate else None)
-                      for r in failed}
-        grid = [[cats.index(best[(b, rv)][0]) if (b, rv) in best else math.nan for b in bufs]
-                for rv in rates]
-        fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(bufs) + 2), max(2.2, 0.6 * len(rates) + 1.6)))
-        palette = plt.get_cmap("tab10")
-        cmap = ListedColormap([palette(i % 10) for i in range(len(cats))])
-        ax.imshow(grid, aspect="auto", cmap=cmap, vmin=-0.5, vmax=len(cats) - 0.5, origin="lower")
-        for yi, rv in enumerate(rates):
-            for xi, b in enumerate(bufs):
-                if (b, rv) in best:
-                    mark = "*" if (b, rv) in incomplete else ""
-                    ax.text(xi, yi, best[(b, rv)][0] + mark, ha="center", va="center", fontsize=7,
-                            rotation=90 if len(bufs) > 8 else 0)
-        ax.set_xticks(range(len(bufs)))
-        ax.set_xticklabels([fmt_bytes(b) for b in bufs], rotation=45)
-        ax.set_yticks(range(len(rates)))
-        ax.set_yticklabels([fmt_rate(rv) for rv in rates] if rate else ["platform links"])
-        ax.set_xlabel(f"{buf['name']} (bytes per aggregator)")
-        ax.set_ylabel("WAN link rate" if rate else "")
-        ax.set_title(f"best {cat['name']} by {rank}" +
-                     (" (* some schedule failed there)" if incomplete else ""))
-        save(fig, args.out, "winner_heatmap", written)
-        numbers.append(f"# best {cat['name']} per ({buf['name']}, link rate)")
-        for rv in rates:
-            numbers.append((f"{fmt_rate(rv)}: " if rate else "") + ", ".join(
-                f"{fmt_bytes(b)}={best[(b, rv)][0]}" + ("*" if (b, rv) in incomplete else "")
-                for b in bufs if (b, rv) in best))
-
-    # 3. Pareto front: buffer bytes vs time to eps-consensus, one front per link rate.
-    plot_pareto(rows, axes, cat, rate, metric, meta, args.out, written, numbers)
-
-    # 4. Variants side by side (category other than schedule, e.g. the ablation): one bar
-    # per variant, one bar group per combination of the other axes.
+        plot_metric_vs_buffer(rows, axes, buf, cat, rate, metric, params, args.out, written,
+                              numbers)
+        plot_winner_heatmap(rows, failed, buf, cat, rate, metric, params, args.out, written,
+                            numbers)
+    plot_pareto(rows, axes, cat, rate, metric, params, args.out, written, numbers)
     if buf is None and cat is not None:
-        slow = "slowdown_vs_colocated"
-        labels, groups = [], []
-        for r in rows:
-            if r[cat["name"]] not in labels:
-                labels.append(r[cat["name"]])
-            g = group_key(r, axes, {cat["name"]})
-            if g not in groups:
-                groups.append(g)
-        fig, axs = plt.subplots(1, 2, figsize=(12, 4.4))
-        width = 0.8 / max(1, len(groups))
-        for ax, key in zip(axs, (metric, slow)):
-            for gi, g in enumerate(groups):
-                vals = []
-                for lab in labels:
-                    v = [r[key] for r in rows if r[cat["name"]] == lab and
-                         group_key(r, axes, {cat["name"]}) == g and r.get(key) is not None]
-                    vals.append(v[0] if v else 0)
-                ax.bar([i + gi * width for i in range(len(labels))], vals, width,
-                       label=g or "all")
-                numbers.append(f"# {key} per {cat['name']}" + (f" [{g}]" if g else "") + ": " +
-                               ", ".join(f"{lab}={v:.6g}" for lab, v in zip(labels, vals)))
-            ax.set_xticks([i + 0.4 - width / 2 for i in range(len(labels))])
-            ax.set_xticklabels(labels, rotation=20, ha="right")
-            ax.set_ylabel(key.replace("_", " "))
-            if key == slow:
-                ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
-            if len(groups) > 1:
-                ax.legend(fontsize=8)
-        fig.suptitle(f"{meta.get('spec_name', '')}: {cat['name']}s side by side")
-        save(fig, args.out, "variants", written)
-
+        plot_variants(rows, axes, cat, metric, params, args.out, written, numbers)
     with open(os.path.join(args.out, "plot_numbers.txt"), "w") as f:
         f.write("\n".join(numbers) + "\n")
     print("plots: " + ", ".join(os.path.basename(w) for w in written if w.endswith(".png")) +

@@ -1,13 +1,31 @@
 #include "sim/builder.h"
 
+#include "sim/faults.h"
+#include "sim/watchdog.h"
+
 #include <algorithm>
 
 namespace aggnet {
 
 namespace {
-std::string link_name(const Platform& p, int from, int to) {
-  return "link_" + p.sites[from].code + "_" + p.sites[to].code;
+
+// A site's scope in the module hierarchy: no processes, it only names its children.
+struct SiteScope : sc_core::sc_module {
+  explicit SiteScope(sc_core::sc_module_name name) : sc_module(name) {}
+};
+
+// Runs `make` with `scope` on top of the kernel's module hierarchy, so the modules it
+// constructs become children of `scope`; the construction order (and so the order of
+// processes the kernel starts) stays that of a flat build.
+template <class Make>
+auto in_scope(sc_core::sc_module& scope, Make make) {
+  struct Pushed {
+    explicit Pushed(sc_core::sc_module& m) { sc_core::sc_get_curr_simcontext()->hierarchy_push(&m); }
+    ~Pushed() { sc_core::sc_get_curr_simcontext()->hierarchy_pop(); }
+  } pushed(scope);
+  return make();
 }
+
 }  // namespace
 
 NetworkSystem::NetworkSystem(sc_core::sc_module_name name, const Platform& platform,
@@ -25,10 +43,16 @@ NetworkSystem::NetworkSystem(sc_core::sc_module_name name, const Platform& platf
     for (const auto& round : schedule_.rounds)
       plans_.push_back(plan_round(platform_, routing_, round, options_));
   }
+  if (schedule_.ring_step != RingStepRule::kReceive)
+    ring_progress_ = std::make_shared<RingProgress>();
   build_sites();
   build_links();
   install_routes();
+  faults_ = std::make_unique<FaultInjector>("faults", *this);  // loss, outages, stalls
+  watchdog_ = std::make_unique<Watchdog>("watchdog", *this, faults_.get());
 }
+
+NetworkSystem::~NetworkSystem() = default;
 
 ComputeClusterConfig NetworkSystem::cluster_config(int site) const {
   ComputeClusterConfig c;
@@ -41,12 +65,11 @@ ComputeClusterConfig NetworkSystem::cluster_config(int site) const {
   c.multicast = options_.multicast;
   c.aggregation = options_.aggregation;
   c.functional = options_.functional;
-  if (schedule_.collective == Collective::kRing) {
-    c.ring = true;
-    if (!schedule_.rounds.empty() && !schedule_.rounds[0].groups.empty())
-      c.ring_order = schedule_.rounds[0].groups[0].sites;
-    return c;
-  }
+  c.control_bytes = options_.credit_bytes;
+  c.params.compute_time_ps = slowed_compute_ps(options_.faults, platform_, site);
+  c.reliable = loss_recovery(options_.faults, options_.flow_control) &&
+               schedule_.collective == Collective::kGroupAverage;
+  if (schedule_.collective != Collective::kGroupAverage) return host_collective_config(c);
   const int n = static_cast<int>(platform_.sites.size());
   for (std::size_t r = 0; r < plans_.size(); ++r) {
     ClusterRoundPlan round;
@@ -61,33 +84,69 @@ ComputeClusterConfig NetworkSystem::cluster_config(int site) const {
       round.start_delay_ps = group.start_delay_ps;
       round.send_offset_ps = group.send_offset_ps.at(site);
       round.own_slots = group.slots.at(site);
+      round.retransmit_timeout_ps = options_.faults.retransmit_timeout_ps
+                                        ? options_.faults.retransmit_timeout_ps
+                                        : retransmit_timeout_ps(platform_, routing_, group, options_);
     }
     c.rounds.push_back(std::move(round));
   }
   return c;
 }
 
+// Host-based collectives: the ring family (its step range and rule), the parameter
+// server (ring_order = [server, workers...]) and point-to-point transfers (one round
+// plan per round, group = the member pair of this site, if any).
+ComputeClusterConfig NetworkSystem::host_collective_config(ComputeClusterConfig c) const {
+  const auto collective = schedule_.collective;
+  c.collective = collective;
+  c.access = access_link(platform_.sites[c.site]);
+  c.messages = schedule_.messages;
+  c.ring = is_ring_collective(collective);
+  if (collective != Collective::kPointToPoint) {
+    c.ring_order = schedule_.rounds.at(0).groups.at(0).sites;
+    const int n = static_cast<int>(c.ring_order.size());
+    if (collective == Collective::kReduceScatter) c.ring_steps_end = n - 1;
+    if (collective == Collective::kAllGather) c.ring_steps_begin = n - 1;
+    c.ring_step_rule = schedule_.ring_step;
+    c.ring_progress = ring_progress_;
+    return c;
+  }
+  for (const auto& round : schedule_.rounds) {
+    ClusterRoundPlan plan;
+    for (const auto& group : round.groups)
+      if (std::find(group.sites.begin(), group.sites.end(), c.site) != group.sites.end())
+        plan.group = group.sites;
+    c.rounds.push_back(std::move(plan));
+  }
+  return c;
+}
+
 void NetworkSystem::build_sites() {
-  const bool ring = schedule_.collective == Collective::kRing;
+  const bool ring = schedule_.collective != Collective::kGroupAverage;  // host-based
   for (std::size_t i = 0; i < platform_.sites.size(); ++i) {
     const auto& site = platform_.sites[i];
     const int s = static_cast<int>(i);
-    SiteModules m;
-    m.cluster = std::make_unique<ComputeCluster>(("cluster_" + site.code).c_str(),
-                                                 cluster_config(s), pool_);
-    m.access_up = std::make_unique<WanLink>(("access_up_" + site.code).c_str(), access_link(site));
-    m.access_down =
-        std::make_unique<WanLink>(("access_down_" + site.code).c_str(), access_link(site));
-    m.sw = std::make_unique<MulticastSwitch>(("switch_" + site.code).c_str(), site.sw, pool_);
-    FpgaAggregatorConfig fc;
-    fc.site = s;
-    fc.params = site.fpga;
-    if (options_.buffer_bytes) fc.params.buffer_bytes = options_.buffer_bytes;
-    fc.slot_bytes = options_.chunk_bytes;
-    fc.aggregate = options_.aggregation && !ring;
-    fc.return_credits = options_.flow_control == FlowControl::kCredit && !ring;
-    fc.credit_bytes = options_.credit_bytes;
-    m.fpga = std::make_unique<FpgaAggregator>(("fpga_" + site.code).c_str(), fc, pool_);
+    scopes_.push_back(std::make_unique<SiteScope>(site.code.c_str()));
+    SiteModules m = in_scope(*scopes_.back(), [&] {
+      SiteModules made;
+      made.cluster = std::make_unique<ComputeCluster>("cluster", cluster_config(s), pool_);
+      made.access_up = std::make_unique<WanLink>("access_up", access_link(site));
+      made.access_down = std::make_unique<WanLink>("access_down", access_link(site));
+      made.sw = std::make_unique<MulticastSwitch>("switch", site.sw, pool_);
+      FpgaAggregatorConfig fc;
+      fc.site = s;
+      fc.params = site.fpga;
+      if (options_.buffer_bytes) fc.params.buffer_bytes = options_.buffer_bytes;
+      fc.slot_bytes = options_.chunk_bytes;
+      fc.aggregate = options_.aggregation && !ring;
+      fc.return_credits = options_.flow_control == FlowControl::kCredit && !ring;
+      fc.credit_bytes = options_.credit_bytes;
+      fc.reliable = loss_recovery(options_.faults, options_.flow_control) && !ring;
+      fc.drop_when_full = options_.flow_control == FlowControl::kDrop && !ring;
+      fc.test_hook = options_.faults.test_hook;
+      made.fpga = std::make_unique<FpgaAggregator>("fpga", fc, pool_);
+      return made;
+    });
 
     m.cluster->out.bind(m.access_up->in);
     m.access_up->out.bind(m.sw->in);
@@ -106,8 +165,11 @@ void NetworkSystem::build_links() {
       DirectedLink d;
       d.from = from;
       d.to = to;
-      d.link = std::make_unique<WanLink>(link_name(platform_, from, to).c_str(), spec.params,
-                                         options_.jitter, seed++);
+      const std::string name = "link_to_" + platform_.sites[to].code;
+      d.link = in_scope(*scopes_[from], [&] {
+        return std::make_unique<WanLink>(name.c_str(), spec.params, options_.jitter, seed);
+      });
+      ++seed;
       sites_[from].sw->out.bind(d.link->in);
       d.link->out.bind(sites_[to].sw->in);
       port_to_[from][to] = next_port[from]++;
@@ -129,7 +191,9 @@ void NetworkSystem::install_routes() {
     }
   }
   if (!options_.multicast) return;
-  for (std::size_t r = 0; r < plans_.size(); ++r) {
+  // Trees only for the rounds that run (step k runs round k mod period).
+  const std::size_t rounds_run = std::min(plans_.size(), static_cast<std::size_t>(steps_));
+  for (std::size_t r = 0; r < rounds_run; ++r) {
     for (const auto& group : plans_[r].groups) {
       for (const auto& [sender, hops] : group.hops) {
         const int tree_id = static_cast<int>(r) * n + sender;

@@ -20,7 +20,11 @@
 
 namespace aggnet {
 
-/// One site's modules.
+class FaultInjector;  // sim/faults.h
+class Watchdog;       // sim/watchdog.h
+
+/// One site's modules, children of the site's scope module: `<system>.<site>.cluster`,
+/// `.access_up`, `.access_down`, `.switch`, `.fpga` (one naming for statistics and waveforms).
 struct SiteModules {
   std::unique_ptr<ComputeCluster> cluster;
   std::unique_ptr<WanLink> access_up, access_down;
@@ -28,7 +32,8 @@ struct SiteModules {
   std::unique_ptr<FpgaAggregator> fpga;
 };
 
-/// One direction of a WAN link, with its ends.
+/// One direction of a WAN link, with its ends; a child of the sending site's scope:
+/// `<system>.<from>.link_to_<to>`.
 struct DirectedLink {
   int from = -1, to = -1;
   std::unique_ptr<WanLink> link;
@@ -42,6 +47,7 @@ class NetworkSystem : public sc_core::sc_module {
  public:
   NetworkSystem(sc_core::sc_module_name name, const Platform& platform, const Schedule& schedule,
                 const RunOptions& options);
+  ~NetworkSystem() override;
 
   const Platform& platform() const { return platform_; }
   const Schedule& schedule() const { return schedule_; }
@@ -51,12 +57,23 @@ class NetworkSystem : public sc_core::sc_module {
   const std::vector<DirectedLink>& links() const { return links_; }
   const std::vector<RoundPlan>& round_plans() const { return plans_; }
   int steps() const { return steps_; }
+  /// Switch egress ports: towards neighbour `to` (-1 if not adjacent) and to the FPGA.
+  int port_to(int from, int to) const {
+    const auto it = port_to_[from].find(to);
+    return it == port_to_[from].end() ? -1 : it->second;
+  }
+  int local_port(int site) const { return local_port_[site]; }
+  /// The run's faults (options().faults installed) and its watchdog (sim/faults.h,
+  /// sim/watchdog.h).
+  const FaultInjector& faults() const { return *faults_; }
+  const Watchdog& watchdog() const { return *watchdog_; }
 
  private:
   void build_sites();
   void build_links();
   void install_routes();
   ComputeClusterConfig cluster_config(int site) const;
+  ComputeClusterConfig host_collective_config(ComputeClusterConfig c) const;
 
   Platform platform_;
   Schedule schedule_;
@@ -65,10 +82,15 @@ class NetworkSystem : public sc_core::sc_module {
   int steps_;
   ChunkPool pool_;
   std::vector<RoundPlan> plans_;
+  // Ring step rules sendrecv and barrier: which sites have which ring step's segment.
+  std::shared_ptr<RingProgress> ring_progress_;
+  std::vector<std::unique_ptr<sc_core::sc_module>> scopes_;  // [site]; outlives its children
   std::vector<SiteModules> sites_;
   std::vector<DirectedLink> links_;
   std::vector<std::map<int, int>> port_to_;  // [site][neighbour] -> switch egress port
   std::vector<int> local_port_;              // [site] -> switch egress port to the FPGA
+  std::unique_ptr<FaultInjector> faults_;
+  std::unique_ptr<Watchdog> watchdog_;
 };
 
 }  // namespace aggnet

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -102,51 +103,41 @@ json collect_module_stats(const NetworkSystem& system, const OccupancySampler* s
 
 namespace {
 
-std::string joined(const json& values) {
-  std::string out;
-  for (const auto& v : values) out += (out.empty() ? "" : ";") + v.dump();
-  return out;
-}
+std::string number(const json& v) { return fmt::format("{}", v.get<double>()); }
 
 }  // namespace
 
 std::string module_stats_csv(const json& rows) {
-  std::set<std::string> stats, hists, series;
-  for (const auto& r : rows) {
-    for (const auto& [k, v] : r["statistics"].items()) stats.insert(k);
-    for (const auto& [k, v] : r["histograms"].items()) hists.insert(k);
-    for (const auto& [k, v] : r["series"].items()) series.insert(k);
-  }
-  std::vector<std::string> header{"instance", "module"};
-  header.insert(header.end(), stats.begin(), stats.end());
-  for (const auto& h : hists)
-    for (const char* f : {"_count", "_mean", "_min", "_max", "_buckets"}) header.push_back(h + f);
-  if (!series.empty()) header.push_back("series_interval_ns");
-  for (const auto& s : series) header.push_back(s + "_samples");
   CsvWriter csv;
-  csv.row(header);
+  csv.row({"instance", "module", "statistic", "kind", "index", "time_ns", "bucket_low",
+           "bucket_high", "value"});
   for (const auto& r : rows) {
-    std::vector<std::string> cells{r["instance"].get<std::string>(),
-                                   r["module"].get<std::string>()};
-    for (const auto& s : stats)
-      cells.push_back(
-          r["statistics"].contains(s) ? fmt::format("{}", r["statistics"][s].get<double>()) : "");
-    for (const auto& h : hists) {
-      if (!r["histograms"].contains(h)) {
-        cells.insert(cells.end(), 5, "");
-        continue;
+    const std::string inst = r["instance"].get<std::string>();
+    const std::string mod = r["module"].get<std::string>();
+    auto out = [&](const std::string& stat, const char* kind, const std::string& index,
+                   const std::string& time, const std::string& lo, const std::string& hi,
+                   const std::string& value) {
+      csv.row({inst, mod, stat, kind, index, time, lo, hi, value});
+    };
+    for (const auto& [name, v] : r["statistics"].items()) out(name, "scalar", "", "", "", "", number(v));
+    for (const auto& [name, h] : r["histograms"].items()) {
+      out(name, "count", "", "", "", "", number(h["count"]));
+      for (const char* f : {"mean", "min", "max"}) out(name, f, "", "", "", "", number(h[f]));
+      const auto& buckets = h["buckets"];
+      for (std::size_t b = 0; b < buckets.size(); ++b) {
+        // Bucket b counts values in [2^(b-1), 2^b); bucket 0 those below 1.
+        const double lo = b == 0 ? 0.0 : std::ldexp(1.0, static_cast<int>(b) - 1);
+        out(name, "bucket", std::to_string(b), "", fmt::format("{}", lo),
+            fmt::format("{}", std::ldexp(1.0, static_cast<int>(b))), number(buckets[b]));
       }
-      const auto& o = r["histograms"][h];
-      cells.push_back(o["count"].dump());
-      for (const char* f : {"mean", "min", "max"})
-        cells.push_back(fmt::format("{}", o[f].get<double>()));
-      cells.push_back(joined(o["buckets"]));
     }
-    if (!series.empty())
-      cells.push_back(r.contains("series_interval_ns") ? r["series_interval_ns"].dump() : "");
-    for (const auto& s : series)
-      cells.push_back(r["series"].contains(s) ? joined(r["series"][s]) : "");
-    csv.row(cells);
+    const double interval_ns = r.value("series_interval_ns", 0.0);
+    for (const auto& [name, values] : r["series"].items()) {
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        out(name, "sample", std::to_string(i), fmt::format("{}", interval_ns * static_cast<double>(i)),
+            "", "", number(values[i]));
+      }
+    }
   }
   return csv.str();
 }

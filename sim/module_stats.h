@@ -23,7 +23,7 @@ class OccupancySampler : public sc_core::sc_module {
   OccupancySampler(sc_core::sc_module_name name, const NetworkSystem& system,
                    std::uint64_t interval_ps);
   std::uint64_t interval_ps() const { return interval_ps_; }
-  /// One series per module instance name (e.g. "wan.fpga_lon.buffer_occupancy_bytes").
+  /// One series per module instance name (e.g. "wan.lon.fpga", "buffer_occupancy_bytes").
   struct Series {
     std::string instance;  ///< SystemC name of the module
     std::string name;      ///< statistic name with unit
@@ -44,10 +44,13 @@ class OccupancySampler : public sc_core::sc_module {
 /// `sampler` may be null (no series). Call after sc_start returned.
 nlohmann::json collect_module_stats(const NetworkSystem& system, const OccupancySampler* sampler);
 
-/// The rows as CSV: one row per module instance, columns instance, module, then every
-/// scalar statistic name (sorted, empty where a module has none), histogram fields
-/// <name>_count/_mean/_min/_max/_buckets (buckets ';'-separated: bucket b counts values in
-/// [2^(b-1), 2^b)), series fields <name>_samples (';'-separated).
+/// The rows as CSV in long (tidy) form, one value per row, columns
+/// instance,module,statistic,kind,index,time_ns,bucket_low,bucket_high,value:
+///  - kind `scalar`: a statistic's value (index, time and bucket columns empty);
+///  - kind `count`/`mean`/`min`/`max`: a histogram's summary;
+///  - kind `bucket`: bucket `index` of a histogram, counting values in
+///    [bucket_low, bucket_high) = [2^(index-1), 2^index) ([0, 1) for bucket 0);
+///  - kind `sample`: sample `index` of a series, taken at `time_ns`.
 std::string module_stats_csv(const nlohmann::json& rows);
 
 }  // namespace aggnet

@@ -3,9 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <map>
+#include <set>
 #include <stdexcept>
 
+#include "common/strings.h"
 #include "common/units.h"
 #include "config/schedule_io.h"
 
@@ -41,6 +46,16 @@ json stats_object(const std::vector<Statistic>& stats) {
   return o;
 }
 
+// Host-based sends (point-to-point, parameter server): when the group's last sender had
+// its last chunk on the wire, from the group's first ready time.
+void add_transmit_complete(json& group, const NetworkSystem& system,
+                           const std::vector<int>& members, int k, double first_s) {
+  double sent = 0;
+  for (int m : members)
+    sent = std::max(sent, system.sites()[m].cluster->steps().at(k).transmit_complete.to_seconds());
+  if (sent > 0) group["transmit_complete_s"] = sent - first_s;
+}
+
 // Round time of each group in step k: last member done - first member's first send.
 json step_entry(const NetworkSystem& system, int k) {
   const auto& sites = system.sites();
@@ -57,7 +72,11 @@ json step_entry(const NetworkSystem& system, int k) {
   }
   entry["end_s"] = end;  // every site has this step's result
   std::vector<std::vector<int>> groups;
-  if (system.schedule().collective == Collective::kRing) {
+  const Collective collective = system.schedule().collective;
+  if (collective == Collective::kPointToPoint) {
+    for (const auto& g : system.schedule().rounds.at(entry["round"].get<int>()).groups)
+      groups.push_back(g.sites);
+  } else if (collective != Collective::kGroupAverage) {
     groups.push_back(system.schedule().rounds.at(0).groups.at(0).sites);
   } else {
     for (const auto& g : system.round_plans().at(entry["round"].get<int>()).groups)
@@ -75,13 +94,15 @@ json step_entry(const NetworkSystem& system, int k) {
       codes.push_back(platform.sites[m].code);
     }
     json g{{"members", codes}, {"round_time_s", last - first}};
+    add_transmit_complete(g, system, groups[gi], k, first);
     if (system.schedule().collective == Collective::kGroupAverage) {
       const auto& plan = system.round_plans().at(entry["round"].get<int>());
       for (const auto& gp : plan.groups) {
         if (gp.members != groups[gi]) continue;
         std::uint64_t skew = 0;
         for (const auto& [d, s] : gp.skew_ps) skew = std::max(skew, s);
-        g["pacing_rate_gbps"] = gp.pacing_rate * 8e-9;
+        if (system.options().flow_control == FlowControl::kPacing)
+          g["pacing_rate_gbps"] = gp.pacing_rate * 8e-9;
         g["skew_max_ms"] = static_cast<double>(skew) * 1e-9;
         g["alignment"] = gp.alignment;
       }
@@ -157,6 +178,50 @@ double max_of(const json& rows, const char* key) {
   return best;
 }
 
+// Faults and loss recovery (docs/simulation-semantics.md): totals over sites and links.
+void add_recovery_summary(json& summary, const json& sites, const json& links) {
+  summary["retransmissions_total"] = sum_of(sites, "retransmissions");
+  summary["retransmitted_bytes_total"] = sum_of(sites, "retransmitted_bytes");
+  summary["control_retransmissions_total"] = sum_of(sites, "control_retransmissions");
+  summary["dropped_contributions_total"] = sum_of(sites, "dropped_contributions");
+  summary["lost_chunks_total"] = sum_of(links, "lost_chunks");
+  summary["lost_messages_total"] = sum_of(links, "lost_messages");
+  // Gradient bytes that crossed a link without ending up in a result: lost on a link,
+  // or dropped or received again at an aggregator.
+  summary["wasted_payload_bytes_total"] =
+      sum_of(links, "lost_payload_bytes") + sum_of(sites, "fpga_wasted_bytes");
+  summary["recovery_time_s_max"] = max_of(sites, "recovery_time_max_s");
+}
+
+// Loss recovery per site, printed when anything was lost, dropped or retransmitted.
+std::string recovery_table(const json& report) {
+  const auto& sm = report["summary"];
+  if (!sm.contains("retransmissions_total")) return "";
+  if (sm["retransmissions_total"].get<double>() + sm["lost_messages_total"].get<double>() +
+          sm["dropped_contributions_total"].get<double>() ==
+      0)
+    return "";
+  std::string out = fmt::format(
+      "Loss recovery: {} chunks and {} messages lost on links, {} contributions dropped for "
+      "want of a slot, {} wasted\n",
+      static_cast<std::uint64_t>(sm["lost_chunks_total"].get<double>()),
+      static_cast<std::uint64_t>(sm["lost_messages_total"].get<double>()),
+      static_cast<std::uint64_t>(sm["dropped_contributions_total"].get<double>()),
+      format_bytes(static_cast<std::uint64_t>(sm["wasted_payload_bytes_total"].get<double>())));
+  out += fmt::format("  {:<5} {:>15} {:>14} {:>11} {:>13} {:>13}\n", "site", "retransmissions",
+                     "retransmitted", "control", "recovery mean", "recovery max");
+  for (const auto& s : report["sites"]) {
+    out += fmt::format(
+        "  {:<5} {:>15} {:>14} {:>11} {:>13} {:>13}\n", s["site"].get<std::string>(),
+        static_cast<std::uint64_t>(s["retransmissions"].get<double>()),
+        format_bytes(static_cast<std::uint64_t>(s["retransmitted_bytes"].get<double>())),
+        static_cast<std::uint64_t>(s["control_retransmissions"].get<double>()),
+        format_time_ps(s["recovery_time_mean_s"].get<double>() * 1e12),
+        format_time_ps(s["recovery_time_max_s"].get<double>() * 1e12));
+  }
+  return out + "\n";
+}
+
 // The flat summary (docs/run-json.md) from the steps, sites and links arrays.
 json summarize(const json& report, const NetworkSystem& system, double end_s) {
   const auto& steps = report["steps"];
@@ -199,6 +264,7 @@ json summarize(const json& report, const NetworkSystem& system, double end_s) {
   summary["functional_checks"] = sum_of(sites, "functional_checks");
   summary["functional_mismatches"] = sum_of(sites, "functional_mismatches");
   summary["duplicate_results"] = sum_of(sites, "duplicate_results");
+  add_recovery_summary(summary, sites, report["links"]);
   return summary;
 }
 
@@ -223,10 +289,10 @@ json alignment_entries(const NetworkSystem& system) {
              {"residual_skew_ms", static_cast<double>(g.skew_ps.at(m)) * 1e-9},
              {"unaligned_skew_ms", static_cast<double>(g.unaligned_skew_ps.at(m)) * 1e-9}});
       }
-      rounds.push_back({{"round", r},
-                        {"method", g.alignment},
-                        {"pacing_rate_gbps", g.pacing_rate * 8e-9},
-                        {"members", members}});
+      json entry{{"round", r}, {"method", g.alignment}, {"members", members}};
+      if (system.options().flow_control == FlowControl::kPacing)
+        entry["pacing_rate_gbps"] = g.pacing_rate * 8e-9;
+      rounds.push_back(entry);
     }
   }
   return rounds;
@@ -244,14 +310,177 @@ std::string alignment_table(const json& report) {
                              format_time_ps(m["residual_skew_ms"].get<double>() * 1e9),
                              format_time_ps(m["unaligned_skew_ms"].get<double>() * 1e9));
     }
-    out +=
-        fmt::format("  round {:>2} {:<11} {:>8.2f} Gbps{}\n", g["round"].get<int>(),
-                    g["method"].get<std::string>(), g["pacing_rate_gbps"].get<double>(), members);
+    const std::string rate = g.contains("pacing_rate_gbps")
+                                 ? fmt::format("{:>8.2f} Gbps", g["pacing_rate_gbps"].get<double>())
+                                 : std::string("  (credit)");
+    out += fmt::format("  round {:>2} {:<11} {}{}\n", g["round"].get<int>(),
+                       g["method"].get<std::string>(), rate, members);
   }
   return out;
 }
 
+// How a JSON key's unit reads its number: a time (ps per unit), a count, or neither.
+struct KeyUnit {
+  double ps_per_unit = 0;  ///< > 0: a time in this unit
+  bool count = false;
+};
+
+KeyUnit unit_of(const std::string& key) {
+  static const std::map<std::string, double> kTimes = {
+      {"s", 1e12}, {"ms", 1e9}, {"us", 1e6}, {"ns", 1e3}, {"ps", 1}};
+  static const std::set<std::string> kCounts = {
+      "bytes",           "chunks",    "contributions", "allocations",
+      "stalls",          "slots",     "steps",         "step",
+      "round",           "rounds",    "checks",        "mismatches",
+      "results",         "events",    "messages",      "packets",
+      "retransmissions", "timeouts",  "drops",         "simulations",
+      "count",           "acks",      "sent",          "received",
+      "duplicates",      "resends",   "abandoned",     "lost",
+      "dropped",         "recovered", "credits",       "grants",
+      "failures",        "samples",   "sites",         "links",
+      "groups",          "members"};
+  KeyUnit unit;
+  for (const auto& token : split(key, '_')) {
+    if (auto it = kTimes.find(token); it != kTimes.end()) return {it->second, false};
+    if (kCounts.count(token)) unit.count = true;
+  }
+  return unit;
+}
+
+// `x` (a time in a unit of `ps_per_unit` ps) rounded to whole ps and written back as the
+// double nearest to that exact decimal, so 34.855000000000004 s reads 34.855.
+double exact_time(double x, double ps_per_unit) {
+  const long double ps = std::llroundl(static_cast<long double>(x) * ps_per_unit);
+  if (std::fabs(static_cast<double>(ps)) >= 9.2e18) return x;  // beyond 64-bit ps: as is
+  const auto whole_ps = static_cast<long long>(ps);
+  const auto per = static_cast<long long>(ps_per_unit);
+  const unsigned long long magnitude = whole_ps < 0 ? -whole_ps : whole_ps;
+  const int decimals = static_cast<int>(std::lround(std::log10(ps_per_unit)));
+  const std::string text = decimals == 0 ? fmt::format("{}{}", whole_ps < 0 ? "-" : "", magnitude)
+                                         : fmt::format("{}{}.{:0{}}", whole_ps < 0 ? "-" : "",
+                                                       magnitude / per, magnitude % per, decimals);
+  return std::strtod(text.c_str(), nullptr);
+}
+
+void tidy(json& value, const KeyUnit& unit) {
+  if (value.is_object()) {
+    for (auto& [key, child] : value.items()) {
+      const KeyUnit own = unit_of(key);
+      // A time-keyed object (send_offset_ms: {site: ms}) passes its unit to its members.
+      tidy(child, own.ps_per_unit > 0 || own.count || unit.ps_per_unit == 0 ? own : unit);
+    }
+  } else if (value.is_array()) {
+    for (auto& child : value) tidy(child, unit);
+  } else if (value.is_number_float()) {
+    const double x = value.get<double>();
+    if (!std::isfinite(x)) return;
+    if (unit.ps_per_unit > 0) {
+      value = exact_time(x, unit.ps_per_unit);
+    } else if (unit.count && x == std::floor(x) && std::fabs(x) < 9.2e18) {
+      value = static_cast<std::int64_t>(x);
+    }
+  }
+}
+
+std::string joined(const json& words, const char* sep) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : sep) + w.get<std::string>();
+  return out;
+}
+
+// "10 Gbps" or "10 - 100 Gbps" over the links of one kind.
+std::string rate_range(const json& links, const std::string& kind) {
+  double lo = 1e300, hi = 0;
+  for (const auto& l : links) {
+    if (l["kind"] != kind) continue;
+    lo = std::min(lo, l["bandwidth_gbps"].get<double>());
+    hi = std::max(hi, l["bandwidth_gbps"].get<double>());
+  }
+  if (hi == 0) return "-";
+  return lo == hi ? format_rate(lo * 1e9) : format_rate(lo * 1e9) + " to " + format_rate(hi * 1e9);
+}
+
+std::string buffer_range(const json& sites) {
+  std::uint64_t lo = UINT64_MAX, hi = 0;
+  for (const auto& s : sites) {
+    lo = std::min(lo, s["buffer_bytes"].get<std::uint64_t>());
+    hi = std::max(hi, s["buffer_bytes"].get<std::uint64_t>());
+  }
+  if (hi == 0) return "-";
+  return lo == hi ? format_bytes(lo) + " at every site"
+                  : format_bytes(lo) + " to " + format_bytes(hi) + " per site";
+}
+
+// The run's inputs as the command line and the platform gave them.
+std::string inputs_table(const json& report) {
+  const auto& o = report["options"];
+  std::string out = "Inputs\n";
+  auto line = [&out](const char* name, const std::string& text) {
+    out += fmt::format("  {:<13} {}\n", name, text);
+  };
+  const std::string buffer = o["buffer"].get<std::string>();
+  line("platform", fmt::format("{} ({}), {} sites", report["platform"].get<std::string>(),
+                               o["platform"].get<std::string>(), report["sites"].size()));
+  line("link rate", fmt::format("WAN {}, access {}", rate_range(report["links"], "wan"),
+                                rate_range(report["links"], "access_up")));
+  line("schedule", fmt::format("{}, {} steps, eps {}", o["schedule"].get<std::string>(),
+                               o["steps"].get<int>(), o["eps"].get<double>()));
+  line("gradient",
+       fmt::format("{}, chunk {}, buffer {}", o["gradient"].get<std::string>(),
+                   o["chunk"].get<std::string>(),
+                   buffer.empty() ? "from the platform, " + buffer_range(report["sites"])
+                                  : buffer + " at every site"));
+  line("flow control",
+       fmt::format("{}, round start {}, alignment {}, multicast {}, aggregation {}",
+                   o["flow_control"].get<std::string>(), o["round_start"].get<std::string>(),
+                   o["alignment"].get<std::string>(), o["multicast"].get<std::string>(),
+                   o["aggregation"].get<std::string>()));
+  line("jitter",
+       fmt::format("{} (seed {}){}", o["jitter"].get<std::string>(), o["seed"].get<std::uint64_t>(),
+                   o["functional"].get<bool>() ? ", functional data check" : ""));
+  if (!o["set"].empty()) line("overrides", "--set " + joined(o["set"], ", --set "));
+  return out + "\n";
+}
+
+// Rounds to eps and the time to it, or why the run has no time for it.
+std::string consensus_line(const json& report) {
+  const auto& sm = report["summary"];
+  const long rounds = sm["rounds_to_eps"].get<long>();
+  const std::string eps =
+      report.contains("options") ? fmt::format("{}", report["options"]["eps"].get<double>()) : "";
+  if (rounds < 0)
+    return fmt::format("  rounds to eps {:<10} never: this schedule does not mix to eps\n", eps);
+  const std::string head = fmt::format("  rounds to eps {:<10} {}", eps, rounds);
+  if (!sm.contains("time_to_eps_s")) {
+    const int steps = sm["steps"].get<int>();
+    return fmt::format(
+        "{}\n  time to eps              not measured: the run simulated {} step{} (--steps 0 "
+        "or --steps {} measures it)\n",
+        head, steps, steps == 1 ? "" : "s", rounds);
+  }
+  return fmt::format(
+      "{}\n  time to eps              {} (every site has the eps-consensus result, compute "
+      "included); its round times summed {}\n",
+      head, format_time_ps(sm["time_to_eps_s"].get<double>() * 1e12),
+      format_time_ps(sm["comm_time_to_eps_s"].get<double>() * 1e12));
+}
+
 }  // namespace
+
+void tidy_numbers(json& document) { tidy(document, KeyUnit{}); }
+
+// The collective and its ring step rule, for every schedule but the group averages and
+// the default ring (their reports predate the key and stay as they were).
+static void add_collective(json& report, const Schedule& schedule) {
+  if (schedule.collective == Collective::kGroupAverage ||
+      (schedule.collective == Collective::kRing && schedule.ring_step == RingStepRule::kReceive))
+    return;
+  report["collective"] = collective_name(schedule.collective);
+  if (is_ring_collective(schedule.collective))
+    report["ring_step"] = ring_step_rule_name(schedule.ring_step);
+  if (schedule.collective == Collective::kPointToPoint)
+    report["messages_per_pair"] = schedule.messages;
+}
 
 json collect_report(const NetworkSystem& system) {
   check_finished(system);
@@ -260,6 +489,7 @@ json collect_report(const NetworkSystem& system) {
   json report;
   report["platform"] = system.platform().name;
   report["schedule"] = system.schedule().name;
+  add_collective(report, system.schedule());
   report["steps"] = json::array();
   for (int k = 0; k < system.steps(); ++k) report["steps"].push_back(step_entry(system, k));
   report["alignment"] = alignment_entries(system);
@@ -280,8 +510,16 @@ void add_colocated(json& report, const json& colocated) {
 std::string format_report(const json& report, std::size_t busiest_links) {
   std::string out;
   auto line = [&out](const std::string& s) { out += s + "\n"; };
-  line(fmt::format("Steps ({} platform, schedule {})", report["platform"].get<std::string>(),
-                   report["schedule"].get<std::string>()));
+  if (report.contains("options")) out += inputs_table(report);
+  const std::string collective =
+      report.contains("collective")
+          ? ", " + report["collective"].get<std::string>() +
+                (report.contains("ring_step")
+                     ? " (step rule " + report["ring_step"].get<std::string>() + ")"
+                     : "")
+          : "";
+  line(fmt::format("Steps ({} platform, schedule {}{})", report["platform"].get<std::string>(),
+                   report["schedule"].get<std::string>(), collective));
   line(fmt::format("  {:>4} {:>5} {:>12} {:>12}  {}", "step", "round", "round time", "step time",
                    "groups (round time)"));
   for (const auto& s : report["steps"]) {
@@ -292,6 +530,9 @@ std::string format_report(const json& report, std::size_t busiest_links) {
         members += (members.empty() ? "" : " ") + m.get<std::string>();
       groups += fmt::format("{{{}}} {} ", members,
                             format_time_ps(g["round_time_s"].get<double>() * 1e12));
+      if (g.contains("transmit_complete_s"))
+        groups += fmt::format("(sent {}) ",
+                              format_time_ps(g["transmit_complete_s"].get<double>() * 1e12));
     }
     line(fmt::format("  {:>4} {:>5} {:>12} {:>12}  {}", s["step"].get<int>(), s["round"].get<int>(),
                      format_time_ps(s["round_time_s"].get<double>() * 1e12),
@@ -300,6 +541,7 @@ std::string format_report(const json& report, std::size_t busiest_links) {
   line("");
   if (report.contains("alignment") && !report["alignment"].empty())
     out += alignment_table(report) + "\n";
+  out += recovery_table(report);
   line("Sites");
   line(fmt::format("  {:<5} {:>11} {:>11} {:>8} {:>11} {:>11} {:>8}", "site", "buffer",
                    "high-water", "stalls", "stall time", "offset wait", "GPU idle"));
@@ -347,13 +589,7 @@ std::string format_report(const json& report, std::size_t busiest_links) {
                    100 * sm["gpu_idle_fraction"].get<double>()));
   line(fmt::format("  all-reduce bandwidth     {:.2f} Gbps (gradient / mean round time)",
                    sm["allreduce_bandwidth_gbps"].get<double>()));
-  if (sm.contains("time_to_eps_s")) {
-    line(
-        fmt::format("  eps-consensus            {} rounds: every site at {} (compute "
-                    "included); round times summed {}",
-                    static_cast<long>(sm["rounds_to_eps"].get<double>()), time_of("time_to_eps_s"),
-                    time_of("comm_time_to_eps_s")));
-  }
+  if (sm.contains("rounds_to_eps")) out += consensus_line(report);
   line(fmt::format(
       "  buffer high-water (max)  {}",
       format_bytes(static_cast<std::uint64_t>(sm["buffer_high_water_bytes_max"].get<double>()))));

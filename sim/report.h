@@ -17,6 +17,13 @@ nlohmann::json collect_report(const NetworkSystem& system);
 /// slowdown_vs_colocated in the summary, the reference's own summary under "colocated").
 void add_colocated(nlohmann::json& report, const nlohmann::json& colocated);
 
+/// Writes every number of `document` as its key's unit says (keys carry units,
+/// docs/run-json.md): a time (a key with a token s, ms, us, ns or ps, or a member of a
+/// time-keyed object) rounded to whole ps and stored as the double nearest that exact
+/// decimal (no 34.855000000000004); a whole count (tokens bytes, chunks, steps, ...) as an
+/// integer. Rates and fractions stay as they are.
+void tidy_numbers(nlohmann::json& document);
+
 /// The human-readable table of a report (per-step rounds, sites, busiest links, summary).
 std::string format_report(const nlohmann::json& report, std::size_t busiest_links = 8);
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -358,6 +359,35 @@ std::vector<std::uint64_t> candidates(const Search& s, int points) {
   return {c.begin(), c.end()};
 }
 
+// Batches a bisection over (lo, hi] still needs with `points` simulations a batch (each
+// batch splits the interval into points + 1 parts).
+int batches_left(std::uint64_t lo, std::uint64_t hi, int points) {
+  int batches = 0;
+  for (double span = static_cast<double>(hi - lo); span > 1; span /= points + 1) ++batches;
+  return batches;
+}
+
+// One progress line to stderr: simulations done of the estimated total, elapsed time and
+// the time left at the mean pace so far.
+class Progress {
+ public:
+  explicit Progress(bool on) : on_(on), start_(std::chrono::steady_clock::now()) {}
+  void report(const std::string& phase, int done, int left, const std::string& state) const {
+    if (!on_) return;
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const double eta = done > 0 ? elapsed / done * left : 0;
+    std::cerr << fmt::format(
+        "size-buffers: {}: {} of about {} simulations, {:.1f} s elapsed, about {:.1f} s left; "
+        "{}\n",
+        phase, done, done + left, elapsed, eta, state);
+  }
+
+ private:
+  bool on_;
+  std::chrono::steady_clock::time_point start_;
+};
+
 }  // namespace
 
 SizingResult size_buffers(const SizingRequest& request) {
@@ -382,6 +412,7 @@ SizingResult size_buffers(const SizingRequest& request) {
   result.unconstrained_buffer_bytes = unc_slots * chunk;
 
   Simulations runner(request);
+  const Progress progress(request.progress);
   const Outcome reference =
       runner.run({std::vector<std::uint64_t>(n, result.unconstrained_buffer_bytes)})[0];
   result.unconstrained_round_time_s_mean = reference.round_time_s_mean;
@@ -435,11 +466,13 @@ SizingResult size_buffers(const SizingRequest& request) {
     // Non-monotone corner: a miss above a hit. Trust the smallest hit.
     for (auto& s : searches)
       if (s.lo >= s.hi) s.lo = s.hi - 1;
-    if (request.progress) {
-      std::cerr << fmt::format(
-          "size-buffers: batch {}: {} simulations, uniform in ({}, {}] slots\n", batch,
-          configs.size(), searches[0].lo, searches[0].hi);
-    }
+    int left = 0, still_active = 0;
+    for (const auto& s : searches) still_active += s.done() ? 0 : 1;
+    const int next_points = std::max(1, request.workers / std::max(1, still_active));
+    for (const auto& s : searches) left += batches_left(s.lo, s.hi, next_points) * next_points;
+    if (request.heterogeneous) left += 2 * std::max(1, request.workers);  // the scaling
+    progress.report(fmt::format("batch {}", batch), runner.launched(), left,
+                    fmt::format("uniform size in ({}, {}] slots", searches[0].lo, searches[0].hi));
   }
   const Search& u = searches[0];
   result.uniform_bytes = u.hi * chunk;
@@ -500,6 +533,9 @@ SizingResult size_buffers(const SizingRequest& request) {
         }
       }
       if (lo >= hi) lo = hi - 1;
+      const int points = std::max(1, request.workers);
+      progress.report("per-site scaling", runner.launched(), batches_left(lo, hi, points) * points,
+                      fmt::format("scale in ({}, {}] %", lo, hi));
     }
     result.heterogeneous_scale_percent = static_cast<int>(hi);
     const auto sizes = scaled(hi);
@@ -629,23 +665,26 @@ std::string sizing_table(const SizingRequest& request, const SizingResult& r) {
   const bool het = r.heterogeneous;
   std::size_t gw = 21;
   for (const auto& s : r.sites) gw = std::max(gw, members_of(p, s.analytic.group).size());
-  line(fmt::format("  {:<5} {:>5} {:<{}} {:>10} {:<9} {:>11} {:>11} {:>11} {:>11}{}", "site",
-                   "round", "group (binding round)", gw, "skew", "senders", "rate", "analytic",
-                   "simulated", "high-water", het ? "    per-site  high-water" : ""));
+  const char* row = "  {:<5} {:>5} {:<{}} {:>10} {:<9} {:>14} {:>11} {:>11}{}";
+  line(fmt::format(row, "site", "round", "group (binding round)", gw, "skew", "senders",
+                   "unconstr. rate", "analytic", "uniform HW",
+                   het ? fmt::format("  {:>11}  {:>11}", "per-site", "per-site HW") : ""));
   for (const auto& s : r.sites) {
     const auto& a = s.analytic;
     const std::string senders =
         a.in_a_group ? code_or_dash(p, a.early_sender) + ">" + code_or_dash(p, a.late_sender) : "-";
-    line(fmt::format("  {:<5} {:>5} {:<{}} {:>10} {:<9} {:>11} {:>11} {:>11} {:>11}{}",
-                     p.sites[a.site].code, a.in_a_group ? std::to_string(a.round) : "-",
+    line(fmt::format(row, p.sites[a.site].code, a.in_a_group ? std::to_string(a.round) : "-",
                      members_of(p, a.group), gw, format_time_ps(static_cast<double>(a.skew_ps)),
                      senders, format_rate(a.unconstrained_rate_bytes_per_s * 8),
-                     format_bytes(a.analytic_bytes), format_bytes(r.uniform_bytes),
-                     format_bytes(s.uniform_high_water_bytes),
-                     het ? fmt::format(" {:>11} {:>11}", format_bytes(s.heterogeneous_bytes),
+                     format_bytes(a.analytic_bytes), format_bytes(s.uniform_high_water_bytes),
+                     het ? fmt::format("  {:>11}  {:>11}", format_bytes(s.heterogeneous_bytes),
                                        format_bytes(s.heterogeneous_high_water_bytes))
                          : ""));
   }
+  line("  (skew: arrival skew at the site in its binding round, earliest>latest sender;");
+  line("   unconstr. rate: the group's rate without a buffer limit; analytic: the bound for");
+  line(std::string("   the target; uniform HW: buffer high-water simulated at the uniform size") +
+       (het ? ";\n   per-site: the heterogeneous size; per-site HW: its high-water)" : ")"));
   line("");
   line(fmt::format("  unconstrained reference   {} per site, mean round time {}",
                    format_bytes(r.unconstrained_buffer_bytes),

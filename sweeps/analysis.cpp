@@ -129,7 +129,8 @@ Crossover analyze_crossover(ResultStore& store, const std::string& spec_metric) 
   if (axes[cat_axis].option != "schedule") buf_axis = -1;
   const std::string cat_name = axes[cat_axis].name;
   const int cat_col = t.column(cat_name);
-  const int buf_col = buf_axis >= 0 ? t.column(axes[buf_axis].name + "_value") : -1;
+  const int buf_col =
+      buf_axis >= 0 ? t.column(numeric_column(axes[buf_axis].name, ValueKind::kBytes)) : -1;
   const int slow_col = t.column(store.metric_column("slowdown_vs_colocated"));
 
   // Group key: labels of every axis that is neither the category nor the buffer.

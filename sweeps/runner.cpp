@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -138,6 +139,38 @@ std::string format_duration(double seconds) {
   return fmt::format("{}s", s);
 }
 
+namespace {
+/// The flat fields (text, numbers, booleans as 0/1) of every object in array `key`.
+std::vector<Record> read_records(const nlohmann::json& j, const char* key) {
+  std::vector<Record> out;
+  if (!j.contains(key) || !j[key].is_array()) return out;
+  for (const auto& item : j[key]) {
+    if (!item.is_object()) continue;
+    Record rec;
+    for (const auto& [field, value] : item.items()) {
+      FieldValue v;
+      if (value.is_string()) {
+        v.is_text = true;
+        v.text = value.get<std::string>();
+      } else if (value.is_number()) {
+        v.number = value.get<double>();
+      } else if (value.is_boolean()) {
+        v.number = value.get<bool>() ? 1 : 0;
+      } else {
+        continue;  // nested values stay in runs/*.json
+      }
+      rec.emplace_back(field, std::move(v));
+    }
+    // The fields that name the site or link first, so a table reads naturally.
+    std::stable_partition(rec.begin(), rec.end(), [](const auto& f) {
+      return f.first == "site" || f.first == "from" || f.first == "to" || f.first == "kind";
+    });
+    out.push_back(std::move(rec));
+  }
+  return out;
+}
+}  // namespace
+
 bool read_run_json(const std::string& path, PointResult& result, std::string& error) {
   std::ifstream in(path);
   if (!in) {
@@ -160,6 +193,8 @@ bool read_run_json(const std::string& path, PointResult& result, std::string& er
     if (value.is_number()) result.metrics.emplace_back(key, value.get<double>());
     if (value.is_boolean()) result.metrics.emplace_back(key, value.get<bool>() ? 1.0 : 0.0);
   }
+  result.sites = read_records(j, "sites");
+  result.links = read_records(j, "links");
   if (j.contains("aggnet_version") && j["aggnet_version"].is_string()) {
     result.aggnet_version = j["aggnet_version"].get<std::string>();
   }
@@ -256,7 +291,7 @@ class Recorder {
   /// One ended child. A point stopped by an interrupt is not recorded (rerun on resume).
   void finish(const Job& job, const RunEnd& end) {
     PointResult r;
-    r.elapsed_s = end.elapsed_s;
+    r.wall_time_s = end.elapsed_s;
     r.aggnet_version = AGGNET_VERSION;
     r.exit_code = end.exit_code;
     std::error_code ec;

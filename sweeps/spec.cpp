@@ -15,6 +15,7 @@
 
 #include "common/config_error.h"
 #include "common/data_dir.h"
+#include "common/strings.h"
 #include "common/units.h"
 #include "options/run_option_table.h"
 
@@ -63,8 +64,8 @@ ValueKind table_kind(const std::string& option) {
 }
 
 const std::set<std::string> kReservedColumns = {
-    "point_id",       "point_index", "status",  "error",       "elapsed_s", "exit_code",
-    "aggnet_version", "spec_hash",   "options", "finished_at", "shard"};
+    "point_id",       "point_index", "status",  "error",       "wall_time_s", "exit_code",
+    "aggnet_version", "spec_hash",   "options", "finished_at", "shard",       "elapsed_s"};
 
 /// Parse context: the file name for messages.
 struct Ctx {
@@ -390,6 +391,71 @@ std::vector<AxisValue> generate_values(const Ctx& ctx, const YAML::Node& node,
 
 }  // namespace
 
+ValueKind run_option_kind(const std::string& option, bool* integer) {
+  const options::OptionSpec* spec = option.rfind("set:", 0) == 0 ? nullptr : sweep_option(option);
+  if (integer) *integer = spec && spec->kind == options::Kind::kInteger;
+  return option_kind(option);
+}
+
+double parse_value(ValueKind kind, const std::string& text) { return parse_as(kind, text); }
+
+std::string numeric_column(const std::string& name, ValueKind kind) {
+  switch (kind) {
+    case ValueKind::kBytes:
+      return name + "_bytes";
+    case ValueKind::kRate:
+      return name + "_bps";
+    case ValueKind::kTime:
+      return name + "_s";
+    case ValueKind::kFrequency:
+      return name + "_hz";
+    case ValueKind::kNumber:
+      return name + "_value";
+    case ValueKind::kText:
+      break;
+  }
+  return "";
+}
+
+const std::vector<std::string>& summary_metrics() {
+  // The summary of sim/report.cpp and apps/cmd_run.cpp; tests/sweeps/e2e_metrics.sh
+  // checks this list against a real run's JSON, so it cannot drift unnoticed.
+  static const std::vector<std::string> keys = {"step_time_s_mean",
+                                                "step_time_s_max",
+                                                "compute_time_s_mean",
+                                                "exposed_comm_time_s_mean",
+                                                "round_time_s_mean",
+                                                "round_time_s_max",
+                                                "total_time_s",
+                                                "gpu_idle_fraction",
+                                                "allreduce_bandwidth_gbps",
+                                                "buffer_high_water_bytes_max",
+                                                "link_utilization_max",
+                                                "slot_stalls_total",
+                                                "functional_checks",
+                                                "functional_mismatches",
+                                                "duplicate_results",
+                                                "steps",
+                                                "events",
+                                                "wall_time_s",
+                                                "colocated_step_time_s_mean",
+                                                "slowdown_vs_colocated",
+                                                "rounds_to_eps",
+                                                "time_to_eps_s",
+                                                "comm_time_to_eps_s"};
+  return keys;
+}
+
+void check_metric(const std::string& metric, const std::string& file, int line,
+                  const std::string& key) {
+  const auto& keys = summary_metrics();
+  if (std::find(keys.begin(), keys.end(), metric) != keys.end()) return;
+  throw ConfigError(file, line, key,
+                    "unknown summary key '" + metric + "'" + did_you_mean(metric, keys) +
+                        ", expected a key of `aggnet run --json`'s summary such as "
+                        "step_time_s_mean or comm_time_to_eps_s");
+}
+
 std::string kind_name(ValueKind kind) {
   switch (kind) {
     case ValueKind::kText:
@@ -495,6 +561,7 @@ SweepSpec parse_spec(const std::string& yaml_text, const std::string& file) {
       ctx.fail(root["metric"], "metric", "expected a summary key such as step_time_s_mean",
                spec.metric);
     }
+    check_metric(spec.metric, file, root["metric"].Mark().line + 1, "metric");
   }
   if (root["timeout"]) {
     const std::string t = ctx.scalar(root["timeout"], "timeout");

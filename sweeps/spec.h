@@ -128,6 +128,28 @@ std::string resolve_file(const std::string& path, const std::string& spec_dir);
 /// (65536 bytes -> "64KiB", 1e10 bps -> "10Gbps", 0.0333 s -> "33300us").
 std::string format_exact(ValueKind kind, double value);
 
+/// Kind of the value of run option `option` ("gradient" -> kBytes, "set:PATH" from the
+/// path's last key); `integer` (when given) is set for options that take whole numbers.
+ValueKind run_option_kind(const std::string& option, bool* integer = nullptr);
+
+/// Numeric value of `text` as `kind` in the kind's base unit (bytes, bit/s, s, Hz).
+/// Errors: UnitError (also for kText).
+double parse_value(ValueKind kind, const std::string& text);
+
+/// Column holding the number of an axis or option called `name` whose values are of
+/// `kind`: the unit in the name (`buffer_bytes`, `link_rate_bps`, `delay_s`,
+/// `clock_hz`; `steps_value` for plain numbers); "" for kText.
+std::string numeric_column(const std::string& name, ValueKind kind);
+
+/// The keys of `aggnet run --json`'s `summary` a sweep metric may name (with the
+/// co-located reference and --eps: the full set).
+const std::vector<std::string>& summary_metrics();
+
+/// Checks that `metric` is one of summary_metrics(). Errors: ConfigError(file, line, key)
+/// with a did-you-mean suggestion.
+void check_metric(const std::string& metric, const std::string& file, int line,
+                  const std::string& key);
+
 /// 64-bit FNV-1a of `text` as 16 lowercase hex digits.
 std::string stable_hash(const std::string& text);
 

@@ -3,17 +3,46 @@
 
 #include <fmt/format.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <regex>
 
+#include "common/atomic_file.h"
 #include "common/csv.h"
+#include "common/strings.h"
+
+namespace fs = std::filesystem;
 
 namespace aggnet::sweeps {
 namespace {
+
+/// Tables of per-site and per-link results, one row per point and site / link.
+const std::vector<std::string> kRecordTables = {"sites", "links"};
+
+/// The run option columns of a spec: every option its base or axes set that no axis
+/// column already holds.
+struct OptionColumn {
+  std::string option;         ///< run option, or "set:PATH"
+  std::string column;         ///< label as written (numbers for plain-number options)
+  std::string number_column;  ///< value in base units ("gradient_bytes"), or ""
+  ValueKind kind = ValueKind::kText;
+  bool integer = false;  ///< whole-number option (stored INTEGER)
+};
+
+std::vector<OptionColumn> option_columns(const SweepSpec& spec);
+
+/// SQL type of a result field or summary key.
+std::string field_type(const std::string& key, bool is_text) {
+  if (is_text) return "TEXT";
+  return is_count_key(key) ? "INTEGER" : "REAL";
+}
 
 /// Fixed columns of the points table, in order, with their SQL types.
 const std::vector<std::pair<std::string, std::string>> kFixedColumns = {
@@ -22,7 +51,7 @@ const std::vector<std::pair<std::string, std::string>> kFixedColumns = {
     {"status", "TEXT"},
     {"error", "TEXT"},
     {"exit_code", "INTEGER"},
-    {"elapsed_s", "REAL"},
+    {"wall_time_s", "REAL"},
     {"aggnet_version", "TEXT"},
     {"spec_hash", "TEXT"},
     {"finished_at", "TEXT"},
@@ -65,6 +94,15 @@ class Stmt {
   void bind(int i, double d) { sqlite3_bind_double(stmt_, i, d); }
   void bind(int i, long long v) { sqlite3_bind_int64(stmt_, i, v); }
   void bind_null(int i) { sqlite3_bind_null(stmt_, i); }
+  /// A number in a column of SQL type `type`: whole numbers go to INTEGER columns as
+  /// integers (typeof() = 'integer'), everything else as REAL.
+  void bind_number(int i, double v, const std::string& type) {
+    if (type == "INTEGER" && std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e18) {
+      bind(i, static_cast<long long>(v));
+    } else {
+      bind(i, v);
+    }
+  }
   void bind_value(int i, sqlite3_value* v) { sqlite3_bind_value(stmt_, i, v); }
 
   /// Steps once: true when a row is available.
@@ -139,6 +177,74 @@ class Transaction {
 
 }  // namespace
 
+bool is_count_key(const std::string& key) {
+  static const std::set<std::string> measures = {
+      "s",      "ms",   "us",       "ns",    "ps",       "gbps",      "mbps",
+      "bps",    "hz",   "fraction", "ratio", "slowdown", "bandwidth", "utilization",
+      "margin", "rate", "mean",     "skew",  "share",    "factor"};
+  for (const auto& token : split(key, '_')) {
+    if (measures.count(token)) return false;
+  }
+  return true;
+}
+
+namespace {
+
+std::string option_column_name(const std::string& option) {
+  std::string col = option.rfind("set:", 0) == 0 ? "set_" + option.substr(4) : option;
+  for (char& c : col) {
+    if (c == '-' || c == '.') c = '_';
+  }
+  return col;
+}
+
+std::vector<OptionColumn> option_columns(const SweepSpec& spec) {
+  std::set<std::string> taken, options;
+  for (const auto& [name, type] : kFixedColumns) taken.insert(name);
+  std::set<std::string> axis_options;
+  for (const auto& a : spec.axes) {
+    taken.insert(a.name);
+    if (a.kind != ValueKind::kText) taken.insert(numeric_column(a.name, a.kind));
+    if (!a.option.empty()) axis_options.insert(a.option);
+  }
+  auto add = [&](const RunOptions& o) {
+    for (const auto& [k, v] : o.options) options.insert(k);
+    for (const auto& [k, v] : o.sets) options.insert("set:" + k);
+  };
+  add(spec.base);
+  for (const auto& a : spec.axes)
+    for (const auto& v : a.values) add(v.assigns);
+  std::vector<OptionColumn> out;
+  for (const auto& opt : options) {
+    if (axis_options.count(opt)) continue;  // the axis column holds it
+    OptionColumn c;
+    c.option = opt;
+    c.column = option_column_name(opt);
+    if (taken.count(c.column)) c.column = "option_" + c.column;
+    c.kind = run_option_kind(opt, &c.integer);
+    if (c.kind != ValueKind::kNumber) c.number_column = numeric_column(c.column, c.kind);
+    taken.insert(c.column);
+    if (!c.number_column.empty()) taken.insert(c.number_column);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+/// The value a point gives option `opt` ("" when it does not set it).
+std::string option_value(const Point& p, const std::string& opt) {
+  const auto& m = opt.rfind("set:", 0) == 0 ? p.options.sets : p.options.options;
+  auto it = m.find(opt.rfind("set:", 0) == 0 ? opt.substr(4) : opt);
+  return it == m.end() ? "" : it->second;
+}
+
+/// Name of a result field's column (`from`/`to` are SQL keywords).
+std::string record_column(const std::string& table, const std::string& field) {
+  if (table == "links" && (field == "from" || field == "to")) return field + "_site";
+  return field;
+}
+
+}  // namespace
+
 int Table::column(const std::string& name) const {
   for (std::size_t i = 0; i < columns.size(); ++i) {
     if (columns[i] == name) return static_cast<int>(i);
@@ -146,14 +252,30 @@ int Table::column(const std::string& name) const {
   return -1;
 }
 
-ResultStore::ResultStore(const std::string& path) : path_(path) {
+ResultStore::ResultStore(const std::string& path, const std::string& name)
+    : path_(name.empty() ? path : name) {
   if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
       SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
     db_ = nullptr;
-    throw StoreError(fmt::format("{}: cannot open results database: {}", path, msg));
+    throw StoreError(fmt::format("{}: cannot open results database: {}", path_, msg));
   }
+  try {
+    open_schema();
+  } catch (const StoreError&) {
+    // A constructor that throws runs no destructor: close here or the handle leaks.
+    const bool not_db = sqlite3_errcode(db_) == SQLITE_NOTADB;
+    sqlite3_close(db_);
+    db_ = nullptr;
+    if (not_db) {
+      throw StoreError(path_ + ": not an SQLite database (expected an aggnet results database)");
+    }
+    throw;
+  }
+}
+
+void ResultStore::open_schema() {
   sqlite3_busy_timeout(db_, 30000);
   // Rollback journal + full sync: a committed point survives SIGKILL and power loss,
   // and the database stays a single self-contained file (easy to copy and merge).
@@ -168,6 +290,10 @@ ResultStore::ResultStore(const std::string& path) : path_(path) {
     create += (i ? ", " : "") + quote_id(kFixedColumns[i].first) + " " + kFixedColumns[i].second;
   }
   exec(create + ")");
+  for (const auto& t : kRecordTables) {
+    exec(fmt::format("CREATE TABLE IF NOT EXISTS {} (point_id TEXT NOT NULL)", t));
+    exec(fmt::format("CREATE INDEX IF NOT EXISTS {}_point ON {} (point_id)", t, t));
+  }
   refresh_columns();
 }
 
@@ -182,22 +308,26 @@ void ResultStore::exec(const std::string& sql) {
   }
 }
 
-std::vector<std::pair<std::string, std::string>> ResultStore::columns() {
+std::vector<std::pair<std::string, std::string>> ResultStore::columns(const std::string& table) {
   std::vector<std::pair<std::string, std::string>> cols;
-  Stmt st(db_, "PRAGMA table_info(points)");
+  Stmt st(db_, "PRAGMA table_info(" + quote_id(table) + ")");
   while (st.step()) cols.emplace_back(st.text(1), st.text(2));
   return cols;
 }
 
 void ResultStore::refresh_columns() {
-  column_set_.clear();
-  for (const auto& [name, type] : columns()) column_set_.insert(name);
+  tables_.clear();
+  for (const char* t : {"points", "sites", "links"}) {
+    for (const auto& [name, type] : columns(t)) tables_[t][name] = type;
+  }
 }
 
-void ResultStore::ensure_column(const std::string& name, const std::string& type) {
-  if (column_set_.count(name)) return;
-  exec("ALTER TABLE points ADD COLUMN " + quote_id(name) + " " + type);
-  column_set_.insert(name);
+void ResultStore::ensure_column(const std::string& name, const std::string& type,
+                                const std::string& table) {
+  auto& cols = tables_[table];
+  if (cols.count(name)) return;
+  exec("ALTER TABLE " + quote_id(table) + " ADD COLUMN " + quote_id(name) + " " + type);
+  cols[name] = type;
 }
 
 std::string ResultStore::meta(const std::string& key) {
@@ -213,6 +343,14 @@ bool same_axes(const std::vector<StoredAxis>& a, const std::vector<StoredAxis>& 
   for (std::size_t i = 0; i < a.size(); ++i)
     if (a[i].name != b[i].name || a[i].option != b[i].option) return false;
   return true;
+}
+
+ValueKind kind_from_name(const std::string& name) {
+  for (ValueKind k : {ValueKind::kBytes, ValueKind::kRate, ValueKind::kTime, ValueKind::kFrequency,
+                      ValueKind::kNumber}) {
+    if (kind_name(k) == name) return k;
+  }
+  return ValueKind::kText;
 }
 }  // namespace
 
@@ -256,7 +394,20 @@ void ResultStore::init(const SweepSpec& spec) {
   }
   for (const auto& a : spec.axes) {
     ensure_column(a.name, "TEXT");
-    if (a.kind != ValueKind::kText) ensure_column(a.name + "_value", "REAL");
+    if (a.kind != ValueKind::kText) {
+      ensure_column(numeric_column(a.name, a.kind),
+                    a.kind == ValueKind::kBytes ? "INTEGER" : "REAL");
+    }
+  }
+  std::string option_list;
+  for (const auto& c : option_columns(spec)) {
+    const bool numeric = c.kind == ValueKind::kNumber;
+    ensure_column(c.column, numeric ? (c.integer ? "INTEGER" : "REAL") : "TEXT");
+    if (!c.number_column.empty()) {
+      ensure_column(c.number_column, c.kind == ValueKind::kBytes ? "INTEGER" : "REAL");
+    }
+    option_list += (option_list.empty() ? "" : ",") + c.column;
+    if (!c.number_column.empty()) option_list += "," + c.number_column;
   }
   if (meta("created_at").empty()) put_meta("created_at", now_utc());
   put_meta("spec_hash", spec.hash);
@@ -264,6 +415,8 @@ void ResultStore::init(const SweepSpec& spec) {
   put_meta("spec_file", spec.file);
   put_meta("metric", spec.metric);
   put_meta("mode", spec.mode == SweepMode::kGrid ? "grid" : "zip");
+  put_meta("option_columns", option_list);
+  refresh_views();
   tx.commit();
 }
 
@@ -284,7 +437,12 @@ std::string ResultStore::metric_column(const std::string& key) {
   static const std::regex ident("[A-Za-z_][A-Za-z0-9_]*");
   bool clash = !std::regex_match(key, ident);
   for (const auto& [name, type] : kFixedColumns) clash = clash || name == key;
-  for (const auto& a : axes()) clash = clash || key == a.name || key == a.name + "_value";
+  for (const auto& a : axes()) {
+    clash = clash || key == a.name || key == numeric_column(a.name, kind_from_name(a.kind));
+  }
+  for (const auto& c : split(meta("option_columns"), ',', EmptyFields::kSkip)) {
+    clash = clash || key == c;
+  }
   if (!clash) return key;
   std::string s = "metric_";
   for (char c : key) s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
@@ -294,17 +452,23 @@ std::string ResultStore::metric_column(const std::string& key) {
 void ResultStore::record(const SweepSpec& spec, const Point& point, const PointResult& r) {
   Transaction tx(db_);
   std::vector<std::string> cols = {"point_id",    "point_index", "status",         "error",
-                                   "exit_code",   "elapsed_s",   "aggnet_version", "spec_hash",
+                                   "exit_code",   "wall_time_s", "aggnet_version", "spec_hash",
                                    "finished_at", "options"};
-  for (std::size_t a = 0; a < spec.axes.size(); ++a) {
-    cols.push_back(spec.axes[a].name);
-    if (spec.axes[a].kind != ValueKind::kText) cols.push_back(spec.axes[a].name + "_value");
+  for (const auto& a : spec.axes) {
+    cols.push_back(a.name);
+    if (a.kind != ValueKind::kText) cols.push_back(numeric_column(a.name, a.kind));
   }
-  std::vector<std::string> metric_cols;
+  const std::vector<OptionColumn> opt_cols = option_columns(spec);
+  for (const auto& c : opt_cols) {
+    cols.push_back(c.column);
+    if (!c.number_column.empty()) cols.push_back(c.number_column);
+  }
+  std::vector<std::pair<std::string, double>> metrics;
   for (const auto& [key, value] : r.metrics) {
-    metric_cols.push_back(metric_column(key));
-    ensure_column(metric_cols.back(), "REAL");
-    cols.push_back(metric_cols.back());
+    if (key == "wall_time_s") continue;  // the runner's wall_time_s is the one wall time
+    metrics.emplace_back(metric_column(key), value);
+    ensure_column(metrics.back().first, field_type(key, false));
+    cols.push_back(metrics.back().first);
   }
   std::string sql = "INSERT OR REPLACE INTO points (";
   for (std::size_t i = 0; i < cols.size(); ++i) sql += (i ? ", " : "") + quote_id(cols[i]);
@@ -322,30 +486,117 @@ void ResultStore::record(const SweepSpec& spec, const Point& point, const PointR
     st.bind(i++, r.error);
   }
   st.bind(i++, static_cast<long long>(r.exit_code));
-  st.bind(i++, r.elapsed_s);
+  st.bind(i++, r.wall_time_s);
   st.bind(i++, r.aggnet_version);
   st.bind(i++, spec.hash);
   st.bind(i++, now_utc());
   st.bind(i++, point.options_json());
   for (std::size_t a = 0; a < spec.axes.size(); ++a) {
     st.bind(i++, point.labels[a]);
-    if (spec.axes[a].kind != ValueKind::kText) {
-      if (point.numbers[a]) {
-        st.bind(i++, *point.numbers[a]);
-      } else {
-        st.bind_null(i++);
-      }
+    if (spec.axes[a].kind == ValueKind::kText) continue;
+    if (point.numbers[a]) {
+      st.bind_number(i++, *point.numbers[a],
+                     spec.axes[a].kind == ValueKind::kBytes ? "INTEGER" : "");
+    } else {
+      st.bind_null(i++);
     }
   }
-  for (const auto& [key, value] : r.metrics) st.bind(i++, value);
+  for (const auto& c : opt_cols) {
+    const std::string v = option_value(point, c.option);
+    std::optional<double> number;
+    if (!v.empty() && c.kind != ValueKind::kText) {
+      try {
+        number = parse_value(c.kind, v);
+      } catch (const std::exception&) {
+      }
+    }
+    if (v.empty()) {
+      st.bind_null(i++);
+    } else if (c.kind == ValueKind::kNumber && number) {
+      st.bind_number(i++, *number, c.integer ? "INTEGER" : "");
+    } else {
+      st.bind(i++, v);
+    }
+    if (c.number_column.empty()) continue;
+    if (number) {
+      st.bind_number(i++, *number, c.kind == ValueKind::kBytes ? "INTEGER" : "");
+    } else {
+      st.bind_null(i++);
+    }
+  }
+  for (const auto& [col, value] : metrics) st.bind_number(i++, value, tables_["points"][col]);
   st.step();
+  write_records("sites", point.id, r.sites);
+  write_records("links", point.id, r.links);
+  refresh_views();
   tx.commit();
 }
 
-Table ResultStore::read_all() {
+void ResultStore::write_records(const std::string& table, const std::string& point_id,
+                                const std::vector<Record>& records) {
+  {
+    Stmt del(db_, "DELETE FROM " + quote_id(table) + " WHERE point_id = ?");
+    del.bind(1, point_id);
+    del.step();
+  }
+  for (const Record& rec : records) {
+    std::string names = "point_id", marks = "?";
+    std::vector<std::pair<std::string, const FieldValue*>> fields;
+    for (const auto& [field, value] : rec) {
+      const std::string col = record_column(table, field);
+      if (col == "point_id") continue;
+      ensure_column(col, field_type(field, value.is_text), table);
+      fields.emplace_back(col, &value);
+      names += ", " + quote_id(col);
+      marks += ", ?";
+    }
+    Stmt ins(db_, fmt::format("INSERT INTO {} ({}) VALUES ({})", quote_id(table), names, marks));
+    ins.bind(1, point_id);
+    int i = 2;
+    for (const auto& [col, value] : fields) {
+      if (value->is_text) {
+        ins.bind(i++, value->text);
+      } else {
+        ins.bind_number(i++, value->number, tables_[table][col]);
+      }
+    }
+    ins.step();
+  }
+}
+
+void ResultStore::refresh_views() {
+  // site_results / link_results: every site or link row with its point's status, axes
+  // and options (a point column whose name the table also has gets a `point_` prefix).
+  std::vector<std::string> point_cols = {"status"};
+  for (const auto& a : axes()) {
+    point_cols.push_back(a.name);
+    const std::string n = numeric_column(a.name, kind_from_name(a.kind));
+    if (!n.empty()) point_cols.push_back(n);
+  }
+  for (const auto& c : split(meta("option_columns"), ',', EmptyFields::kSkip)) {
+    point_cols.push_back(c);
+  }
+  for (const auto& table : kRecordTables) {
+    const std::string view = table == "sites" ? "site_results" : "link_results";
+    std::string sel;
+    for (const auto& c : point_cols) {
+      if (!tables_["points"].count(c)) continue;
+      const std::string alias = tables_[table].count(c) ? "point_" + c : c;
+      sel += fmt::format("p.{} AS {}, ", quote_id(c), quote_id(alias));
+    }
+    exec("DROP VIEW IF EXISTS " + view);
+    exec(
+        fmt::format("CREATE VIEW {} AS SELECT {}r.* FROM {} r JOIN points p ON p.point_id = "
+                    "r.point_id",
+                    view, sel, table));
+  }
+}
+
+Table ResultStore::read_table(const std::string& table) {
   Table t;
-  for (const auto& [name, type] : columns()) t.columns.push_back(name);
-  Stmt st(db_, "SELECT * FROM points ORDER BY point_index, point_id");
+  for (const auto& [name, type] : columns(table)) t.columns.push_back(name);
+  const std::string order = table == "points" ? "point_index, point_id" : "rowid";
+  Stmt st(db_, "SELECT * FROM " + quote_id(table) + " ORDER BY " + order);
   while (st.step()) {
     std::vector<Cell> row;
     for (std::size_t i = 0; i < t.columns.size(); ++i) {
@@ -356,6 +607,8 @@ Table ResultStore::read_all() {
   return t;
 }
 
+Table ResultStore::read_all() { return read_table("points"); }
+
 void ResultStore::export_csv(const std::string& csv_path) {
   const Table t = read_all();
   CsvWriter csv;
@@ -364,16 +617,49 @@ void ResultStore::export_csv(const std::string& csv_path) {
     for (const auto& c : row) csv.field(c.null ? std::string() : c.text);  // numbers as read
     csv.end_row();
   }
-  const std::string tmp = csv_path + ".tmp";
+  try {
+    write_file_atomically(csv_path, csv.str());
+  } catch (const std::exception& e) {
+    throw StoreError(e.what());
+  }
+}
+
+std::size_t ResultStore::merge_records(sqlite3* other, const std::string& table,
+                                       const std::set<std::string>& ids) {
+  std::vector<std::pair<std::string, std::string>> cols;
   {
-    std::ofstream out(tmp);
-    if (!out) throw StoreError(csv_path + ": cannot write CSV file");
-    out << csv.str();
-    if (!out) throw StoreError(csv_path + ": cannot write CSV file");
+    Stmt c(other, "PRAGMA table_info(" + quote_id(table) + ")");
+    while (c.step()) cols.emplace_back(c.text(1), c.text(2));
   }
-  if (std::rename(tmp.c_str(), csv_path.c_str()) != 0) {
-    throw StoreError(csv_path + ": cannot write CSV file");
+  if (cols.empty() || ids.empty()) return 0;  // a database written before the table existed
+  int id_col = -1;
+  std::string names, marks;
+  for (std::size_t i = 0; i < cols.size(); ++i) {
+    if (cols[i].first == "point_id") id_col = static_cast<int>(i);
+    ensure_column(cols[i].first, cols[i].second.empty() ? "REAL" : cols[i].second, table);
+    names += (i ? ", " : "") + quote_id(cols[i].first);
+    marks += i ? ", ?" : "?";
   }
+  if (id_col < 0) return 0;
+  for (const auto& id : ids) {
+    Stmt del(db_, "DELETE FROM " + quote_id(table) + " WHERE point_id = ?");
+    del.bind(1, id);
+    del.step();
+  }
+  Stmt ins(db_, fmt::format("INSERT INTO {} ({}) VALUES ({})", quote_id(table), names, marks));
+  Stmt rows(other, "SELECT * FROM " + quote_id(table) + " ORDER BY rowid");
+  std::size_t n = 0;
+  while (rows.step()) {
+    if (!ids.count(rows.text(id_col))) continue;
+    sqlite3_reset(ins.get());
+    for (std::size_t i = 0; i < cols.size(); ++i) {
+      ins.bind_value(static_cast<int>(i + 1),
+                     sqlite3_column_value(rows.get(), static_cast<int>(i)));
+    }
+    ins.step();
+    ++n;
+  }
+  return n;
 }
 
 std::size_t ResultStore::merge_from(const std::string& other_path) {
@@ -433,7 +719,7 @@ std::size_t ResultStore::merge_from(const std::string& other_path) {
     if (their_cols[i].first == "status") status_col = static_cast<int>(i);
   }
   if (id_col < 0 || status_col < 0) throw StoreError(other_path + ": not an aggnet sweep database");
-  std::size_t taken = 0;
+  std::set<std::string> taken;
   while (rows.step()) {
     const std::string id = rows.text(id_col);
     const std::string status = rows.text(status_col);
@@ -449,10 +735,46 @@ std::size_t ResultStore::merge_from(const std::string& other_path) {
                         sqlite3_column_value(rows.get(), static_cast<int>(i)));
     }
     insert.step();
-    ++taken;
+    taken.insert(id);
   }
+  for (const auto& t : kRecordTables) merge_records(other, t, taken);
+  refresh_views();
   tx.commit();
-  return taken;
+  return taken.size();
+}
+
+std::size_t merge_databases(const std::string& out_path, const std::vector<std::string>& inputs,
+                            std::size_t* rows) {
+  std::error_code ec;
+  const auto st = fs::status(out_path, ec);
+  const bool exists = fs::exists(st);
+  if (exists && !fs::is_regular_file(st)) {
+    throw StoreError(out_path + ": not a regular file (merge writes a results database file)");
+  }
+  const std::string tmp = fmt::format("{}.merge-{}.tmp", out_path, getpid());
+  auto cleanup = [&] {
+    fs::remove(tmp, ec);
+    fs::remove(tmp + "-journal", ec);
+  };
+  cleanup();
+  try {
+    if (exists) fs::copy_file(out_path, tmp);
+    std::size_t taken = 0;
+    {
+      ResultStore store(tmp, out_path);
+      for (const auto& in : inputs) taken += store.merge_from(in);
+      if (rows) *rows = store.row_count();
+    }
+    fs::rename(tmp, out_path);
+    return taken;
+  } catch (const fs::filesystem_error& e) {
+    cleanup();
+    throw StoreError(
+        fmt::format("{}: cannot write the merged database: {}", out_path, e.code().message()));
+  } catch (...) {
+    cleanup();
+    throw;
+  }
 }
 
 }  // namespace aggnet::sweeps

@@ -356,6 +356,48 @@ Schedule ring_schedule(const Platform& /*platform*/, const Routing& routing) {
   return named("ring", Collective::kRing, {Round{{g}}});
 }
 
+Schedule ring_collective_schedule(const Platform& platform, const Routing& routing,
+                                  Collective collective, RingStepRule rule) {
+  Schedule s = ring_schedule(platform, routing);
+  s.collective = collective;
+  s.ring_step = rule;
+  if (collective == Collective::kReduceScatter) s.name = "reduce-scatter";
+  if (collective == Collective::kAllGather) s.name = "all-gather";
+  if (rule == RingStepRule::kSendRecv) s.name += ":sendrecv";
+  if (rule == RingStepRule::kBarrier) s.name += ":barrier";
+  return s;
+}
+
+Schedule point_to_point_schedule(const Platform& platform,
+                                 const std::vector<std::pair<int, int>>& pairs, int messages) {
+  if (messages < 1)
+    throw ConfigError(platform.file, 0, "schedule",
+                      "at least 1 message per pair, got " + std::to_string(messages));
+  Round round;
+  std::string name = "p2p:";
+  for (const auto& [a, b] : pairs) {
+    if (a == b)
+      throw ConfigError(
+          platform.file, 0, "schedule",
+          "a pair of two different sites, got " + platform.sites.at(a).code + " twice");
+    round.groups.push_back(Group{{a, b}});
+    name += (round.groups.size() > 1 ? "," : "") + platform.sites.at(a).code + "-" +
+            platform.sites.at(b).code;
+  }
+  if (messages > 1) name += "x" + std::to_string(messages);
+  Schedule s = named(name, Collective::kPointToPoint, {round});
+  s.messages = messages;
+  return s;
+}
+
+Schedule parameter_server_schedule(const Platform& platform, int server) {
+  Group g{{server}};
+  for (int i = 0; i < num_sites(platform); ++i)
+    if (i != server) g.sites.push_back(i);
+  return named("parameter-server:" + platform.sites.at(server).code, Collective::kParameterServer,
+               {Round{{g}}});
+}
+
 Schedule hierarchical_schedule(const Platform& platform, const Routing& routing) {
   const auto conts = sites_by_continent(platform);
   if (conts.size() < 2) {

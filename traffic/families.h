@@ -82,6 +82,19 @@ Schedule sequential_schedule(const Platform& platform, int k);
 Schedule pairs_schedule(const Platform& platform);
 Schedule random_schedule(const Platform& platform, int k, std::uint64_t seed);
 Schedule ring_schedule(const Platform& platform, const Routing& routing);
+/// A ring collective (kRing, kReduceScatter or kAllGather) over ring_order(routing) with
+/// the given step rule; named "ring", "reduce-scatter" or "all-gather", with ":RULE"
+/// appended unless the rule is `receive`.
+Schedule ring_collective_schedule(const Platform& platform, const Routing& routing,
+                                  Collective collective, RingStepRule rule);
+/// One-way transfers: one round, one group [sender, receiver] per pair (concurrent),
+/// `messages` concurrent messages of G bytes per pair. Errors: ConfigError for a site in
+/// two pairs, a pair of one site twice, messages < 1.
+Schedule point_to_point_schedule(const Platform& platform,
+                                 const std::vector<std::pair<int, int>>& pairs, int messages);
+/// Parameter server at `server`, every other site a worker: group [server, workers...].
+Schedule parameter_server_schedule(const Platform& platform, int server);
+
 /// Round 0: one group per continent (continents of one site sit out); round 1: one
 /// representative per continent, the site with the least total delay to the other
 /// continents' sites. Errors: ConfigError with fewer than 2 continents.

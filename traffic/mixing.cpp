@@ -6,47 +6,143 @@
 
 namespace aggnet {
 
+namespace {
+
+void check_sites(const Round& round, int n) {
+  for (const auto& g : round.groups)
+    for (int i : g.sites)
+      if (i < 0 || i >= n) throw std::out_of_range("mixing_matrix: site index out of range");
+}
+
+/// sqrt(lambda_max(D^T D)) = ||D||_2; D^T D is symmetric, so only eigenvalues are needed.
+double largest_singular_value(const Eigen::MatrixXd& d) {
+  if (d.size() == 0) return 0.0;
+  Eigen::MatrixXd a(d.cols(), d.cols());
+  a.triangularView<Eigen::Lower>() = d.transpose() * d;
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(a, Eigen::EigenvaluesOnly);
+  return std::sqrt(std::max(0.0, es.eigenvalues().maxCoeff()));
+}
+
+/// Decides ||D||_2 <= eps, the eigensolver only where the bounds do not: ||D||_2 <= ||D||_F;
+/// ||D||_2 >= ||D v|| for a unit v (a few power-iteration steps from the previous round's
+/// vector `v`, kept across calls: the top singular vector changes slowly round to round).
+class ErrorTest {
+ public:
+  explicit ErrorTest(long n) : v_(Eigen::VectorXd::Constant(n, 1.0)) {
+    v_(0) += 1.0;  // not orthogonal to the top singular vector in the common cases
+    v_.normalize();
+  }
+
+  bool within(const Eigen::MatrixXd& d, double eps) {
+    if (d.norm() <= eps) return true;
+    for (int i = 0; i < kPowerSteps; ++i) {
+      const Eigen::VectorXd dv = d * v_;
+      if (dv.norm() > eps) return false;
+      Eigen::VectorXd next = d.transpose() * dv;
+      if (next.norm() == 0) break;
+      v_ = next.normalized();
+    }
+    return largest_singular_value(d) <= eps;
+  }
+
+ private:
+  static constexpr int kPowerSteps = 8;
+  Eigen::VectorXd v_;
+};
+
+Eigen::MatrixXd centering(int n) {
+  return Eigen::MatrixXd::Identity(n, n) -
+         Eigen::MatrixXd::Constant(n, n, 1.0 / static_cast<double>(n));
+}
+
+}  // namespace
+
 Eigen::MatrixXd mixing_matrix(const Round& round, int n) {
+  check_sites(round, n);
   Eigen::MatrixXd w = Eigen::MatrixXd::Identity(n, n);
   for (const auto& g : round.groups) {
     const double a = 1.0 / static_cast<double>(g.sites.size());
-    for (int i : g.sites) {
-      if (i < 0 || i >= n) throw std::out_of_range("mixing_matrix: site index out of range");
+    for (int i : g.sites)
       for (int j : g.sites) w(i, j) = a;
-    }
   }
   return w;
 }
 
+void apply_round(const Round& round, Eigen::MatrixXd& e) {
+  check_sites(round, static_cast<int>(e.rows()));
+  Eigen::RowVectorXd mean(e.cols());
+  for (const auto& g : round.groups) {
+    if (g.sites.size() < 2) continue;
+    mean.setZero();
+    for (int i : g.sites) mean += e.row(i);
+    mean /= static_cast<double>(g.sites.size());
+    for (int i : g.sites) e.row(i) = mean;
+  }
+}
+
 Eigen::MatrixXd period_product(const Schedule& schedule, int n) {
   Eigen::MatrixXd m = Eigen::MatrixXd::Identity(n, n);
-  for (const auto& r : schedule.rounds) m = mixing_matrix(r, n) * m;
+  for (const auto& r : schedule.rounds) apply_round(r, m);
   return m;
 }
 
 double consensus_error(const Eigen::MatrixXd& product) {
   const long n = product.rows();
-  const Eigen::MatrixXd j = Eigen::MatrixXd::Constant(n, n, 1.0 / static_cast<double>(n));
-  Eigen::JacobiSVD<Eigen::MatrixXd> svd(product - j);
-  return svd.singularValues().size() ? svd.singularValues()(0) : 0.0;
+  return largest_singular_value(product -
+                                Eigen::MatrixXd::Constant(n, n, 1.0 / static_cast<double>(n)));
+}
+
+double pair_consensus_error(const Round& a, const Round& b, int n) {
+  check_sites(a, n);
+  check_sites(b, n);
+  // Group index of each site in a round (sites in no group: a group of their own).
+  auto groups_of = [n](const Round& r, std::vector<int>& of, std::vector<double>& size) {
+    of.assign(n, -1);
+    size.clear();
+    for (const auto& g : r.groups) {
+      for (int i : g.sites) of[i] = static_cast<int>(size.size());
+      size.push_back(static_cast<double>(g.sites.size()));
+    }
+    for (int i = 0; i < n; ++i)
+      if (of[i] < 0) {
+        of[i] = static_cast<int>(size.size());
+        size.push_back(1.0);
+      }
+  };
+  std::vector<int> in_a, in_b;
+  std::vector<double> size_a, size_b;
+  groups_of(a, in_a, size_a);
+  groups_of(b, in_b, size_b);
+  Eigen::MatrixXd c = Eigen::MatrixXd::Zero(static_cast<long>(size_b.size()),
+                                            static_cast<long>(size_a.size()));
+  for (int i = 0; i < n; ++i) c(in_b[i], in_a[i]) += 1.0;  // |b_i intersect a_j|
+  const double nd = static_cast<double>(n);
+  for (long i = 0; i < c.rows(); ++i)
+    for (long j = 0; j < c.cols(); ++j)
+      c(i, j) = c(i, j) / std::sqrt(size_b[i] * size_a[j]) - std::sqrt(size_b[i] * size_a[j]) / nd;
+  return largest_singular_value(c);
 }
 
 MixingStats analyze_mixing(const Schedule& schedule, int n) {
   MixingStats st;
   st.rho = consensus_error(period_product(schedule, n));
   st.spectral_gap = 1.0 - st.rho;
+  // W_r averages within its components (groups and sites sitting out): eigenvalue 1 once per
+  // component, 0 otherwise; so |lambda_2| = 1 unless one group holds every site.
   for (const auto& r : schedule.rounds) {
-    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(mixing_matrix(r, n));
-    Eigen::VectorXd ev = es.eigenvalues().cwiseAbs();  // ascending by value, then |.|
-    std::sort(ev.data(), ev.data() + ev.size());
-    st.round_spectral_gaps.push_back(n >= 2 ? 1.0 - ev(n - 2) : 1.0);
+    check_sites(r, n);
+    std::size_t covered = 0;
+    for (const auto& g : r.groups) covered += g.sites.size();
+    const std::size_t components = r.groups.size() + (static_cast<std::size_t>(n) - covered);
+    st.round_spectral_gaps.push_back(n >= 2 && components >= 2 ? 0.0 : 1.0);
   }
-  Eigen::MatrixXd m = Eigen::MatrixXd::Identity(n, n);
+  Eigen::MatrixXd e = centering(n);  // W_r ... W_1 - J
+  ErrorTest test(n);
   const std::size_t p = schedule.rounds.size();
   const long limit = static_cast<long>(p) * 2;  // J, once reached, stays
   for (long r = 1; r <= limit && p > 0; ++r) {
-    m = mixing_matrix(schedule.rounds[(r - 1) % p], n) * m;
-    if (consensus_error(m) <= 1e-12) {
+    apply_round(schedule.rounds[(r - 1) % p], e);
+    if (test.within(e, 1e-12)) {
       st.rounds_to_exact = r;
       break;
     }
@@ -58,37 +154,37 @@ long rounds_to_eps(const Schedule& schedule, int n, double eps, long exact_limit
   if (!(eps > 0 && eps < 1)) throw std::invalid_argument("rounds_to_eps: need 0 < eps < 1");
   const long p = static_cast<long>(schedule.rounds.size());
   if (p == 0) return -1;
-  std::vector<Eigen::MatrixXd> ws;
-  for (const auto& r : schedule.rounds) ws.push_back(mixing_matrix(r, n));
-  const Eigen::MatrixXd j = Eigen::MatrixXd::Constant(n, n, 1.0 / static_cast<double>(n));
   // e = W_r ... W_1 - J; applying W gives W e (W J = J), so the error evolves linearly.
-  Eigen::MatrixXd e = Eigen::MatrixXd::Identity(n, n) - j;
+  Eigen::MatrixXd e = centering(n);
+  ErrorTest test(n);
   long r = 0;
   const long limit = std::max(exact_limit, p);
   for (; r < limit || r % p != 0; ++r) {
-    e = ws[r % p] * e;
-    if (consensus_error(e + j) <= eps) return r + 1;
+    apply_round(schedule.rounds[r % p], e);
+    if (test.within(e, eps)) return r + 1;
   }
   // Beyond: binary lifting over whole periods with D = M - J, D^k e = (M^k - J) e.
-  const Eigen::MatrixXd d = period_product(schedule, n) - j;
-  std::vector<Eigen::MatrixXd> pow2 = {d};  // D^(2^i)
+  Eigen::MatrixXd d = centering(n);
+  for (const auto& round : schedule.rounds) apply_round(round, d);  // M - J
+  std::vector<Eigen::MatrixXd> pow2 = {d};                           // D^(2^i)
   while (true) {
-    if ((pow2.back() * e).norm() == 0 || consensus_error(pow2.back() * e + j) <= eps) break;
+    const Eigen::MatrixXd next = pow2.back() * e;
+    if (next.norm() == 0 || test.within(next, eps)) break;
     if (pow2.size() >= 62) return -1;  // does not converge in practice
     pow2.push_back(pow2.back() * pow2.back());
   }
   long k = 0;
   for (int i = static_cast<int>(pow2.size()) - 1; i >= 0; --i) {
-    const Eigen::MatrixXd cand = pow2[i] * e;
-    if (consensus_error(cand + j) > eps) {
-      e = cand;
+    Eigen::MatrixXd cand = pow2[i] * e;
+    if (!test.within(cand, eps)) {
+      e = std::move(cand);
       k += 1L << i;
     }
   }
   r += k * p;
   for (long i = 0; i < p; ++i, ++r) {
-    e = ws[r % p] * e;
-    if (consensus_error(e + j) <= eps) return r + 1;
+    apply_round(schedule.rounds[r % p], e);
+    if (test.within(e, eps)) return r + 1;
   }
   return r;  // not reached: numerical corner case; upper bound
 }

@@ -1,5 +1,7 @@
 // Mixing math of gossip schedules: mixing matrices, consensus contraction, spectral gap,
-// rounds to a target consensus error. Uses Eigen (JacobiSVD, SelfAdjointEigenSolver).
+// rounds to a target consensus error. Uses Eigen (SelfAdjointEigenSolver, JacobiSVD on small
+// overlap matrices). Every consensus error is ||M - J||_2 exactly (to floating point); the
+// searches skip the eigensolver where cheap bounds already decide (docs/performance.md).
 #pragma once
 
 #include <Eigen/Dense>
@@ -18,9 +20,22 @@ Eigen::MatrixXd mixing_matrix(const Round& round, int n);
 /// Product W_P ... W_1 over the schedule's period (n x n); round 0 is applied first.
 Eigen::MatrixXd period_product(const Schedule& schedule, int n);
 
+/// W e for the round's W, in place (e: n x m): each group's rows become their mean. O(n m),
+/// the same as mixing_matrix(round, n) * e without the dense product.
+void apply_round(const Round& round, Eigen::MatrixXd& e);
+
 /// Consensus error of a product M: ||M - J||_2 (largest singular value), J = ones/n.
 /// After applying M, the disagreement ||x - mean|| shrinks by at least this factor.
+/// Computed as sqrt(lambda_max(D^T D)), D = M - J, with a symmetric eigensolver: squaring
+/// loses no relative accuracy in the largest singular value.
 double consensus_error(const Eigen::MatrixXd& product);
+
+/// ||W_b W_a - J||_2 of two rounds (a applied first), exactly, from the small matrix of
+/// group overlaps: W_a = U_a U_a^T with U_a's columns the normalized group indicators
+/// (sites in no group are groups of one), so W_b W_a - J = U_b (U_b^T U_a - beta alpha^T) U_a^T
+/// with orthonormal U's and alpha_j = sqrt(|a_j| / n): the same singular values as the
+/// (groups of b) x (groups of a) matrix in the middle.
+double pair_consensus_error(const Round& a, const Round& b, int n);
 
 /// Summary of a schedule's mixing on n sites.
 struct MixingStats {

@@ -141,11 +141,9 @@ std::vector<Candidate> optimize_schedules(const Platform& platform, const Routin
     }
     const std::string family = exhaustive ? "partition-pair" : "sampled-pair";
     std::vector<double> t(parts.size());
-    std::vector<Eigen::MatrixXd> w(parts.size());
     for (std::size_t i = 0; i < parts.size(); ++i) {
       t[i] = estimate_round(platform, routing, parts[i], Collective::kGroupAverage, options.run)
                  .time_s;
-      w[i] = mixing_matrix(parts[i], n);
     }
     struct Pair {
       double score;
@@ -154,7 +152,7 @@ std::vector<Candidate> optimize_schedules(const Platform& platform, const Routin
     std::vector<Pair> pairs;
     for (std::size_t a = 0; a < parts.size(); ++a) {
       for (std::size_t b = a + 1; b < parts.size(); ++b) {
-        const double rho = consensus_error(w[b] * w[a]);
+        const double rho = pair_consensus_error(parts[a], parts[b], n);
         if (rho >= 1 - 1e-9) continue;
         const double periods =
             rho < 1e-12 ? 1.0 : std::max(1.0, std::ceil(std::log(options.run.eps) / std::log(rho)));

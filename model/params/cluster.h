@@ -10,8 +10,10 @@ namespace aggnet {
 
 /// How senders avoid overrunning the receivers' aggregation slots
 /// (docs/simulation-semantics.md): `kPacing` sends at a rate computed from the buffer and
-/// the known skews; `kCredit` sends only with a credit (a free slot) from every receiver.
-enum class FlowControl { kPacing, kCredit };
+/// the known skews; `kCredit` sends only with a credit (a free slot) from every receiver;
+/// `kDrop` has no flow control: senders send at the link rate, a contribution that finds
+/// no free slot is dropped and retransmitted after a timeout.
+enum class FlowControl { kPacing, kCredit, kDrop };
 
 /// The GPU cluster behind one site's edge, and its access link to the edge device.
 struct ClusterParams {
@@ -35,7 +37,7 @@ inline const ParamTable<ClusterParams>& ClusterParams::table() {
           {"access_bandwidth", &P::access_bandwidth_bps, Quantity::kRate, "Gbps",
            "rate of the cluster <-> edge access link", kPositive},
           {"access_delay", &P::access_delay_ps, Quantity::kTime, "us",
-           "one-way delay of the cluster <-> edge access link"},
+           "one-way delay of the cluster <-> edge access link", kDelay},
       }};
   return table;
 }

@@ -60,11 +60,11 @@ inline const ParamTable<FpgaParams>& FpgaParams::table() {
                  std::to_string(p.datapath_width_bits) + " bit at " + std::to_string(p.clock_hz) +
                  " Hz";
         }},
-       {"`latency_cycles` / `clock` < 2^64 ps",
+       {"`latency_cycles` / `clock` <= 1000 s (every delay term's bound)",
         {"latency_cycles", "clock"},
         [](const P& p) -> std::string {
-          if (p.latency_ps_wide() >> 64 == 0) return "";
-          return "expected a pipeline latency latency_cycles / clock below 2^64 ps, got " +
+          if (p.latency_ps_wide() <= kMaxDelayPs) return "";
+          return "expected a pipeline latency latency_cycles / clock of at most 1000 s, got " +
                  std::to_string(p.latency_cycles) + " cycles at " + std::to_string(p.clock_hz) +
                  " Hz";
         }}}};

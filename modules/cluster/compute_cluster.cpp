@@ -24,6 +24,10 @@ ComputeCluster::ComputeCluster(sc_core::sc_module_name name, const ComputeCluste
   in.register_nb_transport_fw(this, &ComputeCluster::nb_transport_fw);
   const auto n = static_cast<std::uint64_t>(config_.ring_order.size());
   if (config_.ring && n > 0) ring_offsets_ = ring_segment_offsets(config_.gradient_bytes, n);
+  if (config_.reliable) {
+    retransmitter_ = std::make_unique<Retransmitter>(
+        "retransmitter", [this](int step, int dst, std::uint32_t chunk) { resend(step, dst, chunk); });
+  }
   SC_HAS_PROCESS(ComputeCluster);
   SC_THREAD(run);
 }
@@ -53,9 +57,9 @@ void ComputeCluster::run() {
     record.send_start = sc_time_stamp();
     first_send_ = agreed_start_ = record.send_start;
     if (config_.functional) data_ = initial_gradient(step);
-    if (config_.ring) {
-      record.communicated = config_.ring_order.size() > 1;
-      run_ring(step);
+    transmit_complete_ = sc_core::SC_ZERO_TIME;
+    if (config_.ring || config_.collective != Collective::kGroupAverage) {
+      run_host_collective(step, record);
     } else {
       const auto& plan = config_.rounds[record.round];
       record.communicated = plan.group.size() > 1;
@@ -64,6 +68,7 @@ void ComputeCluster::run() {
     record.end = sc_time_stamp();
     record.first_send = first_send_;
     record.agreed_start = agreed_start_;
+    record.transmit_complete = transmit_complete_;
     offset_wait_total_ += first_send_ - agreed_start_;
     if (auto it = result_times_.find(step); it != result_times_.end()) {
       record.first_result = it->second.first;
@@ -120,27 +125,107 @@ void ComputeCluster::send_control(ChunkKind kind, int step, int dst, std::uint32
   emit(trans);
 }
 
+// A ready message carries this site's ready stamp for `step` (also when repeated).
+// Loss recovery: a member that is not heard from gets the message again every timeout; a
+// member that hears a repeated ready message answers with its own (`reply`, never
+// answered), in case its first one was the one lost.
+void ComputeCluster::send_ready(int step, int dst, bool reply) {
+  auto& trans = pool_.allocate();
+  auto& c = chunk_of(trans);
+  c.kind = ChunkKind::kReady;
+  c.src_site = config_.site;
+  c.dst_site = dst;
+  c.step = step;
+  c.payload_bytes = config_.control_bytes;
+  c.stamp_ps = own_ready_ps_.at(step);
+  c.reply = reply;
+  emit(trans);
+}
+
 void ComputeCluster::align_start(int step, const ClusterRoundPlan& plan) {
   const std::uint64_t now_ps = to_ps(sc_time_stamp());
+  own_ready_ps_[step] = now_ps;
   for (int d : plan.group)
-    if (d != config_.site) send_control(ChunkKind::kReady, step, d, 0);
-  const int others = static_cast<int>(plan.group.size()) - 1;
-  while (ready_[step].first < others) wait(progress_);
-  const std::uint64_t start = std::max(ready_[step].second, now_ps) + plan.start_delay_ps;
-  ready_.erase(step);
+    if (d != config_.site) send_ready(step, d, false);
+  auto heard = [&](int d) {
+    const auto& from = ready_[step].from;
+    return d == config_.site || std::find(from.begin(), from.end(), d) != from.end();
+  };
+  const std::size_t others = plan.group.size() - 1;
+  waiting(Waiting::kReady, step);
+  sc_time retry_at = sc_time_stamp() + ps_time(plan.retransmit_timeout_ps);
+  while (ready_[step].from.size() < others) {
+    if (!wait_or_retry(retry_at, plan)) continue;
+    for (int d : plan.group) {
+      if (heard(d)) continue;
+      send_ready(step, d, false);
+      ++control_retransmissions_;
+    }
+  }
+  waiting(Waiting::kNothing, step);
+  auto& ready = ready_[step];
+  ready.started = true;
+  const std::uint64_t start = std::max(ready.latest_ps, now_ps) + plan.start_delay_ps;
   if (start > to_ps(sc_time_stamp())) wait(ps_time(start) - sc_time_stamp());
 }
 
+void ComputeCluster::on_ready(const ChunkExtension& chunk) {
+  auto& ready = ready_[chunk.step];
+  const bool known =
+      std::find(ready.from.begin(), ready.from.end(), chunk.src_site) != ready.from.end();
+  if (!known) {
+    ready.from.push_back(chunk.src_site);
+    ready.latest_ps = std::max(ready.latest_ps, chunk.stamp_ps);
+    ++progress_count_;
+  }
+  const bool repeated = known || ready.started;
+  if (config_.reliable && repeated && !chunk.reply && own_ready_ps_.count(chunk.step))
+    send_ready(chunk.step, chunk.src_site, true);
+}
+
+// Waits for progress, or (loss recovery) until `retry_at`: true when it is time to repeat
+// what is awaited, and then `retry_at` moves one timeout on.
+bool ComputeCluster::wait_or_retry(sc_time& retry_at, const ClusterRoundPlan& plan) {
+  if (!config_.reliable) {
+    wait(progress_);
+    return false;
+  }
+  if (sc_time_stamp() < retry_at) wait(retry_at - sc_time_stamp(), progress_);
+  if (sc_time_stamp() < retry_at) return false;
+  retry_at = sc_time_stamp() + ps_time(plan.retransmit_timeout_ps);
+  return true;
+}
+
 // Credit: a sender may emit a chunk only with a credit from every receiver for this
-// step; one credit returns per slot freed.
-void ComputeCluster::wait_for_credits(int step, const std::vector<int>& receivers) {
+// step: its grant plus the slots it has freed so far, less the credits spent.
+void ComputeCluster::wait_for_credits(int step, const ClusterRoundPlan& plan,
+                                      const std::vector<int>& receivers) {
   auto missing = [&] {
-    return std::any_of(receivers.begin(), receivers.end(), [&](int d) {
-      return credits_[{step, d}] <= 0;
-    });
+    return std::any_of(receivers.begin(), receivers.end(),
+                       [&](int d) { return !windows_[{step, d}].open(); });
   };
-  while (missing()) wait(progress_);
-  for (int d : receivers) --credits_[{step, d}];
+  waiting(Waiting::kCredits, step);
+  sc_time retry_at = sc_time_stamp() + ps_time(plan.retransmit_timeout_ps);
+  while (missing())
+    if (wait_or_retry(retry_at, plan)) regrant(step, plan, receivers);
+  waiting(Waiting::kNothing, step);
+  for (int d : receivers) ++windows_[{step, d}].spent;
+}
+
+// Grants this site's whole window to every sender when it enters a credit round; with loss
+// recovery they are repeated every timeout until a first result shows every sender had
+// them (a result needs every sender's contribution).
+void ComputeCluster::send_grants(int step, const ClusterRoundPlan& plan,
+                                 const std::vector<int>& receivers) {
+  for (int d : receivers)
+    send_control(ChunkKind::kGrant, step, d, static_cast<std::uint32_t>(plan.own_slots));
+}
+
+void ComputeCluster::regrant(int step, const ClusterRoundPlan& plan,
+                             const std::vector<int>& receivers) {
+  if (config_.flow_control != FlowControl::kCredit || result_times_.count(step)) return;
+  send_grants(step, plan, receivers);
+  control_retransmissions_ += receivers.size();
 }
 
 void ComputeCluster::run_group_round(int step, const ClusterRoundPlan& plan) {
@@ -155,10 +240,19 @@ void ComputeCluster::run_group_round(int step, const ClusterRoundPlan& plan) {
     send_paced(step, plan, receivers);
   }
   const std::uint64_t n = num_chunks(config_.gradient_bytes);
-  while (complete_chunks_[step] < n) wait(progress_);
+  waiting(Waiting::kResults, step);
+  sc_time retry_at = sc_time_stamp() + ps_time(plan.retransmit_timeout_ps);
+  while (complete_chunks_[step] < n)
+    if (wait_or_retry(retry_at, plan)) regrant(step, plan, receivers);
+  waiting(Waiting::kNothing, step);
   if (config_.functional) average_result(step, plan);
   received_.erase(step);
   complete_chunks_.erase(step);
+  finished_steps_.insert(step);
+  passed_through_.erase(passed_through_.lower_bound({step, 0, -1}),
+                        passed_through_.lower_bound({step + 1, 0, -1}));
+  expected_results_ += n;
+  ++progress_count_;
 }
 
 // Idles until `when`. Before this round's first chunk that is the send offset (VCD
@@ -218,14 +312,13 @@ void ComputeCluster::send_credit_clocked(int step, const ClusterRoundPlan& plan,
     const auto it = plan.send_offset_ps.find(d);
     offset = std::min<std::uint64_t>(offset, it == plan.send_offset_ps.end() ? 0 : it->second);
   }
-  credits_.erase(credits_.begin(), credits_.lower_bound({step, -1}));  // finished rounds
-  for (int d : receivers)
-    send_control(ChunkKind::kCredit, step, d, static_cast<std::uint32_t>(plan.own_slots));
+  windows_.erase(windows_.begin(), windows_.lower_bound({step, -1}));  // finished rounds
+  send_grants(step, plan, receivers);
   wait_until(sc_time_stamp() + ps_time(offset), true);
   first_send_ = sc_time_stamp();
   const std::uint64_t n = num_chunks(config_.gradient_bytes);
   for (std::uint64_t i = 0; i < n; ++i) {
-    wait_for_credits(step, receivers);
+    wait_for_credits(step, plan, receivers);
     if (config_.multicast) {
       send_contribution(step, plan, -1, i);
     } else {
@@ -252,6 +345,104 @@ void ComputeCluster::send_contribution(int step, const ClusterRoundPlan& plan, i
   chunk.payload_bytes = bytes;
   chunk.data = slice(data_, offset, bytes);
   emit(trans);
+  if (!retransmitter_) return;
+  const sc_time timeout = ps_time(plan.retransmit_timeout_ps);
+  for (int d : plan.group)
+    if (d != config_.site && (dst < 0 || d == dst))
+      retransmitter_->track(step, d, static_cast<std::uint32_t>(i), bytes, timeout);
+}
+
+std::vector<int> ComputeCluster::current_group() const {
+  if (config_.ring || config_.rounds.empty()) return config_.ring_order;
+  return plan_of(step_).group;
+}
+
+const ClusterRoundPlan& ComputeCluster::plan_of(int step) const {
+  return config_.rounds[static_cast<std::size_t>(step) % config_.rounds.size()];
+}
+
+// A contribution's timer expired: the same chunk again, unicast to `dst` (the values are
+// recomputed: a site's gradient of a step is a function of site, step and index).
+void ComputeCluster::resend(int step, int dst, std::uint32_t i) {
+  const auto& plan = plan_of(step);
+  const std::uint64_t offset = std::uint64_t{i} * config_.chunk_bytes;
+  const std::uint64_t bytes = std::min(config_.chunk_bytes, config_.gradient_bytes - offset);
+  auto& trans = pool_.allocate();
+  auto& chunk = chunk_of(trans);
+  chunk.kind = ChunkKind::kContribution;
+  chunk.src_site = config_.site;
+  chunk.dst_site = dst;
+  chunk.step = step;
+  chunk.group_size = static_cast<int>(plan.group.size());
+  chunk.chunk = i;
+  chunk.payload_bytes = bytes;
+  chunk.retransmission = true;
+  if (config_.functional) {
+    auto values = std::make_shared<std::vector<float>>(bytes / 4);
+    for (std::uint64_t k = 0; k < values->size(); ++k)
+      (*values)[k] = gradient_value(config_.site, step, offset / 4 + k);
+    chunk.data = std::move(values);
+  }
+  emit(trans);
+}
+
+void ComputeCluster::acknowledge(int step, int dst, std::uint32_t chunk) {
+  auto& trans = pool_.allocate();
+  auto& c = chunk_of(trans);
+  c.kind = ChunkKind::kAck;
+  c.src_site = config_.site;
+  c.dst_site = dst;
+  c.step = step;
+  c.chunk = chunk;
+  c.payload_bytes = config_.control_bytes;
+  ++acks_sent_;
+  emit(trans);
+}
+
+void ComputeCluster::waiting(Waiting what, int step) {
+  wait_what_ = what;
+  wait_step_ = step;
+  wait_since_ = sc_time_stamp();
+}
+
+std::string ComputeCluster::waiting_for(const std::vector<std::string>& codes) const {
+  auto names = [&](const std::vector<int>& sites) {
+    std::string out;
+    for (int s : sites) out += (out.empty() ? "" : ",") + codes.at(static_cast<std::size_t>(s));
+    return out;
+  };
+  const int step = wait_step_;
+  std::vector<int> missing;
+  switch (wait_what_) {
+    case Waiting::kNothing:
+      return "";
+    case Waiting::kReady: {
+      const auto it = ready_.find(step);
+      for (int d : plan_of(step).group)
+        if (d != config_.site && (it == ready_.end() || std::find(it->second.from.begin(),
+                                                                  it->second.from.end(), d) ==
+                                                            it->second.from.end()))
+          missing.push_back(d);
+      return "ready messages of step " + std::to_string(step) + " from " + names(missing);
+    }
+    case Waiting::kCredits:
+      for (int d : plan_of(step).group) {
+        const auto it = windows_.find({step, d});
+        if (d != config_.site && (it == windows_.end() || !it->second.open())) missing.push_back(d);
+      }
+      return "credits of step " + std::to_string(step) + " from " + names(missing);
+    case Waiting::kResults: {
+      const std::uint64_t n = num_chunks(config_.gradient_bytes);
+      const auto it = complete_chunks_.find(step);
+      const std::uint64_t done = it == complete_chunks_.end() ? 0 : it->second;
+      std::vector<int> others;
+      for (int d : plan_of(step).group)
+        if (d != config_.site) others.push_back(d);
+      return "results of step " + std::to_string(step) + " (" + std::to_string(done) + " of " +
+             std::to_string(n) + " chunks complete; contributions from " + names(others) + ")";
+    }
+  }
+  return "";
 }
 
 // Functional mode: this site's result = (own gradient + the others' sum) / |group|.
@@ -293,7 +484,8 @@ void ComputeCluster::run_ring(int step) {
   if (n < 2 || me == order.end()) return;
   const int pos = static_cast<int>(me - order.begin());
   const int succ = order[mod(pos + 1, n)];
-  for (int r = 0; r < 2 * (n - 1); ++r) {
+  const int end = config_.ring_steps_end < 0 ? 2 * (n - 1) : config_.ring_steps_end;
+  for (int r = config_.ring_steps_begin; r < end; ++r) {
     const bool reduce_scatter = r < n - 1;
     const int send_seg = reduce_scatter ? mod(pos - r, n) : mod(pos + 1 - (r - (n - 1)), n);
     const int recv_seg = reduce_scatter ? mod(pos - 1 - r, n) : mod(pos - (r - (n - 1)), n);
@@ -302,6 +494,7 @@ void ComputeCluster::run_ring(int step) {
         num_chunks(ring_offsets_[recv_seg + 1] - ring_offsets_[recv_seg]);
     while (ring_received_[ring_key(step, r)] < expected) wait(progress_);
     ring_received_.erase(ring_key(step, r));
+    wait_ring_step_rule(step, r, succ);
   }
   if (config_.functional) check_ring_result(step, n);
 }
@@ -324,17 +517,24 @@ tlm::tlm_sync_enum ComputeCluster::nb_transport_fw(tlm::tlm_generic_payload& tra
   const auto& chunk = chunk_of(trans);
   switch (chunk.kind) {
     case ChunkKind::kCredit:
-      credits_[{chunk.step, chunk.src_site}] += chunk.credits;
+      windows_[{chunk.step, chunk.src_site}].freed =
+          std::max<std::int64_t>(windows_[{chunk.step, chunk.src_site}].freed, chunk.credits);
+      ++progress_count_;
+      break;
+    case ChunkKind::kGrant:
+      windows_[{chunk.step, chunk.src_site}].granted = chunk.credits;
+      ++progress_count_;
+      break;
+    case ChunkKind::kAck:
+      if (retransmitter_ && retransmitter_->ack(chunk.step, chunk.src_site, chunk.chunk))
+        ++progress_count_;
       break;
     case ChunkKind::kRingSegment:
       on_ring_chunk(chunk);
       break;
-    case ChunkKind::kReady: {
-      auto& ready = ready_[chunk.step];
-      ++ready.first;
-      ready.second = std::max(ready.second, chunk.stamp_ps);
+    case ChunkKind::kReady:
+      on_ready(chunk);
       break;
-    }
     default:
       on_result(chunk);
   }
@@ -349,8 +549,36 @@ void ComputeCluster::note_result(int step) {
   if (!fresh) it->second.second = now;
 }
 
+// Loss recovery: a result (or passed-through contribution) received again is recognised
+// and not counted again; if it came for a retransmission its sender is acknowledged again
+// (its first acknowledgement may have been lost). One nobody asked for is a double delivery.
+bool ComputeCluster::accept_once(const ChunkExtension& chunk) {
+  const bool reduced = chunk.kind == ChunkKind::kReduced;
+  bool repeated = finished_steps_.count(chunk.step) != 0;
+  if (!repeated && reduced) {
+    const auto it = received_.find(chunk.step);
+    repeated = it != received_.end() && !it->second.empty() &&
+               it->second[chunk.chunk] >= chunk.group_size - 1;
+  }
+  if (!repeated && !reduced && config_.reliable)
+    repeated = !passed_through_.insert({chunk.step, chunk.chunk, chunk.src_site}).second;
+  const int ack_to = reduced ? chunk.requester : chunk.src_site;
+  if (!repeated) {
+    if (config_.reliable && !reduced) acknowledge(chunk.step, chunk.src_site, chunk.chunk);
+    return true;
+  }
+  if (chunk.requester < 0 && !chunk.retransmission) {
+    ++duplicates_;
+    return false;
+  }
+  ++recognised_duplicates_;
+  if (config_.reliable && ack_to >= 0) acknowledge(chunk.step, ack_to, chunk.chunk);
+  return false;
+}
+
 void ComputeCluster::on_result(const ChunkExtension& chunk) {
   note_result(chunk.step);
+  if (!accept_once(chunk)) return;
   const std::uint64_t n = num_chunks(config_.gradient_bytes);
   auto& counts = received_[chunk.step];
   if (counts.empty()) counts.assign(n, 0);
@@ -361,7 +589,13 @@ void ComputeCluster::on_result(const ChunkExtension& chunk) {
   }
   counts[chunk.chunk] += chunk.contributions;
   if (config_.functional) accumulate_result(chunk);
-  if (counts[chunk.chunk] >= expected) ++complete_chunks_[chunk.step];
+  if (counts[chunk.chunk] < expected) return;
+  ++complete_chunks_[chunk.step];
+  ++accepted_results_;
+  ++progress_count_;
+  if (!config_.reliable || chunk.kind != ChunkKind::kReduced) return;
+  for (int d : plan_of(chunk.step).group)
+    if (d != config_.site) acknowledge(chunk.step, d, chunk.chunk);
 }
 
 void ComputeCluster::accumulate_result(const ChunkExtension& chunk) {
@@ -390,7 +624,10 @@ void ComputeCluster::accumulate_result(const ChunkExtension& chunk) {
 
 void ComputeCluster::on_ring_chunk(const ChunkExtension& chunk) {
   note_result(chunk.step);
-  ++ring_received_[ring_key(chunk.step, static_cast<int>(chunk.ring_step))];
+  const auto received = ++ring_received_[ring_key(chunk.step, static_cast<int>(chunk.ring_step))];
+  if (config_.ring && config_.ring_progress &&
+      received == num_chunks(ring_offsets_[chunk.segment + 1] - ring_offsets_[chunk.segment]))
+    config_.ring_progress->mark(config_.site, chunk.step, static_cast<int>(chunk.ring_step));
   if (!config_.functional) return;
   const int n = static_cast<int>(config_.ring_order.size());
   const std::uint64_t first =
@@ -406,13 +643,122 @@ void ComputeCluster::on_ring_chunk(const ChunkExtension& chunk) {
   }
 }
 
+void RingProgress::mark(int site, int step, int ring_step) {
+  sites_[{step, ring_step}].push_back(site);
+  changed_.notify();
+}
+
+bool RingProgress::received(int site, int step, int ring_step) const {
+  const auto it = sites_.find({step, ring_step});
+  return it != sites_.end() &&
+         std::find(it->second.begin(), it->second.end(), site) != it->second.end();
+}
+
+int RingProgress::count(int step, int ring_step) const {
+  const auto it = sites_.find({step, ring_step});
+  return it == sites_.end() ? 0 : static_cast<int>(it->second.size());
+}
+
+void ComputeCluster::run_host_collective(int step, StepRecord& record) {
+  if (config_.ring) {
+    record.communicated = config_.ring_order.size() > 1;
+    run_ring(step);
+  } else if (config_.collective == Collective::kParameterServer) {
+    record.communicated = config_.ring_order.size() > 1;
+    run_parameter_server(step);
+  } else {
+    const auto& plan = config_.rounds[record.round];
+    record.communicated = plan.group.size() > 1;
+    if (record.communicated) run_transfer(step, plan);
+  }
+}
+
+// After ring step r's segment arrived: `sendrecv` also waits until the successor has this
+// site's step-r segment, `barrier` until every site has its step-r segment.
+void ComputeCluster::wait_ring_step_rule(int step, int ring_step, int successor) {
+  const auto& progress = config_.ring_progress;
+  const int n = static_cast<int>(config_.ring_order.size());
+  if (config_.ring_step_rule == RingStepRule::kSendRecv) {
+    while (!progress->received(successor, step, ring_step)) wait(progress->changed());
+  } else if (config_.ring_step_rule == RingStepRule::kBarrier) {
+    while (progress->count(step, ring_step) < n) wait(progress->changed());
+  }
+}
+
+// Hands `streams_each` messages of G bytes per receiver to the access link, chunk by chunk
+// round-robin over the messages (the flows share the link fairly), and notes when the
+// access link has serialized the last one (it carries only this site's sends).
+void ComputeCluster::send_streams(int step, int tag, const std::vector<int>& receivers,
+                                  int streams_each) {
+  const std::uint64_t n = num_chunks(config_.gradient_bytes);
+  std::uint64_t serialization_ps = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint64_t bytes =
+        std::min(config_.chunk_bytes, config_.gradient_bytes - i * config_.chunk_bytes);
+    for (int d : receivers) {
+      for (int m = 0; m < streams_each; ++m) {
+        auto& trans = pool_.allocate();
+        auto& chunk = chunk_of(trans);
+        chunk.kind = ChunkKind::kRingSegment;
+        chunk.src_site = config_.site;
+        chunk.dst_site = d;
+        chunk.step = step;
+        chunk.ring_step = static_cast<std::uint32_t>(tag);
+        chunk.segment = static_cast<std::uint32_t>(m);
+        chunk.chunk = static_cast<std::uint32_t>(i);
+        chunk.payload_bytes = bytes;
+        emit(trans);
+        serialization_ps += chunk_serialization_ps(config_.access, bytes);
+      }
+    }
+  }
+  transmit_complete_ = sc_time_stamp() + ps_time(serialization_ps);
+}
+
+void ComputeCluster::wait_host_chunks(int step, int tag, std::uint64_t expected) {
+  while (ring_received_[ring_key(step, tag)] < expected) wait(progress_);
+  ring_received_.erase(ring_key(step, tag));
+}
+
+// One-way transfer: the sender's step ends when its access link has sent the last chunk
+// (transmit complete), the receiver's when the last chunk has arrived.
+void ComputeCluster::run_transfer(int step, const ClusterRoundPlan& plan) {
+  const int sender = plan.group.at(0), receiver = plan.group.at(1);
+  const auto messages = static_cast<std::uint64_t>(config_.messages);
+  if (config_.site == sender) {
+    send_streams(step, 0, {receiver}, config_.messages);
+    wait(transmit_complete_ - sc_time_stamp());
+  } else {
+    wait_host_chunks(step, 0, messages * num_chunks(config_.gradient_bytes));
+  }
+}
+
+// Parameter server (ring_order = [server, workers...]): every worker sends G to the
+// server (tag 0); once the server has all of them it sends G to every worker (tag 1,
+// one unicast copy each, chunks round-robin over the workers).
+void ComputeCluster::run_parameter_server(int step) {
+  const auto& order = config_.ring_order;
+  const int server = order.front();
+  const std::uint64_t n = num_chunks(config_.gradient_bytes);
+  if (config_.site == server) {
+    const std::vector<int> workers(order.begin() + 1, order.end());
+    wait_host_chunks(step, 0, n * workers.size());
+    send_streams(step, 1, workers, 1);
+    wait(transmit_complete_ - sc_time_stamp());
+  } else if (std::find(order.begin(), order.end(), config_.site) != order.end()) {
+    send_streams(step, 0, {server}, 1);
+    wait_host_chunks(step, 1, n);
+  }
+}
+
 std::vector<Statistic> ComputeCluster::statistics() const {
   double busy = 0, total = 0;
   for (const auto& r : records_) {
     total += (r.end - r.start).to_seconds();
     busy += (r.send_start - r.start).to_seconds();
   }
-  return {{"steps", static_cast<double>(records_.size()), "steps completed"},
+  std::vector<Statistic> out = {
+          {"steps", static_cast<double>(records_.size()), "steps completed"},
           {"compute_time_s", busy, "time spent computing"},
           {"idle_time_s", total - busy, "time waiting for communication (GPU idle)"},
           {"idle_fraction", total > 0 ? (total - busy) / total : 0.0, "idle / total"},
@@ -420,7 +766,18 @@ std::vector<Statistic> ComputeCluster::statistics() const {
            "time idled after the agreed start before the first chunk (arrival-aligned sends)"},
           {"functional_checks", static_cast<double>(checks_), "results checked (functional)"},
           {"functional_mismatches", static_cast<double>(mismatches_), "results not exact"},
-          {"duplicate_results", static_cast<double>(duplicates_), "extra reduced chunks"}};
+          {"duplicate_results", static_cast<double>(duplicates_),
+           "reduced chunks delivered twice without a retransmission asking for it"}};
+  out.push_back({"recognised_duplicates", static_cast<double>(recognised_duplicates_),
+                 "results received again for a retransmission, recognised (loss recovery)"});
+  out.push_back({"acks_sent", static_cast<double>(acks_sent_),
+                 "acknowledgements sent (loss recovery)"});
+  out.push_back({"control_retransmissions", static_cast<double>(control_retransmissions_),
+                 "ready and grant messages repeated after a timeout (loss recovery)"});
+  const auto retransmissions =
+      Retransmitter::statistics(retransmitter_ ? retransmitter_->counters() : Retransmitter::Counters{});
+  out.insert(out.end(), retransmissions.begin(), retransmissions.end());
+  return out;
 }
 
 }  // namespace aggnet

@@ -7,15 +7,38 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
+#include <string>
+#include <tuple>
 #include <systemc>
 #include <tlm>
 #include <vector>
 
 #include "model/params/cluster.h"
+#include "model/platform.h"
+#include "model/schedule.h"
+#include "modules/cluster/retransmitter.h"
 #include "modules/core/chunk.h"
 #include "modules/core/statistics.h"
 
 namespace aggnet {
+
+/// Ring collectives: which sites have received which ring step's segment (whole), shared by
+/// every ComputeCluster of a system. The `sendrecv` and `barrier` step rules wait on it: an
+/// idealised synchronisation (the sender knows its send completed, every site knows the
+/// barrier released, the instant the last segment arrives; no messages), as in SimGrid's
+/// communication model and s4u::Barrier.
+class RingProgress {
+ public:
+  void mark(int site, int step, int ring_step);
+  bool received(int site, int step, int ring_step) const;
+  int count(int step, int ring_step) const;
+  const sc_core::sc_event& changed() const { return changed_; }
+
+ private:
+  std::map<std::pair<int, int>, std::vector<int>> sites_;  // (step, ring step) -> sites
+  sc_core::sc_event changed_;
+};
 
 /// What one site does in one round of the schedule period.
 struct ClusterRoundPlan {
@@ -28,6 +51,9 @@ struct ClusterRoundPlan {
   /// Per receiver: when this site starts the stream that receiver gets, after the agreed
   /// start (arrival-aligned sends). Multicast: one stream, the same offset for all.
   std::map<int, std::uint64_t> send_offset_ps;
+  /// Loss recovery: a contribution (or ready / grant message) not acknowledged this long
+  /// after it was sent is sent again.
+  std::uint64_t retransmit_timeout_ps = 0;
 };
 
 struct ComputeClusterConfig {
@@ -44,6 +70,21 @@ struct ComputeClusterConfig {
   bool functional = false;               ///< carry real float data and check every sum
   std::uint64_t control_bytes = 64;      ///< size of a ready message
   std::vector<ClusterRoundPlan> rounds;  ///< the schedule period, as seen by this site
+  /// Loss recovery (group rounds): receivers acknowledge every chunk's result, senders
+  /// retransmit unacknowledged contributions, ready and grant messages are repeated until
+  /// answered, results received again are recognised and acknowledged again.
+  bool reliable = false;
+  /// Host-based collectives without ring: kPointToPoint (rounds[r].group = [sender,
+  /// receiver]) and kParameterServer (ring_order = [server, workers...]).
+  Collective collective = Collective::kGroupAverage;
+  int ring_steps_begin = 0;  ///< ring: first ring step run (n - 1 for an all-gather)
+  int ring_steps_end = -1;   ///< ring: one past the last (-1: 2(n - 1); n - 1: reduce-scatter)
+  RingStepRule ring_step_rule = RingStepRule::kReceive;
+  std::shared_ptr<RingProgress> ring_progress;  ///< kSendRecv and kBarrier rules
+  /// kPointToPoint: concurrent messages of G bytes.
+  int messages = 1;
+  /// This site's access link (a sender's transmit-complete time).
+  WanLinkParams access;
 };
 
 /// Per-step timing of one site (simulated time, exact).
@@ -58,6 +99,9 @@ struct StepRecord {
   sc_core::sc_time end;           ///< this site's round result complete
   sc_core::sc_time first_result;  ///< first reduced chunk (or ring chunk) received
   sc_core::sc_time last_result;   ///< last one received
+  /// Host-based sends: when this site's last chunk of the step has left its access link
+  /// (SC_ZERO_TIME when it sent nothing).
+  sc_core::sc_time transmit_complete;
 };
 
 /// ComputeCluster: initiator socket `out` (to its access link towards the edge) and
@@ -93,6 +137,29 @@ class ComputeCluster : public sc_core::sc_module {
   const int& step_index() const { return step_; }
   std::vector<Statistic> statistics() const;
 
+  // Loss recovery and the run's invariants (sim/invariants.h, sim/watchdog.h).
+  /// Results accepted (chunk results of communicating group steps) and how many there
+  /// should be for the steps finished; reduced chunks that arrived again without being
+  /// asked for (a double delivery).
+  std::uint64_t accepted_results() const { return accepted_results_; }
+  std::uint64_t expected_results() const { return expected_results_; }
+  /// Counts every new piece of information (result, ready, grant, credit, ack, step).
+  std::uint64_t progress_count() const { return progress_count_; }
+  /// Computing or waiting for its send offset: progress is scheduled, not awaited.
+  bool in_timed_phase() const { return state_ == 1 || state_ == 3; }
+  /// What the site waits for right now ("" when not waiting on the network) and since when.
+  std::string waiting_for(const std::vector<std::string>& codes) const;
+  sc_core::sc_time waiting_since() const { return wait_since_; }
+  /// Contributions sent and not yet acknowledged (loss recovery).
+  std::size_t unacknowledged() const { return retransmitter_ ? retransmitter_->outstanding() : 0; }
+  /// Stops retransmitting what can no longer be acknowledged (the watchdog, after every
+  /// site has its results).
+  void abandon_retransmissions() {
+    if (retransmitter_) retransmitter_->abandon();
+  }
+  /// The group of the current step's round (empty for host-based collectives).
+  std::vector<int> current_group() const;
+
   /// The functional-mode gradient value of `site` at `step`, element `index`: small
   /// integers, so sums of a few of them are exact in float.
   static float gradient_value(int site, int step, std::uint64_t index);
@@ -122,8 +189,27 @@ class ComputeCluster : public sc_core::sc_module {
   void note_result(int step);
   void align_start(int step, const ClusterRoundPlan& plan);
   void send_control(ChunkKind kind, int step, int dst, std::uint32_t credits);
-  void wait_for_credits(int step, const std::vector<int>& receivers);
+  void wait_for_credits(int step, const ClusterRoundPlan& plan, const std::vector<int>& receivers);
   void on_ring_chunk(const ChunkExtension& chunk);
+  // Loss recovery.
+  enum class Waiting { kNothing, kReady, kCredits, kResults };
+  void waiting(Waiting what, int step);
+  bool wait_or_retry(sc_core::sc_time& retry_at, const ClusterRoundPlan& plan);
+  void regrant(int step, const ClusterRoundPlan& plan, const std::vector<int>& receivers);
+  void resend(int step, int dst, std::uint32_t chunk);
+  void acknowledge(int step, int dst, std::uint32_t chunk);
+  void on_ready(const ChunkExtension& chunk);
+  void send_ready(int step, int dst, bool reply);
+  void send_grants(int step, const ClusterRoundPlan& plan, const std::vector<int>& receivers);
+  bool accept_once(const ChunkExtension& chunk);
+  const ClusterRoundPlan& plan_of(int step) const;
+  // Host-based collectives (ring step rules, point-to-point, parameter server).
+  void run_host_collective(int step, StepRecord& record);
+  void wait_ring_step_rule(int step, int ring_step, int successor);
+  void run_transfer(int step, const ClusterRoundPlan& plan);
+  void run_parameter_server(int step);
+  void send_streams(int step, int tag, const std::vector<int>& receivers, int streams_each);
+  void wait_host_chunks(int step, int tag, std::uint64_t expected);
 
   ComputeClusterConfig config_;
   ChunkPool& pool_;
@@ -132,16 +218,36 @@ class ComputeCluster : public sc_core::sc_module {
   std::map<int, std::vector<int>> received_;
   std::map<int, std::uint64_t> complete_chunks_;
   std::map<int, std::uint64_t> ring_received_;           // key: step * 1024 + ring_step
-  std::map<std::pair<int, int>, std::int64_t> credits_;  // (step, receiver) -> credits
+  // Credit windows, (step, receiver) -> grant (-1: not yet), slots freed so far (cumulative
+  // credit messages), credits spent.
+  struct Window {
+    std::int64_t granted = -1, freed = 0, spent = 0;
+    bool open() const { return granted >= 0 && granted + freed - spent > 0; }
+  };
+  std::map<std::pair<int, int>, Window> windows_;
   std::map<int, std::pair<sc_core::sc_time, sc_core::sc_time>> result_times_;  // first, last
-  std::map<int, std::pair<int, std::uint64_t>> ready_;  // step -> (ready messages, latest stamp)
+  struct ReadyState {
+    std::vector<int> from;       // members whose ready message arrived
+    std::uint64_t latest_ps = 0;  // latest ready stamp among them
+    bool started = false;         // this site has passed the agreed start
+  };
+  std::map<int, ReadyState> ready_;            // step -> ready messages heard
+  std::map<int, std::uint64_t> own_ready_ps_;  // step -> this site's ready stamp
+  std::set<int> finished_steps_;               // group steps whose result is complete
+  std::set<std::tuple<int, std::uint32_t, int>> passed_through_;  // (step, chunk, sender)
+  std::unique_ptr<Retransmitter> retransmitter_;
+  Waiting wait_what_ = Waiting::kNothing;
+  int wait_step_ = 0;
+  sc_core::sc_time wait_since_;
+  std::uint64_t accepted_results_ = 0, expected_results_ = 0, progress_count_ = 0;
+  std::uint64_t acks_sent_ = 0, recognised_duplicates_ = 0, control_retransmissions_ = 0;
   sc_core::sc_event progress_;
   std::vector<float> data_;  // functional: this step's own gradient (group rounds)
   std::map<int, std::vector<float>> reduced_sum_;  // functional: step -> sum of the others
   std::map<int, std::vector<float>> ring_data_;    // functional: step -> ring working copy
   std::vector<std::uint64_t> ring_offsets_;        // byte offset of each ring segment
   std::vector<float> result_;
-  sc_core::sc_time first_send_, agreed_start_;
+  sc_core::sc_time first_send_, agreed_start_, transmit_complete_;
   sc_core::sc_time offset_wait_total_;  // sum over steps of first_send - agreed_start
   int step_ = 0, state_ = 0, round_index_ = 0;
   bool finished_ = false;

@@ -22,7 +22,16 @@ enum class ChunkKind : std::uint8_t {
   kCredit,        ///< a freed aggregation slot returned to a sender (credit flow control)
   kRingSegment,   ///< a host-based ring all-reduce chunk (no in-network help)
   kReady,         ///< a member announces it is ready to start a round (aligned start)
+  kGrant,         ///< a receiver grants a sender its credit window when it enters a round
+  kAck,           ///< a receiver's cluster acknowledges a chunk's result (loss recovery)
 };
+
+/// Control messages (ready, grant, credit, ack) carry no gradient data: links count them
+/// apart from the payload (`control_bytes`, `control_messages`).
+inline bool is_control(ChunkKind kind) {
+  return kind == ChunkKind::kCredit || kind == ChunkKind::kReady || kind == ChunkKind::kGrant ||
+         kind == ChunkKind::kAck;
+}
 
 /// Chunk metadata. `data` is empty in timing mode; in functional mode it holds the
 /// chunk's float values (payload_bytes / 4 of them), shared between multicast copies.
@@ -38,7 +47,10 @@ struct ChunkExtension : tlm::tlm_extension<ChunkExtension> {
   std::uint32_t ring_step = 0;      ///< ring all-reduce step (kRingSegment)
   std::uint32_t segment = 0;        ///< ring segment the chunk belongs to (kRingSegment)
   std::uint64_t payload_bytes = 0;  ///< bytes of gradient data (before headers)
-  std::uint32_t credits = 1;        ///< kCredit: aggregation slots granted
+  std::uint32_t credits = 1;        ///< kGrant: window; kCredit: slots freed so far (cumulative)
+  int requester = -1;  ///< kReduced re-sent for a retransmission: the sender to acknowledge
+  bool retransmission = false;  ///< a copy re-sent after a timeout (loss recovery)
+  bool reply = false;           ///< kReady sent in answer to a repeated one (never answered)
   std::uint64_t stamp_ps = 0;       ///< kReady: the sender's ready time (synchronised clocks)
   std::shared_ptr<std::vector<float>> data;
 

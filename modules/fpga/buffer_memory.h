@@ -22,7 +22,10 @@ class BufferMemory {
   std::uint64_t slot_bytes() const { return slot_bytes_; }
   std::uint64_t capacity_bytes() const { return capacity_bytes_; }
   bool holds(std::uint64_t key) const { return slots_.count(key) != 0; }
-  bool full() const { return slots_.size() >= num_slots_; }
+  bool full() const { return !overcommit_ && slots_.size() >= num_slots_; }
+  /// Test-only: slots may be taken beyond the capacity (breaks the capacity invariant).
+  void set_test_overcommit(bool on) { overcommit_ = on; }
+  std::size_t slots_in_use() const { return slots_.size(); }
   /// Takes a slot for `key` at `now`. Precondition: !full() && !holds(key).
   void allocate(std::uint64_t key, const sc_core::sc_time& now);
   /// Frees `key`'s slot at `now` and records its hold time.
@@ -39,6 +42,7 @@ class BufferMemory {
   std::unordered_map<std::uint64_t, sc_core::sc_time> slots_;  // key -> allocation time
   std::uint64_t occupancy_bytes_ = 0, high_water_bytes_ = 0, allocations_ = 0;
   Histogram hold_ns_;
+  bool overcommit_ = false;
 };
 
 }  // namespace aggnet

@@ -22,6 +22,7 @@ FpgaAggregator::FpgaAggregator(sc_core::sc_module_name name, const FpgaAggregato
       latency_(ps_time(config.params.latency_ps())),
       outputs_("outputs", [this](tlm::tlm_generic_payload& t) { on_reduced(t); }) {
   in.register_nb_transport_fw(this, &FpgaAggregator::nb_transport_fw);
+  buffer_.set_test_overcommit(config.test_hook == TestHook::kOvercommit);
 }
 
 tlm::tlm_sync_enum FpgaAggregator::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase&,
@@ -41,7 +42,14 @@ void FpgaAggregator::on_arrival(tlm::tlm_generic_payload& trans) {
     return;
   }
   ++contributions_;
+  if (absorb_duplicate(trans)) return;
   const auto key = key_of(chunk);
+  if (!buffer_.holds(key) && buffer_.full() && config_.drop_when_full) {
+    ++drops_;
+    wasted_bytes_ += chunk.payload_bytes;
+    trans.release();
+    return;
+  }
   if (!buffer_.holds(key) && buffer_.full()) {
     ++stalls_;
     stalled_.push_back({&trans, sc_core::sc_time_stamp()});
@@ -52,7 +60,44 @@ void FpgaAggregator::on_arrival(tlm::tlm_generic_payload& trans) {
   admit(trans);
 }
 
+// Loss recovery: a contribution this aggregator has already added is never added again.
+// If its chunk is already reduced, the sender missed the acknowledgement: the result goes
+// to the cluster again (which acknowledges the sender again), with the sender's credit.
+bool FpgaAggregator::absorb_duplicate(tlm::tlm_generic_payload& trans) {
+  if (!config_.reliable) return false;
+  const auto& chunk = chunk_of(trans);
+  const auto key = key_of(chunk);
+  const bool reduced = completed_.count(key) != 0;
+  const auto slot = slots_.find(key);
+  const bool added = slot != slots_.end() &&
+                     std::find(slot->second.senders.begin(), slot->second.senders.end(),
+                               chunk.src_site) != slot->second.senders.end();
+  if (!reduced && !added) return false;
+  ++duplicates_;
+  wasted_bytes_ += chunk.payload_bytes;
+  if (reduced) resend_result(chunk);
+  trans.release();
+  return true;
+}
+
+void FpgaAggregator::resend_result(const ChunkExtension& chunk) {
+  auto& again = pool_.allocate();
+  auto& r = chunk_of(again);
+  r = chunk;
+  r.kind = ChunkKind::kReduced;
+  r.src_site = r.dst_site = config_.site;
+  r.tree_id = -1;
+  r.contributions = chunk.group_size - 1;
+  r.requester = chunk.src_site;
+  r.retransmission = true;
+  r.data = completed_.at(key_of(chunk));
+  ++result_resends_;
+  if (config_.return_credits) send_credit(chunk.step, chunk.chunk, chunk.src_site, false);
+  send(out, again);
+}
+
 void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
+  if (absorb_duplicate(trans)) return;  // a retransmission that waited for a slot
   const sc_time now = sc_core::sc_time_stamp();
   const auto& chunk = chunk_of(trans);
   const auto key = key_of(chunk);
@@ -63,9 +108,11 @@ void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
     fresh.expected = chunk.group_size - 1;
   }
   Slot& slot = slots_[key];
-  ++slot.received;
-  slot.senders.push_back(chunk.src_site);
-  if (chunk.data) {
+  const bool add_twice = config_.test_hook == TestHook::kDoubleAdd && slot.received == 0;
+  for (int k = 0; k < (add_twice ? 2 : 1); ++k) {
+    ++slot.received;
+    slot.senders.push_back(chunk.src_site);
+    if (!chunk.data) continue;
     if (!slot.sum) {
       slot.sum = std::make_shared<std::vector<float>>(*chunk.data);
     } else {
@@ -81,6 +128,12 @@ void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
   pipeline_busy_ += service;
 
   if (slot.received == slot.expected) {
+    // Invariant data: exactly one contribution from every other member.
+    auto senders = slot.senders;
+    std::sort(senders.begin(), senders.end());
+    if (std::adjacent_find(senders.begin(), senders.end()) != senders.end() ||
+        static_cast<int>(senders.size()) != chunk.group_size - 1)
+      ++bad_reductions_;
     auto& reduced = pool_.clone(trans);
     auto& r = chunk_of(reduced);
     r.kind = ChunkKind::kReduced;
@@ -89,6 +142,8 @@ void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
     r.tree_id = -1;
     r.contributions = slot.received;
     r.data = slot.sum;
+    r.requester = -1;
+    r.retransmission = false;
     outputs_.notify(reduced, pipeline_free_ + latency_ - now);
   }
   trans.release();
@@ -100,10 +155,15 @@ void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced) {
   auto it = slots_.find(key);
   std::vector<int> senders = std::move(it->second.senders);
   slots_.erase(it);
-  buffer_.free(key, now);
+  const bool leak = config_.test_hook == TestHook::kLeakSlot && !leaked_once_;
+  leaked_once_ = leaked_once_ || leak;
+  if (!leak) buffer_.free(key, now);
   slots_in_use_ = buffer_.occupancy_bytes() / buffer_.slot_bytes();
   ++reduced_;
-  if (config_.return_credits) send_credits(chunk_of(reduced), senders);
+  if (config_.reliable) completed_[key] = chunk_of(reduced).data;
+  if (config_.return_credits)
+    for (int sender : senders) send_credit(chunk_of(reduced).step, chunk_of(reduced).chunk, sender, true);
+  if (config_.test_hook == TestHook::kDoubleDeliver) send(out, pool_.clone(reduced));
   send(out, reduced);
   admit_stalled();
 }
@@ -125,18 +185,23 @@ void FpgaAggregator::admit_stalled() {
   }
 }
 
-void FpgaAggregator::send_credits(const ChunkExtension& reduced, const std::vector<int>& senders) {
-  for (int sender : senders) {
-    auto& credit = pool_.allocate();
-    auto& c = chunk_of(credit);
-    c.kind = ChunkKind::kCredit;
-    c.src_site = config_.site;
-    c.dst_site = sender;
-    c.step = reduced.step;
-    c.chunk = reduced.chunk;
-    c.payload_bytes = config_.credit_bytes;
-    send(to_network, credit);
-  }
+// A credit message carries the slots freed so far for `sender` in this step: the first
+// freed slot of a chunk counts; a re-sent credit repeats the count.
+void FpgaAggregator::send_credit(int step, std::uint32_t chunk, int sender, bool fresh) {
+  const auto who =
+      (static_cast<std::uint64_t>(step) << 32) | static_cast<std::uint32_t>(sender);
+  std::uint32_t& freed = freed_[who];
+  if (fresh) ++freed;
+  auto& credit = pool_.allocate();
+  auto& c = chunk_of(credit);
+  c.kind = ChunkKind::kCredit;
+  c.src_site = config_.site;
+  c.dst_site = sender;
+  c.step = step;
+  c.chunk = chunk;
+  c.credits = freed;
+  c.payload_bytes = config_.credit_bytes;
+  send(to_network, credit);
 }
 
 void FpgaAggregator::send(tlm_utils::simple_initiator_socket<FpgaAggregator>& socket,
@@ -160,6 +225,14 @@ std::vector<Statistic> FpgaAggregator::statistics(const sc_time& window) const {
        "peak bytes of contributions waiting for a slot (held upstream of the FPGA)"},
       {"contributions", static_cast<double>(contributions_), "contributions received"},
       {"reduced_chunks", static_cast<double>(reduced_), "reduced chunks sent to the cluster"},
+      {"duplicate_contributions", static_cast<double>(duplicates_),
+       "retransmitted contributions recognised as already added (loss recovery)"},
+      {"result_resends", static_cast<double>(result_resends_),
+       "reduced chunks re-sent to the cluster for a retransmission (loss recovery)"},
+      {"dropped_contributions", static_cast<double>(drops_),
+       "contributions dropped for want of a free slot (drop flow control)"},
+      {"fpga_wasted_bytes", static_cast<double>(wasted_bytes_),
+       "bytes of contributions dropped or received again"},
       {"pipeline_utilization", w > 0 ? pipeline_busy_.to_seconds() / w : 0.0,
        "pipeline busy time / simulated time"},
       {"slot_hold_time_mean_ns", buffer_.hold_time_ns().mean(), "mean slot hold time"},

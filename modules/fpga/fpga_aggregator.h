@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/faults.h"
 #include "model/params/fpga.h"
 #include "modules/core/arrival_queue.h"
 #include "modules/core/chunk.h"
@@ -30,6 +31,14 @@ struct FpgaAggregatorConfig {
   bool aggregate = true;               ///< false: pass every contribution through to the cluster
   bool return_credits = false;         ///< credit flow control: send a credit per freed slot
   std::uint64_t credit_bytes = 64;     ///< size of a credit message
+  /// Loss recovery: contributions already added (retransmissions) are recognised and
+  /// never added twice; one for a chunk already reduced makes the aggregator re-send the
+  /// result to its cluster (to be acknowledged again) and, with credits, the credit.
+  bool reliable = false;
+  /// `drop` flow control: a contribution that needs a new slot when none is free is
+  /// dropped (its sender retransmits it after a timeout) instead of waiting.
+  bool drop_when_full = false;
+  TestHook test_hook = TestHook::kNone;  ///< breaks one mechanism on purpose (tests only)
 };
 
 /// FpgaAggregator: target socket `in` (from the switch's local port), initiator sockets
@@ -41,8 +50,10 @@ struct FpgaAggregatorConfig {
 /// (serial, datapath_width_bits/8 x clock bytes/s, then latency_cycles/clock). Exactly one
 /// reduced chunk per (step, chunk) goes to the cluster. A contribution needing a new slot
 /// when all are taken waits (a slot stall); contributions to chunks that already hold a
-/// slot pass it, so stalls cannot deadlock. Credits, ring segments and reduced chunks
-/// pass through unchanged.
+/// slot pass it, so stalls cannot deadlock (with `drop_when_full` it is dropped instead).
+/// Credits, ring segments and reduced chunks pass through unchanged. Credit messages
+/// carry the number of slots freed so far for that sender in that step (cumulative, so a
+/// lost one is repaired by the next).
 class FpgaAggregator : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<FpgaAggregator> in;
@@ -62,6 +73,15 @@ class FpgaAggregator : public sc_core::sc_module {
   std::uint64_t reduced_chunks() const { return reduced_; }
   std::uint64_t contributions() const { return contributions_; }
   sc_core::sc_time pipeline_busy() const { return pipeline_busy_; }
+  /// Loss recovery: contributions recognised as already added (not added again), results
+  /// re-sent for them, and contributions dropped for want of a slot (`drop`).
+  std::uint64_t duplicate_contributions() const { return duplicates_; }
+  std::uint64_t result_resends() const { return result_resends_; }
+  std::uint64_t dropped_contributions() const { return drops_; }
+  /// Invariant data: reductions whose contributions were not exactly one per other member,
+  /// and aggregation slots held right now.
+  std::uint64_t bad_reductions() const { return bad_reductions_; }
+  std::size_t slots_held() const { return slots_.size(); }
   /// Slots in use (stable address, traced in VCD).
   const std::uint64_t& slots_in_use() const { return slots_in_use_; }
   std::vector<Statistic> statistics(const sc_core::sc_time& window) const;
@@ -82,10 +102,12 @@ class FpgaAggregator : public sc_core::sc_module {
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
   void on_arrival(tlm::tlm_generic_payload& trans);
+  bool absorb_duplicate(tlm::tlm_generic_payload& trans);
+  void resend_result(const ChunkExtension& chunk);
+  void send_credit(int step, std::uint32_t chunk, int sender, bool fresh);
   void admit(tlm::tlm_generic_payload& trans);
   void on_reduced(tlm::tlm_generic_payload& trans);
   void admit_stalled();
-  void send_credits(const ChunkExtension& reduced, const std::vector<int>& senders);
   void send(tlm_utils::simple_initiator_socket<FpgaAggregator>& socket,
             tlm::tlm_generic_payload& trans);
   static std::uint64_t key_of(const ChunkExtension& c) {
@@ -105,6 +127,13 @@ class FpgaAggregator : public sc_core::sc_module {
   std::uint64_t stalls_ = 0, reduced_ = 0, contributions_ = 0, slots_in_use_ = 0;
   Histogram stall_ns_;
   std::uint64_t waiting_bytes_ = 0, waiting_high_water_bytes_ = 0;
+  // Loss recovery: reduced (step, chunk) -> its result (data in functional mode), and per
+  // (step, sender) the slots freed so far (cumulative credits).
+  std::unordered_map<std::uint64_t, std::shared_ptr<std::vector<float>>> completed_;
+  std::unordered_map<std::uint64_t, std::uint32_t> freed_;
+  std::uint64_t duplicates_ = 0, result_resends_ = 0, drops_ = 0, bad_reductions_ = 0;
+  std::uint64_t wasted_bytes_ = 0;
+  bool leaked_once_ = false;
 };
 
 }  // namespace aggnet

@@ -19,7 +19,15 @@ MulticastSwitch::MulticastSwitch(sc_core::sc_module_name name, const SwitchParam
   in.register_nb_transport_fw(this, &MulticastSwitch::nb_transport_fw);
 }
 
-void MulticastSwitch::set_unicast_route(int dst_site, int port) { unicast_[dst_site] = port; }
+void MulticastSwitch::set_unicast_route(int dst_site, int port) {
+  if (port < 0) {
+    unicast_.erase(dst_site);
+  } else {
+    unicast_[dst_site] = port;
+  }
+}
+
+void MulticastSwitch::clear_multicast_group(int tree_id) { multicast_.erase(tree_id); }
 
 void MulticastSwitch::set_multicast_group(int tree_id, std::vector<int> ports) {
   if (ports.empty()) {
@@ -56,9 +64,8 @@ void MulticastSwitch::forward(tlm::tlm_generic_payload& trans) {
   ++forwarded_;
   if (chunk.tree_id < 0) {
     auto it = unicast_.find(chunk.dst_site);
-    if (it == unicast_.end()) {
-      SC_REPORT_ERROR(name(),
-                      ("no unicast route to site " + std::to_string(chunk.dst_site)).c_str());
+    if (it == unicast_.end()) {  // unreachable after a link failure: dropped
+      ++unroutable_;
       trans.release();
       return;
     }
@@ -66,8 +73,8 @@ void MulticastSwitch::forward(tlm::tlm_generic_payload& trans) {
     return;
   }
   const auto& ports = multicast_ports(chunk.tree_id);
-  if (ports.empty()) {
-    SC_REPORT_ERROR(name(), ("no multicast group entry " + std::to_string(chunk.tree_id)).c_str());
+  if (ports.empty()) {  // this site left the tree when it was rerouted: dropped
+    ++unroutable_;
     trans.release();
     return;
   }
@@ -86,7 +93,9 @@ void MulticastSwitch::send(int port, tlm::tlm_generic_payload& trans) {
 
 std::vector<Statistic> MulticastSwitch::statistics() const {
   return {{"forwarded", static_cast<double>(forwarded_), "chunks received and forwarded"},
-          {"replicated", static_cast<double>(replicated_), "extra copies made by multicast"}};
+          {"replicated", static_cast<double>(replicated_), "extra copies made by multicast"},
+          {"unroutable", static_cast<double>(unroutable_),
+           "chunks dropped without a route (a link failure cut the destination off)"}};
 }
 
 }  // namespace aggnet

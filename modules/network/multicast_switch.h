@@ -33,8 +33,12 @@ class MulticastSwitch : public sc_core::sc_module {
 
   MulticastSwitch(sc_core::sc_module_name name, const SwitchParams& params, ChunkPool& pool);
 
-  /// Unicast route: chunks for `dst_site` leave on egress `port`.
+  /// Unicast route: chunks for `dst_site` leave on egress `port` (-1: no route; such
+  /// chunks are dropped and counted as `unroutable`, as after a link failure).
   void set_unicast_route(int dst_site, int port);
+  /// Removes tree `tree_id`'s entry (rerouting); its chunks arriving here are dropped.
+  void clear_multicast_group(int tree_id);
+  std::uint64_t unroutable() const { return unroutable_; }
   /// Multicast group table entry: chunks of tree `tree_id` leave on every port listed.
   /// Errors: std::invalid_argument for an empty port list.
   void set_multicast_group(int tree_id, std::vector<int> ports);
@@ -57,7 +61,7 @@ class MulticastSwitch : public sc_core::sc_module {
   tlm_utils::peq_with_cb_and_phase<MulticastSwitch> peq_;
   std::unordered_map<int, int> unicast_;
   std::unordered_map<int, std::vector<int>> multicast_;
-  std::uint64_t forwarded_ = 0, replicated_ = 0;
+  std::uint64_t forwarded_ = 0, replicated_ = 0, unroutable_ = 0;
 };
 
 }  // namespace aggnet

@@ -42,6 +42,19 @@ void WanLink::accept(tlm::tlm_generic_payload& trans) {
   const auto& chunk = chunk_of(trans);
   const std::uint64_t wire =
       aggnet::wire_bytes(chunk.payload_bytes, params_.mtu_bytes, params_.header_bytes);
+  wire_bytes_ += wire;
+  if (is_control(chunk.kind)) {
+    ++control_messages_;
+    control_bytes_ += chunk.payload_bytes;
+  } else {
+    payload_bytes_ += chunk.payload_bytes;
+    ++chunks_;
+  }
+  if (!up_) {  // handed to a dead link: lost at once, the link stays idle
+    count_loss(trans, wire);
+    trans.release();
+    return;
+  }
   const sc_time serialization = ps_time(serialization_ps(wire, params_.bandwidth_bps));
   const sc_time start = std::max(now, busy_until_);
   busy_until_ = start + serialization;
@@ -52,15 +65,60 @@ void WanLink::accept(tlm::tlm_generic_payload& trans) {
   queueing_ns_.add((start - now).to_seconds() * 1e9);
   busy_ += serialization;
   bytes_in_flight_ += wire;
-  payload_bytes_ += chunk.payload_bytes;
-  wire_bytes_ += wire;
-  ++chunks_;
+  fates_.push_back({epoch_, draw_loss()});
   arrivals_.notify(trans, arrival - now);
 }
 
+bool WanLink::draw_loss() {
+  if (loss_rate_ <= 0) return false;
+  return std::uniform_real_distribution<double>(0.0, 1.0)(loss_rng_) < loss_rate_;
+}
+
+void WanLink::count_loss(const tlm::tlm_generic_payload& trans, std::uint64_t wire) {
+  if (miscount_losses_) return;
+  const auto& chunk = chunk_of(trans);
+  ++lost_messages_;
+  lost_wire_bytes_ += wire;
+  if (is_control(chunk.kind)) return;
+  ++lost_chunks_;
+  lost_payload_bytes_ += chunk.payload_bytes;
+}
+
+void WanLink::set_loss_rate(double rate, std::uint64_t seed) {
+  loss_rate_ = rate;
+  loss_rng_.seed(seed);
+}
+
+void WanLink::set_down() {
+  if (!up_) return;
+  up_ = false;
+  ++epoch_;  // everything handed over before now is lost at its arrival instant
+  busy_until_ = sc_core::sc_time_stamp();
+  down_since_ = sc_core::sc_time_stamp();
+}
+
+void WanLink::set_up() {
+  if (up_) return;
+  up_ = true;
+  down_total_ += sc_core::sc_time_stamp() - down_since_;
+}
+
+sc_time WanLink::down_time() const {
+  return down_total_ + (up_ ? sc_core::SC_ZERO_TIME : sc_core::sc_time_stamp() - down_since_);
+}
+
 void WanLink::on_arrival(tlm::tlm_generic_payload& trans) {
-  bytes_in_flight_ -=
+  const std::uint64_t wire =
       aggnet::wire_bytes(chunk_of(trans).payload_bytes, params_.mtu_bytes, params_.header_bytes);
+  bytes_in_flight_ -= wire;
+  const Fate fate = fates_.front();
+  fates_.pop_front();
+  if (fate.lost || fate.epoch != epoch_) {
+    count_loss(trans, wire);
+    trans.release();
+    return;
+  }
+  delivered_wire_bytes_ += wire;
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   sc_time zero = sc_core::SC_ZERO_TIME;
   out->nb_transport_fw(trans, phase, zero);
@@ -83,9 +141,21 @@ double WanLink::utilization(const sc_time& window) const {
 
 std::vector<Statistic> WanLink::statistics(const sc_time& window) const {
   return {
-      {"chunks", static_cast<double>(chunks_), "chunks carried"},
-      {"payload_bytes", static_cast<double>(payload_bytes_), "gradient bytes carried"},
-      {"wire_bytes", static_cast<double>(wire_bytes_), "bytes on the wire incl. headers"},
+      {"chunks", static_cast<double>(chunks_), "data chunks carried (control not included)"},
+      {"payload_bytes", static_cast<double>(payload_bytes_),
+       "gradient bytes carried (control not included)"},
+      {"control_messages", static_cast<double>(control_messages_),
+       "control messages carried (ready, grant, credit, ack)"},
+      {"control_bytes", static_cast<double>(control_bytes_), "bytes of control messages"},
+      {"wire_bytes", static_cast<double>(wire_bytes_),
+       "bytes on the wire incl. headers (data and control)"},
+      {"lost_chunks", static_cast<double>(lost_chunks_), "data chunks lost (faults)"},
+      {"lost_messages", static_cast<double>(lost_messages_),
+       "transactions lost, data and control (faults)"},
+      {"lost_payload_bytes", static_cast<double>(lost_payload_bytes_),
+       "gradient bytes lost (faults)"},
+      {"lost_wire_bytes", static_cast<double>(lost_wire_bytes_), "wire bytes lost (faults)"},
+      {"down_time_s", down_time().to_seconds(), "time the link was down (faults)"},
       {"busy_time_s", busy_.to_seconds(), "total serialization time"},
       {"utilization", utilization(window), "busy time / simulated time"},
       {"queueing_delay_mean_ns", queueing_ns_.mean(), "mean wait before serialization"},

@@ -6,7 +6,9 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <random>
 #include <systemc>
 #include <tlm>
@@ -30,6 +32,13 @@ namespace aggnet {
 /// a fresh draw per chunk would, through the no-reordering clamp, bias the delay towards
 /// the running maximum.
 /// Propagation is not occupancy: many chunks propagate at once.
+///
+/// Faults (docs/simulation-semantics.md, "Faults"): with a loss rate, each transaction
+/// handed over is lost with that probability (a seeded draw at hand-over; it still
+/// occupies the link and is dropped at its arrival instant). A link that goes down loses
+/// every transaction on it (queued, serializing or propagating) and every one handed over
+/// until it comes back up. Conservation: sent = delivered + lost + in flight, in wire
+/// bytes, at every instant.
 class WanLink : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<WanLink> in;
@@ -41,12 +50,40 @@ class WanLink : public sc_core::sc_module {
           std::uint64_t seed = 1);
 
   const WanLinkParams& params() const { return params_; }
+  /// Loss injection: every transaction handed over from now is lost with probability
+  /// `rate` in [0, 1), drawn from a generator seeded with `seed` (not the jitter's).
+  void set_loss_rate(double rate, std::uint64_t seed);
+  double loss_rate() const { return loss_rate_; }
+  /// Link failure: everything on the link now is lost, and so is everything handed over
+  /// until set_up().
+  void set_down();
+  void set_up();
+  bool up() const { return up_; }
+  /// A stalled end (faults): nothing starts serializing before `until` (what is handed
+  /// over meanwhile queues).
+  void hold_until(const sc_core::sc_time& until) { busy_until_ = std::max(busy_until_, until); }
+  /// Test-only: lost transactions are not counted (breaks the conservation invariant).
+  void set_test_miscount_losses(bool on) { miscount_losses_ = on; }
   /// Bytes handed to the link that have not yet arrived at the far end (queue + wire).
   /// Stable address, traced in VCD.
   const std::uint64_t& bytes_in_flight() const { return bytes_in_flight_; }
+  /// Gradient bytes handed over (contributions, reduced chunks, ring segments; control
+  /// messages are counted apart).
   std::uint64_t payload_bytes() const { return payload_bytes_; }
   std::uint64_t wire_bytes_sent() const { return wire_bytes_; }
+  std::uint64_t wire_bytes_delivered() const { return delivered_wire_bytes_; }
+  std::uint64_t wire_bytes_lost() const { return lost_wire_bytes_; }
+  /// Data chunks handed over (control messages not included).
   std::uint64_t chunks() const { return chunks_; }
+  /// Control messages (ready, grant, credit, ack) handed over and their bytes.
+  std::uint64_t control_messages() const { return control_messages_; }
+  std::uint64_t control_bytes() const { return control_bytes_; }
+  /// Transactions lost (data chunks and control messages) and the data chunks among them.
+  std::uint64_t lost_messages() const { return lost_messages_; }
+  std::uint64_t lost_chunks() const { return lost_chunks_; }
+  std::uint64_t lost_payload_bytes() const { return lost_payload_bytes_; }
+  /// Simulated time the link spent down (up to now).
+  sc_core::sc_time down_time() const;
   /// Total serialization time (the link's busy time).
   sc_core::sc_time busy_time() const { return busy_; }
   /// busy time / `window` (0 if the window is empty).
@@ -62,6 +99,8 @@ class WanLink : public sc_core::sc_module {
   void on_input(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
   void on_arrival(tlm::tlm_generic_payload& trans);
   sc_core::sc_time jitter_sample();
+  bool draw_loss();
+  void count_loss(const tlm::tlm_generic_payload& trans, std::uint64_t wire);
   static constexpr std::uint64_t kJitterEpochPs = 10'000'000'000;  // 10 ms
 
   WanLinkParams params_;
@@ -76,7 +115,22 @@ class WanLink : public sc_core::sc_module {
   sc_core::sc_time busy_ = sc_core::SC_ZERO_TIME;
   std::uint64_t bytes_in_flight_ = 0;
   std::uint64_t payload_bytes_ = 0, wire_bytes_ = 0, chunks_ = 0;
+  std::uint64_t control_messages_ = 0, control_bytes_ = 0;
+  std::uint64_t delivered_wire_bytes_ = 0, lost_wire_bytes_ = 0;
+  std::uint64_t lost_messages_ = 0, lost_chunks_ = 0, lost_payload_bytes_ = 0;
   Histogram queueing_ns_;
+  // Faults. Per transaction in flight, in arrival (FIFO) order: the link's failure epoch
+  // at hand-over and whether the loss draw lost it.
+  struct Fate {
+    std::uint32_t epoch;
+    bool lost;
+  };
+  std::deque<Fate> fates_;
+  double loss_rate_ = 0;
+  std::mt19937_64 loss_rng_;
+  bool up_ = true, miscount_losses_ = false;
+  std::uint32_t epoch_ = 0;
+  sc_core::sc_time down_since_, down_total_;
 };
 
 }  // namespace aggnet

@@ -275,6 +275,8 @@ std::pair<std::string, std::string> samples(const OptionSpec& spec) {
       return {"rotating-4", "trads"};
     case Kind::kBytes:
       return {"2MiB", "0B"};
+    case Kind::kTime:
+      return {"2ms", "soon"};
     case Kind::kInteger:
       return {"3", "-3"};
     case Kind::kNumber:
@@ -303,7 +305,7 @@ std::string spec_error(const std::string& yaml) {
 // base option and an axis, and rejects a bad one with the message the CLI gives.
 TEST(DerivedFromTheTable, SweepSpecChecks) {
   for (const OptionSpec* spec : options_of(kSweep)) {
-    if (spec->kind == Kind::kOverride) continue;
+    if (spec->kind == Kind::kOverride || spec->kind == Kind::kText) continue;  // own grammar
     SCOPED_TRACE(spec->name);
     const auto [good, bad] = samples(*spec);
     EXPECT_EQ(spec_error("base:\n  " + spec->name + ": \"" + good + "\"\n"), "");

@@ -3,6 +3,8 @@
 // derived from them (the keys the loader accepts, the rows of `aggnet params`, the
 // committed docs/modules pages) compared with the tables.
 #include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -285,6 +287,38 @@ TEST(ParamSurfaces, AggnetParamsPrintsEveryTableRow) {
     for (auto& [k, row] : rows) row.pop_back();  // the check column may be blank
   }
   EXPECT_EQ(printed, expected);
+}
+
+// `aggnet params --format json`: the same tables, every field, machine-readable.
+TEST(ParamSurfaces, AggnetParamsJsonHoldsEveryTableRow) {
+  FILE* pipe = popen((std::string(AGGNET_EXE) + " params --format json").c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, pipe) != nullptr) out += buf;
+  const int status = pclose(pipe);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const nlohmann::json j = nlohmann::json::parse(out);
+  const auto& modules = all_module_params();
+  ASSERT_EQ(j.size(), modules.size());
+  for (std::size_t m = 0; m < modules.size(); ++m) {
+    EXPECT_EQ(j[m]["module"], modules[m].module);
+    EXPECT_EQ(j[m]["section"], modules[m].section);
+    EXPECT_EQ(j[m]["invariants"].get<std::vector<std::string>>(), modules[m].invariants);
+    ASSERT_EQ(j[m]["params"].size(), modules[m].params.size()) << modules[m].module;
+    for (std::size_t i = 0; i < modules[m].params.size(); ++i) {
+      const ParamInfo& p = modules[m].params[i];
+      const auto& row = j[m]["params"][i];
+      EXPECT_EQ(table_row(p),
+                (std::vector<std::string>{row["key"], row["quantity"], row["unit"], row["default"],
+                                          row["check"]["text"]}));
+      EXPECT_EQ(row["check"]["required"], p.check.required);
+      EXPECT_EQ(row["check"]["positive"], p.check.positive);
+      EXPECT_EQ(row["check"]["multiple_of"], p.check.multiple_of);
+      EXPECT_EQ(row["check"].contains("max"), p.check.max != UINT64_MAX);
+      EXPECT_EQ(row["description"], p.description);
+    }
+  }
 }
 
 std::string read_text(const fs::path& p) {

@@ -14,6 +14,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -83,13 +84,47 @@ def sweep_case(aggnet, tmp):
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     with open(os.path.join(out, "results.csv")) as f:
         rows = [strip(r) for r in csv.DictReader(f)]
-    for r in rows:  # point ids, hashes and options name this checkout's absolute paths
-        for key in ("options", "point_id", "spec_hash"):
+    for r in rows:  # point ids, hashes, options and platform name this checkout's paths
+        for key in ("options", "point_id", "spec_hash", "platform"):
             r.pop(key, None)
     return sorted(rows, key=lambda r: (r["schedule"], r["buffer"]))
 
 
+TIME_UNITS_PS = {"s": 1e12, "ms": 1e9, "us": 1e6, "ns": 1e3, "ps": 1.0}
+
+
+def as_number(x):
+    """A JSON or CSV number as a float (None for anything else)."""
+    if isinstance(x, bool):
+        return None
+    if isinstance(x, (int, float)):
+        return float(x)
+    if isinstance(x, str):
+        try:
+            return float(x)
+        except ValueError:
+            return None
+    return None
+
+
+def same_number(a, b, path):
+    """Equal values, not equal float noise: the run JSON writes times rounded to whole ps
+    and counts as integers, so a golden 34.855000000000004 equals a new 34.855 and 5.0
+    equals 5. A time (key with a unit token, as in sim/report.h) may differ by a ps,
+    anything else by one part in 1e12."""
+    half_ps = 0.0
+    for key in reversed(re.split(r"[.\[\]]", path)):  # send_offset_ms.lon: the offset's unit
+        units = [TIME_UNITS_PS[t] for t in key.split("_") if t in TIME_UNITS_PS]
+        if units:
+            half_ps = 1.0 / units[0]  # rounding to whole ps moves a mean by <= 0.5 ps
+            break
+    return abs(a - b) <= max(half_ps, 1e-12 * max(abs(a), abs(b)))
+
+
 def first_difference(a, b, path="$"):
+    x, y = as_number(a), as_number(b)
+    if x is not None and y is not None:
+        return None if same_number(x, y, path) else f"{path}: golden {a!r} != {b!r}"
     if type(a) is not type(b):
         return f"{path}: {a!r} != {b!r}"
     if isinstance(a, dict):

@@ -17,7 +17,7 @@ SYSTEMC = re.compile(r'#include\s*<(systemc|tlm)')
 YAML = re.compile(r'#include\s*<yaml-cpp/')
 LOCAL = re.compile(r'#include\s*"([a-z_]+)/')
 # Which folders may use SystemC or YAML: "does it need SystemC? does it need YAML?"
-USES_SYSTEMC = {"modules", "sim", "apps"}
+USES_SYSTEMC = {"modules", "sim", "apps", "benchmarks"}
 USES_YAML = {"config", "sweeps", "apps"}
 # Folders whose whole include closure stays within these folders (no model types).
 MODEL_FREE = {"sweeps": {"common", "options", "sweeps"}}

@@ -9,7 +9,7 @@ rc=0
 cat "$W/err.txt" >&2
 [ "$rc" = 1 ] || fail "expected exit 1, got $rc"
 grep -q "2 points failed" "$W/err.txt" || fail "no failure summary"
-grep -q "case=zero-bandwidth" "$W/err.txt" || fail "zero-bandwidth point not named"
+grep -q "case=tiny-buffer" "$W/err.txt" || fail "tiny-buffer point not named"
 grep -q "case=too-long" "$W/err.txt" || fail "too-long point not named"
 "$PY" - "$W/out/results.db" <<'PY' || fail "database rows"
 import sqlite3, sys
@@ -17,8 +17,8 @@ con = sqlite3.connect(sys.argv[1])
 got = {r[0]: (r[1], r[2] or "") for r in con.execute("SELECT \"case\", status, error FROM points")}
 print(got, file=sys.stderr)
 assert got["fine"][0] == "ok", got["fine"]
-assert got["zero-bandwidth"][0] == "bad_input", got["zero-bandwidth"]
-assert "bandwidth" in got["zero-bandwidth"][1], got["zero-bandwidth"]
+assert got["tiny-buffer"][0] == "bad_input", got["tiny-buffer"]
+assert "at least one chunk" in got["tiny-buffer"][1], got["tiny-buffer"]
 assert got["too-long"][0] == "timeout" and "timeout after" in got["too-long"][1], got["too-long"]
 ok_row = con.execute("SELECT step_time_s_mean FROM points WHERE \"case\" = 'fine'").fetchone()
 assert ok_row[0] is not None and ok_row[0] > 0

@@ -1,19 +1,64 @@
 #!/usr/bin/env bash
-# Spec and command-line errors: one line naming file, line and key; exit 2; nothing written.
+# Spec and command-line errors: one line naming file, line and key; exit 2; nothing written
+# and no point run (a misspelled metric or `set:` path is found before the first point).
 source "$(dirname "$0")/lib.sh"
 W=$(workdir spec_errors)
+# An `aggnet` for the points that only records that it was started.
+cat >"$W/recording_aggnet" <<SH
+#!/bin/sh
+echo "\$@" >>"$W/started"
+exec "$AGGNET" "\$@"
+SH
+chmod +x "$W/recording_aggnet"
 expect_error() {  # $1 = substring of the message, rest = arguments of `aggnet sweep`
   local want=$1 rc=0
   shift
-  "$AGGNET" sweep "$@" >"$W/out.txt" 2>"$W/err.txt" || rc=$?
+  "$AGGNET" sweep "$@" --aggnet "$W/recording_aggnet" >"$W/out.txt" 2>"$W/err.txt" || rc=$?
   [ "$rc" = 2 ] || { cat "$W/err.txt" >&2; fail "$*: expected exit 2, got $rc"; }
   [ "$(wc -l <"$W/err.txt")" = 1 ] || { cat "$W/err.txt" >&2; fail "$*: expected one line"; }
   grep -qF -- "$want" "$W/err.txt" || { cat "$W/err.txt" >&2; fail "$*: expected '$want'"; }
   [ ! -e "$W/out" ] || fail "$*: output written despite the error"
+  [ ! -e "$W/started" ] || fail "$*: a point was run despite the error"
 }
 expect_error "bad.yaml:6: axes[0].logrange.factor: expected a number > 1" \
   "$SWEEP_TEST_DATA/bad.yaml" --out "$W/out"
 expect_error "--shard: expected K/N" "$SWEEP_TEST_DATA/small.yaml" --out "$W/out" --shard 3/3
 expect_error "--timeout" "$SWEEP_TEST_DATA/small.yaml" --out "$W/out" --timeout soon
 expect_error "cannot read" "$W/missing.yaml" --out "$W/out"
-echo "PASS: spec errors"
+
+# A misspelled metric (spec or --metric): exit 2 with a suggestion before any point runs.
+sed 's/^name: small$/name: small\nmetric: time_to_eps/' "$SWEEP_TEST_DATA/small.yaml" >"$W/metric.yaml"
+expect_error "metric.yaml:4: metric: unknown summary key 'time_to_eps' (did you mean 'time_to_eps_s'?)" \
+  "$W/metric.yaml" --out "$W/out"
+expect_error "command line: --metric: unknown summary key 'step_time_mean' (did you mean 'step_time_s_mean'?)" \
+  "$SWEEP_TEST_DATA/small.yaml" --out "$W/out" --metric step_time_mean
+# A `set:` path the platform does not have, as an axis and in base.
+cat >"$W/set_axis.yaml" <<YAML
+name: set_axis
+base: {gradient: 256KiB, chunk: 64KiB, steps: 1}
+axes:
+  - option: set:defaults.link.bandwith
+    values: [10Gbps, 100Gbps]
+YAML
+expect_error "set_axis.yaml:4: axes[0].option: the platform rejects point link_bandwith=10Gbps: --set: defaults.link.bandwith: unknown key 'bandwith'" \
+  "$W/set_axis.yaml" --out "$W/out"
+cat >"$W/set_base.yaml" <<YAML
+name: set_base
+base: {gradient: 256KiB, chunk: 64KiB, steps: 1, set: {sites.lon.fpga.bufer: 1MiB}}
+axes:
+  - {option: schedule, values: [triads]}
+YAML
+expect_error "set_base.yaml: base.set.sites.lon.fpga.bufer: the platform rejects point schedule=triads" \
+  "$W/set_base.yaml" --out "$W/out"
+
+# The metric list the sweep accepts is the summary `aggnet run --json` writes: every key
+# of a real run's summary (with the co-located reference and --eps) passes the check.
+"$AGGNET" run --gradient 256KiB --chunk 64KiB --steps 2 --eps 0.001 --quiet --json "$W/run.json" ||
+  fail "aggnet run failed"
+keys=$("$PY" -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["summary"]))' "$W/run.json")
+[ -n "$keys" ] || fail "no summary keys"
+for k in $keys; do
+  "$AGGNET" sweep "$SWEEP_TEST_DATA/small.yaml" --metric "$k" --dry-run >/dev/null 2>"$W/err.txt" ||
+    { cat "$W/err.txt" >&2; fail "summary key $k is not accepted as a sweep metric (add it to summary_metrics() in sweeps/spec.cpp)"; }
+done
+echo "PASS: spec errors, $(echo $keys | wc -w) summary keys accepted as metrics"

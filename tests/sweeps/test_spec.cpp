@@ -252,6 +252,11 @@ INSTANTIATE_TEST_SUITE_P(
                 "spec.yaml:3: axes[1]: assigns buffer"},
         BadSpec{"BadMode", "mode: diagonal\n", "spec.yaml:1: mode: expected grid or zip"},
         BadSpec{"BadTimeout", "timeout: soon\n", "spec.yaml:1: timeout:"},
+        BadSpec{"MisspelledMetric", "name: x\nmetric: step_time_mean\n",
+                "spec.yaml:2: metric: unknown summary key 'step_time_mean' (did you mean "
+                "'step_time_s_mean'?)"},
+        BadSpec{"UnknownMetric", "metric: wibble\n",
+                "spec.yaml:1: metric: unknown summary key 'wibble', expected"},
         BadSpec{"Malformed", "axes: [\n", "spec.yaml:"}),
     [](const auto& info) { return std::string(info.param.name); });
 

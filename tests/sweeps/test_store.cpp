@@ -1,9 +1,11 @@
 // SQLite results store: rows, dynamic metric columns, resume ids, CSV, merge.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "sweeps/spec.h"
@@ -61,8 +63,8 @@ TEST_F(StoreTest, RecordsOneRowPerPointWithAxisAndMetricColumns) {
 
   Table t = store.read_all();
   ASSERT_EQ(t.rows.size(), 3u);
-  for (const char* c : {"point_id", "status", "error", "elapsed_s", "aggnet_version", "spec_hash",
-                        "schedule", "buffer", "buffer_value", "step_time_s_mean",
+  for (const char* c : {"point_id", "status", "error", "wall_time_s", "aggnet_version", "spec_hash",
+                        "schedule", "buffer", "buffer_bytes", "step_time_s_mean",
                         "slowdown_vs_colocated", "new_metric_bytes"}) {
     EXPECT_GE(t.column(c), 0) << c;
   }
@@ -71,7 +73,7 @@ TEST_F(StoreTest, RecordsOneRowPerPointWithAxisAndMetricColumns) {
   EXPECT_EQ(t.rows[1][t.column("new_metric_bytes")].number, 42);
   EXPECT_TRUE(t.rows[0][t.column("new_metric_bytes")].null);
   EXPECT_EQ(t.rows[2][t.column("status")].text, "bad_input");
-  EXPECT_EQ(t.rows[1][t.column("buffer_value")].number, 1073741824.0);
+  EXPECT_EQ(t.rows[1][t.column("buffer_bytes")].number, 1073741824.0);
   EXPECT_EQ(t.rows[0][t.column("spec_hash")].text, spec_.hash);
   EXPECT_EQ(store.finished_ids(), (std::set<std::string>{points_[0].id, points_[1].id}));
   EXPECT_EQ(store.meta("metric"), "step_time_s_mean");
@@ -166,6 +168,203 @@ TEST_F(StoreTest, MergeRefusesAnotherSweep) {
   out.merge_from(db("a.db"));
   EXPECT_THROW(out.merge_from(db("b.db")), StoreError);
   EXPECT_EQ(out.row_count(), 1u);
+}
+
+/// typeof() of every column of the first row of `table` and its declared type, read back
+/// with SQLite itself (what pandas' read_sql sees).
+std::map<std::string, std::pair<std::string, std::string>> column_types(const std::string& path,
+                                                                        const std::string& table) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  std::map<std::string, std::pair<std::string, std::string>> out;
+  std::vector<std::string> names;
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(db, ("PRAGMA table_info(" + table + ")").c_str(), -1, &st, nullptr);
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    const std::string name = reinterpret_cast<const char*>(sqlite3_column_text(st, 1));
+    names.push_back(name);
+    out[name].first = reinterpret_cast<const char*>(sqlite3_column_text(st, 2));
+  }
+  sqlite3_finalize(st);
+  for (const auto& n : names) {
+    const std::string sql = "SELECT typeof(\"" + n + "\") FROM " + table + " LIMIT 1";
+    sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+      out[n].second = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    }
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(db);
+  return out;
+}
+
+FieldValue text(const std::string& s) { return {true, s, 0}; }
+FieldValue num(double d) { return {false, "", d}; }
+
+TEST(CountKeys, CountsAreWholeQuantitiesWithoutATimeRateOrRatioUnit) {
+  for (const char* k : {"events", "steps", "rounds_to_eps", "chunks", "payload_bytes",
+                        "buffer_high_water_bytes_max", "slot_stalls_total", "retransmissions"}) {
+    EXPECT_TRUE(is_count_key(k)) << k;
+  }
+  for (const char* k : {"busy_time_s", "delay_ms", "utilization", "gpu_idle_fraction",
+                        "allreduce_bandwidth_gbps", "slowdown_vs_colocated", "step_time_s_mean",
+                        "slot_hold_time_mean_ns", "link_utilization_max"}) {
+    EXPECT_FALSE(is_count_key(k)) << k;
+  }
+}
+
+TEST_F(StoreTest, SchemaReadsIntoTypedColumns) {
+  auto spec = parse_spec(R"(
+base: {platform: platforms/nine_city.yaml, gradient: 256MiB, chunk: 1MiB, flow-control: credit,
+       steps: 3, set: {defaults.link.bandwidth: 10Gbps}}
+axes:
+  - {option: schedule, values: [triads]}
+  - {option: buffer, values: [64MiB]}
+)",
+                         "t.yaml");
+  const Point p = expand_points(spec).at(0);
+  PointResult r = ok(1.5);
+  r.wall_time_s = 0.25;
+  r.metrics.emplace_back("events", 644);
+  r.metrics.emplace_back("wall_time_s", 9.0);  // the run's own: not a second wall-time column
+  r.sites = {{{"site", text("nyc")}, {"contributions", num(16)}, {"idle_fraction", num(0.125)}},
+             {{"site", text("lon")}, {"contributions", num(8)}, {"idle_fraction", num(0.5)}}};
+  r.links = {{{"from", text("nyc")},
+              {"to", text("lon")},
+              {"payload_bytes", num(786432)},
+              {"busy_time_s", num(6.5e-5)}}};
+  {
+    ResultStore store(db("t.db"));
+    store.init(spec);
+    store.record(spec, p, r);
+  }
+  const auto points = column_types(db("t.db"), "points");
+  using TP = std::pair<std::string, std::string>;
+  // The base options as columns, numbers with their unit in the name.
+  EXPECT_EQ(points.at("platform"), TP("TEXT", "text"));
+  EXPECT_EQ(points.at("gradient"), TP("TEXT", "text"));
+  EXPECT_EQ(points.at("gradient_bytes"), TP("INTEGER", "integer"));
+  EXPECT_EQ(points.at("chunk_bytes"), TP("INTEGER", "integer"));
+  EXPECT_EQ(points.at("flow_control"), TP("TEXT", "text"));
+  EXPECT_EQ(points.at("steps"), TP("INTEGER", "integer"));
+  EXPECT_EQ(points.at("set_defaults_link_bandwidth"), TP("TEXT", "text"));
+  EXPECT_EQ(points.at("set_defaults_link_bandwidth_bps"), TP("REAL", "real"));
+  EXPECT_EQ(points.at("buffer_bytes"), TP("INTEGER", "integer"));
+  EXPECT_EQ(points.at("schedule"), TP("TEXT", "text"));
+  EXPECT_EQ(points.count("schedule_value"), 0u);
+  // Counts INTEGER, measures REAL, one wall-time column.
+  EXPECT_EQ(points.at("events"), TP("INTEGER", "integer"));
+  EXPECT_EQ(points.at("step_time_s_mean"), TP("REAL", "real"));
+  EXPECT_EQ(points.at("wall_time_s"), TP("REAL", "real"));
+  EXPECT_EQ(points.count("metric_wall_time_s"), 0u);
+  EXPECT_EQ(points.count("elapsed_s"), 0u);
+  const auto sites = column_types(db("t.db"), "sites");
+  EXPECT_EQ(sites.at("site"), TP("TEXT", "text"));
+  EXPECT_EQ(sites.at("contributions"), TP("INTEGER", "integer"));
+  EXPECT_EQ(sites.at("idle_fraction"), TP("REAL", "real"));
+  const auto links = column_types(db("t.db"), "links");
+  EXPECT_EQ(links.at("from_site"), TP("TEXT", "text"));
+  EXPECT_EQ(links.at("payload_bytes"), TP("INTEGER", "integer"));
+  EXPECT_EQ(links.at("busy_time_s"), TP("REAL", "real"));
+
+  ResultStore store(db("t.db"));
+  Table t = store.read_all();
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(t.rows[0][t.column("gradient_bytes")].number, 268435456.0);
+  EXPECT_EQ(t.rows[0][t.column("set_defaults_link_bandwidth_bps")].number, 1e10);
+  EXPECT_EQ(t.rows[0][t.column("wall_time_s")].number, 0.25);
+  Table s = store.read_table("sites");
+  ASSERT_EQ(s.rows.size(), 2u);
+  EXPECT_EQ(s.rows[1][s.column("site")].text, "lon");
+  EXPECT_EQ(s.rows[1][s.column("point_id")].text, p.id);
+  // A rerun of the point replaces its site and link rows.
+  r.sites.pop_back();
+  store.record(spec, p, r);
+  EXPECT_EQ(store.read_table("sites").rows.size(), 1u);
+  EXPECT_EQ(store.read_table("links").rows.size(), 1u);
+}
+
+TEST_F(StoreTest, ViewsJoinSitesAndLinksToTheirPointsAxes) {
+  ResultStore store(db("v.db"));
+  store.init(spec_);
+  PointResult r = ok(1.0);
+  r.sites = {{{"site", text("nyc")}, {"buffer_bytes", num(1048576)}}};
+  store.record(spec_, points_[1], r);
+  sqlite3* db3 = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(db("v.db").c_str(), &db3, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db3,
+                               "SELECT schedule, buffer, point_buffer_bytes, site, buffer_bytes "
+                               "FROM site_results",
+                               -1, &st, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(db3);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "all-to-all");
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 1)), "1GiB");
+  EXPECT_EQ(sqlite3_column_int64(st, 2), 1073741824);  // the axis, renamed: sites has one too
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 3)), "nyc");
+  EXPECT_EQ(sqlite3_column_int64(st, 4), 1048576);
+  EXPECT_EQ(sqlite3_step(st), SQLITE_DONE);
+  sqlite3_finalize(st);
+  sqlite3_close(db3);
+}
+
+TEST_F(StoreTest, GarbageFileIsRefusedAndLeftAlone) {
+  // Under LeakSanitizer (the sanitizer CI preset) this also checks that the failed
+  // constructor closes its SQLite handle.
+  const std::string garbage = "this is not a database\n" + std::string(2000, 'x');
+  { std::ofstream(db("g.db")) << garbage; }
+  try {
+    ResultStore store(db("g.db"));
+    FAIL() << "opened a garbage file";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("not an SQLite database"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(db("g.db")), std::string::npos) << e.what();
+  }
+  std::ifstream in(db("g.db"));
+  std::stringstream got;
+  got << in.rdbuf();
+  EXPECT_EQ(got.str(), garbage);
+}
+
+TEST_F(StoreTest, MergeIsAllOrNothing) {
+  {
+    ResultStore a(db("a.db"));
+    a.init(spec_);
+    PointResult r = ok(1.0);
+    r.sites = {{{"site", text("nyc")}, {"contributions", num(4)}}};
+    a.record(spec_, points_[0], r);
+  }
+  std::ofstream(db("junk.db")) << "garbage, not SQLite" << std::string(1000, 'z');
+  // Into a new file: an input that fails leaves no output and no temporary file.
+  EXPECT_THROW(merge_databases(db("new.db"), {db("a.db"), db("junk.db")}), StoreError);
+  EXPECT_FALSE(fs::exists(db("new.db")));
+  // Into a garbage file: refused, the file is left as it was.
+  EXPECT_THROW(merge_databases(db("junk.db"), {db("a.db")}), StoreError);
+  EXPECT_EQ(fs::file_size(db("junk.db")), 1019u);
+  // Into an existing database: a failing input leaves its rows untouched.
+  std::size_t rows = 0;
+  EXPECT_EQ(merge_databases(db("out.db"), {db("a.db")}, &rows), 1u);
+  EXPECT_EQ(rows, 1u);
+  {
+    ResultStore b(db("b.db"));
+    b.init(spec_);
+    b.record(spec_, points_[3], ok(2.0));
+  }
+  EXPECT_THROW(merge_databases(db("out.db"), {db("b.db"), db("junk.db")}), StoreError);
+  {
+    ResultStore out(db("out.db"));
+    EXPECT_EQ(out.row_count(), 1u);
+    EXPECT_EQ(out.read_table("sites").rows.size(), 1u);  // site rows merged with their point
+  }
+  EXPECT_EQ(merge_databases(db("out.db"), {db("b.db")}, &rows), 1u);
+  EXPECT_EQ(rows, 2u);
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(dir_)) left.push_back(e.path().filename().string());
+  for (const auto& f : left) EXPECT_EQ(f.find(".tmp"), std::string::npos) << f;
+  // Not a regular file: refused.
+  EXPECT_THROW(merge_databases(dir_.string(), {db("a.db")}), StoreError);
 }
 
 }  // namespace

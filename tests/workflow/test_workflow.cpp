@@ -392,6 +392,61 @@ TEST(Waveforms, BadTraceItemsExitTwo) {
 // ---------------------------------------------------------------------------------------
 // Statistics
 
+/// The `--stats` CSV is in long (tidy) form: one value per row, a fixed header, no
+/// ';'-joined series in a cell; its rows are exactly the JSON's values (same run).
+void expect_long_csv_matches(const std::string& text, const json& rows) {
+  std::istringstream lines(text);
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line, "instance,module,statistic,kind,index,time_ns,bucket_low,bucket_high,value");
+  std::map<std::string, std::map<std::string, double>> scalars;
+  std::map<std::string, std::size_t> samples, buckets;
+  std::size_t histogram_fields = 0;
+  while (std::getline(lines, line)) {
+    ASSERT_EQ(line.find(';'), std::string::npos) << line;
+    std::vector<std::string> f;
+    std::istringstream cells(line);
+    for (std::string c; std::getline(cells, c, ',');) f.push_back(c);
+    if (!line.empty() && line.back() == ',') f.emplace_back();
+    ASSERT_EQ(f.size(), 9u) << line;
+    const std::string& kind = f[3];
+    if (kind == "scalar") {
+      scalars[f[0]][f[2]] = std::stod(f[8]);
+    } else if (kind == "sample") {
+      const auto& r = *std::find_if(rows.begin(), rows.end(),
+                                    [&](const json& x) { return x["instance"] == f[0]; });
+      const std::size_t i = std::stoul(f[4]);
+      EXPECT_EQ(std::stod(f[8]), r["series"][f[2]][i].get<double>()) << line;
+      EXPECT_DOUBLE_EQ(std::stod(f[5]), 2e6 * static_cast<double>(i)) << line;  // 2 ms
+      ++samples[f[0] + "/" + f[2]];
+    } else if (kind == "bucket") {
+      const std::size_t b = std::stoul(f[4]);
+      EXPECT_EQ(std::stod(f[7]), std::ldexp(1.0, static_cast<int>(b))) << line;
+      EXPECT_EQ(std::stod(f[6]), b == 0 ? 0.0 : std::ldexp(1.0, static_cast<int>(b) - 1)) << line;
+      ++buckets[f[0] + "/" + f[2]];
+    } else {
+      ASSERT_TRUE(kind == "count" || kind == "mean" || kind == "min" || kind == "max") << line;
+      ++histogram_fields;
+    }
+  }
+  std::size_t hists = 0;
+  for (const auto& r : rows) {
+    const std::string inst = r["instance"];
+    for (const auto& [name, v] : r["statistics"].items()) {
+      EXPECT_EQ(scalars[inst].at(name), v.get<double>()) << inst << " " << name;
+    }
+    EXPECT_EQ(scalars[inst].size(), r["statistics"].size()) << inst;
+    for (const auto& [name, h] : r["histograms"].items()) {
+      ++hists;
+      EXPECT_EQ(buckets[inst + "/" + name], h["buckets"].size()) << inst << " " << name;
+    }
+    for (const auto& [name, v] : r["series"].items()) {
+      EXPECT_EQ(samples[inst + "/" + name], v.size()) << inst << " " << name;
+    }
+  }
+  EXPECT_EQ(histogram_fields, 4 * hists);
+}
+
 TEST(Stats, OneRowPerModuleInstanceConsistentWithTheReport) {
   const fs::path dir = scratch();
   const fs::path stats = dir / "stats.json", csv = dir / "stats.csv", out = dir / "run.json";
@@ -408,7 +463,7 @@ TEST(Stats, OneRowPerModuleInstanceConsistentWithTheReport) {
   for (const auto& r : rows) names.insert(r["instance"].get<std::string>());
   EXPECT_EQ(names.size(), rows.size());
   for (const auto& site : report["sites"]) {
-    const std::string inst = "wan.fpga_" + site["site"].get<std::string>();
+    const std::string inst = "wan." + site["site"].get<std::string>() + ".fpga";
     const auto it = std::find_if(rows.begin(), rows.end(),
                                  [&](const json& r) { return r["instance"] == inst; });
     ASSERT_NE(it, rows.end()) << inst;
@@ -424,12 +479,10 @@ TEST(Stats, OneRowPerModuleInstanceConsistentWithTheReport) {
     EXPECT_LE(m, site["high_water_bytes"].get<double>());
     EXPECT_GT(m, 0);
   }
-  ASSERT_EQ(run("run --gradient 64MiB --no-colocated -q --stats " + csv.string()), 0);
-  std::istringstream lines(read_text(csv));
-  std::string line;
-  std::size_t count = 0;
-  while (std::getline(lines, line)) ++count;
-  EXPECT_EQ(count, rows.size() + 1);
+  ASSERT_EQ(run("run --gradient 64MiB --no-colocated -q --stats-interval 2ms --stats " +
+                csv.string()),
+            0);
+  expect_long_csv_matches(read_text(csv), rows);
   const fs::path bad = dir / "stats.txt";
   EXPECT_EQ(run("run --gradient 64MiB -q --stats " + bad.string()), 2);
   EXPECT_FALSE(fs::exists(bad));

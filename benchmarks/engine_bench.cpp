@@ -1,0 +1,140 @@
+// Engine benchmarks, one measurement per process (a SystemC kernel elaborates once):
+//   aggnet_bench kernel EVENTS
+//       the bare kernel: one SC_METHOD re-notifying a timed event EVENTS times
+//   aggnet_bench run PLATFORM SCHEDULE GRADIENT BUFFER STEPS [colocated] [noalign]
+//       the engine: builds the NetworkSystem(s) and simulates STEPS steps (STEPS 0: one
+//       period); `colocated` adds the co-located reference as `aggnet run` does, `noalign`
+//       is --alignment none (the send-offset LP of a large group is not the engine)
+// Each prints one JSON line with CPU seconds (CLOCK_PROCESS_CPUTIME_ID: the machine is
+// shared, wall time is not a measure) and peak RSS; benchmarks/run.sh forms the ratios.
+#include <fmt/format.h>
+#include <sys/resource.h>
+
+#include <cstdlib>
+#include <ctime>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <systemc>
+
+#include "common/units.h"
+#include "config/platform_loader.h"
+#include "config/schedule_io.h"
+#include "sim/builder.h"
+#include "traffic/mixing.h"
+
+namespace {
+
+double cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+double peak_rss_mib() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+struct Ticker : sc_core::sc_module {
+  SC_HAS_PROCESS(Ticker);
+  Ticker(sc_core::sc_module_name name, long events) : sc_module(name), left(events) {
+    SC_METHOD(tick);
+    sensitive << ev;
+    dont_initialize();
+    ev.notify(sc_core::sc_time(1, sc_core::SC_NS));
+  }
+  void tick() {
+    if (--left > 0) ev.notify(sc_core::sc_time(1, sc_core::SC_NS));
+  }
+  sc_core::sc_event ev;
+  long left;
+};
+
+int kernel(long events) {
+  Ticker t("ticker", events);
+  const double c0 = cpu_s();
+  sc_core::sc_start();
+  const double sim = cpu_s() - c0;
+  fmt::print("{{\"bench\": \"kernel\", \"events\": {}, \"sim_cpu_s\": {:.6f}, "
+             "\"events_per_cpu_s\": {:.1f}}}\n",
+             events, sim, static_cast<double>(events) / sim);
+  return 0;
+}
+
+// WAN chunk-hops: chunks carried by the WAN links (access links not counted).
+std::uint64_t wan_hops(const aggnet::NetworkSystem& s) {
+  std::uint64_t h = 0;
+  for (const auto& l : s.links()) h += l.link->chunks();
+  return h;
+}
+
+int run(const std::string& platform_file, const std::string& schedule_name,
+        const std::string& gradient, const std::string& buffer, int steps, bool colocated,
+        bool align) {
+  const double c0 = cpu_s();
+  const aggnet::Platform platform = aggnet::load_platform(platform_file);
+  const aggnet::Schedule schedule = aggnet::make_schedule(schedule_name, platform);
+  aggnet::RunOptions o;
+  o.gradient_bytes = aggnet::parse_bytes(gradient);
+  o.buffer_bytes = aggnet::parse_bytes(buffer);
+  o.steps = steps;
+  if (!align) o.alignment = aggnet::SendAlignment::kNone;
+  const double c_plan = cpu_s();
+  // As `aggnet run` plans its steps: the rounds to eps-consensus from the mixing matrices.
+  const long rounds = aggnet::rounds_to_eps(schedule, static_cast<int>(platform.sites.size()), o.eps);
+  const double c1 = cpu_s();
+  aggnet::NetworkSystem wan("wan", platform, schedule, o);
+  std::unique_ptr<aggnet::NetworkSystem> ref;
+  if (colocated)
+    ref = std::make_unique<aggnet::NetworkSystem>("colocated", platform.colocated_variant(),
+                                                  schedule, o);
+  const double c2 = cpu_s();
+  sc_core::sc_start();
+  const double c3 = cpu_s();
+  const std::uint64_t hops = wan_hops(wan) + (ref ? wan_hops(*ref) : 0);
+  fmt::print("{{\"bench\": \"run\", \"platform\": \"{}\", \"sites\": {}, \"schedule\": \"{}\", "
+             "\"gradient\": \"{}\", \"steps\": {}, \"colocated\": {}, \"rounds_to_eps\": {}, "
+             "\"load_cpu_s\": {:.6f}, \"plan_cpu_s\": {:.6f}, \"build_cpu_s\": {:.6f}, "
+             "\"setup_cpu_s\": {:.6f}, \"sim_cpu_s\": {:.6f}, \"hops\": {}, "
+             "\"hops_per_cpu_s\": {:.1f}, \"sim_time_s\": {:.9f}, \"peak_rss_mib\": {:.1f}}}\n",
+             platform_file, platform.sites.size(), schedule_name, gradient, steps,
+             colocated ? "true" : "false", rounds, c_plan - c0, c1 - c_plan, c2 - c1, c2 - c0,
+             c3 - c2, hops,
+             static_cast<double>(hops) / (c3 - c2), sc_core::sc_time_stamp().to_seconds(),
+             peak_rss_mib());
+  return 0;
+}
+
+}  // namespace
+
+int sc_main(int argc, char** argv) {
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  const std::string mode = argc > 1 ? argv[1] : "";
+  try {
+    if (mode == "kernel" && argc == 3) return kernel(std::atol(argv[2]));
+    if (mode == "run" && argc >= 7) {
+      bool colocated = false, align = true;
+      for (int i = 7; i < argc; ++i) {
+        const std::string flag = argv[i];
+        if (flag != "colocated" && flag != "noalign") throw std::invalid_argument("flag " + flag);
+        colocated = colocated || flag == "colocated";
+        align = align && flag != "noalign";
+      }
+      return run(argv[2], argv[3], argv[4], argv[5], std::atoi(argv[6]), colocated, align);
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "aggnet_bench: " << e.what() << "\n";
+    return 1;
+  }
+  std::cerr << "usage: aggnet_bench kernel EVENTS\n"
+               "       aggnet_bench run PLATFORM SCHEDULE GRADIENT BUFFER STEPS [colocated] [noalign]\n";
+  return 2;
+}
+
+// Our own main: no kernel banner in the JSON lines.
+int main(int argc, char* argv[]) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  return sc_core::sc_elab_and_sim(argc, argv);
+}

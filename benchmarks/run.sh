@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Engine benchmarks (not tests): prints the table of docs/performance.md.
+#   bash benchmarks/run.sh [BUILD_DIR] [--quick]
+# Every figure is CPU time (the machine is shared) and every rate is also given as a ratio
+# to the bare SystemC kernel rate measured just before it, in the same run.
+# Needs the aggnet_bench and aggnet targets of BUILD_DIR (default: build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+quick=${2:-}
+bench=$build/benchmarks/aggnet_bench
+aggnet=$build/apps/aggnet
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+for n in 9 27 81 243; do
+  /usr/bin/python3 scripts/make_platforms.py --synthetic "$n" --out "$out" > /dev/null
+done
+kernel_events=5000000
+
+# row LABEL ARGS...: kernel rate, then the engine run; one JSON line each into rows.jsonl.
+row() {
+  local label=$1
+  shift
+  local k r
+  k=$("$bench" kernel "$kernel_events")
+  if r=$("$bench" run "$@" 2> "$out/err"); then
+    echo "{\"label\": \"$label\", \"kernel\": $k, \"run\": $r}" >> "$out/rows.jsonl"
+  else
+    echo "$label: $(cat "$out/err")" | tee -a "$out/failed.txt" >&2
+  fi
+}
+
+# schedule_row LABEL PLATFORM: CPU time of `aggnet schedule` (user + sys).
+schedule_row() {
+  local ok=true
+  /usr/bin/time -f "%U %S %M" -o "$out/time" "$aggnet" schedule --platform "$2" \
+    > /dev/null 2> "$out/err" || ok=false
+  read -r user sys rss_kb < <(grep -v "exit status" "$out/time")
+  echo "{\"label\": \"$1\", \"schedule_cpu_s\": $(echo "$user + $sys" | bc), \"ok\": $ok, \"peak_rss_kib\": $rss_kb}" \
+    >> "$out/rows.jsonl"
+  $ok || echo "$1: $(cat "$out/err")" >&2
+}
+
+# Hop rates: gradients scaled so each run carries a few hundred thousand chunk-hops.
+declare -A a2a=([9]=4GiB [27]=512MiB [81]=64MiB [243]=8MiB)
+declare -A tri=([9]=4GiB [27]=2GiB [81]=512MiB [243]=128MiB)
+declare -A ring=([9]=16GiB [27]=8GiB [81]=2GiB [243]=1GiB)
+sizes="9 27 81 243"
+[ "$quick" = --quick ] && sizes="9 81"
+row "nine_city all-to-all 4GiB" platforms/nine_city.yaml all-to-all 4GiB 4GiB 1
+row "nine_city triads 4GiB" platforms/nine_city.yaml triads 4GiB 4GiB 1
+row "nine_city ring 4GiB" platforms/nine_city.yaml ring 4GiB 0 1
+row "nine_city default run (triads 1GiB, co-located)" platforms/nine_city.yaml triads 1GiB 0 0 colocated
+for n in $sizes; do
+  p=$out/synthetic_$n.yaml
+  t=rotating-3
+  [ "$n" = 9 ] && t=triads
+  align=
+  [ "$n" -gt 27 ] && align=noalign  # one group of n: the send-offset LP, not the engine
+  row "hops all-to-all $n" "$p" all-to-all "${a2a[$n]}" 4GiB 1 $align
+  row "hops $t $n" "$p" "$t" "${tri[$n]}" 4GiB 1
+  row "hops ring $n" "$p" ring "${ring[$n]}" 0 1
+done
+for g in 1GiB 8GiB 64GiB; do
+  row "rss all-to-all $g" platforms/nine_city.yaml all-to-all "$g" 4GiB 1
+done
+row "setup rotating-3 243 (co-located)" "$out/synthetic_243.yaml" rotating-3 1MiB 0 1 colocated
+row "setup all-to-all 243 (co-located, no alignment)" "$out/synthetic_243.yaml" all-to-all 1MiB 0 1 \
+  colocated noalign
+schedule_row "schedule nine_city" platforms/nine_city.yaml
+schedule_row "schedule 27" "$out/synthetic_27.yaml"
+[ "$quick" = --quick ] || schedule_row "schedule 81" "$out/synthetic_81.yaml"
+cp "$out/rows.jsonl" "${BENCH_ROWS:-/dev/null}"
+[ -f "$out/failed.txt" ] && sed 's/^/failed: /' "$out/failed.txt"
+/usr/bin/python3 benchmarks/table.py "$out/rows.jsonl"

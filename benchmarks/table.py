@@ -1,0 +1,43 @@
+#!/usr/bin/python3
+"""Formats benchmarks/run.sh's JSON lines as the markdown table of docs/performance.md."""
+import json
+import sys
+
+
+def main(path):
+    rows = [json.loads(line) for line in open(path)]
+    print("| benchmark | kernel events/CPU-s | hops | hops/CPU-s | % of kernel | "
+          "setup CPU s (plan + build) | sim CPU s | peak RSS MiB |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        if "run" not in r:
+            continue
+        k, x = r["kernel"]["events_per_cpu_s"], r["run"]
+        print(f"| {r['label']} | {k / 1e6:.1f} M | {x['hops']:,} | "
+              f"{x['hops_per_cpu_s'] / 1e6:.2f} M | {100 * x['hops_per_cpu_s'] / k:.1f} % | "
+              f"{x['setup_cpu_s']:.3f} ({x['plan_cpu_s']:.3f} + {x['build_cpu_s']:.3f}) | "
+              f"{x['sim_cpu_s']:.3f} | {x['peak_rss_mib']:.1f} |")
+    print()
+    print("| optimizer | CPU s | peak RSS MiB |")
+    print("|---|---|---|")
+    for r in rows:
+        if "schedule_cpu_s" in r:
+            failed = "" if r.get("ok", True) else " (failed)"
+            print(f"| {r['label']}{failed} | {r['schedule_cpu_s']:.2f} | "
+                  f"{r['peak_rss_kib'] / 1024:.1f} |")
+    by = {r["label"]: r for r in rows if "run" in r}
+    print()
+    for fam in ("all-to-all", "triads", "rotating-3", "ring"):
+        rates = {}
+        for label, r in by.items():
+            parts = label.split()
+            if parts[0] == "hops" and parts[1] == fam:
+                rates[int(parts[2])] = r["run"]["hops_per_cpu_s"] / r["kernel"]["events_per_cpu_s"]
+        if 9 in rates and len(rates) > 1:
+            big = max(rates)
+            print(f"{fam}: kernel-relative hop rate at {big} sites = "
+                  f"{rates[9] / rates[big]:.2f}x lower than at 9 sites")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,136 @@
+#include "model/faults.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "common/units.h"
+
+namespace aggnet {
+
+namespace {
+
+const char* kSyntax =
+    "expected loss:A-B=RATE, down:A-B@T1[-T2], stall:SITE@T1-T2 or slow:SITE=FACTOR "
+    "(e.g. down:lon-nyc@150ms-400ms)";
+
+[[noreturn]] void bad(const std::string& spec, const std::string& what) {
+  throw std::invalid_argument(fmt::format("{} (got '{}')", what, spec));
+}
+
+// "A-B" -> {A, B}.
+LinkName link_name(const std::string& spec, const std::string& text) {
+  const auto dash = text.find('-');
+  if (dash == std::string::npos || dash == 0 || dash + 1 == text.size())
+    bad(spec, "expected a link as two site codes joined by '-', e.g. lon-nyc");
+  return {text.substr(0, dash), text.substr(dash + 1)};
+}
+
+std::uint64_t time_of(const std::string& spec, const std::string& text) {
+  try {
+    return parse_time_ps(text);
+  } catch (const UnitError&) {
+    bad(spec, "expected a time with its unit, e.g. 150ms");
+  }
+}
+
+double number_of(const std::string& spec, const std::string& text) {
+  try {
+    return parse_number(text);
+  } catch (const UnitError&) {
+    bad(spec, "expected a plain number, e.g. 0.01");
+  }
+}
+
+// "T1-T2" or "T1" (then `open_end`).
+std::pair<std::uint64_t, std::uint64_t> window(const std::string& spec, const std::string& text,
+                                               std::uint64_t open_end) {
+  const auto dash = text.find('-');
+  if (dash == std::string::npos) return {time_of(spec, text), open_end};
+  const auto from = time_of(spec, text.substr(0, dash));
+  const auto to = time_of(spec, text.substr(dash + 1));
+  if (to <= from) bad(spec, "expected the end of the window after its start");
+  return {from, to};
+}
+
+// Splits "name@rest" or "name=rest".
+std::pair<std::string, std::string> split_at(const std::string& spec, const std::string& body,
+                                             char sep) {
+  const auto at = body.find(sep);
+  if (at == std::string::npos || at == 0 || at + 1 == body.size()) bad(spec, kSyntax);
+  return {body.substr(0, at), body.substr(at + 1)};
+}
+
+void check_site(const Platform& platform, const std::string& code, const std::string& what) {
+  if (platform.site_index(code) < 0)
+    throw std::invalid_argument(fmt::format("{}: unknown site '{}'", what, code));
+}
+
+void check_link(const Platform& platform, const LinkName& link, const std::string& what) {
+  check_site(platform, link.a, what);
+  check_site(platform, link.b, what);
+  if (find_link(platform, link) < 0)
+    throw std::invalid_argument(
+        fmt::format("{}: no WAN link between {} and {} in the platform", what, link.a, link.b));
+}
+
+}  // namespace
+
+void add_fault_spec(FaultPlan& plan, const std::string& spec) {
+  const auto colon = spec.find(':');
+  if (colon == std::string::npos) bad(spec, kSyntax);
+  const std::string kind = spec.substr(0, colon), body = spec.substr(colon + 1);
+  if (kind == "loss") {
+    const auto [link, rate] = split_at(spec, body, '=');
+    const double r = number_of(spec, rate);
+    if (r >= 1) bad(spec, "expected a loss rate in [0, 1)");
+    plan.link_loss.push_back({link_name(spec, link), r});
+  } else if (kind == "down") {
+    const auto [link, times] = split_at(spec, body, '@');
+    const auto [down, up] = window(spec, times, std::numeric_limits<std::uint64_t>::max());
+    plan.outages.push_back({link_name(spec, link), down, up});
+  } else if (kind == "stall") {
+    const auto [site, times] = split_at(spec, body, '@');
+    if (times.find('-') == std::string::npos) bad(spec, "expected a stall window T1-T2");
+    const auto [from, to] = window(spec, times, 0);
+    plan.stalls.push_back({site, from, to});
+  } else if (kind == "slow") {
+    const auto [site, factor] = split_at(spec, body, '=');
+    const double f = number_of(spec, factor);
+    if (f < 1) bad(spec, "expected a slowdown factor >= 1");
+    plan.slowdowns.push_back({site, f});
+  } else {
+    bad(spec, kSyntax);
+  }
+}
+
+int find_link(const Platform& platform, const LinkName& name) {
+  const int a = platform.site_index(name.a), b = platform.site_index(name.b);
+  for (std::size_t i = 0; i < platform.links.size(); ++i) {
+    const auto& l = platform.links[i];
+    if ((l.a == a && l.b == b) || (l.a == b && l.b == a)) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::uint64_t slowed_compute_ps(const FaultPlan& plan, const Platform& platform, int site) {
+  const std::uint64_t base = platform.sites.at(static_cast<std::size_t>(site)).cluster.compute_time_ps;
+  double factor = 1;
+  for (const auto& s : plan.slowdowns)
+    if (platform.site_index(s.site) == site) factor *= s.factor;
+  const double slowed = static_cast<double>(base) * factor;
+  if (slowed >= 1.8e19)
+    throw std::invalid_argument(fmt::format("slow:{}: compute time x {} overflows 64-bit ps",
+                                            platform.sites[static_cast<std::size_t>(site)].code,
+                                            factor));
+  return factor == 1 ? base : static_cast<std::uint64_t>(slowed);
+}
+
+void check_faults(const FaultPlan& plan, const Platform& platform) {
+  for (const auto& l : plan.link_loss) check_link(platform, l.link, "loss");
+  for (const auto& o : plan.outages) check_link(platform, o.link, "down");
+  for (const auto& s : plan.stalls) check_site(platform, s.site, "stall");
+  for (const auto& s : plan.slowdowns) check_site(platform, s.site, "slow");
+}
+
+}  // namespace aggnet

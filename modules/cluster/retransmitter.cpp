@@ -1,0 +1,92 @@
+#include "modules/cluster/retransmitter.h"
+
+namespace aggnet {
+
+using sc_core::sc_time;
+
+Retransmitter::Retransmitter(sc_core::sc_module_name name, Resend resend)
+    : sc_module(name), resend_(std::move(resend)) {
+  SC_HAS_PROCESS(Retransmitter);
+  SC_METHOD(fire);
+  sensitive << wake_;
+  dont_initialize();
+}
+
+void Retransmitter::track(int step, int dst, std::uint32_t chunk, std::uint64_t bytes,
+                          const sc_time& timeout) {
+  const sc_time now = sc_core::sc_time_stamp();
+  const Key key{step, dst, chunk};
+  State& s = outstanding_[key];
+  s.sent = now;
+  s.deadline = now + timeout;
+  s.timeout = timeout;
+  s.bytes = bytes;
+  timers_.push({s.deadline, key});
+  arm();
+}
+
+bool Retransmitter::ack(int step, int from, std::uint32_t chunk) {
+  const auto it = outstanding_.find({step, from, chunk});
+  if (it == outstanding_.end()) return false;
+  if (it->second.timed_out)
+    counters_.recovery_ns.add((sc_core::sc_time_stamp() - it->second.first_timeout).to_seconds() * 1e9);
+  outstanding_.erase(it);
+  return true;
+}
+
+bool Retransmitter::oldest(int& step, int& dst, std::uint32_t& chunk, sc_time& since) const {
+  bool found = false;
+  for (const auto& [key, s] : outstanding_) {
+    if (found && s.sent >= since) continue;
+    std::tie(step, dst, chunk) = key;
+    since = s.sent;
+    found = true;
+  }
+  return found;
+}
+
+// The earliest timer wakes the method (an event keeps its earliest pending notification;
+// stale heap entries are skipped when popped).
+void Retransmitter::arm() {
+  if (!timers_.empty()) wake_.notify(timers_.top().deadline - sc_core::sc_time_stamp());
+}
+
+void Retransmitter::fire() {
+  const sc_time now = sc_core::sc_time_stamp();
+  while (!timers_.empty() && timers_.top().deadline <= now) {
+    const Timer t = timers_.top();
+    timers_.pop();
+    const auto it = outstanding_.find(t.key);
+    if (it == outstanding_.end() || it->second.deadline != t.deadline) continue;  // acked
+    State& s = it->second;
+    ++counters_.timeouts;
+    counters_.retransmitted_bytes += s.bytes;
+    if (!s.timed_out) s.first_timeout = now;
+    s.timed_out = true;
+    s.deadline = now + s.timeout;
+    timers_.push({s.deadline, t.key});
+    const auto [step, dst, chunk] = t.key;
+    resend_(step, dst, chunk);
+  }
+  arm();
+}
+
+std::vector<Statistic> Retransmitter::statistics(const Counters& c) {
+  return {
+      {"retransmissions", static_cast<double>(c.timeouts),
+       "contributions sent again after a timeout (one timeout each; loss recovery)"},
+      {"retransmitted_bytes", static_cast<double>(c.retransmitted_bytes),
+       "gradient bytes sent again (wasted when the first copy had arrived)"},
+      {"recovered_chunks", static_cast<double>(c.recovery_ns.count()),
+       "contributions acknowledged after at least one timeout"},
+      {"recovery_time_mean_s", c.recovery_ns.mean() * 1e-9,
+       "mean time from a contribution's first timeout to its acknowledgement"},
+      {"recovery_time_max_s", c.recovery_ns.max() * 1e-9,
+       "longest time from a first timeout to the acknowledgement"},
+      {"unacknowledged_abandoned", static_cast<double>(c.abandoned),
+       "contributions never acknowledged (the receiver had its result; acknowledgements "
+       "could no longer arrive)"},
+  };
+}
+
+}  // namespace aggnet

@@ -1,0 +1,73 @@
+// The sender side of loss recovery (SwitchML / ATP style): every contribution a site hands
+// to the network is tracked per receiver until that receiver's cluster acknowledges the
+// chunk's result; one not acknowledged within the retransmission timeout is sent again, as
+// a unicast copy to that receiver, and re-armed.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <queue>
+#include <systemc>
+#include <tuple>
+#include <vector>
+
+#include "modules/core/statistics.h"
+
+namespace aggnet {
+
+/// Retransmitter: `track` starts a timer per (step, receiver, chunk), `ack` stops it;
+/// on expiry `resend(step, receiver, chunk)` is called (the owner builds and emits the copy)
+/// and the timer restarts with the same timeout.
+class Retransmitter : public sc_core::sc_module {
+ public:
+  using Resend = std::function<void(int step, int dst, std::uint32_t chunk)>;
+
+  Retransmitter(sc_core::sc_module_name name, Resend resend);
+
+  void track(int step, int dst, std::uint32_t chunk, std::uint64_t bytes,
+             const sc_core::sc_time& timeout);
+  /// Acknowledgement of (step, chunk) from receiver `from`; false if none was outstanding.
+  bool ack(int step, int from, std::uint32_t chunk);
+  std::size_t outstanding() const { return outstanding_.size(); }
+  /// Forgets every outstanding contribution (counted as abandoned); timers lapse.
+  void abandon() {
+    counters_.abandoned += outstanding_.size();
+    outstanding_.clear();
+  }
+  /// The oldest outstanding (step, receiver, chunk) and when it was first sent.
+  bool oldest(int& step, int& dst, std::uint32_t& chunk, sc_core::sc_time& since) const;
+
+  struct Counters {
+    std::uint64_t timeouts = 0;             ///< timer expiries = contributions sent again
+    std::uint64_t retransmitted_bytes = 0;  ///< their payload bytes
+    Histogram recovery_ns;                  ///< first timeout to acknowledgement
+    std::uint64_t abandoned = 0;            ///< never acknowledged (given up at the end)
+  };
+  const Counters& counters() const { return counters_; }
+  std::uint64_t timeouts() const { return counters_.timeouts; }
+  static std::vector<Statistic> statistics(const Counters& counters);
+
+ private:
+  using Key = std::tuple<int, int, std::uint32_t>;  // step, receiver, chunk
+  struct State {
+    sc_core::sc_time sent, deadline, timeout, first_timeout;
+    std::uint64_t bytes = 0;
+    bool timed_out = false;
+  };
+  struct Timer {
+    sc_core::sc_time deadline;
+    Key key;
+    bool operator>(const Timer& o) const { return deadline > o.deadline; }
+  };
+  void fire();
+  void arm();
+
+  Resend resend_;
+  std::map<Key, State> outstanding_;
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
+  sc_core::sc_event wake_;
+  Counters counters_;
+};
+
+}  // namespace aggnet

@@ -1,0 +1,87 @@
+#include "sim/gtkw_view.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+#include "common/units.h"
+
+namespace aggnet {
+
+namespace {
+
+// GTKWave trace flags (gtkwave's analyzer.h TR_*), as written after '@' in hex.
+constexpr unsigned kDec = 1u << 2, kRightJustify = 1u << 5, kBlank = 1u << 9,
+                   kAnalogStep = 1u << 15, kAnalogStretch = 1u << 17,
+                   kAnalogFullScale = 1u << 19, kGroupBegin = 1u << 23, kGroupEnd = 1u << 24;
+constexpr unsigned kDigital = kDec | kRightJustify;
+constexpr unsigned kAnalog = kDigital | kAnalogStep | kAnalogFullScale;
+
+// GTKWave's trace colours ([color] N): 2 orange, 4 green, 5 blue.
+int colour_of(const ViewSignal& s) {
+  if (!s.bytes) return 0;
+  if (s.vcd_name.find(".fpga.") != std::string::npos) return 2;
+  if (s.vcd_name.find(".access_") != std::string::npos) return 5;
+  return 4;
+}
+
+int rows_of(std::uint64_t max, std::uint64_t group_max) {
+  if (group_max == 0) return 1;
+  const double share = static_cast<double>(max) / static_cast<double>(group_max);
+  return std::max(1, static_cast<int>(std::lround(kScaleRows * share)));
+}
+
+void write_signal(std::string& out, const ViewSignal& s, std::uint64_t group_max) {
+  const int colour = colour_of(s);
+  out += fmt::format("@{:x}\n", s.bytes ? kAnalog : kDigital);
+  if (colour) out += fmt::format("[color] {}\n", colour);
+  out += fmt::format("+{{{}}} {}\n", s.label, s.vcd_name);
+  if (!s.bytes) return;
+  // An analog trace is as tall as the blank rows that follow it.
+  for (int r = 1; r < rows_of(s.max, group_max); ++r) out += fmt::format("@{:x}\n-\n", kAnalogStretch);
+}
+
+}  // namespace
+
+double gtkw_zoom(std::uint64_t span_ps, int pixels) {
+  constexpr double kFramePx = 200;
+  return -std::log2(kFramePx * static_cast<double>(std::max<std::uint64_t>(span_ps, 1)) / pixels);
+}
+
+std::string gtkw_text(const GtkwView& view) {
+  if (view.end_ps <= view.start_ps)
+    throw std::invalid_argument("GTKWave view: the window ends before it starts");
+  std::vector<std::string> sites;
+  std::map<std::string, std::uint64_t> group_max;
+  for (const auto& s : view.signals) {
+    if (std::find(sites.begin(), sites.end(), s.site) == sites.end()) sites.push_back(s.site);
+    if (s.bytes) group_max[s.site] = std::max(group_max[s.site], s.max);
+  }
+  std::string out;
+  out += "[*]\n[*] " + view.title + "\n";
+  out += "[*] Generated with the VCD (docs/waveforms.md). Per site: byte counts as analog\n";
+  out += "[*] traces to one scale (a trace's height is proportional to its maximum), then\n";
+  out += "[*] slots, cluster state (0 idle 1 compute 2 communicate 3 offset wait), markers.\n[*]\n";
+  out += fmt::format("[dumpfile] \"{}\"\n", view.vcd_path);
+  out += fmt::format("[timestart] {}\n", view.start_ps);
+  out += fmt::format("[size] {} {}\n[pos] -1 -1\n", kViewWidthPx, kViewHeightPx);
+  out += fmt::format("*{:.6f} -1\n", gtkw_zoom(view.end_ps - view.start_ps, kWavePx));
+  out += fmt::format("[sst_width] {}\n[signals_width] {}\n", kSstWidthPx, kSignalsWidthPx);
+  out += "[sst_expanded] 0\n[sst_vpaned_height] 200\n";
+  for (const auto& site : sites) {
+    const std::uint64_t top = group_max.count(site) ? group_max[site] : 0;
+    const std::string header =
+        top ? fmt::format("{} (tallest byte trace {})", site, format_bytes(top)) : site;
+    out += fmt::format("@{:x}\n-{}\n", kGroupBegin | kBlank, header);
+    for (const auto& s : view.signals)
+      if (s.site == site) write_signal(out, s, top);
+    out += fmt::format("@{:x}\n-{}\n", kGroupEnd | kBlank, header);
+  }
+  out += "[pattern_trace] 1\n[pattern_trace] 0\n";
+  return out;
+}
+
+}  // namespace aggnet

@@ -1,0 +1,127 @@
+#include "sim/watchdog.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "common/units.h"
+#include "modules/core/time.h"
+#include "sim/builder.h"
+#include "sim/faults.h"
+
+namespace aggnet {
+
+namespace {
+
+sc_core::sc_time auto_window(const NetworkSystem& system) {
+  const auto& plan = system.options().faults;
+  if (plan.watchdog_ps) return ps_time(plan.watchdog_ps);
+  std::uint64_t rto = 0, longest = 0;
+  for (const auto& o : plan.outages)
+    if (o.up_ps != std::numeric_limits<std::uint64_t>::max())
+      longest = std::max(longest, o.up_ps - o.down_ps);
+  for (const auto& s : plan.stalls) longest = std::max(longest, s.to_ps - s.from_ps);
+  rto = plan.retransmit_timeout_ps;
+  if (rto == 0)
+    for (const auto& round : system.round_plans())
+      for (const auto& g : round.groups)
+        if (g.members.size() > 1)
+          rto = std::max(rto,
+                         retransmit_timeout_ps(system.platform(), system.routing(), g, system.options()));
+  constexpr std::uint64_t kFloorPs = 1'000'000'000'000;  // 1 s
+  return ps_time(std::max(kFloorPs, 20 * rto + longest));
+}
+
+std::string names(const NetworkSystem& system, const std::vector<int>& sites) {
+  std::string out;
+  for (int s : sites)
+    out += (out.empty() ? "" : ",") + system.platform().sites[static_cast<std::size_t>(s)].code;
+  return out;
+}
+
+}  // namespace
+
+Watchdog::Watchdog(sc_core::sc_module_name name, const NetworkSystem& system,
+                   const FaultInjector* faults)
+    : sc_module(name), system_(system), faults_(faults), window_(auto_window(system)) {
+  if (!loss_recovery(system.options().faults, system.options().flow_control)) return;
+  SC_HAS_PROCESS(Watchdog);
+  SC_METHOD(check);
+  sensitive << tick_;
+  dont_initialize();
+  tick_.notify(window_ / 8);
+}
+
+std::uint64_t Watchdog::progress() const {
+  std::uint64_t total = 0;
+  for (const auto& site : system_.sites()) total += site.cluster->progress_count();
+  return total;
+}
+
+bool Watchdog::all_finished() const {
+  return std::all_of(system_.sites().begin(), system_.sites().end(),
+                     [](const SiteModules& m) { return m.cluster->finished(); });
+}
+
+void Watchdog::check() {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const std::uint64_t count = progress();
+  const bool timed = std::any_of(system_.sites().begin(), system_.sites().end(),
+                                 [](const SiteModules& m) { return m.cluster->in_timed_phase(); });
+  if (count != last_count_ || timed) {
+    last_count_ = count;
+    last_progress_ = now;
+  }
+  if (all_finished()) {
+    // Results are complete everywhere; what is left are acknowledgements. Stop waiting for
+    // the ones that cannot come any more.
+    bool pending = false;
+    for (const auto& site : system_.sites()) pending = pending || site.cluster->unacknowledged() > 0;
+    if (!pending) return;
+    if (now - last_progress_ >= window_) {
+      for (const auto& site : system_.sites()) site.cluster->abandon_retransmissions();
+      return;
+    }
+  } else if (now - last_progress_ >= window_) {
+    fired_ = true;
+    fired_at_ = now;
+    diagnosis_ = fmt::format("no progress for {} (watchdog window {}): {}",
+                             format_time_ps(static_cast<double>(to_ps(now - last_progress_))),
+                             format_time_ps(static_cast<double>(to_ps(window_))),
+                             stall_diagnosis(system_));
+    sc_core::sc_stop();
+    return;
+  }
+  tick_.notify(window_ / 8);
+}
+
+std::string stall_diagnosis(const NetworkSystem& system) {
+  std::vector<std::string> codes;
+  for (const auto& s : system.platform().sites) codes.push_back(s.code);
+  std::string out;
+  for (std::size_t i = 0; i < system.sites().size(); ++i) {
+    const auto& m = system.sites()[i];
+    if (m.cluster->finished()) continue;
+    const std::string what = m.cluster->waiting_for(codes);
+    std::string line = fmt::format("{}: step {} of {}", codes[i], m.cluster->steps().size(),
+                                   system.steps());
+    if (!what.empty())
+      line += fmt::format(", waits since {} for {}",
+                          format_time_ps(static_cast<double>(to_ps(m.cluster->waiting_since()))),
+                          what);
+    line += fmt::format(" ({} slots in use, {} contributions waiting for a slot",
+                        m.fpga->slots_in_use(), m.fpga->waiting_contributions());
+    if (m.cluster->unacknowledged())
+      line += fmt::format(", {} contributions unacknowledged", m.cluster->unacknowledged());
+    line += ")";
+    const auto& group = m.cluster->current_group();
+    const auto cut = system.faults().unreachable_from(static_cast<int>(i), group);
+    if (!cut.empty()) line += "; cannot reach " + names(system, cut);
+    out += (out.empty() ? "" : "; ") + line;
+  }
+  const std::string down = system.faults().outages();
+  if (!out.empty() && !down.empty()) out += "; links down: " + down;
+  return out;
+}
+
+}  // namespace aggnet

@@ -1,0 +1,421 @@
+// What the commands print and write, read as an architect reads it (issue 10): the run
+// JSON's numbers mean one thing (counts are integers, times are whole picoseconds without
+// float noise, no pacing rate in credit mode), the run summary's invariants hold, the
+// tables echo their inputs, and the command line names options one way with one-line
+// errors (did-you-mean, no wrapped negative counts) and readable --help.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct Output {
+  int status;
+  std::string out, err;
+};
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class Outputs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("aggnet_outputs_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // `aggnet ARGS` in `cwd` (default: the test's directory) with `env` prefixed.
+  Output aggnet(const std::string& args, const std::string& env = "", fs::path cwd = {}) {
+    if (cwd.empty()) cwd = dir_;
+    const auto out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    const std::string cmd = "cd '" + cwd.string() + "' && " + env + " " + AGGNET_BINARY + " " +
+                            args + " > '" + out.string() + "' 2> '" + err.string() + "'";
+    const int raw = std::system(cmd.c_str());
+    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, read_text(out), read_text(err)};
+  }
+  // `aggnet run ARGS --json` (small gradient, no co-located reference) and its report.
+  json run(const std::string& args) {
+    const auto path = dir_ / "run.json";
+    const Output o =
+        aggnet("run --gradient 16MiB --no-colocated -q --json " + path.string() + " " + args);
+    EXPECT_EQ(o.status, 0) << args << "\n" << o.err;
+    return json::parse(read_text(path));
+  }
+
+  fs::path dir_;
+};
+
+// The picoseconds per unit of a key's time unit ("round_time_s" -> 1e12), 0 for no time.
+double ps_per_unit(const std::string& key) {
+  static const std::map<std::string, double> units = {
+      {"s", 1e12}, {"ms", 1e9}, {"us", 1e6}, {"ns", 1e3}, {"ps", 1}};
+  std::stringstream ss(key);
+  for (std::string token; std::getline(ss, token, '_');)
+    if (auto it = units.find(token); it != units.end()) return it->second;
+  return 0;
+}
+
+// Every time value under `value` (key with a unit token, or a member of a time-keyed
+// object) as (path, value in ps per unit).
+void times_of(const json& value, const std::string& path, double unit,
+              std::vector<std::tuple<std::string, double, double>>& out) {
+  if (value.is_object()) {
+    for (const auto& [key, child] : value.items()) {
+      const double own = ps_per_unit(key);
+      times_of(child, path + "." + key, own > 0 ? own : unit, out);
+    }
+  } else if (value.is_array()) {
+    for (std::size_t i = 0; i < value.size(); ++i)
+      times_of(value[i], path + "[" + std::to_string(i) + "]", unit, out);
+  } else if (value.is_number() && unit > 0) {
+    out.emplace_back(path, value.get<double>(), unit);
+  }
+}
+
+// Digits after the decimal point of a number as the JSON text writes it ("34.855" -> 3).
+int decimals(const json& number) {
+  const std::string text = number.dump();
+  const auto dot = text.find('.');
+  if (dot == std::string::npos || text.find('e') != std::string::npos) return 0;
+  return static_cast<int>(text.size() - dot - 1);
+}
+
+void expect_ps_exact(const json& report) {
+  std::vector<std::tuple<std::string, double, double>> times;
+  times_of(report, "$", 0, times);
+  ASSERT_GT(times.size(), 50u);
+  for (const auto& [path, value, unit] : times) {
+    if (path.find("wall_time_s") != std::string::npos) continue;
+    const double ps = value * unit;
+    // Whole picoseconds, and no more decimals than a picosecond needs in this unit:
+    // 34.855000000000004 s (noise in the 15th digit) would have 15.
+    EXPECT_NEAR(ps, std::round(ps), 1e-3 * std::max(1.0, std::fabs(ps) * 1e-12)) << path;
+    EXPECT_LE(decimals(json(value)), static_cast<int>(std::lround(std::log10(unit)))) << path;
+  }
+}
+
+TEST_F(Outputs, RunJsonCountsAreIntegersAndTimesWholePicoseconds) {
+  // Jitter and unaligned sends: times that are not round numbers of any unit.
+  const json r = run("--schedule triads --steps 3 --jitter on --seed 5 --alignment none");
+  expect_ps_exact(r);
+  for (const char* key : {"steps", "rounds_to_eps", "events", "slot_stalls_total",
+                          "buffer_high_water_bytes_max", "functional_checks"})
+    EXPECT_TRUE(r["summary"][key].is_number_integer()) << key << " " << r["summary"][key];
+  for (const auto& site : r["sites"])
+    for (const char* key : {"high_water_bytes", "buffer_bytes", "slot_stalls", "contributions",
+                            "reduced_chunks", "slots", "steps"})
+      EXPECT_TRUE(site[key].is_number_integer()) << key << " " << site[key];
+  for (const auto& link : r["links"])
+    for (const char* key : {"payload_bytes", "wire_bytes", "chunks"})
+      EXPECT_TRUE(link[key].is_number_integer()) << key << " " << link[key];
+  // Rates and fractions stay decimal numbers.
+  EXPECT_TRUE(r["links"][0]["bandwidth_gbps"].is_number_float());
+  EXPECT_TRUE(r["summary"]["gpu_idle_fraction"].is_number_float());
+}
+
+// A JSON key names one thing: the pacing rate exists only where senders are paced.
+TEST_F(Outputs, PacingRateOnlyInPacingMode) {
+  for (const std::string mode : {"pacing", "credit"}) {
+    const json r = run("--schedule triads --steps 1 --flow-control " + mode);
+    const std::string text = r.dump();
+    if (mode == "credit") {
+      EXPECT_EQ(text.find("pacing_rate_gbps"), std::string::npos);
+    } else {
+      EXPECT_TRUE(r["steps"][0]["groups"][0]["pacing_rate_gbps"].get<double>() > 0);
+      EXPECT_TRUE(r["alignment"][0]["pacing_rate_gbps"].get<double>() > 0);
+    }
+  }
+}
+
+// The run summary's invariants, for start modes and compute times where the members of a
+// group become ready at different times (the summary's numbers derived independently from
+// the per-step and per-site arrays).
+TEST_F(Outputs, RunSummaryInvariantsHold) {
+  const std::vector<std::string> cases = {
+      "--schedule triads --steps 4",
+      "--schedule triads --steps 4 --flow-control credit",
+      "--schedule pairs --steps 4 --round-start immediate --jitter on",
+      "--schedule triads --steps 6 --set defaults.cluster.compute_time=1ms",
+      "--schedule hierarchical --steps 4 --set defaults.cluster.compute_time=1us "
+      "--flow-control credit",
+      "--schedule ring --steps 1"};
+  constexpr double kPs = 1e-12;
+  for (const auto& args : cases) {
+    SCOPED_TRACE(args);
+    const json r = run(args + " --eps 0.5");
+    const auto& sm = r["summary"];
+    const auto& steps = r["steps"];
+    ASSERT_EQ(steps.size(), sm["steps"].get<std::size_t>());
+    double last_end = 0, round_max = 0, step_max = 0;
+    for (const auto& s : steps) {
+      // Every site: step (its ready-to-result included) >= its own ready-to-result time;
+      // the step entry holds the slowest site of each.
+      EXPECT_GE(s["step_time_s"].get<double>(), s["comm_time_s"].get<double>()) << s["step"];
+      EXPECT_GE(s["comm_time_s"].get<double>(), 0.0);
+      EXPECT_GE(s["end_s"].get<double>(), last_end);
+      last_end = s["end_s"].get<double>();
+      double slowest_group = 0;
+      for (const auto& g : s["groups"])
+        slowest_group = std::max(slowest_group, g["round_time_s"].get<double>());
+      EXPECT_DOUBLE_EQ(s["round_time_s"].get<double>(), slowest_group);
+      round_max = std::max(round_max, s["round_time_s"].get<double>());
+      step_max = std::max(step_max, s["step_time_s"].get<double>());
+    }
+    EXPECT_DOUBLE_EQ(sm["total_time_s"].get<double>(), last_end);
+    EXPECT_DOUBLE_EQ(sm["round_time_s_max"].get<double>(), round_max);
+    EXPECT_DOUBLE_EQ(sm["step_time_s_max"].get<double>(), step_max);
+    // A site's steps run back to back from t = 0: its compute plus exposed communication
+    // is when it finished; the last site to finish ends the run.
+    double latest_site = 0, compute = 0, exposed = 0;
+    for (const auto& site : r["sites"]) {
+      const double total = site["compute_time_s"].get<double>() + site["idle_time_s"].get<double>();
+      EXPECT_LE(total, last_end + kPs) << site["site"];
+      latest_site = std::max(latest_site, total);
+      compute += site["compute_time_s"].get<double>();
+      exposed += site["idle_time_s"].get<double>();
+    }
+    EXPECT_NEAR(latest_site, last_end, 2 * kPs);
+    const double site_steps = static_cast<double>(r["sites"].size() * steps.size());
+    EXPECT_NEAR(sm["compute_time_s_mean"].get<double>(), compute / site_steps, kPs);
+    EXPECT_NEAR(sm["exposed_comm_time_s_mean"].get<double>(), exposed / site_steps, kPs);
+    EXPECT_NEAR(
+        sm["step_time_s_mean"].get<double>(),
+        sm["compute_time_s_mean"].get<double>() + sm["exposed_comm_time_s_mean"].get<double>(),
+        kPs);
+    // A site's step is at least its compute and at most the slowest site's step.
+    EXPECT_GE(sm["step_time_s_mean"].get<double>(), sm["compute_time_s_mean"].get<double>());
+    EXPECT_LE(sm["step_time_s_mean"].get<double>(), step_max + kPs);
+    // Consensus: the time to eps is the end of step rounds_to_eps, the communication time
+    // the sum of those steps' round times.
+    const long rounds = sm["rounds_to_eps"].get<long>();
+    if (rounds >= 1 && rounds <= static_cast<long>(steps.size())) {
+      EXPECT_DOUBLE_EQ(sm["time_to_eps_s"].get<double>(), steps[rounds - 1]["end_s"].get<double>());
+      double comm = 0;
+      for (long k = 0; k < rounds; ++k) comm += steps[k]["round_time_s"].get<double>();
+      EXPECT_NEAR(sm["comm_time_to_eps_s"].get<double>(), comm, kPs * static_cast<double>(rounds));
+    } else {
+      EXPECT_FALSE(sm.contains("time_to_eps_s"));
+    }
+  }
+}
+
+// Which number of the table follows `label` ("  rounds to eps 0.5        3").
+std::string after(const std::string& text, const std::string& label) {
+  const auto at = text.find(label);
+  if (at == std::string::npos) return "";
+  const auto end = text.find('\n', at);
+  return text.substr(at + label.size(), end - at - label.size());
+}
+
+TEST_F(Outputs, RunTableEchoesItsInputsAndTheConsensus) {
+  const std::string args =
+      "run --gradient 16MiB --chunk 512KiB --buffer 8MiB --schedule triads --steps 1 "
+      "--flow-control credit --alignment none --eps 0.01 --no-colocated "
+      "--set defaults.link.bandwidth=10Gbps --set sites.lon.fpga.buffer=4MiB --json r.json";
+  const Output o = aggnet(args);
+  ASSERT_EQ(o.status, 0) << o.err;
+  const json r = json::parse(read_text(dir_ / "r.json"));
+  EXPECT_NE(o.out.find("platform      nine_city ("), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("gradient      16MiB, chunk 512KiB, buffer 8MiB at every site"),
+            std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("link rate     WAN 10 Gbps"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("schedule      triads, 1 steps, eps 0.01"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("flow control  credit, round start immediate, alignment none"),
+            std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("overrides     --set defaults.link.bandwidth=10Gbps, "
+                       "--set sites.lon.fpga.buffer=4MiB"),
+            std::string::npos)
+      << o.out;
+  // Rounds to eps as the JSON has them; one step simulated is fewer than needed.
+  const long rounds = r["summary"]["rounds_to_eps"].get<long>();
+  ASSERT_GT(rounds, 1);
+  EXPECT_EQ(std::stol(after(o.out, "rounds to eps 0.01")), rounds) << o.out;
+  EXPECT_NE(after(o.out, "time to eps").find("not measured: the run simulated 1 step "),
+            std::string::npos)
+      << o.out;
+  // With enough steps the table shows the time the JSON has.
+  const Output full = aggnet("run --gradient 16MiB --schedule triads --eps 0.01 --no-colocated");
+  ASSERT_EQ(full.status, 0) << full.err;
+  const std::string time = after(full.out, "time to eps");
+  EXPECT_NE(time.find(" s (every site has the eps-consensus result"), std::string::npos) << time;
+}
+
+// Boost's errors carry the option, a mistyped option a suggestion; counts never wrap.
+TEST_F(Outputs, OptionErrorsNameTheOption) {
+  struct Case {
+    std::string args, expected;
+  };
+  const std::vector<Case> cases = {
+      {"run --buffers 8MiB", "aggnet run: --buffers: unknown option (did you mean '--buffer'?)\n"},
+      {"run --gradiant 8MiB",
+       "aggnet run: --gradiant: unknown option (did you mean '--gradient'?)\n"},
+      {"schedule --wrokers 2",
+       "aggnet schedule: --wrokers: unknown option (did you mean '--workers'?)\n"},
+      {"run --zzzzzz 1", "aggnet run: --zzzzzz: unknown option, see --help\n"},
+      {"run --buffer", "aggnet run: --buffer: expected a value after it\n"},
+      {"run --seed -1", "aggnet run: --seed: expected an integer >= 0, got '-1'\n"},
+      {"run --seed=-1", "aggnet run: --seed: expected an integer >= 0, got '-1'\n"},
+      {"size-buffers --workers -1",
+       "aggnet size-buffers: --workers: expected an integer >= 0, got '-1'\n"},
+      {"schedule --workers=-1", "aggnet schedule: --workers: expected an integer >= 0, got '-1'\n"},
+  };
+  for (const auto& c : cases) {
+    const Output o = aggnet(c.args);
+    EXPECT_EQ(o.status, 2) << c.args;
+    EXPECT_EQ(o.err, c.expected) << c.args;
+  }
+  // The sweep's counts too (checked before anything runs; --dry-run runs nothing anyway).
+  const std::string spec = std::string(AGGNET_SOURCE_DIR) + "/sweeps/ablation.yaml";
+  for (const std::string bad : {"--workers=-1", "--workers=0", "--workers=x"}) {
+    const Output o = aggnet("sweep " + spec + " --dry-run " + bad);
+    EXPECT_EQ(o.status, 2) << bad << o.out;
+    EXPECT_NE(o.err.find("--workers: expected a whole number from 1"), std::string::npos) << o.err;
+  }
+  const Output typo = aggnet("sweep " + spec + " --dry-run --wrkers 2");
+  EXPECT_EQ(typo.status, 2);
+  EXPECT_NE(typo.err.find("--wrkers: unknown option (did you mean '--workers'?)"),
+            std::string::npos)
+      << typo.err;
+}
+
+// One name for the simulations in parallel: --workers everywhere; `schedule --jobs`, its
+// old name, still works with a note.
+TEST_F(Outputs, WorkersIsTheOneNameForParallelSimulations) {
+  for (const std::string command : {"schedule", "size-buffers"}) {
+    const Output o = aggnet(command + " --help");
+    EXPECT_NE(o.out.find("  --workers arg (=0)"), std::string::npos) << o.out;
+    EXPECT_EQ(o.out.find("--jobs"), std::string::npos) << o.out;
+  }
+  const Output jobs =
+      aggnet("schedule --schedules triads --gradient 16MiB --top 1 --verify --jobs 1");
+  EXPECT_EQ(jobs.status, 0) << jobs.err;
+  EXPECT_EQ(jobs.err, "aggnet schedule: --jobs is deprecated, use --workers\n");
+  EXPECT_NE(jobs.out.find("(1 at a time)"), std::string::npos) << jobs.out;
+}
+
+// --help: every word of the option table's help text intact (never split across lines),
+// lines within 100 columns, no float noise, and the default platform named by its place
+// in the shipped data even from a directory that holds no platforms/.
+TEST_F(Outputs, HelpIsReadable) {
+  const fs::path elsewhere = dir_ / "elsewhere";
+  fs::create_directories(elsewhere);
+  static const std::regex noise(R"(\d\.\d*(0{6,}|9{6,})\d)");
+  for (const std::string command : {"run", "schedule", "size-buffers", "sweep"}) {
+    SCOPED_TRACE(command);
+    const Output o = aggnet(command + " --help", "", elsewhere);
+    ASSERT_EQ(o.status, 0) << o.err;
+    std::set<std::string> words;
+    std::istringstream lines(o.out);
+    for (std::string line; std::getline(lines, line);) {
+      EXPECT_LE(line.size(), 100u) << line;
+      std::istringstream ws(line);
+      for (std::string w; ws >> w;) words.insert(w);
+    }
+    EXPECT_FALSE(std::regex_search(o.out, noise)) << o.out;
+    for (const char* word : {"defaults.link.bandwidth=10Gbps)", "||W_r...W_1", "3-sigma",
+                             "random-K:SEED,", "(unconstrained"}) {
+      const bool in_help = o.out.find(word) != std::string::npos;
+      if (in_help) EXPECT_TRUE(words.count(word)) << word << " split in\n" << o.out;
+    }
+    if (command != "sweep")
+      EXPECT_NE(o.out.find("--platform arg (=platforms/nine_city.yaml)"), std::string::npos)
+          << o.out;
+  }
+  EXPECT_NE(aggnet("size-buffers --help").out.find("--target arg (=0.95)"), std::string::npos);
+}
+
+// --out writes what the text says it writes: rank 1 of the table, named, and the best
+// group-average schedule with --group-average-only. --verify cleans up its scratch files.
+TEST_F(Outputs, ScheduleOutIsTheScheduleTheTextNames) {
+  const std::string out = (dir_ / "best.yaml").string();
+  // At 1 GiB the host ring all-reduce ranks first on nine_city (analytic ranking only).
+  const std::string base =
+      "schedule --schedules ring,triads,all-to-all --gradient 1GiB --out " + out;
+  for (const std::string extra : {"", " --group-average-only"}) {
+    SCOPED_TRACE(extra);
+    const Output o = aggnet(base + extra);
+    ASSERT_EQ(o.status, 0) << o.err;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(o.out, m, std::regex("\\n +1  (\\S+)"))) << o.out;
+    const std::string rank1 = m[1];
+    EXPECT_NE(o.out.find("wrote rank 1, '" + rank1 + "'"), std::string::npos) << o.out;
+    const std::string yaml = read_text(out);
+    EXPECT_NE(yaml.find(rank1), std::string::npos) << yaml;
+    if (extra.empty()) {
+      EXPECT_EQ(rank1, "ring");
+      EXPECT_NE(o.out.find("best group-average (multicast + in-line aggregation) schedule: "),
+                std::string::npos);
+      EXPECT_NE(o.out.find("--group-average-only ranks and writes"), std::string::npos);
+    } else {
+      EXPECT_NE(rank1, "ring");
+      EXPECT_NE(yaml.find("collective: group-average"), std::string::npos) << yaml;
+    }
+  }
+  const fs::path scratch = dir_ / "tmp";
+  fs::create_directories(scratch);
+  const Output v = aggnet("schedule --schedules triads,pairs --gradient 16MiB --verify",
+                          "TMPDIR=" + scratch.string());
+  ASSERT_EQ(v.status, 0) << v.err;
+  EXPECT_NE(v.out.find("worst |error|"), std::string::npos);
+  EXPECT_TRUE(fs::is_empty(scratch)) << fs::directory_iterator(scratch)->path();
+}
+
+// size-buffers: one title per column, no column repeating one value, the rate named for
+// what it is; progress lines with the estimated total and time left.
+TEST_F(Outputs, SizeBuffersTableAndProgress) {
+  const std::string line3 = std::string(AGGNET_SOURCE_DIR) + "/tests/workflow/data/line3.yaml";
+  const Output o = aggnet("size-buffers --platform " + line3 +
+                          " --schedule all-to-all --gradient 16MiB --chunk 256KiB --workers 2 "
+                          "--heterogeneous");
+  ASSERT_EQ(o.status, 0) << o.err;
+  std::istringstream lines(o.out);
+  std::string title, line;
+  std::getline(lines, title);
+  std::getline(lines, line);
+  const std::string header = line;
+  for (const char* column : {"unconstr. rate", "analytic", "uniform HW", "per-site", "per-site HW"})
+    EXPECT_NE(header.find(column), std::string::npos) << column << "\n" << header;
+  EXPECT_EQ(header.find("simulated"), std::string::npos) << header;
+  EXPECT_EQ(header.find(" rate"), header.find(" unconstr. rate") + 10) << header;
+  // Titles are unique: split at runs of 2+ spaces.
+  std::set<std::string> titles;
+  static const std::regex cell(R"((\S+(?: \S+)*))");
+  for (std::sregex_iterator it(header.begin(), header.end(), cell), end; it != end; ++it)
+    EXPECT_TRUE(titles.insert((*it)[1]).second) << "duplicate title " << (*it)[1];
+  static const std::regex progress(
+      R"(size-buffers: (batch \d+|per-site scaling): \d+ of about \d+ simulations, [0-9.]+ s elapsed, about [0-9.]+ s left; )");
+  std::istringstream err(o.err);
+  int progress_lines = 0;
+  for (std::string l; std::getline(err, l);) {
+    EXPECT_TRUE(std::regex_search(l, progress)) << l;
+    ++progress_lines;
+  }
+  EXPECT_GE(progress_lines, 2) << o.err;
+}
+
+}  // namespace
