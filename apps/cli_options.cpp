@@ -84,14 +84,18 @@ ConfigError option_error(const std::string& where, const po::error& e,
   }
   if (const auto* named = dynamic_cast<const po::error_with_option_name*>(&e)) {
     const std::string option = named->get_option_name();
-    if (dynamic_cast<const po::invalid_command_line_syntax*>(&e))
-      return ConfigError(where, 0, option, "expected a value after it");
+    if (const auto* syntax = dynamic_cast<const po::invalid_command_line_syntax*>(&e)) {
+      if (syntax->kind() == po::invalid_syntax::extra_parameter)
+        return ConfigError(where, 0, option, "expected no value (it is a flag)");
+      if (syntax->kind() == po::invalid_syntax::missing_parameter)
+        return ConfigError(where, 0, option, "expected a value after it");
+    }
     if (dynamic_cast<const po::multiple_occurrences*>(&e))
       return ConfigError(where, 0, option, "expected the option once");
     return ConfigError(where, 0, option, e.what());
   }
   if (dynamic_cast<const po::too_many_positional_options_error*>(&e))
-    return ConfigError(where, 0, "", "expected only --options (a word without -- before it)");
+    return ConfigError(where, 0, "", "expected only options, each starting with --");
   return ConfigError(where, 0, "", e.what());
 }
 

@@ -28,8 +28,8 @@
 #include "sim/invariants.h"
 #include "sim/module_stats.h"
 #include "sim/report.h"
-#include "sim/waveform.h"
 #include "sim/watchdog.h"
+#include "sim/waveform.h"
 #include "traffic/mixing.h"
 
 namespace aggnet {
@@ -221,8 +221,8 @@ void write_view(const RunSetup& s, const NetworkSystem& wan, const WindowedVcd& 
   view.start_ps = s.trace.from_ps;
   view.end_ps = std::max(std::min(s.trace.to_ps, system_end_ps(wan)), view.start_ps + 1);
   for (const auto& t : traced)
-    view.signals.push_back({t.site, t.vcd_name, t.label, t.bytes,
-                            t.source ? vcd.range(t.source).max : 0});
+    view.signals.push_back(
+        {t.site, t.vcd_name, t.label, t.bytes, t.source ? vcd.range(t.source).max : 0});
   write_file_atomically(path, gtkw_text(view));
 }
 
@@ -277,6 +277,20 @@ int simulate(const RunSetup& s) {
   // wrap (1.8e7 s), which hung runs; every delay term is at most 1000 s (kMaxDelayPs).
   constexpr double kHorizonS = 1e7;
   sc_core::sc_start(sc_core::sc_time(kHorizonS, sc_core::SC_SEC), sc_core::SC_EXIT_ON_STARVATION);
+  // A run that stopped progressing: the watchdog's diagnosis (or, out of events, where
+  // every unfinished site stands); exit status 3 and no outputs.
+  for (const NetworkSystem* system : {&wan, colocated.get()}) {
+    if (!system) continue;
+    const bool fired = system->watchdog().fired();
+    if (!fired && sc_core::sc_pending_activity()) continue;  // the horizon, below
+    const std::string stalled = fired ? system->watchdog().diagnosis() : stall_diagnosis(*system);
+    if (stalled.empty()) continue;
+    if (vcd) std::remove((vcd_base + ".vcd").c_str());  // no half-written outputs
+    std::cerr << "aggnet run: the run stopped progressing at "
+              << format_time_ps(static_cast<double>(sc_core::sc_time_stamp().value())) << " ("
+              << system->basename() << "): " << stalled << "\n";
+    return kStalledRunExit;
+  }
   if (sc_core::sc_pending_activity()) {
     if (vcd) std::remove((vcd_base + ".vcd").c_str());  // no half-written outputs
     throw ConfigError(kWhere, 0, "simulated time",
@@ -285,18 +299,6 @@ int simulate(const RunSetup& s) {
                                   kHorizonS));
   }
   if (vcd) vcd->close();
-  // A run that stopped progressing: the watchdog's diagnosis (or, out of events, where
-  // every unfinished site stands); exit status 3 and no outputs.
-  for (const NetworkSystem* system : {&wan, colocated.get()}) {
-    if (!system) continue;
-    const std::string stalled = system->watchdog().fired() ? system->watchdog().diagnosis()
-                                                           : stall_diagnosis(*system);
-    if (stalled.empty()) continue;
-    std::cerr << "aggnet run: the run stopped progressing at "
-              << format_time_ps(static_cast<double>(sc_core::sc_time_stamp().value()))
-              << " (" << system->basename() << "): " << stalled << "\n";
-    return kStalledRunExit;
-  }
   const auto invariants = check_invariants(wan);
 
   nlohmann::json report = collect_report(wan);

@@ -275,8 +275,18 @@ std::vector<Candidate> candidates(const OptionValues& values, const Platform& pl
                                   const Routing& routing, const OptimizerOptions& opt) {
   std::vector<Candidate> cs;
   if (values.has("schedules")) {
-    for (const auto& name : split_commas(values.text("schedules")))
-      cs.push_back(score_schedule(platform, routing, make_schedule(name, platform), "given", opt));
+    for (const auto& name : split_commas(values.text("schedules"))) {
+      Schedule schedule = make_schedule(name, platform);
+      const Collective c = schedule.collective;
+      if (c != Collective::kGroupAverage &&
+          !(c == Collective::kRing && schedule.ring_step == RingStepRule::kReceive))
+        values.fail("schedules",
+                    "group-average schedules or the ring (the analytic model has no " +
+                        collective_name(c) + (is_ring_collective(c) ? " step rule" : "") +
+                        "; `aggnet run` simulates it)",
+                    name);
+      cs.push_back(score_schedule(platform, routing, schedule, "given", opt));
+    }
     rank_candidates(cs);
   } else {
     cs = optimize_schedules(platform, routing, opt);

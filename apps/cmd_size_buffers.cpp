@@ -33,9 +33,10 @@ SizingRequest prepare(const OptionValues& values) {
   r.workers = cli::workers(values);
   r.platform = cli::load_platform(values, r.options);
   r.schedule = make_schedule(values.text("schedule"), r.platform);
-  if (r.schedule.collective == Collective::kRing)
+  if (r.schedule.collective != Collective::kGroupAverage)
     values.fail("schedule",
-                "expected a group schedule (a ring all-reduce uses no aggregation slots)",
+                "expected a group schedule (a host-based " +
+                    collective_name(r.schedule.collective) + " uses no aggregation slots)",
                 values.text("schedule"));
   cli::check_outputs(values);
   r.target = values.number("target");

@@ -57,9 +57,10 @@ int kernel(long events) {
   const double c0 = cpu_s();
   sc_core::sc_start();
   const double sim = cpu_s() - c0;
-  fmt::print("{{\"bench\": \"kernel\", \"events\": {}, \"sim_cpu_s\": {:.6f}, "
-             "\"events_per_cpu_s\": {:.1f}}}\n",
-             events, sim, static_cast<double>(events) / sim);
+  fmt::print(
+      "{{\"bench\": \"kernel\", \"events\": {}, \"sim_cpu_s\": {:.6f}, "
+      "\"events_per_cpu_s\": {:.1f}}}\n",
+      events, sim, static_cast<double>(events) / sim);
   return 0;
 }
 
@@ -83,7 +84,8 @@ int run(const std::string& platform_file, const std::string& schedule_name,
   if (!align) o.alignment = aggnet::SendAlignment::kNone;
   const double c_plan = cpu_s();
   // As `aggnet run` plans its steps: the rounds to eps-consensus from the mixing matrices.
-  const long rounds = aggnet::rounds_to_eps(schedule, static_cast<int>(platform.sites.size()), o.eps);
+  const long rounds =
+      aggnet::rounds_to_eps(schedule, static_cast<int>(platform.sites.size()), o.eps);
   const double c1 = cpu_s();
   aggnet::NetworkSystem wan("wan", platform, schedule, o);
   std::unique_ptr<aggnet::NetworkSystem> ref;
@@ -94,16 +96,16 @@ int run(const std::string& platform_file, const std::string& schedule_name,
   sc_core::sc_start();
   const double c3 = cpu_s();
   const std::uint64_t hops = wan_hops(wan) + (ref ? wan_hops(*ref) : 0);
-  fmt::print("{{\"bench\": \"run\", \"platform\": \"{}\", \"sites\": {}, \"schedule\": \"{}\", "
-             "\"gradient\": \"{}\", \"steps\": {}, \"colocated\": {}, \"rounds_to_eps\": {}, "
-             "\"load_cpu_s\": {:.6f}, \"plan_cpu_s\": {:.6f}, \"build_cpu_s\": {:.6f}, "
-             "\"setup_cpu_s\": {:.6f}, \"sim_cpu_s\": {:.6f}, \"hops\": {}, "
-             "\"hops_per_cpu_s\": {:.1f}, \"sim_time_s\": {:.9f}, \"peak_rss_mib\": {:.1f}}}\n",
-             platform_file, platform.sites.size(), schedule_name, gradient, steps,
-             colocated ? "true" : "false", rounds, c_plan - c0, c1 - c_plan, c2 - c1, c2 - c0,
-             c3 - c2, hops,
-             static_cast<double>(hops) / (c3 - c2), sc_core::sc_time_stamp().to_seconds(),
-             peak_rss_mib());
+  fmt::print(
+      "{{\"bench\": \"run\", \"platform\": \"{}\", \"sites\": {}, \"schedule\": \"{}\", "
+      "\"gradient\": \"{}\", \"steps\": {}, \"colocated\": {}, \"rounds_to_eps\": {}, "
+      "\"load_cpu_s\": {:.6f}, \"plan_cpu_s\": {:.6f}, \"build_cpu_s\": {:.6f}, "
+      "\"setup_cpu_s\": {:.6f}, \"sim_cpu_s\": {:.6f}, \"hops\": {}, "
+      "\"hops_per_cpu_s\": {:.1f}, \"sim_time_s\": {:.9f}, \"peak_rss_mib\": {:.1f}}}\n",
+      platform_file, platform.sites.size(), schedule_name, gradient, steps,
+      colocated ? "true" : "false", rounds, c_plan - c0, c1 - c_plan, c2 - c1, c2 - c0, c3 - c2,
+      hops, static_cast<double>(hops) / (c3 - c2), sc_core::sc_time_stamp().to_seconds(),
+      peak_rss_mib());
   return 0;
 }
 
@@ -128,8 +130,9 @@ int sc_main(int argc, char** argv) {
     std::cerr << "aggnet_bench: " << e.what() << "\n";
     return 1;
   }
-  std::cerr << "usage: aggnet_bench kernel EVENTS\n"
-               "       aggnet_bench run PLATFORM SCHEDULE GRADIENT BUFFER STEPS [colocated] [noalign]\n";
+  std::cerr
+      << "usage: aggnet_bench kernel EVENTS\n"
+         "       aggnet_bench run PLATFORM SCHEDULE GRADIENT BUFFER STEPS [colocated] [noalign]\n";
   return 2;
 }
 

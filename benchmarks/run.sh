@@ -23,22 +23,24 @@ row() {
   shift
   local k r
   k=$("$bench" kernel "$kernel_events")
-  if r=$("$bench" run "$@" 2> "$out/err"); then
+  # stdout: the JSON line (the kernel may print warnings there too)
+  if r=$("$bench" run "$@" 2> "$out/err" | grep '^{'); then
     echo "{\"label\": \"$label\", \"kernel\": $k, \"run\": $r}" >> "$out/rows.jsonl"
   else
     echo "$label: $(cat "$out/err")" | tee -a "$out/failed.txt" >&2
   fi
 }
 
-# schedule_row LABEL PLATFORM: CPU time of `aggnet schedule` (user + sys).
+# schedule_row LABEL PLATFORM [OPTION...]: CPU time of `aggnet schedule` (user + sys).
 schedule_row() {
-  local ok=true
-  /usr/bin/time -f "%U %S %M" -o "$out/time" "$aggnet" schedule --platform "$2" \
+  local ok=true label=$1 platform=$2
+  shift 2
+  /usr/bin/time -f "%U %S %M" -o "$out/time" "$aggnet" schedule --platform "$platform" "$@" \
     > /dev/null 2> "$out/err" || ok=false
-  read -r user sys rss_kb < <(grep -v "exit status" "$out/time")
-  echo "{\"label\": \"$1\", \"schedule_cpu_s\": $(echo "$user + $sys" | bc), \"ok\": $ok, \"peak_rss_kib\": $rss_kb}" \
+  read -r user sys rss_kb < <(grep -v "^Command" "$out/time")
+  echo "{\"label\": \"$label\", \"schedule_cpu_s\": $(awk "BEGIN {print $user + $sys}"), \"ok\": $ok, \"peak_rss_kib\": $rss_kb}" \
     >> "$out/rows.jsonl"
-  $ok || echo "$1: $(cat "$out/err")" >&2
+  $ok || echo "$label: $(cat "$out/err")" | tee -a "$out/failed.txt" >&2
 }
 
 # Hop rates: gradients scaled so each run carries a few hundred thousand chunk-hops.
@@ -69,7 +71,11 @@ row "setup all-to-all 243 (co-located, no alignment)" "$out/synthetic_243.yaml" 
   colocated noalign
 schedule_row "schedule nine_city" platforms/nine_city.yaml
 schedule_row "schedule 27" "$out/synthetic_27.yaml"
-[ "$quick" = --quick ] || schedule_row "schedule 81" "$out/synthetic_81.yaml"
+schedule_row "schedule 27 --alignment none" "$out/synthetic_27.yaml" --alignment none
+if [ "$quick" != --quick ]; then
+  schedule_row "schedule 81" "$out/synthetic_81.yaml"
+  schedule_row "schedule 81 --alignment none" "$out/synthetic_81.yaml" --alignment none
+fi
 cp "$out/rows.jsonl" "${BENCH_ROWS:-/dev/null}"
 [ -f "$out/failed.txt" ] && sed 's/^/failed: /' "$out/failed.txt"
 /usr/bin/python3 benchmarks/table.py "$out/rows.jsonl"

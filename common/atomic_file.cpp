@@ -26,7 +26,8 @@ std::string resolve_links(const std::string& path) {
 
 void check_not_directory(const std::string& path) {
   std::error_code ec;
-  if (fs::is_directory(path, ec)) throw std::runtime_error("cannot write " + path + ": a directory");
+  if (fs::is_directory(path, ec))
+    throw std::runtime_error("cannot write " + path + ": a directory");
 }
 
 /// Writes `content` into the existing non-regular file `path` (device, FIFO) in place.

@@ -72,8 +72,8 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
     if (c.empty() || c == word) continue;
     std::size_t d = edit_distance(word, c);
     // A prefix either way or a different separator is a near miss whatever its length.
-    const bool prefix = (c.size() >= 2 && starts_with_ci(word, c)) ||
-                        (word.size() >= 2 && starts_with_ci(c, word));
+    const bool prefix =
+        (c.size() >= 2 && starts_with_ci(word, c)) || (word.size() >= 2 && starts_with_ci(c, word));
     if (normalized(word) == normalized(c)) d = 0;
     if (d > limit && !prefix) continue;
     if (d < best) {

@@ -483,7 +483,8 @@ LinkSpec read_link(const YAML::Node& entry, std::size_t i, const Platform& plat,
   l.b = plat.site_index(b);
   const std::string known =
       "expected a site code defined under sites (" + join(site_codes(plat)) + ")";
-  for (const auto& [index, end] : {std::pair{l.a, std::string("a")}, std::pair{l.b, std::string("b")}}) {
+  for (const auto& [index, end] :
+       {std::pair{l.a, std::string("a")}, std::pair{l.b, std::string("b")}}) {
     const std::string code = end == "a" ? a : b;
     if (index < 0)
       throw_at(lm.required(end), r.file, label + "." + end,
@@ -580,9 +581,9 @@ const ParamInfo* override_param(const std::string& path) {
 Platform load_platform(const std::string& path, const std::vector<Override>& overrides) {
   YAML::Node root = load_yaml_file(path);
   if ((!root.IsDefined() || root.IsNull()) && overrides.empty()) {
-    throw ConfigError(path, 1, "",
-                      "expected a platform (a mapping with keys " + join(kTopKeys) +
-                          "), got an empty file");
+    throw ConfigError(
+        path, 1, "",
+        "expected a platform (a mapping with keys " + join(kTopKeys) + "), got an empty file");
   }
   for (const Override& ov : overrides) apply_override(root, path, ov);
 

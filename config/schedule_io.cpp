@@ -14,8 +14,8 @@
 #include "common/atomic_file.h"
 #include "common/config_error.h"
 #include "common/strings.h"
-#include "config/yaml_reader.h"
 #include "common/units.h"
+#include "config/yaml_reader.h"
 #include "model/routing.h"
 #include "traffic/families.h"
 
@@ -33,8 +33,8 @@ T family_number(const std::string& digits, const std::string& name) {
       return std::stoull(digits);
     }
   } catch (const std::logic_error&) {  // out_of_range; invalid_argument cannot happen (\\d+)
-    const std::string what = std::is_same_v<T, int> ? "a group size K below 2^31"
-                                                     : "a seed below 2^64";
+    const std::string what =
+        std::is_same_v<T, int> ? "a group size K below 2^31" : "a seed below 2^64";
     throw ConfigError("<command line>", 0, "schedule", "expected " + what, name);
   }
 }
@@ -266,9 +266,9 @@ void read_group_map(const YAML::Node& gn, const std::string& gkey, const std::st
     const std::string key = key_text(kv.first, gkey, file_label);
     if (key == "members") continue;
     if (key != "send_offsets") {
-      throw ConfigError(file_label, line_of(kv.first), gkey + "." + key,
-                        "one of the keys members, send_offsets" +
-                            did_you_mean(key, {"members", "send_offsets"}));
+      throw ConfigError(
+          file_label, line_of(kv.first), gkey + "." + key,
+          "one of the keys members, send_offsets" + did_you_mean(key, {"members", "send_offsets"}));
     }
     if (!kv.second.IsMap() || kv.second.size() == 0) {
       throw ConfigError(file_label, line_of(kv.second), gkey + "." + key,
@@ -296,8 +296,9 @@ Schedule parse_schedule(const std::string& yaml_text, const Platform& platform,
                         const std::string& file_label) {
   const YAML::Node root = parse_yaml(yaml_text, file_label);
   if (!root.IsDefined() || root.IsNull())
-    throw ConfigError(file_label, 1, "", "expected a schedule (keys name, collective, rounds), "
-                                         "got an empty file");
+    throw ConfigError(file_label, 1, "",
+                      "expected a schedule (keys name, collective, rounds), "
+                      "got an empty file");
   if (!root.IsMap()) {
     throw ConfigError(file_label, line_of(root), "<root>",
                       "a mapping with keys name, collective, rounds");

@@ -2,6 +2,8 @@
 #include "config/yaml_reader.h"
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 #include <cctype>
 #include <filesystem>
@@ -14,22 +16,74 @@
 
 namespace aggnet {
 
+namespace {
+
+/// Records where a document's first node starts; parses without building nodes.
+class FirstMark : public YAML::EventHandler {
+ public:
+  YAML::Mark mark = YAML::Mark::null_mark();
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { note(m); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { note(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    note(m);
+  }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    note(m);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    note(m);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void note(const YAML::Mark& m) {
+    if (mark.is_null()) mark = m;
+  }
+};
+
+/// The 1-based line of a second document in `text`, 0 when there is one at most, or minus
+/// the line where the parser stopped advancing.
+/// Stops after two documents: yaml-cpp 0.7's LoadAll loops forever on inputs such as
+/// ",?" (jbeder/yaml-cpp#1040, fixed upstream by #1319), found by scripts/fuzz.sh.
+int second_document_line(const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  FirstMark first, second;
+  if (!parser.HandleNextDocument(first) || !parser.HandleNextDocument(second)) return 0;
+  if (!first.mark.is_null() && !second.mark.is_null() && second.mark.pos <= first.mark.pos)
+    return -(first.mark.line + 1);  // the parser did not advance: the looping case
+  return second.mark.is_null() ? 1 : second.mark.line + 1;
+}
+
+}  // namespace
+
 YAML::Node parse_yaml(const std::string& text, const std::string& file) {
-  std::vector<YAML::Node> documents;
+  YAML::Node root;
+  int second = 0;
   try {
-    documents = YAML::LoadAll(text);
+    root = YAML::Load(text);
+    second = second_document_line(text);
   } catch (const YAML::Exception& e) {
     const int line = e.mark.is_null() ? 0 : e.mark.line + 1;
     throw ConfigError(file, line, "", "malformed YAML: " + e.msg);
   }
-  if (documents.size() > 1) {
-    // The second document's first node; an empty one ("---" alone) has no position.
-    const int line = yaml_line(documents[1]);
-    throw ConfigError(file, line, "",
+  if (second < 0) {
+    throw ConfigError(file, -second, "",
+                      "malformed YAML: expected a value, got a stray ',' or flow indicator outside "
+                      "[...] or {...}");
+  }
+  if (second > 0) {
+    throw ConfigError(file, second, "",
                       "expected one YAML document, found a second one after '---' (it would be "
                       "ignored)");
   }
-  return documents.empty() ? YAML::Node() : documents.front();
+  return root;
 }
 
 YAML::Node load_yaml_file(const std::string& path) {
@@ -79,7 +133,9 @@ void YamlMap::allow_keys(const std::vector<std::string>& allowed) {
     if (!key.IsScalar()) {
       throw_at(key, file_, path_.empty() ? "(top level)" : path_,
                "expected a plain key (one of: " + list + "), got a " +
-                   (key.IsSequence() ? "list" : key.IsMap() ? "mapping" : "null"));
+                   (key.IsSequence() ? "list"
+                    : key.IsMap()    ? "mapping"
+                                     : "null"));
     }
     const std::string k = key.Scalar();
     if (ok.count(k) == 0) {

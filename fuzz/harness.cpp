@@ -55,8 +55,8 @@ void run_command_line(const std::string& text, const std::string& source_dir) {
   args.push_back("--platform=" + nine_city(source_dir));
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
-  auto values = cli::read("aggnet run", options::kRun, "fuzz", static_cast<int>(argv.size()),
-                          argv.data());
+  auto values =
+      cli::read("aggnet run", options::kRun, "fuzz", static_cast<int>(argv.size()), argv.data());
   if (!values) return;  // --help
   const RunOptions run = options::to_run_options(*values);
   const Platform platform = cli::load_platform(*values, run);

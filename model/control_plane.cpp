@@ -213,9 +213,10 @@ RoundPlan plan_round(const Platform& platform, const Routing& routing, const Rou
         const std::uint64_t serialization =
             arrival_latency_ps(platform, routing, s, d, options.credit_bytes) -
             arrival_latency_ps(platform, routing, s, d, 0);
-        group.start_delay_ps = std::max(
-            group.start_delay_ps,
-            cluster_latency_ps(platform, routing, s, d, options.credit_bytes) + queued * serialization);
+        group.start_delay_ps =
+            std::max(group.start_delay_ps,
+                     cluster_latency_ps(platform, routing, s, d, options.credit_bytes) +
+                         queued * serialization);
       }
     const double fan_in = static_cast<double>(group.members.size() - 1);
     group.link_rate = std::numeric_limits<double>::infinity();

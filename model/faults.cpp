@@ -114,7 +114,8 @@ int find_link(const Platform& platform, const LinkName& name) {
 }
 
 std::uint64_t slowed_compute_ps(const FaultPlan& plan, const Platform& platform, int site) {
-  const std::uint64_t base = platform.sites.at(static_cast<std::size_t>(site)).cluster.compute_time_ps;
+  const std::uint64_t base =
+      platform.sites.at(static_cast<std::size_t>(site)).cluster.compute_time_ps;
   double factor = 1;
   for (const auto& s : plan.slowdowns)
     if (platform.site_index(s.site) == site) factor *= s.factor;

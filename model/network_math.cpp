@@ -28,8 +28,9 @@ std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) {
 }
 
 std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
-  return b > std::numeric_limits<std::uint64_t>::max() - a ? std::numeric_limits<std::uint64_t>::max()
-                                                            : a + b;
+  return b > std::numeric_limits<std::uint64_t>::max() - a
+             ? std::numeric_limits<std::uint64_t>::max()
+             : a + b;
 }
 
 // Per-unit costs measured with /usr/bin/time (max RSS) on synthetic platforms of 30, 60
@@ -105,7 +106,8 @@ RunFootprint estimate_run_footprint(const Platform& platform, const RunOptions& 
   bytes = saturating_add(bytes, saturating_mul(f.links + f.colocated_links, kPerLinkBytes));
   std::uint64_t max_compute_ps = 0;
   for (const Site& site : platform.sites) {
-    const std::uint64_t buffer = options.buffer_bytes ? options.buffer_bytes : site.fpga.buffer_bytes;
+    const std::uint64_t buffer =
+        options.buffer_bytes ? options.buffer_bytes : site.fpga.buffer_bytes;
     const std::uint64_t slots = buffer / std::max<std::uint64_t>(options.chunk_bytes, 1);
     bytes = saturating_add(bytes, saturating_mul(systems * slots, kPerSlotBytes));
     max_compute_ps = std::max(max_compute_ps, site.cluster.compute_time_ps);
@@ -129,8 +131,8 @@ void check_run_footprint(const std::string& where, const Platform& platform,
   const RunFootprint f = estimate_run_footprint(platform, options, colocated, stats_interval_ps);
   const std::uint64_t limit = memory_limit_bytes();
   if (f.total_bytes() <= limit) return;
-  const std::string have = fmt::format("{} available (AGGNET_MEMORY_LIMIT overrides)",
-                                       format_bytes(limit));
+  const std::string have =
+      fmt::format("{} available (AGGNET_MEMORY_LIMIT overrides)", format_bytes(limit));
   if (f.stats_bytes > f.structure_bytes) {
     throw ConfigError(
         where, 0, "--stats-interval",
@@ -138,12 +140,12 @@ void check_run_footprint(const std::string& where, const Platform& platform,
                     "least {} samples per series, about {}, {}",
                     f.stats_samples, format_bytes(f.stats_bytes), have));
   }
-  const std::string hint =
-      f.colocated_links > 0
-          ? fmt::format("; the co-located reference alone is a full mesh of {} links "
-                        "(--no-colocated skips it)",
-                        f.colocated_links)
-          : "";
+  const std::string hint = f.colocated_links > 0
+                               ? fmt::format(
+                                     "; the co-located reference alone is a full mesh of {} links "
+                                     "(--no-colocated skips it)",
+                                     f.colocated_links)
+                               : "";
   throw ConfigError(where, 0, "--platform",
                     fmt::format("expected a platform that fits in memory: {} sites and {} links "
                                 "need about {}, {}{}",

@@ -46,8 +46,8 @@ std::uint64_t arrival_latency_ps(const Platform& platform, const Routing& routin
 /// series (at least steps x the longest compute phase / interval samples each).
 struct RunFootprint {
   std::uint64_t sites = 0, links = 0, colocated_links = 0;
-  std::uint64_t structure_bytes = 0;   ///< modules, slots, functional data
-  std::uint64_t stats_samples = 0;     ///< per series; 0 without --stats
+  std::uint64_t structure_bytes = 0;  ///< modules, slots, functional data
+  std::uint64_t stats_samples = 0;    ///< per series; 0 without --stats
   std::uint64_t stats_bytes = 0;
   std::uint64_t total_bytes() const { return structure_bytes + stats_bytes; }
 };

@@ -100,7 +100,7 @@ def draw(ax, grid, colors):
         ax.add_patch(plt.Rectangle((x - 0.5, y - 0.5), 1, 1, facecolor=colors.get(win, "white"),
                                    edgecolor="white", hatch="//" if incomplete else None))
         if lead is not None:
-            ax.text(x, y, f"{lead:.3g}", ha="center", va="center", fontsize=8.5)
+            ax.text(x, y, f"{lead:.2f}" if lead < 10 else f"{lead:.3g}", ha="center", va="center", fontsize=8.5)
     crossovers = []
     for y, g in enumerate(grads):
         for x in range(1, len(bufs)):

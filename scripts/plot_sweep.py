@@ -425,111 +425,136 @@ def buffer_of(row, buf):
     return b if b is not None else row.get("buffer_high_water_bytes_max")
 
 
+def panel_key(row, panel_axes):
+    return tuple(num(row, a) if a["kind"] != "text" else row[a["name"]] for a in panel_axes)
+
+
+def panel_title(row, panel_axes, rate):
+    parts = []
+    for a in panel_axes:
+        if rate is not None and a["name"] == rate["name"]:
+            parts.append(f"{fmt_rate(num(row, a))} links")
+        elif a["kind"] == "bytes":
+            parts.append(f"{a['name'].replace('_', ' ')} {fmt_bytes(num(row, a))}")
+        else:
+            parts.append(f"{a['name'].replace('_', ' ')} {short_name(row[a['name']])}")
+    return ", ".join(parts)
+
+
 def plot_metric_vs_buffer(rows, axes, buf, cat, rate, metric, params, out, written, numbers):
-    """The metric vs buffer size, one line per schedule, one panel per link rate; the
-    crossovers (where the fastest schedule changes) marked."""
-    rates = sorted({num(r, rate) for r in rows}) if rate else [None]
-    extra_axes = [a for a in axes if a["name"] not in
-                  {buf["name"], cat["name"], rate["name"] if rate else ""}]
-    height = 5.4
-    fig, axs = plt.subplots(1, len(rates), figsize=(7.2 * len(rates), height), squeeze=False)
+    """The metric vs buffer size, one line per schedule, one panel per link rate (and per
+    combination of the other axes); the crossovers (where the fastest schedule changes)
+    marked."""
+    panel_axes = [a for a in axes if a["name"] not in {buf["name"], cat["name"]}]
+    panel_axes.sort(key=lambda a: 0 if rate is not None and a["name"] == rate["name"] else 1)
+    panels = {}
+    for r in rows:
+        panels.setdefault(panel_key(r, panel_axes), []).append(r)
+    keys = sorted(panels, key=lambda k: tuple(str(x) if isinstance(x, str) else f"{x:020.3f}"
+                                              for x in k))
+    ncols = min(4, len(keys)) if len(keys) > 2 else len(keys)
+    nrows = (len(keys) + ncols - 1) // ncols
+    height = 3.6 * nrows + 1.0
+    fig, axs = plt.subplots(nrows, ncols, figsize=(5.0 * ncols + 0.6, height), squeeze=False)
     numbers.append(f"# {metric} vs {buf['name']} per {cat['name']}")
     handles, crossed = {}, False
-    for ax, rv in zip(axs[0], rates):
-        sub = [r for r in rows if rate is None or num(r, rate) == rv]
+    for ax, k in zip(axs.flat, keys):
+        sub = panels[k]
+        title = panel_title(sub[0], panel_axes, rate)
         series = {}
         for r in sub:
-            label = r[cat["name"]]
-            extra = group_key(r, extra_axes, set())
-            series.setdefault((label, extra), []).append((num(r, buf), value(r, metric)))
-        for (label, extra), pts in sorted(series.items()):
+            series.setdefault(r[cat["name"]], []).append((num(r, buf), value(r, metric)))
+        for label, pts in sorted(series.items()):
             pts.sort()
-            words = category_label(cat, label) + (f" [{extra}]" if extra else "")
-            line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=4,
-                            color=SCHEDULE_COLORS.get(short_name(label)) if not extra else None,
-                            linestyle="-" if not extra else None)
-            handles.setdefault(words, line)
-            prefix = f"[{fmt_rate(rv)}] " if rate else ""
-            numbers.append(prefix + f"{label}{' ' + extra if extra else ''}: " + ", ".join(
+            line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3,
+                            color=SCHEDULE_COLORS.get(short_name(label)))
+            handles.setdefault(category_label(cat, label), line)
+            numbers.append((f"[{title}] " if title else "") + f"{label}: " + ", ".join(
                 f"{fmt_bytes(x)}={y:.6g}" for x, y in pts))
         buffer_ticks(ax, [num(r, buf) for r in sub])
         log_axis(ax, "y", [value(r, metric) for r in sub])
-        ax.set_xlabel("FPGA buffer per site")
-        ax.set_ylabel(metric_words(metric))
         ax.grid(True, which="major", alpha=0.3)
-        if rate:
-            ax.set_title(f"{fmt_rate(rv)} WAN links", fontsize=10)
-        if not extra_axes:  # crossovers: where the fastest schedule changes
-            best = {}
-            for (label, _), pts in series.items():
-                for b, y in pts:
-                    if y is not None and (b not in best or y < best[b][1]):
-                        best[b] = (label, y)
-            for b0, b1, w0, w1 in crossovers({b: w for b, (w, _) in best.items()}):
-                crossed = True
-                x = math.sqrt(b0 * b1)
-                ax.axvline(x, color="black", linestyle="--", linewidth=1.1, zorder=1)
-                ax.annotate(f"crossover\n{short_name(w0)} \u2192 {short_name(w1)}",
-                            xy=(x, 1.0), xycoords=("data", "axes fraction"),
-                            xytext=(3, -4), textcoords="offset points", va="top", fontsize=8)
-                numbers.append((f"[{fmt_rate(rv)}] " if rate else "") +
-                               f"crossover between {fmt_bytes(b0)} and {fmt_bytes(b1)}: "
-                               f"{w0} -> {w1}")
+        ax.set_title(title, fontsize=9.5)
+        best = {}
+        for label, pts in series.items():
+            for b, y in pts:
+                if y is not None and (b not in best or y < best[b][1]):
+                    best[b] = (label, y)
+        for b0, b1, w0, w1 in crossovers({b: w for b, (w, _) in best.items()}):
+            crossed = True
+            x = math.sqrt(b0 * b1)
+            ax.axvline(x, color="black", linestyle="--", linewidth=1.1, zorder=1)
+            numbers.append((f"[{title}] " if title else "") +
+                           f"crossover between {fmt_bytes(b0)} and {fmt_bytes(b1)}: "
+                           f"{w0} -> {w1}")
+    for ax in list(axs.flat)[len(keys):]:
+        ax.set_visible(False)
+    for ax in axs[-1]:
+        ax.set_xlabel("FPGA buffer per site")
+    for row in axs:
+        row[0].set_ylabel(metric_words(metric))
     if crossed:
         handles["crossover: the fastest schedule changes"] = Line2D(
             [], [], color="black", linestyle="--", linewidth=1.1)
     top = header(fig, f"{metric_words(metric).split(' (')[0].capitalize()} vs FPGA buffer size",
                  params, height)
     fig.tight_layout(rect=(0, 0, 1, top))
-    fig.legend(list(handles.values()), list(handles.keys()), loc="center left",
-               bbox_to_anchor=(1.0, 0.5), fontsize=9, title=cat["name"])
+    fig.legend(list(handles.values()), list(handles.keys()), loc="upper center",
+               bbox_to_anchor=(0.5, 0.0), ncol=min(3, len(handles)), fontsize=9,
+               title=cat["name"])
     save(fig, out, "metric_vs_buffer", written)
 
 
-def plot_winner_heatmap(rows, failed, buf, cat, rate, metric, params, out, written, numbers):
-    """The winning schedule per (buffer, link rate), ranked as the printed verdict is: cells
-    coloured by the winner with a key, crossovers as thick bars."""
+def plot_winner_heatmap(rows, failed, axes, buf, cat, rate, metric, params, out, written,
+                        numbers):
+    """The winning schedule per buffer (columns) and link rate and other axes (rows), ranked
+    as the printed verdict is: cells coloured by the winner with a key, crossovers as thick
+    bars."""
     rank = ranking_metric(rows, metric)
-    rates = sorted({num(r, rate) for r in rows}) if rate else [None]
+    panel_axes = [a for a in axes if a["name"] not in {buf["name"], cat["name"]}]
+    panel_axes.sort(key=lambda a: 0 if rate is not None and a["name"] == rate["name"] else 1)
+    titles = {}
+    for r in rows + failed:
+        titles.setdefault(panel_key(r, panel_axes), panel_title(r, panel_axes, rate))
+    keys = sorted(titles, key=lambda k: tuple(str(x) if isinstance(x, str) else f"{x:020.3f}"
+                                              for x in k))
     bufs = sorted({num(r, buf) for r in rows})
     best = {}
     for r in rows:
-        key = (num(r, buf), num(r, rate) if rate else None)
+        key = (num(r, buf), panel_key(r, panel_axes))
         v = value(r, rank)
         if v is not None and (key not in best or v < best[key][1]):
             best[key] = (r[cat["name"]], v)
     # A cell where some schedule failed cannot name a winner: hatched.
-    incomplete = {(num(r, buf), num(r, rate) if rate else None) for r in failed}
+    incomplete = {(num(r, buf), panel_key(r, panel_axes)) for r in failed}
     winners = sorted({w for w, _ in best.values()})
     color = {w: SCHEDULE_COLORS.get(short_name(w), plt.get_cmap("tab10")(i % 10))
              for i, w in enumerate(winners)}
-    height = 0.75 * len(rates) + 3.4
+    height = 0.5 * len(keys) + 3.4
     crossed = False
-    fig, ax = plt.subplots(figsize=(max(7.5, 0.62 * len(bufs) + 2.5), height))
-    for yi, rv in enumerate(rates):
+    fig, ax = plt.subplots(figsize=(max(7.5, 0.62 * len(bufs) + 4.0), height))
+    for yi, k in enumerate(keys):
         for xi, b in enumerate(bufs):
-            w = best.get((b, rv))
+            w = best.get((b, k))
             ax.add_patch(plt.Rectangle((xi - 0.5, yi - 0.5), 1, 1,
                                        facecolor=color[w[0]] if w else "white", edgecolor="white",
-                                       hatch="//" if (b, rv) in incomplete else None))
-        row = {b: best[(b, rv)][0] for b in bufs if (b, rv) in best}
+                                       hatch="//" if (b, k) in incomplete else None))
+        row = {b: best[(b, k)][0] for b in bufs if (b, k) in best}
         for b0, b1, w0, w1 in crossovers(row):
             crossed = True
             x = bufs.index(b1) - 0.5
             ax.plot([x, x], [yi - 0.5, yi + 0.5], color="black", linewidth=3.5,
                     solid_capstyle="butt")
-            numbers.append((f"{fmt_rate(rv)}: " if rate else "") +
+            numbers.append((f"[{titles[k]}] " if titles[k] else "") +
                            f"crossover between {fmt_bytes(b0)} and {fmt_bytes(b1)}: {w0} -> {w1}")
     ax.set_xlim(-0.5, len(bufs) - 0.5)
-    ax.set_ylim(-0.5, len(rates) - 0.5)
+    ax.set_ylim(-0.5, len(keys) - 0.5)
     ax.set_xticks(range(len(bufs)))
     ax.set_xticklabels([two_line_bytes(b) for b in bufs], fontsize=9)
-    ax.set_yticks(range(len(rates)))
-    ax.set_yticklabels([fmt_rate(rv) for rv in rates] if rate else ["platform's links"],
-                       fontsize=10)
+    ax.set_yticks(range(len(keys)))
+    ax.set_yticklabels([titles[k] or "all points" for k in keys], fontsize=9.5)
     ax.tick_params(length=0)
     ax.set_xlabel("FPGA buffer per site")
-    ax.set_ylabel("WAN link rate" if rate else "")
     handles = [Patch(facecolor=color[w], label=category_label(cat, w)) for w in winners]
     if crossed:
         handles.append(Line2D([], [], color="black", linewidth=3.5,
@@ -543,11 +568,11 @@ def plot_winner_heatmap(rows, failed, buf, cat, rate, metric, params, out, writt
     fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2,
                fontsize=9, title="cell colour = fastest " + cat["name"])
     save(fig, out, "winner_heatmap", written)
-    numbers.append(f"# best {cat['name']} per ({buf['name']}, link rate)")
-    for rv in rates:
-        numbers.append((f"{fmt_rate(rv)}: " if rate else "") + ", ".join(
-            f"{fmt_bytes(b)}={best[(b, rv)][0]}" + ("*" if (b, rv) in incomplete else "")
-            for b in bufs if (b, rv) in best))
+    numbers.append(f"# best {cat['name']} per ({buf['name']}, other axes)")
+    for k in keys:
+        numbers.append((f"{titles[k]}: " if titles[k] else "") + ", ".join(
+            f"{fmt_bytes(b)}={best[(b, k)][0]}" + ("*" if (b, k) in incomplete else "")
+            for b in bufs if (b, k) in best))
 
 
 def plot_variants(rows, axes, cat, metric, params, out, written, numbers):
@@ -617,8 +642,8 @@ def main():
     if buf is not None and cat is not None:
         plot_metric_vs_buffer(rows, axes, buf, cat, rate, metric, params, args.out, written,
                               numbers)
-        plot_winner_heatmap(rows, failed, buf, cat, rate, metric, params, args.out, written,
-                            numbers)
+        plot_winner_heatmap(rows, failed, axes, buf, cat, rate, metric, params, args.out,
+                            written, numbers)
     plot_pareto(rows, axes, cat, rate, metric, params, args.out, written, numbers)
     if buf is None and cat is not None:
         plot_variants(rows, axes, cat, metric, params, args.out, written, numbers)

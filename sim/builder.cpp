@@ -1,9 +1,9 @@
 #include "sim/builder.h"
 
+#include <algorithm>
+
 #include "sim/faults.h"
 #include "sim/watchdog.h"
-
-#include <algorithm>
 
 namespace aggnet {
 
@@ -20,7 +20,9 @@ struct SiteScope : sc_core::sc_module {
 template <class Make>
 auto in_scope(sc_core::sc_module& scope, Make make) {
   struct Pushed {
-    explicit Pushed(sc_core::sc_module& m) { sc_core::sc_get_curr_simcontext()->hierarchy_push(&m); }
+    explicit Pushed(sc_core::sc_module& m) {
+      sc_core::sc_get_curr_simcontext()->hierarchy_push(&m);
+    }
     ~Pushed() { sc_core::sc_get_curr_simcontext()->hierarchy_pop(); }
   } pushed(scope);
   return make();
@@ -84,9 +86,12 @@ ComputeClusterConfig NetworkSystem::cluster_config(int site) const {
       round.start_delay_ps = group.start_delay_ps;
       round.send_offset_ps = group.send_offset_ps.at(site);
       round.own_slots = group.slots.at(site);
-      round.retransmit_timeout_ps = options_.faults.retransmit_timeout_ps
-                                        ? options_.faults.retransmit_timeout_ps
-                                        : retransmit_timeout_ps(platform_, routing_, group, options_);
+      // Only loss recovery uses it; the default costs O(members^2) paths per member.
+      if (c.reliable)
+        round.retransmit_timeout_ps =
+            options_.faults.retransmit_timeout_ps
+                ? options_.faults.retransmit_timeout_ps
+                : retransmit_timeout_ps(platform_, routing_, group, options_);
     }
     c.rounds.push_back(std::move(round));
   }

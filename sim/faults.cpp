@@ -27,7 +27,8 @@ std::vector<const DirectedLink*> directions(const NetworkSystem& system, int ind
 
 // A different stream of random numbers per directed link and per seed.
 std::uint64_t loss_seed(std::uint64_t seed, std::size_t link) {
-  return (seed + 1) * 0x9E3779B97F4A7C15ull ^ (static_cast<std::uint64_t>(link) + 1) * 0xBF58476D1CE4E5B9ull;
+  return (seed + 1) * 0x9E3779B97F4A7C15ull ^
+         (static_cast<std::uint64_t>(link) + 1) * 0xBF58476D1CE4E5B9ull;
 }
 }  // namespace
 

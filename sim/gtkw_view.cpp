@@ -15,8 +15,8 @@ namespace {
 
 // GTKWave trace flags (gtkwave's analyzer.h TR_*), as written after '@' in hex.
 constexpr unsigned kDec = 1u << 2, kRightJustify = 1u << 5, kBlank = 1u << 9,
-                   kAnalogStep = 1u << 15, kAnalogStretch = 1u << 17,
-                   kAnalogFullScale = 1u << 19, kGroupBegin = 1u << 23, kGroupEnd = 1u << 24;
+                   kAnalogStep = 1u << 15, kAnalogStretch = 1u << 17, kAnalogFullScale = 1u << 19,
+                   kGroupBegin = 1u << 23, kGroupEnd = 1u << 24;
 constexpr unsigned kDigital = kDec | kRightJustify;
 constexpr unsigned kAnalog = kDigital | kAnalogStep | kAnalogFullScale;
 
@@ -41,7 +41,8 @@ void write_signal(std::string& out, const ViewSignal& s, std::uint64_t group_max
   out += fmt::format("+{{{}}} {}\n", s.label, s.vcd_name);
   if (!s.bytes) return;
   // An analog trace is as tall as the blank rows that follow it.
-  for (int r = 1; r < rows_of(s.max, group_max); ++r) out += fmt::format("@{:x}\n-\n", kAnalogStretch);
+  for (int r = 1; r < rows_of(s.max, group_max); ++r)
+    out += fmt::format("@{:x}\n-\n", kAnalogStretch);
 }
 
 }  // namespace

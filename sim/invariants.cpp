@@ -54,9 +54,9 @@ std::string within_capacity(const NetworkSystem& system) {
   for (std::size_t i = 0; i < system.sites().size(); ++i) {
     const auto& b = system.sites()[i].fpga->buffer();
     if (b.high_water_bytes() > b.capacity_bytes())
-      note(v, fmt::format("{}: occupancy reached {} B of a {} B buffer",
-                          system.platform().sites[i].code, b.high_water_bytes(),
-                          b.capacity_bytes()));
+      note(v,
+           fmt::format("{}: occupancy reached {} B of a {} B buffer",
+                       system.platform().sites[i].code, b.high_water_bytes(), b.capacity_bytes()));
   }
   return v;
 }
@@ -73,8 +73,9 @@ std::string conservation(const NetworkSystem& system) {
   std::string v;
   const auto& sites = system.platform().sites;
   for (const auto& d : system.links())
-    conserve(v, sites[static_cast<std::size_t>(d.from)].code + "->" +
-                    sites[static_cast<std::size_t>(d.to)].code,
+    conserve(v,
+             sites[static_cast<std::size_t>(d.from)].code + "->" +
+                 sites[static_cast<std::size_t>(d.to)].code,
              *d.link);
   for (std::size_t i = 0; i < system.sites().size(); ++i) {
     conserve(v, sites[i].code + " access_up", *system.sites()[i].access_up);
@@ -104,7 +105,8 @@ std::vector<InvariantResult> check_invariants(const NetworkSystem& system) {
 std::string violations(const std::vector<InvariantResult>& results) {
   std::string out;
   for (const auto& r : results)
-    if (!r.holds()) out += (out.empty() ? "" : "; ") + ("invariant '" + r.name + "' violated: " + r.violation);
+    if (!r.holds())
+      out += (out.empty() ? "" : "; ") + ("invariant '" + r.name + "' violated: " + r.violation);
   return out;
 }
 

@@ -119,7 +119,8 @@ std::string module_stats_csv(const json& rows) {
                    const std::string& value) {
       csv.row({inst, mod, stat, kind, index, time, lo, hi, value});
     };
-    for (const auto& [name, v] : r["statistics"].items()) out(name, "scalar", "", "", "", "", number(v));
+    for (const auto& [name, v] : r["statistics"].items())
+      out(name, "scalar", "", "", "", "", number(v));
     for (const auto& [name, h] : r["histograms"].items()) {
       out(name, "count", "", "", "", "", number(h["count"]));
       for (const char* f : {"mean", "min", "max"}) out(name, f, "", "", "", "", number(h[f]));
@@ -134,8 +135,8 @@ std::string module_stats_csv(const json& rows) {
     const double interval_ns = r.value("series_interval_ns", 0.0);
     for (const auto& [name, values] : r["series"].items()) {
       for (std::size_t i = 0; i < values.size(); ++i) {
-        out(name, "sample", std::to_string(i), fmt::format("{}", interval_ns * static_cast<double>(i)),
-            "", "", number(values[i]));
+        out(name, "sample", std::to_string(i),
+            fmt::format("{}", interval_ns * static_cast<double>(i)), "", "", number(values[i]));
       }
     }
   }

@@ -101,7 +101,7 @@ json step_entry(const NetworkSystem& system, int k) {
         if (gp.members != groups[gi]) continue;
         std::uint64_t skew = 0;
         for (const auto& [d, s] : gp.skew_ps) skew = std::max(skew, s);
-        if (system.options().flow_control == FlowControl::kPacing)
+        if (system.options().flow_control != FlowControl::kCredit)
           g["pacing_rate_gbps"] = gp.pacing_rate * 8e-9;
         g["skew_max_ms"] = static_cast<double>(skew) * 1e-9;
         g["alignment"] = gp.alignment;
@@ -290,7 +290,7 @@ json alignment_entries(const NetworkSystem& system) {
              {"unaligned_skew_ms", static_cast<double>(g.unaligned_skew_ps.at(m)) * 1e-9}});
       }
       json entry{{"round", r}, {"method", g.alignment}, {"members", members}};
-      if (system.options().flow_control == FlowControl::kPacing)
+      if (system.options().flow_control != FlowControl::kCredit)
         entry["pacing_rate_gbps"] = g.pacing_rate * 8e-9;
       rounds.push_back(entry);
     }
@@ -430,11 +430,13 @@ std::string inputs_table(const json& report) {
                    o["chunk"].get<std::string>(),
                    buffer.empty() ? "from the platform, " + buffer_range(report["sites"])
                                   : buffer + " at every site"));
+  const std::string flow = o["flow_control"] == "pacing"
+                               ? fmt::format("pacing (margin {})", o["pacing_margin"].get<double>())
+                               : o["flow_control"].get<std::string>();
   line("flow control",
-       fmt::format("{}, round start {}, alignment {}, multicast {}, aggregation {}",
-                   o["flow_control"].get<std::string>(), o["round_start"].get<std::string>(),
-                   o["alignment"].get<std::string>(), o["multicast"].get<std::string>(),
-                   o["aggregation"].get<std::string>()));
+       fmt::format("{}, round start {}, alignment {}, multicast {}, aggregation {}", flow,
+                   o["round_start"].get<std::string>(), o["alignment"].get<std::string>(),
+                   o["multicast"].get<std::string>(), o["aggregation"].get<std::string>()));
   line("jitter",
        fmt::format("{} (seed {}){}", o["jitter"].get<std::string>(), o["seed"].get<std::uint64_t>(),
                    o["functional"].get<bool>() ? ", functional data check" : ""));

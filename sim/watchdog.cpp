@@ -26,8 +26,8 @@ sc_core::sc_time auto_window(const NetworkSystem& system) {
     for (const auto& round : system.round_plans())
       for (const auto& g : round.groups)
         if (g.members.size() > 1)
-          rto = std::max(rto,
-                         retransmit_timeout_ps(system.platform(), system.routing(), g, system.options()));
+          rto = std::max(
+              rto, retransmit_timeout_ps(system.platform(), system.routing(), g, system.options()));
   constexpr std::uint64_t kFloorPs = 1'000'000'000'000;  // 1 s
   return ps_time(std::max(kFloorPs, 20 * rto + longest));
 }
@@ -76,7 +76,8 @@ void Watchdog::check() {
     // Results are complete everywhere; what is left are acknowledgements. Stop waiting for
     // the ones that cannot come any more.
     bool pending = false;
-    for (const auto& site : system_.sites()) pending = pending || site.cluster->unacknowledged() > 0;
+    for (const auto& site : system_.sites())
+      pending = pending || site.cluster->unacknowledged() > 0;
     if (!pending) return;
     if (now - last_progress_ >= window_) {
       for (const auto& site : system_.sites()) site.cluster->abandon_retransmissions();
@@ -85,10 +86,13 @@ void Watchdog::check() {
   } else if (now - last_progress_ >= window_) {
     fired_ = true;
     fired_at_ = now;
-    diagnosis_ = fmt::format("no progress for {} (watchdog window {}): {}",
-                             format_time_ps(static_cast<double>(to_ps(now - last_progress_))),
-                             format_time_ps(static_cast<double>(to_ps(window_))),
-                             stall_diagnosis(system_));
+    diagnosis_ =
+        fmt::format("no progress for {} (watchdog window {}): {}",
+                    format_time_ps(static_cast<double>(to_ps(now - last_progress_))),
+                    format_time_ps(static_cast<double>(to_ps(window_))), stall_diagnosis(system_));
+    // The kernel's "simulation stopped by user" note is noise next to the diagnosis.
+    sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO,
+                                            sc_core::SC_DO_NOTHING);
     sc_core::sc_stop();
     return;
   }
@@ -103,12 +107,12 @@ std::string stall_diagnosis(const NetworkSystem& system) {
     const auto& m = system.sites()[i];
     if (m.cluster->finished()) continue;
     const std::string what = m.cluster->waiting_for(codes);
-    std::string line = fmt::format("{}: step {} of {}", codes[i], m.cluster->steps().size(),
-                                   system.steps());
+    std::string line =
+        fmt::format("{}: step {} of {}", codes[i], m.cluster->steps().size(), system.steps());
     if (!what.empty())
-      line += fmt::format(", waits since {} for {}",
-                          format_time_ps(static_cast<double>(to_ps(m.cluster->waiting_since()))),
-                          what);
+      line +=
+          fmt::format(", waits since {} for {}",
+                      format_time_ps(static_cast<double>(to_ps(m.cluster->waiting_since()))), what);
     line += fmt::format(" ({} slots in use, {} contributions waiting for a slot",
                         m.fpga->slots_in_use(), m.fpga->waiting_contributions());
     if (m.cluster->unacknowledged())

@@ -94,8 +94,7 @@ void add(std::vector<TracedSignal>& out, sc_core::sc_trace_file* file, const std
 
 }  // namespace
 
-std::vector<TracedSignal> trace_selection(const NetworkSystem& system,
-                                          sc_core::sc_trace_file* file,
+std::vector<TracedSignal> trace_selection(const NetworkSystem& system, sc_core::sc_trace_file* file,
                                           const TraceSelection& sel) {
   const auto& platform = system.platform();
   std::vector<TracedSignal> out;

@@ -57,8 +57,7 @@ struct TracedSignal {
 ///   <system>.<site>.access_up.bytes_in_flight, .access_down.bytes_in_flight,
 ///   <system>.<site>.link_to_<dst>.bytes_in_flight (every WAN link from or to a
 ///   selected site, in the sending site's scope)                        (links)
-std::vector<TracedSignal> trace_selection(const NetworkSystem& system,
-                                          sc_core::sc_trace_file* file,
+std::vector<TracedSignal> trace_selection(const NetworkSystem& system, sc_core::sc_trace_file* file,
                                           const TraceSelection& selection);
 
 /// The time the last cluster of `system` finished its last step (call after sc_start).

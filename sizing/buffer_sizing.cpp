@@ -560,6 +560,14 @@ std::string members_of(const Platform& p, const std::vector<int>& group) {
   return s;
 }
 
+// Whole ps as milliseconds without float noise: 14500000000 -> "14.5".
+std::string exact_ms(std::uint64_t ps) {
+  std::string text = fmt::format("{}.{:09}", ps / 1000000000, ps % 1000000000);
+  text.erase(text.find_last_not_of('0') + 1);
+  if (text.back() == '.') text.pop_back();
+  return text;
+}
+
 std::string code_or_dash(const Platform& p, int site) {
   return site < 0 ? "-" : p.sites[site].code;
 }
@@ -637,9 +645,9 @@ std::string sizing_csv(const SizingRequest& request, const SizingResult& r) {
   for (const auto& s : r.sites) {
     const auto& a = s.analytic;
     csv.field(p.sites[a.site].code).field(a.round).field(members_of(p, a.group));
-    csv.field(static_cast<double>(a.skew_ps) * 1e-9);
+    csv.field(exact_ms(a.skew_ps));
     csv.field(code_or_dash(p, a.early_sender)).field(code_or_dash(p, a.late_sender));
-    csv.field(static_cast<double>(a.hold_ps) * 1e-9);
+    csv.field(exact_ms(a.hold_ps));
     csv.field(a.unconstrained_rate_bytes_per_s * 8e-9).field(a.required_rate_bytes_per_s * 8e-9);
     csv.field(a.analytic_bytes).field(a.full_rate_bytes).field(r.uniform_bytes);
     csv.field(s.uniform_high_water_bytes);

@@ -92,13 +92,15 @@ std::vector<Round> greedy_cover(int n, int k) {
   };
   std::vector<Round> rounds;
   while (!all_met() && static_cast<int>(rounds.size()) < n * n) {
+    std::vector<int> unmet(n);  // met changes only between rounds
+    for (int s = 0; s < n; ++s) unmet[s] = unmet_of(s);
     std::vector<int> sizes(n / k, k);
     std::vector<char> avail(n, 1);
     if (n % k >= 2) sizes.push_back(n % k);
     if (n % k == 1) {  // one site sits out: fewest unmet pairs, then fewest sit-outs
       int best = 0;
       for (int s = 1; s < n; ++s) {
-        if (std::make_pair(unmet_of(s), sat_out[s]) < std::make_pair(unmet_of(best), sat_out[best]))
+        if (std::make_pair(unmet[s], sat_out[s]) < std::make_pair(unmet[best], sat_out[best]))
           best = s;
       }
       avail[best] = 0;
@@ -110,7 +112,7 @@ std::vector<Round> greedy_cover(int n, int k) {
       Group g;
       int seed = -1;
       for (int s = 0; s < n; ++s) {
-        if (avail[s] && (seed < 0 || unmet_of(s) > unmet_of(seed))) seed = s;
+        if (avail[s] && (seed < 0 || unmet[s] > unmet[seed])) seed = s;
       }
       g.sites.push_back(seed);
       avail[seed] = 0;
@@ -120,7 +122,7 @@ std::vector<Round> greedy_cover(int n, int k) {
           if (!avail[s]) continue;
           int score = 0;
           for (int m : g.sites) score += !met[s][m];
-          const int u = unmet_of(s);
+          const int u = unmet[s];
           if (score > best_score || (score == best_score && u > best_unmet)) {
             best = s, best_score = score, best_unmet = u;
           }

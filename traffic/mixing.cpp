@@ -113,8 +113,8 @@ double pair_consensus_error(const Round& a, const Round& b, int n) {
   std::vector<double> size_a, size_b;
   groups_of(a, in_a, size_a);
   groups_of(b, in_b, size_b);
-  Eigen::MatrixXd c = Eigen::MatrixXd::Zero(static_cast<long>(size_b.size()),
-                                            static_cast<long>(size_a.size()));
+  Eigen::MatrixXd c =
+      Eigen::MatrixXd::Zero(static_cast<long>(size_b.size()), static_cast<long>(size_a.size()));
   for (int i = 0; i < n; ++i) c(in_b[i], in_a[i]) += 1.0;  // |b_i intersect a_j|
   const double nd = static_cast<double>(n);
   for (long i = 0; i < c.rows(); ++i)
@@ -166,7 +166,7 @@ long rounds_to_eps(const Schedule& schedule, int n, double eps, long exact_limit
   // Beyond: binary lifting over whole periods with D = M - J, D^k e = (M^k - J) e.
   Eigen::MatrixXd d = centering(n);
   for (const auto& round : schedule.rounds) apply_round(round, d);  // M - J
-  std::vector<Eigen::MatrixXd> pow2 = {d};                           // D^(2^i)
+  std::vector<Eigen::MatrixXd> pow2 = {d};                          // D^(2^i)
   while (true) {
     const Eigen::MatrixXd next = pow2.back() * e;
     if (next.norm() == 0 || test.within(next, eps)) break;

@@ -8,12 +8,13 @@
 // along aggnet's shortest-delay paths. The network model is CM02 with the TCP window
 // bound off (network/TCP-gamma:0) and no cross traffic, so a flow takes its route's
 // latency plus its wire bytes at its max-min share of the bottleneck.
+#include <simgrid/s4u.hpp>
+// version.h needs xbt/base.h, which s4u.hpp includes first.
 #include <simgrid/version.h>
 
 #include <iostream>
 #include <map>
 #include <memory>
-#include <simgrid/s4u.hpp>
 
 #include "common/config_error.h"
 #include "model/network_math.h"

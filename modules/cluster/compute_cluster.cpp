@@ -26,7 +26,8 @@ ComputeCluster::ComputeCluster(sc_core::sc_module_name name, const ComputeCluste
   if (config_.ring && n > 0) ring_offsets_ = ring_segment_offsets(config_.gradient_bytes, n);
   if (config_.reliable) {
     retransmitter_ = std::make_unique<Retransmitter>(
-        "retransmitter", [this](int step, int dst, std::uint32_t chunk) { resend(step, dst, chunk); });
+        "retransmitter",
+        [this](int step, int dst, std::uint32_t chunk) { resend(step, dst, chunk); });
   }
   SC_HAS_PROCESS(ComputeCluster);
   SC_THREAD(run);
@@ -201,8 +202,9 @@ bool ComputeCluster::wait_or_retry(sc_time& retry_at, const ClusterRoundPlan& pl
 void ComputeCluster::wait_for_credits(int step, const ClusterRoundPlan& plan,
                                       const std::vector<int>& receivers) {
   auto missing = [&] {
-    return std::any_of(receivers.begin(), receivers.end(),
-                       [&](int d) { return !windows_[{step, d}].open(); });
+    return std::any_of(receivers.begin(), receivers.end(), [&](int d) {
+      return !windows_[{step, d}].open();
+    });
   };
   waiting(Waiting::kCredits, step);
   sc_time retry_at = sc_time_stamp() + ps_time(plan.retransmit_timeout_ps);
@@ -419,9 +421,9 @@ std::string ComputeCluster::waiting_for(const std::vector<std::string>& codes) c
     case Waiting::kReady: {
       const auto it = ready_.find(step);
       for (int d : plan_of(step).group)
-        if (d != config_.site && (it == ready_.end() || std::find(it->second.from.begin(),
-                                                                  it->second.from.end(), d) ==
-                                                            it->second.from.end()))
+        if (d != config_.site &&
+            (it == ready_.end() ||
+             std::find(it->second.from.begin(), it->second.from.end(), d) == it->second.from.end()))
           missing.push_back(d);
       return "ready messages of step " + std::to_string(step) + " from " + names(missing);
     }
@@ -758,24 +760,24 @@ std::vector<Statistic> ComputeCluster::statistics() const {
     busy += (r.send_start - r.start).to_seconds();
   }
   std::vector<Statistic> out = {
-          {"steps", static_cast<double>(records_.size()), "steps completed"},
-          {"compute_time_s", busy, "time spent computing"},
-          {"idle_time_s", total - busy, "time waiting for communication (GPU idle)"},
-          {"idle_fraction", total > 0 ? (total - busy) / total : 0.0, "idle / total"},
-          {"offset_wait_s", offset_wait_total_.to_seconds(),
-           "time idled after the agreed start before the first chunk (arrival-aligned sends)"},
-          {"functional_checks", static_cast<double>(checks_), "results checked (functional)"},
-          {"functional_mismatches", static_cast<double>(mismatches_), "results not exact"},
-          {"duplicate_results", static_cast<double>(duplicates_),
-           "reduced chunks delivered twice without a retransmission asking for it"}};
+      {"steps", static_cast<double>(records_.size()), "steps completed"},
+      {"compute_time_s", busy, "time spent computing"},
+      {"idle_time_s", total - busy, "time waiting for communication (GPU idle)"},
+      {"idle_fraction", total > 0 ? (total - busy) / total : 0.0, "idle / total"},
+      {"offset_wait_s", offset_wait_total_.to_seconds(),
+       "time idled after the agreed start before the first chunk (arrival-aligned sends)"},
+      {"functional_checks", static_cast<double>(checks_), "results checked (functional)"},
+      {"functional_mismatches", static_cast<double>(mismatches_), "results not exact"},
+      {"duplicate_results", static_cast<double>(duplicates_),
+       "reduced chunks delivered twice without a retransmission asking for it"}};
   out.push_back({"recognised_duplicates", static_cast<double>(recognised_duplicates_),
                  "results received again for a retransmission, recognised (loss recovery)"});
-  out.push_back({"acks_sent", static_cast<double>(acks_sent_),
-                 "acknowledgements sent (loss recovery)"});
+  out.push_back(
+      {"acks_sent", static_cast<double>(acks_sent_), "acknowledgements sent (loss recovery)"});
   out.push_back({"control_retransmissions", static_cast<double>(control_retransmissions_),
                  "ready and grant messages repeated after a timeout (loss recovery)"});
-  const auto retransmissions =
-      Retransmitter::statistics(retransmitter_ ? retransmitter_->counters() : Retransmitter::Counters{});
+  const auto retransmissions = Retransmitter::statistics(
+      retransmitter_ ? retransmitter_->counters() : Retransmitter::Counters{});
   out.insert(out.end(), retransmissions.begin(), retransmissions.end());
   return out;
 }

@@ -9,9 +9,9 @@
 #include <memory>
 #include <set>
 #include <string>
-#include <tuple>
 #include <systemc>
 #include <tlm>
+#include <tuple>
 #include <vector>
 
 #include "model/params/cluster.h"
@@ -110,7 +110,9 @@ struct StepRecord {
 /// Step k: compute for `compute_time`, then round k mod period: in a group round, send
 /// G bytes in chunks to the group (multicast or unicast copies, paced or credit-clocked)
 /// and wait for one reduced chunk per chunk index (or all |g|-1 contributions when the
-/// FPGA does not aggregate); in a ring round, run a step-synchronous ring all-reduce.
+/// FPGA does not aggregate); in a ring round, run the ring collective's steps under its
+/// step rule; point-to-point and parameter-server rounds send and receive whole
+/// messages over unicast (docs/simulation-semantics.md, "Host-based collectives").
 /// The next step starts as soon as this site's result is complete (no global barrier).
 class ComputeCluster : public sc_core::sc_module {
  public:
@@ -217,7 +219,7 @@ class ComputeCluster : public sc_core::sc_module {
   // Receipts per step: reduced chunks (or pass-through contributions) per chunk index.
   std::map<int, std::vector<int>> received_;
   std::map<int, std::uint64_t> complete_chunks_;
-  std::map<int, std::uint64_t> ring_received_;           // key: step * 1024 + ring_step
+  std::map<int, std::uint64_t> ring_received_;  // key: step * 1024 + ring_step
   // Credit windows, (step, receiver) -> grant (-1: not yet), slots freed so far (cumulative
   // credit messages), credits spent.
   struct Window {
@@ -227,7 +229,7 @@ class ComputeCluster : public sc_core::sc_module {
   std::map<std::pair<int, int>, Window> windows_;
   std::map<int, std::pair<sc_core::sc_time, sc_core::sc_time>> result_times_;  // first, last
   struct ReadyState {
-    std::vector<int> from;       // members whose ready message arrived
+    std::vector<int> from;        // members whose ready message arrived
     std::uint64_t latest_ps = 0;  // latest ready stamp among them
     bool started = false;         // this site has passed the agreed start
   };

@@ -29,7 +29,8 @@ bool Retransmitter::ack(int step, int from, std::uint32_t chunk) {
   const auto it = outstanding_.find({step, from, chunk});
   if (it == outstanding_.end()) return false;
   if (it->second.timed_out)
-    counters_.recovery_ns.add((sc_core::sc_time_stamp() - it->second.first_timeout).to_seconds() * 1e9);
+    counters_.recovery_ns.add((sc_core::sc_time_stamp() - it->second.first_timeout).to_seconds() *
+                              1e9);
   outstanding_.erase(it);
   return true;
 }

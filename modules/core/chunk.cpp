@@ -1,7 +1,5 @@
 #include "modules/core/chunk.h"
 
-#include <cassert>
-
 namespace aggnet {
 
 tlm::tlm_extension_base* ChunkExtension::clone() const { return new ChunkExtension(*this); }
@@ -15,13 +13,14 @@ ChunkPool::~ChunkPool() = default;  // a payload's destructor frees its extensio
 tlm::tlm_generic_payload& ChunkPool::allocate() {
   tlm::tlm_generic_payload* t;
   if (free_.empty()) {
-    all_.push_back(std::make_unique<tlm::tlm_generic_payload>(this));
+    all_.push_back(std::make_unique<ChunkTransaction>(this));
+    all_.back()->chunk = new ChunkExtension;
+    all_.back()->set_extension(all_.back()->chunk);  // the payload owns and frees it
     t = all_.back().get();
-    t->set_extension(new ChunkExtension);
   } else {
     t = free_.back();
     free_.pop_back();
-    *t->get_extension<ChunkExtension>() = ChunkExtension{};
+    chunk_of(*t) = ChunkExtension{};
   }
   t->set_command(tlm::TLM_WRITE_COMMAND);
   t->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
@@ -38,18 +37,6 @@ tlm::tlm_generic_payload& ChunkPool::clone(const tlm::tlm_generic_payload& trans
 void ChunkPool::free(tlm::tlm_generic_payload* trans) {
   chunk_of(*trans).data.reset();
   free_.push_back(trans);
-}
-
-ChunkExtension& chunk_of(tlm::tlm_generic_payload& trans) {
-  auto* ext = trans.get_extension<ChunkExtension>();
-  assert(ext);
-  return *ext;
-}
-
-const ChunkExtension& chunk_of(const tlm::tlm_generic_payload& trans) {
-  auto* ext = trans.get_extension<ChunkExtension>();
-  assert(ext);
-  return *ext;
 }
 
 }  // namespace aggnet

@@ -51,11 +51,19 @@ struct ChunkExtension : tlm::tlm_extension<ChunkExtension> {
   int requester = -1;  ///< kReduced re-sent for a retransmission: the sender to acknowledge
   bool retransmission = false;  ///< a copy re-sent after a timeout (loss recovery)
   bool reply = false;           ///< kReady sent in answer to a repeated one (never answered)
-  std::uint64_t stamp_ps = 0;       ///< kReady: the sender's ready time (synchronised clocks)
+  std::uint64_t stamp_ps = 0;   ///< kReady: the sender's ready time (synchronised clocks)
   std::shared_ptr<std::vector<float>> data;
 
   tlm::tlm_extension_base* clone() const override;
   void copy_from(const tlm::tlm_extension_base& other) override;
+};
+
+/// A pool transaction: the payload plus a direct handle on its ChunkExtension (which is
+/// also set as the payload's extension). get_extension is an out-of-line lookup and the
+/// modules read a chunk's metadata about ten times per hop.
+struct ChunkTransaction : tlm::tlm_generic_payload {
+  explicit ChunkTransaction(tlm::tlm_mm_interface* mm) : tlm::tlm_generic_payload(mm) {}
+  ChunkExtension* chunk = nullptr;
 };
 
 /// Memory manager for chunk transactions (tlm_mm_interface). Transactions return to
@@ -76,12 +84,17 @@ class ChunkPool : public tlm::tlm_mm_interface {
   std::size_t allocated() const { return all_.size(); }
 
  private:
-  std::vector<std::unique_ptr<tlm::tlm_generic_payload>> all_;
+  std::vector<std::unique_ptr<ChunkTransaction>> all_;
   std::vector<tlm::tlm_generic_payload*> free_;
 };
 
-/// The extension of an aggnet transaction (always present on pool transactions).
-ChunkExtension& chunk_of(tlm::tlm_generic_payload& trans);
-const ChunkExtension& chunk_of(const tlm::tlm_generic_payload& trans);
+/// The extension of an aggnet transaction. Precondition: `trans` comes from a ChunkPool
+/// (every transaction in aggnet does).
+inline ChunkExtension& chunk_of(tlm::tlm_generic_payload& trans) {
+  return *static_cast<ChunkTransaction&>(trans).chunk;
+}
+inline const ChunkExtension& chunk_of(const tlm::tlm_generic_payload& trans) {
+  return *static_cast<const ChunkTransaction&>(trans).chunk;
+}
 
 }  // namespace aggnet

@@ -69,9 +69,9 @@ bool FpgaAggregator::absorb_duplicate(tlm::tlm_generic_payload& trans) {
   const auto key = key_of(chunk);
   const bool reduced = completed_.count(key) != 0;
   const auto slot = slots_.find(key);
-  const bool added = slot != slots_.end() &&
-                     std::find(slot->second.senders.begin(), slot->second.senders.end(),
-                               chunk.src_site) != slot->second.senders.end();
+  const bool added =
+      slot != slots_.end() && std::find(slot->second.senders.begin(), slot->second.senders.end(),
+                                        chunk.src_site) != slot->second.senders.end();
   if (!reduced && !added) return false;
   ++duplicates_;
   wasted_bytes_ += chunk.payload_bytes;
@@ -162,7 +162,8 @@ void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced) {
   ++reduced_;
   if (config_.reliable) completed_[key] = chunk_of(reduced).data;
   if (config_.return_credits)
-    for (int sender : senders) send_credit(chunk_of(reduced).step, chunk_of(reduced).chunk, sender, true);
+    for (int sender : senders)
+      send_credit(chunk_of(reduced).step, chunk_of(reduced).chunk, sender, true);
   if (config_.test_hook == TestHook::kDoubleDeliver) send(out, pool_.clone(reduced));
   send(out, reduced);
   admit_stalled();
@@ -188,8 +189,7 @@ void FpgaAggregator::admit_stalled() {
 // A credit message carries the slots freed so far for `sender` in this step: the first
 // freed slot of a chunk counts; a re-sent credit repeats the count.
 void FpgaAggregator::send_credit(int step, std::uint32_t chunk, int sender, bool fresh) {
-  const auto who =
-      (static_cast<std::uint64_t>(step) << 32) | static_cast<std::uint32_t>(sender);
+  const auto who = (static_cast<std::uint64_t>(step) << 32) | static_cast<std::uint32_t>(sender);
   std::uint32_t& freed = freed_[who];
   if (fresh) ++freed;
   auto& credit = pool_.allocate();

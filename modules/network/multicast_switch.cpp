@@ -27,20 +27,31 @@ void MulticastSwitch::set_unicast_route(int dst_site, int port) {
   }
 }
 
-void MulticastSwitch::clear_multicast_group(int tree_id) { multicast_.erase(tree_id); }
+void MulticastSwitch::clear_multicast_group(int tree_id) {
+  if (tree_id >= 0 && static_cast<std::size_t>(tree_id) < tree_index_.size() &&
+      tree_index_[tree_id] >= 0)
+    tree_ports_[tree_index_[tree_id]].clear();
+}
 
 void MulticastSwitch::set_multicast_group(int tree_id, std::vector<int> ports) {
   if (ports.empty()) {
     throw std::invalid_argument(std::string(name()) + ": multicast group " +
                                 std::to_string(tree_id) + " has no egress port");
   }
-  multicast_[tree_id] = std::move(ports);
+  if (tree_id < 0) throw std::invalid_argument(std::string(name()) + ": negative tree id");
+  if (static_cast<std::size_t>(tree_id) >= tree_index_.size()) tree_index_.resize(tree_id + 1, -1);
+  if (tree_index_[tree_id] < 0) {
+    tree_index_[tree_id] = static_cast<std::int32_t>(tree_ports_.size());
+    tree_ports_.emplace_back();
+  }
+  tree_ports_[tree_index_[tree_id]] = std::move(ports);
 }
 
 const std::vector<int>& MulticastSwitch::multicast_ports(int tree_id) const {
   static const std::vector<int> none;
-  auto it = multicast_.find(tree_id);
-  return it == multicast_.end() ? none : it->second;
+  if (tree_id < 0 || static_cast<std::size_t>(tree_id) >= tree_index_.size()) return none;
+  const std::int32_t i = tree_index_[tree_id];
+  return i < 0 ? none : tree_ports_[i];
 }
 
 tlm::tlm_sync_enum MulticastSwitch::nb_transport_fw(int, tlm::tlm_generic_payload& trans,

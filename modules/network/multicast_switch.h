@@ -60,7 +60,11 @@ class MulticastSwitch : public sc_core::sc_module {
   ChunkPool& pool_;
   tlm_utils::peq_with_cb_and_phase<MulticastSwitch> peq_;
   std::unordered_map<int, int> unicast_;
-  std::unordered_map<int, std::vector<int>> multicast_;
+  // Dense per-tree table (tree ids are round x sites + sender): tree id -> index into
+  // tree_ports_, -1 if this switch is on no such tree; a hash lookup per forward cost
+  // cache misses at hundreds of sites.
+  std::vector<std::int32_t> tree_index_;
+  std::vector<std::vector<int>> tree_ports_;
   std::uint64_t forwarded_ = 0, replicated_ = 0, unroutable_ = 0;
 };
 

@@ -198,7 +198,7 @@ INSTANTIATE_TEST_SUITE_P(
                  "aggnet run: --pacing-margin: expected a number in [0, 1), got '-0.1'"},
         BadValue{"multicast", "true", "aggnet run: --multicast: expected on or off, got 'true'"},
         BadValue{"flow-control", "window",
-                 "aggnet run: --flow-control: expected pacing or credit, got 'window'"},
+                 "aggnet run: --flow-control: expected pacing, credit or drop, got 'window'"},
         BadValue{"round-start", "later",
                  "aggnet run: --round-start: expected auto, aligned or immediate, got 'later'"},
         BadValue{"trace-from", "1",

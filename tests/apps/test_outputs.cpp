@@ -278,6 +278,9 @@ TEST_F(Outputs, OptionErrorsNameTheOption) {
        "aggnet schedule: --wrokers: unknown option (did you mean '--workers'?)\n"},
       {"run --zzzzzz 1", "aggnet run: --zzzzzz: unknown option, see --help\n"},
       {"run --buffer", "aggnet run: --buffer: expected a value after it\n"},
+      {"run --functional=yes", "aggnet run: --functional: expected no value (it is a flag)\n"},
+      {"run --steps 1 --steps 2", "aggnet run: --steps: expected the option once\n"},
+      {"run stray", "aggnet run: expected only options, each starting with --\n"},
       {"run --seed -1", "aggnet run: --seed: expected an integer >= 0, got '-1'\n"},
       {"run --seed=-1", "aggnet run: --seed: expected an integer >= 0, got '-1'\n"},
       {"size-buffers --workers -1",
@@ -325,7 +328,7 @@ TEST_F(Outputs, HelpIsReadable) {
   const fs::path elsewhere = dir_ / "elsewhere";
   fs::create_directories(elsewhere);
   static const std::regex noise(R"(\d\.\d*(0{6,}|9{6,})\d)");
-  for (const std::string command : {"run", "schedule", "size-buffers", "sweep"}) {
+  for (const std::string command : {"run", "schedule", "size-buffers", "sweep", "params"}) {
     SCOPED_TRACE(command);
     const Output o = aggnet(command + " --help", "", elsewhere);
     ASSERT_EQ(o.status, 0) << o.err;
@@ -342,7 +345,7 @@ TEST_F(Outputs, HelpIsReadable) {
       const bool in_help = o.out.find(word) != std::string::npos;
       if (in_help) EXPECT_TRUE(words.count(word)) << word << " split in\n" << o.out;
     }
-    if (command != "sweep")
+    if (command != "sweep" && command != "params")
       EXPECT_NE(o.out.find("--platform arg (=platforms/nine_city.yaml)"), std::string::npos)
           << o.out;
   }

@@ -23,8 +23,8 @@ TEST(FuzzRegressions, EveryCrashingInputIsHandled) {
     std::ifstream in(entry.path(), std::ios::binary);
     const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
     SCOPED_TRACE(entry.path().filename().string());
-    EXPECT_NO_THROW(fuzz::run_one(reinterpret_cast<const std::uint8_t*>(bytes.data()),
-                                  bytes.size(), AGGNET_SOURCE_DIR));
+    EXPECT_NO_THROW(fuzz::run_one(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(),
+                                  AGGNET_SOURCE_DIR));
     ++replayed;
   }
   EXPECT_GT(replayed, 0);

@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -25,8 +25,9 @@ const std::string kPlatform = std::string(AGGNET_SOURCE_DIR) + "/platforms/nine_
 class Hazards : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("aggnet-hazards-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("aggnet-hazards-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -36,9 +37,9 @@ class Hazards : public ::testing::Test {
     Command c;
     c.argv = {"env"};
     for (auto& e : env) c.argv.push_back(e);
-    for (std::string a : {std::string(AGGNET_EXE), std::string("run"), std::string("-q"),
-                          std::string("--gradient"), std::string("4MiB"), std::string("--steps"),
-                          std::string("1")})
+    for (std::string a :
+         {std::string(AGGNET_EXE), std::string("run"), std::string("-q"), std::string("--gradient"),
+          std::string("4MiB"), std::string("--steps"), std::string("1")})
       c.argv.push_back(a);
     if (std::find(args.begin(), args.end(), "--platform") == args.end()) {
       c.argv.push_back("--platform");
@@ -136,8 +137,8 @@ TEST_F(Hazards, BigPlatformIsRefusedUpFrontWithAnEstimate) {
     for (int i = 0; i + 1 < 500; ++i)
       out << "  - {a: s" << i << ", b: s" << i + 1 << ", delay: 1ms}\n";
   }
-  const auto r = run({"--platform", big.string(), "--schedule", "all-to-all"},
-                     {"AGGNET_MEMORY_LIMIT=4GiB"});
+  const auto r =
+      run({"--platform", big.string(), "--schedule", "all-to-all"}, {"AGGNET_MEMORY_LIMIT=4GiB"});
   expect_refused(r, {"--platform", "500 sites", "124750 links", "--no-colocated"});
   EXPECT_LT(r.elapsed_s, 20);
 }

@@ -99,15 +99,28 @@ TEST(ControlPlane, PayloadRateIsTheLineRateLessHeaders) {
   EXPECT_DOUBLE_EQ(payload_rate(l, kMiB), 12.5e9 / 2);
 }
 
-TEST(ControlPlane, StartDelayIsTheLargestShortestPathDelayBetweenMembers) {
-  // Triangle a-b 1 ms, b-c 1 ms, a-c 5 ms: a and c are 2 ms apart (through b).
+TEST(ControlPlane, StartDelayIsTheLargestReadyMessageLatencyBetweenMembers) {
+  // Triangle a-b 1 ms, b-c 1 ms, a-c 5 ms: a and c are 2 ms apart (through b). A 64 B
+  // ready message is 144 B on the wire: 2'880 ps on a 400 Gbps access link, 11'520 ps on
+  // a 100 Gbps hop; access links 2 us each way. a -> c: up 2 us + 2'880, two hops of
+  // 1 ms + 11'520, down 2 us + 2'880; plus, in a group of three, one queued message's
+  // serializations up to c's switch (2'880 + 2 x 11'520).
   const Platform tri = make_platform(
       {"a", "b", "c"}, {{0, 1, 1 * kMs}, {1, 2, 1 * kMs}, {0, 2, 5 * kMs}}, 100'000'000'000);
   RunOptions o;
-  EXPECT_EQ(plan(tri, {0, 1, 2}, o).groups[0].start_delay_ps, 2 * kMs);
-  EXPECT_EQ(plan(tri, {0, 1}, o).groups[0].start_delay_ps, 1 * kMs);
-  // On the line a - b - c only the ends are members: 10 + 20 ms.
-  EXPECT_EQ(plan(line3(), {0, 2}, o).groups[0].start_delay_ps, 30 * kMs);
+  const std::uint64_t a_to_c = 2 * kMs + 4 * kUs + 2 * 2'880 + 2 * 11'520;
+  EXPECT_EQ(plan(tri, {0, 1, 2}, o).groups[0].start_delay_ps, a_to_c + 2'880 + 2 * 11'520);
+  EXPECT_EQ(plan(tri, {0, 1}, o).groups[0].start_delay_ps, 1 * kMs + 4 * kUs + 2 * 2'880 + 11'520);
+  // On the line a - b - c only the ends are members: the message's latency to c's
+  // aggregator, then c's access link down.
+  const Platform line = line3();
+  const Routing r(line);
+  const WanLinkParams down = access_link(line.sites[2]);
+  const std::uint64_t expected =
+      arrival_latency_ps(line, r, 0, 2, 64) + chunk_serialization_ps(down, 64) + down.delay_ps;
+  EXPECT_EQ(cluster_latency_ps(line, r, 0, 2, 64), expected);
+  EXPECT_EQ(plan(line, {0, 2}, o).groups[0].start_delay_ps,
+            std::max(expected, cluster_latency_ps(line, r, 2, 0, 64)));
 }
 
 // ---------------------------------------------------------------------------------
@@ -188,7 +201,9 @@ TEST(ControlPlane, LinkBoundPairPacesAtAnExactInterval) {
   EXPECT_DOUBLE_EQ(g.pacing_rate, 268'435'456.0);
   EXPECT_EQ(g.pacing_interval_ps, 3'906'250'000u);
   EXPECT_EQ(g.slots, (std::map<int, std::uint64_t>{{0, 1024}, {1, 1024}}));
-  EXPECT_EQ(g.start_delay_ps, 10 * kMs);
+  // The ready message: 10 ms + both access links (2 us + 2'880 ps each) + 1'088 wire
+  // bytes at 2^33 bit/s (1'013'279 ps, rounded up).
+  EXPECT_EQ(g.start_delay_ps, 10 * kMs + 4 * kUs + 2 * 2'880 + 1'013'279);
   // Two members: one sender per receiver, no skew, nothing to align.
   EXPECT_EQ(g.skew_ps, (std::map<int, std::uint64_t>{{0, 0}, {1, 0}}));
   EXPECT_EQ(g.alignment, "none");

@@ -78,7 +78,7 @@ struct Network : sc_core::sc_module {
         credit.src_site = d;
         credit.dst_site = 0;
         credit.step = c.step;
-        credit.credits = 1;
+        credit.credits = ++freed_[{c.step, d}];  // cumulative: slots freed so far
         post(credit, credit_return_ps);
       }
     } else if (c.kind == ChunkKind::kRingSegment &&
@@ -137,6 +137,7 @@ struct Network : sc_core::sc_module {
   }
   tlm_utils::peq_with_cb_and_phase<Network> peq_;
   std::set<std::pair<int, std::uint32_t>> replied_;
+  std::map<std::pair<int, int>, std::uint32_t> freed_;  // (step, receiver) -> credits sent
   std::set<std::pair<int, std::uint32_t>> ring_started_;
 };
 
@@ -391,9 +392,9 @@ TEST(ComputeCluster, WithoutMulticastEachReceiverGetsItsOwnStreamAtItsOwnOffset)
   EXPECT_TRUE(b.cluster.finished());
 }
 
-ChunkExtension credit_from(int site, std::uint32_t credits) {
+ChunkExtension grant_from(int site, std::uint32_t credits) {
   ChunkExtension c;
-  c.kind = ChunkKind::kCredit;
+  c.kind = ChunkKind::kGrant;
   c.src_site = site;
   c.dst_site = 0;
   c.credits = credits;
@@ -410,11 +411,11 @@ TEST(ComputeCluster, CreditModeSendsOnlyWithACreditFromEveryReceiver) {
   ComputeClusterConfig c = config(1 * kMs, 4 * 4096, 4096, {p});
   c.flow_control = FlowControl::kCredit;
   Bench b(c);
-  b.net.injections = {{1400 * kUs, credit_from(2, 3)}, {1500 * kUs, credit_from(1, 2)}};
+  b.net.injections = {{1400 * kUs, grant_from(2, 3)}, {1500 * kUs, grant_from(1, 2)}};
   b.net.credit_from = {1, 2};
   b.net.credit_return_ps = 50 * kUs;
   sc_core::sc_start();
-  const auto grants = b.emitted(ChunkKind::kCredit);
+  const auto grants = b.emitted(ChunkKind::kGrant);
   ASSERT_EQ(grants.size(), 2u);
   std::set<int> to;
   for (const auto& s : grants) {

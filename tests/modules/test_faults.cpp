@@ -44,7 +44,8 @@ Platform nine_city() {
 std::string broken(const NetworkSystem& sys) { return violations(check_invariants(sys)); }
 
 void expect_every_invariant(const NetworkSystem& sys) {
-  for (const auto& r : check_invariants(sys)) EXPECT_TRUE(r.holds()) << r.name << ": " << r.violation;
+  for (const auto& r : check_invariants(sys))
+    EXPECT_TRUE(r.holds()) << r.name << ": " << r.violation;
 }
 
 std::uint64_t retransmissions(const NetworkSystem& sys) {
@@ -298,9 +299,8 @@ TEST(LossRecovery, LinkFailingMidRoundIsReroutedAndRecovered) {
   o.chunk_bytes = 1 << 20;
   o.functional = true;
   o.faults.outages.push_back({{"a", "c"}, 25 * kMs, std::numeric_limits<std::uint64_t>::max()});
-  const Platform p = make_platform({"a", "b", "c"},
-                                   {{0, 1, 10 * kMs}, {1, 2, 10 * kMs}, {0, 2, 15 * kMs}},
-                                   10'000'000'000);
+  const Platform p = make_platform(
+      {"a", "b", "c"}, {{0, 1, 10 * kMs}, {1, 2, 10 * kMs}, {0, 2, 15 * kMs}}, 10'000'000'000);
   NetworkSystem sys("wan", p, one_group({0, 2}), o);
   sc_core::sc_start();
   ASSERT_FALSE(sys.watchdog().fired()) << sys.watchdog().diagnosis();
@@ -383,8 +383,7 @@ TEST(Invariants, AllHoldWithoutAHook) {
 TEST(Invariants, AggregatorAddingAContributionTwiceIsCaught) {
   NetworkSystem sys("wan", triangle(), one_group({0, 1, 2}), hooked(TestHook::kDoubleAdd));
   sc_core::sc_start();
-  EXPECT_NE(broken(sys).find("invariant 'one contribution per member' violated"),
-            std::string::npos)
+  EXPECT_NE(broken(sys).find("invariant 'one contribution per member' violated"), std::string::npos)
       << broken(sys);
 }
 

@@ -31,13 +31,11 @@ GtkwView two_sites() {
   v.vcd_path = "/tmp/x.vcd";
   v.start_ps = 1'000'000'000'000;
   v.end_ps = 3'000'000'000'000;
-  v.signals = {{"lon", "SystemC.wan.lon.fpga.buffer_occupancy_bytes[63:0]", "fpga buffer", true,
-                32u << 20},
-               {"lon", "SystemC.wan.lon.link_to_tyo.bytes_in_flight[63:0]", "lon->tyo", true,
-                64u << 20},
-               {"lon", "SystemC.wan.lon.cluster.state[31:0]", "state", false, 0},
-               {"tyo", "SystemC.wan.tyo.link_to_lon.bytes_in_flight[63:0]", "tyo->lon", true,
-                1u << 20}};
+  v.signals = {
+      {"lon", "SystemC.wan.lon.fpga.buffer_occupancy_bytes[63:0]", "fpga buffer", true, 32u << 20},
+      {"lon", "SystemC.wan.lon.link_to_tyo.bytes_in_flight[63:0]", "lon->tyo", true, 64u << 20},
+      {"lon", "SystemC.wan.lon.cluster.state[31:0]", "state", false, 0},
+      {"tyo", "SystemC.wan.tyo.link_to_lon.bytes_in_flight[63:0]", "tyo->lon", true, 1u << 20}};
   return v;
 }
 

@@ -109,10 +109,14 @@ Vcd parse_vcd(const fs::path& path) {
   return v;
 }
 
-std::uint64_t ps_of(double seconds) { return static_cast<std::uint64_t>(std::llround(seconds * 1e12)); }
+std::uint64_t ps_of(double seconds) {
+  return static_cast<std::uint64_t>(std::llround(seconds * 1e12));
+}
 
-bool is_bytes(const std::string& name) { return name.find("_bytes") != std::string::npos ||
-                                                name.find("bytes_in_flight") != std::string::npos; }
+bool is_bytes(const std::string& name) {
+  return name.find("_bytes") != std::string::npos ||
+         name.find("bytes_in_flight") != std::string::npos;
+}
 
 const std::string kRound = "run --schedule all-to-all --gradient 64MiB -q";
 

@@ -159,5 +159,55 @@ TEST(Families, RoundRobinPairsForEvenN) {
   for (const auto& r : rounds) EXPECT_EQ(r.groups.size(), 4u);
 }
 
+// The fast paths against the dense definitions (a second method): JacobiSVD of M - J,
+// the dense product W_b W_a, and mixing_matrix(r) * e.
+double svd_error(const Eigen::MatrixXd& m) {
+  const long n = m.rows();
+  Eigen::JacobiSVD<Eigen::MatrixXd> svd(m - Eigen::MatrixXd::Constant(n, n, 1.0 / n));
+  return svd.singularValues()(0);
+}
+
+TEST(FastMixing, ConsensusErrorMatchesJacobiSvdOnRandomPartitionProducts) {
+  for (int n : {7, 12, 31}) {
+    for (int k : {2, 3, 4}) {
+      const auto rounds = random_rounds(n, k, 11 + n + k, 3);
+      Eigen::MatrixXd m = Eigen::MatrixXd::Identity(n, n);
+      for (const auto& r : rounds) {
+        m = mixing_matrix(r, n) * m;
+        EXPECT_NEAR(consensus_error(m), svd_error(m), 1e-12) << n << " " << k;
+      }
+    }
+  }
+}
+
+TEST(FastMixing, PairErrorFromOverlapsMatchesTheDenseProduct) {
+  for (int n : {9, 10, 27, 40}) {
+    for (int k : {2, 3, 5}) {
+      const auto rounds = random_rounds(n, k, 100 + n * k, 4);
+      for (std::size_t a = 0; a < rounds.size(); ++a) {
+        for (std::size_t b = 0; b < rounds.size(); ++b) {
+          const Eigen::MatrixXd m = mixing_matrix(rounds[b], n) * mixing_matrix(rounds[a], n);
+          EXPECT_NEAR(pair_consensus_error(rounds[a], rounds[b], n), svd_error(m), 1e-12)
+              << n << " " << k << " " << a << " " << b;
+        }
+      }
+    }
+  }
+  // Two orthogonal classes of the affine plane: the exact average, error 0.
+  const auto classes = affine_plane_classes(iota9());
+  EXPECT_NEAR(pair_consensus_error(classes[0], classes[1], 9), 0.0, 1e-12);
+  // The same class twice: W^2 = W keeps the three triads apart, error 1.
+  EXPECT_NEAR(pair_consensus_error(classes[0], classes[0], 9), 1.0, 1e-12);
+}
+
+TEST(FastMixing, ApplyRoundEqualsTheDenseProduct) {
+  const int n = 13;
+  const auto rounds = random_rounds(n, 3, 5, 2);
+  Eigen::MatrixXd e = Eigen::MatrixXd::Random(n, 5);
+  const Eigen::MatrixXd dense = mixing_matrix(rounds[0], n) * e;
+  apply_round(rounds[0], e);
+  EXPECT_LT((e - dense).cwiseAbs().maxCoeff(), 1e-15);
+}
+
 }  // namespace
 }  // namespace aggnet

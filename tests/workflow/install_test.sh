@@ -28,5 +28,6 @@ assert report["summary"]["steps"] == 1
 assert len(report["sites"]) == 9
 PY
 # --help names the shipped platform by its name in the data directory, not by a path.
-"$tmp/prefix/bin/aggnet" run --help | grep -q -- "--platform arg (=platforms/nine_city.yaml)"
+help=$("$tmp/prefix/bin/aggnet" run --help)
+grep -q -- "--platform arg (=platforms/nine_city.yaml)" <<< "$help" || { echo "$help"; exit 1; }
 echo "install test: ok"

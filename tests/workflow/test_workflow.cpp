@@ -479,9 +479,9 @@ TEST(Stats, OneRowPerModuleInstanceConsistentWithTheReport) {
     EXPECT_LE(m, site["high_water_bytes"].get<double>());
     EXPECT_GT(m, 0);
   }
-  ASSERT_EQ(run("run --gradient 64MiB --no-colocated -q --stats-interval 2ms --stats " +
-                csv.string()),
-            0);
+  ASSERT_EQ(
+      run("run --gradient 64MiB --no-colocated -q --stats-interval 2ms --stats " + csv.string()),
+      0);
   expect_long_csv_matches(read_text(csv), rows);
   const fs::path bad = dir / "stats.txt";
   EXPECT_EQ(run("run --gradient 64MiB -q --stats " + bad.string()), 2);

@@ -1,0 +1,54 @@
+#!/bin/bash
+# aggnet run with faults, as a user runs it: a partitioned network ends in the watchdog's
+# diagnosis with exit status 3 and no output file; bad fault specs are one line, exit 2;
+# `drop` flow control and 1 % loss run to the end with every invariant holding.
+# Usage: faults_cli.sh AGGNET (from the source root).
+set -u
+aggnet=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+line3=tests/workflow/data/line3.yaml
+small=(--gradient 1MiB --chunk 64KiB --no-colocated -q)
+
+# Partition: a's only link fails at 5 ms for good.
+"$aggnet" run --platform $line3 --schedule all-to-all "${small[@]}" --fault down:a-b@5ms \
+  --watchdog 2s --json "$tmp/part.json" 2> "$tmp/err"
+status=$?
+[ $status -eq 3 ] || fail "partition: exit $status, expected 3: $(cat "$tmp/err")"
+[ ! -e "$tmp/part.json" ] || fail "partition: wrote an output file"
+grep -q "no progress for 2.000 s (watchdog window 2.000 s)" "$tmp/err" || fail "$(cat "$tmp/err")"
+grep -q "a: step 0 of 1, waits since .* for ready messages of step 0 from b,c" "$tmp/err" ||
+  fail "no per-site diagnosis: $(cat "$tmp/err")"
+grep -q "cannot reach b,c" "$tmp/err" || fail "no reachability: $(cat "$tmp/err")"
+grep -q "links down: a-b down since 5.000 ms" "$tmp/err" || fail "$(cat "$tmp/err")"
+# It stops within the window (checked every window / 8) after the last progress (the
+# last ready message arrives at 40 ms; compute ends at 10 ms): at 2.25 s.
+grep -q "stopped progressing at 2.250 s" "$tmp/err" || fail "$(cat "$tmp/err")"
+
+# Bad specs: one line naming --fault, exit 2.
+for spec in "flood:a-b" "down:a-c@5ms" "down:a-b@1s-500ms" "stall:zz@1s-2s" "loss:a-b=2"; do
+  "$aggnet" run --platform $line3 --schedule all-to-all "${small[@]}" --fault "$spec" \
+    2> "$tmp/err"
+  status=$?
+  [ $status -eq 2 ] || fail "$spec: exit $status"
+  [ "$(wc -l < "$tmp/err")" -eq 1 ] || fail "$spec: $(cat "$tmp/err")"
+  grep -q -- "--fault" "$tmp/err" || fail "$spec: $(cat "$tmp/err")"
+done
+"$aggnet" run --schedule ring --loss 0.01 "${small[@]}" 2> "$tmp/err"
+[ $? -eq 2 ] || fail "ring with loss accepted"
+
+# drop flow control with 1 % loss on every WAN link of the nine cities: runs, recovers.
+"$aggnet" run --schedule triads "${small[@]}" --flow-control drop --loss 0.01 --functional \
+  --buffer 256KiB --steps 2 --json "$tmp/drop.json" || fail "drop run failed"
+python3 - "$tmp/drop.json" <<'PY' || fail "drop run report"
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = r["summary"]
+assert all(v == "holds" for v in r["invariants"].values()), r["invariants"]
+assert r["options"]["flow_control"] == "drop"
+assert s["functional_mismatches"] == 0 and s["functional_checks"] > 0
+assert s["retransmissions_total"] > 0 and s["lost_chunks_total"] > 0, s
+assert s["dropped_contributions_total"] > 0, s
+PY
+echo "faults_cli: ok"
