@@ -148,8 +148,13 @@ int cmd_merge(int argc, char** argv) {
     }
     inputs.emplace_back(argv[i]);
   }
-  std::size_t rows = 0;
-  const std::size_t total = merge_databases(out, inputs, &rows);
+  std::size_t rows = 0, total = 0;
+  try {
+    total = merge_databases(out, inputs, &rows);
+  } catch (const StoreError& e) {  // a garbage, foreign or mismatched database: bad input
+    std::fprintf(stderr, "aggnet sweep merge: %s\n", e.what());
+    return 2;
+  }
   std::fprintf(stderr, "aggnet sweep merge: %zu rows from %zu databases into %s (%zu rows)\n",
                total, inputs.size(), out.c_str(), rows);
   return 0;

@@ -618,8 +618,18 @@ SweepSpec parse_spec(const std::string& yaml_text, const std::string& file) {
         ctx.fail(a["name"] ? a["name"] : a, key + ".name",
                  "expected a lower-case identifier ([a-z_][a-z0-9_]*)", axis.name);
       }
-      if (kReservedColumns.count(axis.name) || !names.insert(axis.name).second ||
-          names.count(axis.name + "_value")) {
+      // An axis' numeric column is <name>_bytes, _bps, _s, _hz or _value: no axis may be
+      // named like another's numeric column.
+      bool clash = kReservedColumns.count(axis.name) > 0;
+      for (const char* suffix : {"_bytes", "_bps", "_s", "_hz", "_value"}) {
+        const std::string sfx = suffix;
+        clash = clash || names.count(axis.name + sfx) > 0;
+        if (axis.name.size() > sfx.size() &&
+            axis.name.compare(axis.name.size() - sfx.size(), sfx.size(), sfx) == 0) {
+          clash = clash || names.count(axis.name.substr(0, axis.name.size() - sfx.size())) > 0;
+        }
+      }
+      if (clash || !names.insert(axis.name).second) {
         ctx.fail(a["name"] ? a["name"] : a, key + ".name",
                  "is reserved or already used by another axis; give the axis a distinct name",
                  axis.name);

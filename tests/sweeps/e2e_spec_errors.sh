@@ -51,6 +51,24 @@ YAML
 expect_error "set_base.yaml: base.set.sites.lon.fpga.bufer: the platform rejects point schedule=triads" \
   "$W/set_base.yaml" --out "$W/out"
 
+# `sweep merge` is all or nothing: into a garbage file, or from one, exit 2 with one line,
+# the output untouched (or not created) and no temporary file left.
+"$AGGNET" sweep "$SWEEP_TEST_DATA/small.yaml" --out "$W/ok" --workers 2 --no-plot --no-progress \
+  >/dev/null 2>&1 || fail "small sweep failed"
+printf 'not a database, just text\n%.0s' $(seq 100) >"$W/garbage.db"
+cp "$W/garbage.db" "$W/garbage.orig"
+for args in "$W/garbage.db $W/ok/results.db" "$W/new.db $W/ok/results.db $W/garbage.db"; do
+  rc=0
+  # shellcheck disable=SC2086
+  "$AGGNET" sweep merge $args 2>"$W/err.txt" || rc=$?
+  [ "$rc" = 2 ] || { cat "$W/err.txt" >&2; fail "merge $args: expected exit 2, got $rc"; }
+  [ "$(wc -l <"$W/err.txt")" = 1 ] || { cat "$W/err.txt" >&2; fail "merge $args: expected one line"; }
+  grep -q "garbage.db" "$W/err.txt" || { cat "$W/err.txt" >&2; fail "merge $args: file not named"; }
+done
+cmp -s "$W/garbage.db" "$W/garbage.orig" || fail "merge changed the garbage output file"
+[ ! -e "$W/new.db" ] || fail "a failed merge left a partial new.db"
+ls "$W" | grep -q '\.tmp' && fail "a failed merge left a temporary file"
+
 # The metric list the sweep accepts is the summary `aggnet run --json` writes: every key
 # of a real run's summary (with the co-located reference and --eps) passes the check.
 "$AGGNET" run --gradient 256KiB --chunk 64KiB --steps 2 --eps 0.001 --quiet --json "$W/run.json" ||
