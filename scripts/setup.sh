@@ -11,7 +11,7 @@ packages=(
   libsystemc-dev libfmt-dev libboost-dev libboost-program-options-dev libboost-graph-dev
   libyaml-cpp-dev nlohmann-json3-dev libeigen3-dev libsqlite3-dev libgtest-dev googletest
   libglpk-dev gtkwave xvfb xauth python3-matplotlib clang-format clang-14 libclang-rt-14-dev
-  libsimgrid-dev libns3-dev
+  libsimgrid-dev libbenchmark-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -10,6 +10,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 budget=${2:-900}
+# ns-3 is needed only here, so scripts/setup.sh does not install it.
+if ! dpkg-query -W -f='${Status}' libns3-dev 2>/dev/null | grep -q "install ok installed"; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+    libns3-dev >/dev/null
+  cmake -S . -B "$build" >/dev/null
+  cmake --build "$build" -j "$(nproc)" --target aggnet-ns3
+fi
 for exe in apps/aggnet validation/aggnet-simgrid validation/aggnet-ns3; do
   [ -x "$build/$exe" ] || { echo "validate_ns3: $build/$exe is not built" >&2; exit 2; }
 done
