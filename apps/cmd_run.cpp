@@ -213,6 +213,7 @@ void write_view(const RunSetup& s, const NetworkSystem& wan, const WindowedVcd& 
                 const std::vector<TracedSignal>& traced) {
   const std::string& vcd_path = s.values.text("vcd");
   std::string path = s.values.text("gtkw");
+  if (path.empty() && is_special_file(vcd_path)) return;  // no view of /dev/null in /dev
   if (path.empty()) path = fs::path(vcd_path).replace_extension(".gtkw").string();
   GtkwView view;
   view.title = fmt::format("aggnet {}: {} on {}", AGGNET_VERSION, s.values.text("schedule"),
@@ -235,7 +236,7 @@ void write_outputs(const RunSetup& s, const nlohmann::json& report, const Networ
   const std::string& stats_path = s.values.text("stats");
   if (!json_path.empty()) write_file_atomically(json_path, report.dump(2) + "\n");
   if (vcd) {
-    commit_file(s.values.text("vcd") + ".partial.vcd", s.values.text("vcd"));
+    commit_file(temporary_path_for(s.values.text("vcd"), ".partial.vcd"), s.values.text("vcd"));
     write_view(s, wan, *vcd, traced);
   }
   if (stats_path.empty()) return;
@@ -256,7 +257,7 @@ int simulate(const RunSetup& s) {
   }
   std::unique_ptr<WindowedVcd> vcd;
   std::vector<TracedSignal> traced;
-  const std::string vcd_base = s.values.text("vcd") + ".partial";
+  const std::string vcd_base = temporary_path_for(s.values.text("vcd"), ".partial");
   std::unique_ptr<OccupancySampler> sampler;
   if (s.values.has("stats"))
     sampler = std::make_unique<OccupancySampler>("stats_sampler", wan, s.stats_interval_ps);

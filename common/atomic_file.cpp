@@ -73,6 +73,11 @@ void commit_file(const std::string& temporary, const std::string& path) {
   throw std::runtime_error("cannot move " + temporary + " to " + path);
 }
 
+std::string temporary_path_for(const std::string& path, const std::string& suffix) {
+  if (!is_special_file(path)) return path + suffix;
+  return (fs::temp_directory_path() / ("aggnet-" + std::to_string(::getpid()) + suffix)).string();
+}
+
 void write_file_atomically(const std::string& path, const std::string& content) {
   check_not_directory(path);
   if (is_special_file(path)) return write_through(path, content);

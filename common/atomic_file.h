@@ -24,4 +24,9 @@ void commit_file(const std::string& temporary, const std::string& path);
 /// are written through, never renamed over.
 bool is_special_file(const std::string& path);
 
+/// Where to build an output for `path` before commit_file: next to it (`path` + suffix)
+/// for a regular file, in the system's temporary directory for a special file (no stray
+/// files in /dev for `--vcd /dev/null`).
+std::string temporary_path_for(const std::string& path, const std::string& suffix);
+
 }  // namespace aggnet

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "common/units.h"
@@ -150,9 +151,17 @@ void plan_alignment(const Platform& platform, const Routing& routing, const RunO
   } else if (options.alignment == SendAlignment::kArrival) {
     group = with(true);
   } else {
-    GroupPlan aligned = with(true), plain = with(false);
-    group = landing_ps(a, aligned, options) < landing_ps(a, plain, options) ? std::move(aligned)
-                                                                            : std::move(plain);
+    GroupPlan plain = with(false);
+    std::optional<GroupPlan> aligned;
+    try {
+      aligned = with(true);
+    } catch (const std::runtime_error&) {
+      // `auto` only keeps offsets that help: an LP beyond its iteration limit (hundreds
+      // of members) gives none, as `none` would.
+    }
+    group = aligned && landing_ps(a, *aligned, options) < landing_ps(a, plain, options)
+                ? std::move(*aligned)
+                : std::move(plain);
   }
 }
 

@@ -75,8 +75,9 @@ double ps_per_unit(std::uint64_t spread_ps) {
 /// µs). The next stage starts from the previous optimal basis, which this bound keeps
 /// feasible.
 constexpr double kStageSlackUnits = 1e-9;
-/// Simplex limits: a small LP takes milliseconds; never let a degenerate one spin.
-constexpr int kTimeLimitMs = 10'000;
+/// Simplex limit: a small LP takes milliseconds; never let a degenerate one spin. A count
+/// of iterations, not wall time, so that whether an LP is solved never depends on load.
+constexpr int kIterationLimit = 200'000;
 
 struct GlpDeleter {
   void operator()(glp_prob* lp) const { glp_delete_prob(lp); }
@@ -150,7 +151,7 @@ double SkewLp::minimise(const std::vector<int>& columns) {
   glp_smcp parm;
   glp_init_smcp(&parm);
   parm.msg_lev = GLP_MSG_OFF;
-  parm.tm_lim = kTimeLimitMs;
+  parm.it_lim = kIterationLimit;
   int rc = glp_simplex(lp_.get(), &parm);
   if (!solved(rc)) {
     // Round-off can mislead the floating-point simplex; GLPK's rational one cannot.

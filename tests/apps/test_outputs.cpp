@@ -343,11 +343,14 @@ TEST_F(Outputs, HelpIsReadable) {
     for (const char* word : {"defaults.link.bandwidth=10Gbps)", "||W_r...W_1", "3-sigma",
                              "random-K:SEED,", "(unconstrained"}) {
       const bool in_help = o.out.find(word) != std::string::npos;
-      if (in_help) EXPECT_TRUE(words.count(word)) << word << " split in\n" << o.out;
+      if (in_help) {
+        EXPECT_TRUE(words.count(word)) << word << " split in\n" << o.out;
+      }
     }
-    if (command != "sweep" && command != "params")
+    if (command != "sweep" && command != "params") {
       EXPECT_NE(o.out.find("--platform arg (=platforms/nine_city.yaml)"), std::string::npos)
           << o.out;
+    }
   }
   EXPECT_NE(aggnet("size-buffers --help").out.find("--target arg (=0.95)"), std::string::npos);
 }

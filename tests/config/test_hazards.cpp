@@ -118,6 +118,19 @@ TEST_F(Hazards, JsonToALinkToDevNullWritesThroughAndKeepsTheDevice) {
   EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
 }
 
+TEST_F(Hazards, VcdToALinkToDevNullLeavesNoFileBesideIt) {
+  // The half-written waveform once went to `<path>.partial.vcd`: /dev/null.partial.vcd.
+  const fs::path link = dir_ / "null.vcd";
+  fs::create_symlink("/dev/null", link);
+  const auto r = run({"--no-colocated", "--vcd", link.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  struct stat after {};
+  ASSERT_EQ(::stat("/dev/null", &after), 0);
+  EXPECT_TRUE(S_ISCHR(after.st_mode));
+  const auto entries = std::distance(fs::directory_iterator(dir_), fs::directory_iterator{});
+  EXPECT_EQ(entries, 1);  // the link itself: no partial waveform, no view of /dev/null
+}
+
 TEST_F(Hazards, TwoOutputsOnOnePathAreRefused) {
   const std::string same = (dir_ / "x.json").string();
   expect_refused(run({"--vcd", same, "--json", same}), {"--json", "--vcd"});
