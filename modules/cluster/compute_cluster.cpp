@@ -457,6 +457,22 @@ void ComputeCluster::average_result(int step, const ClusterRoundPlan& plan) {
   reduced_sum_.erase(step);
 }
 
+// A host-to-host chunk (ring segment or point-to-point message), not yet sent.
+tlm::tlm_generic_payload& ComputeCluster::host_chunk(int step, int tag, int dst, int segment,
+                                                     std::uint64_t index, std::uint64_t bytes) {
+  auto& trans = pool_.allocate();
+  auto& chunk = chunk_of(trans);
+  chunk.kind = ChunkKind::kRingSegment;
+  chunk.src_site = config_.site;
+  chunk.dst_site = dst;
+  chunk.step = step;
+  chunk.ring_step = static_cast<std::uint32_t>(tag);
+  chunk.segment = static_cast<std::uint32_t>(segment);
+  chunk.chunk = static_cast<std::uint32_t>(index);
+  chunk.payload_bytes = bytes;
+  return trans;
+}
+
 void ComputeCluster::send_segment(int step, int ring_step, int dst, int segment) {
   const std::uint64_t offset_bytes = ring_offsets_[segment];
   const std::uint64_t bytes = ring_offsets_[segment + 1] - offset_bytes;
@@ -464,17 +480,9 @@ void ComputeCluster::send_segment(int step, int ring_step, int dst, int segment)
   for (std::uint64_t i = 0; i < n; ++i) {
     const std::uint64_t off = i * config_.chunk_bytes;
     const std::uint64_t len = std::min(config_.chunk_bytes, bytes - off);
-    auto& trans = pool_.allocate();
-    auto& chunk = chunk_of(trans);
-    chunk.kind = ChunkKind::kRingSegment;
-    chunk.src_site = config_.site;
-    chunk.dst_site = dst;
-    chunk.step = step;
-    chunk.ring_step = static_cast<std::uint32_t>(ring_step);
-    chunk.chunk = static_cast<std::uint32_t>(i);
-    chunk.segment = static_cast<std::uint32_t>(segment);
-    chunk.payload_bytes = len;
-    if (config_.functional) chunk.data = slice(ring_buffer(step), offset_bytes + off, len);
+    auto& trans = host_chunk(step, ring_step, dst, segment, i, len);
+    if (config_.functional)
+      chunk_of(trans).data = slice(ring_buffer(step), offset_bytes + off, len);
     emit(trans);
   }
 }
@@ -699,17 +707,7 @@ void ComputeCluster::send_streams(int step, int tag, const std::vector<int>& rec
         std::min(config_.chunk_bytes, config_.gradient_bytes - i * config_.chunk_bytes);
     for (int d : receivers) {
       for (int m = 0; m < streams_each; ++m) {
-        auto& trans = pool_.allocate();
-        auto& chunk = chunk_of(trans);
-        chunk.kind = ChunkKind::kRingSegment;
-        chunk.src_site = config_.site;
-        chunk.dst_site = d;
-        chunk.step = step;
-        chunk.ring_step = static_cast<std::uint32_t>(tag);
-        chunk.segment = static_cast<std::uint32_t>(m);
-        chunk.chunk = static_cast<std::uint32_t>(i);
-        chunk.payload_bytes = bytes;
-        emit(trans);
+        emit(host_chunk(step, tag, d, m, i, bytes));
         serialization_ps += chunk_serialization_ps(config_.access, bytes);
       }
     }

@@ -176,6 +176,8 @@ class ComputeCluster : public sc_core::sc_module {
   void send_contribution(int step, const ClusterRoundPlan& plan, int dst, std::uint64_t i);
   void average_result(int step, const ClusterRoundPlan& plan);
   void run_ring(int step);
+  tlm::tlm_generic_payload& host_chunk(int step, int tag, int dst, int segment, std::uint64_t index,
+                                       std::uint64_t bytes);
   void send_segment(int step, int ring_step, int dst, int segment);
   void emit(tlm::tlm_generic_payload& trans);
   std::vector<float> initial_gradient(int step) const;

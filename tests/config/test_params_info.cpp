@@ -4,6 +4,7 @@
 // committed docs/modules pages) compared with the tables.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -28,7 +29,8 @@ namespace fs = std::filesystem;
 const fs::path kSource = AGGNET_SOURCE_DIR;
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = testing::TempDir() + name;
+  // Per process: ctest runs this file's tests in parallel processes.
+  const std::string path = testing::TempDir() + std::to_string(::getpid()) + "_" + name;
   std::ofstream(path) << text;
   return path;
 }

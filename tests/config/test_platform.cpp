@@ -1,6 +1,7 @@
 // Loading the shipped platforms, --set overrides and routing, against values computed
 // by hand from /work/shared/data (links_wan.csv: delay = RTT / 2).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <set>
@@ -208,7 +209,8 @@ TEST(Overrides, DottedPathsChangeTheTree) {
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = testing::TempDir() + name;
+  // Per process: ctest runs this file's tests in parallel processes.
+  const std::string path = testing::TempDir() + std::to_string(::getpid()) + "_" + name;
   std::ofstream(path) << text;
   return path;
 }
