@@ -210,9 +210,12 @@ Platform load_platform(const OptionValues& values, const RunOptions& run) {
 void check_buffers(const OptionValues& values, const Platform& platform, const RunOptions& run) {
   if (!run.aggregation) return;
   for (const auto& site : platform.sites) {
-    if (site.fpga.buffer_bytes >= run.chunk_bytes) continue;
+    if (site.fpga.buffer_bytes >= transaction_bytes(run)) continue;
     const std::string expected =
-        "expected a buffer of at least one chunk (" + format_bytes(run.chunk_bytes) + ")";
+        run.burst_chunks > 1
+            ? "expected a buffer of at least one burst (--burst x --chunk = " +
+                  format_bytes(transaction_bytes(run)) + ")"
+            : "expected a buffer of at least one chunk (" + format_bytes(run.chunk_bytes) + ")";
     if (values.given("buffer")) values.fail("buffer", expected, values.text("buffer"));
     const std::string got = format_bytes(site.fpga.buffer_bytes);
     for (const std::string& key :

@@ -158,24 +158,27 @@ std::optional<RunSetup> prepare(int argc, char** argv) {
 nlohmann::json options_json(const RunSetup& s) {
   const auto& v = s.values;
   const auto& o = s.options;
-  return {{"platform", v.text("platform")},
-          {"schedule", v.text("schedule")},
-          {"buffer", v.text("buffer")},
-          {"gradient", v.text("gradient")},
-          {"chunk", v.text("chunk")},
-          {"steps", o.steps},
-          {"flow_control", v.text("flow-control")},
-          {"round_start", o.aligned_start ? "aligned" : "immediate"},
-          {"alignment", v.text("alignment")},
-          {"pacing_margin", o.pacing_margin},
-          {"multicast", v.text("multicast")},
-          {"aggregation", v.text("aggregation")},
-          {"jitter", v.text("jitter")},
-          {"seed", o.seed},
-          {"eps", o.eps},
-          {"set", v.list("set")},
-          {"functional", o.functional},
-          {"colocated", s.colocated}};
+  nlohmann::json options = {{"platform", v.text("platform")},
+                            {"schedule", v.text("schedule")},
+                            {"buffer", v.text("buffer")},
+                            {"gradient", v.text("gradient")},
+                            {"chunk", v.text("chunk")},
+                            {"steps", o.steps},
+                            {"flow_control", v.text("flow-control")},
+                            {"round_start", o.aligned_start ? "aligned" : "immediate"},
+                            {"alignment", v.text("alignment")},
+                            {"pacing_margin", o.pacing_margin},
+                            {"multicast", v.text("multicast")},
+                            {"aggregation", v.text("aggregation")},
+                            {"jitter", v.text("jitter")},
+                            {"seed", o.seed},
+                            {"eps", o.eps},
+                            {"set", v.list("set")},
+                            {"functional", o.functional},
+                            {"colocated", s.colocated}};
+  // Only in burst mode, so exact runs' outputs stay as they were.
+  if (o.burst_chunks > 1) options["burst"] = o.burst_chunks;
+  return options;
 }
 
 // rounds_to_eps; when the run got that far, the simulated time at which every site has the
@@ -252,8 +255,8 @@ int simulate(const RunSetup& s) {
   if (s.colocated) {
     RunOptions reference = s.options;  // the co-located reference has no WAN faults
     reference.faults = FaultPlan{};
-    colocated = std::make_unique<NetworkSystem>("colocated", s.platform.colocated_variant(),
-                                                s.schedule, reference);
+    const ColocatedReference ref = colocated_reference(s.platform, s.schedule, reference);
+    colocated = std::make_unique<NetworkSystem>("colocated", ref.platform, ref.schedule, reference);
   }
   std::unique_ptr<WindowedVcd> vcd;
   std::vector<TracedSignal> traced;

@@ -13,6 +13,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,9 @@ using options::OptionValues;
 const char* kWhere = "aggnet schedule";
 const char* kCaption =
     "aggnet schedule: rank schedules by analytic time to eps-consensus (and --verify them "
-    "against the simulation)";
+    "against the simulation). Send offsets (--alignment auto/arrival): an LP per group of "
+    "every candidate up to 32 sites (exact); beyond, a screened search (a heuristic, stated "
+    "in the output): the LP only for candidates within 2x the best time without it";
 
 std::vector<std::string> split_commas(const std::string& s) {
   std::vector<std::string> out;
@@ -72,7 +75,8 @@ void print_table(const std::vector<Candidate>& cs, int top, int n, const Platfor
   for (int i = 0; i < rows; ++i) {
     const auto& c = cs[i];
     std::cout << fmt::format(
-        row, i + 1, c.schedule.name, c.family, shapes(c, n), fmt::format("{:.2e}", c.mixing.rho),
+        row, fmt::format("{}{}", i + 1, c.unaligned_estimate ? "*" : ""), c.schedule.name, c.family,
+        shapes(c, n), fmt::format("{:.2e}", c.mixing.rho),
         c.rounds_to_eps < 0 ? std::string("never") : std::to_string(c.rounds_to_eps),
         fmt_time(c.timing.mean_round_s), fmt_time(c.isolated_time_to_eps_s),
         fmt_time(c.time_to_eps_s));
@@ -91,8 +95,9 @@ void print_table(const std::vector<Candidate>& cs, int top, int n, const Platfor
       std::string limit;
       if (re.limiting_group >= 0) {
         const auto& g = re.groups[re.limiting_group];
-        limit = g.limit == "ring" ? "ring" : fmt::format("{} {}", g.limit, format_rate(g.rate * 8));
-        if (g.limit != "ring") {
+        const bool host = g.limit == "ring" || g.limit == "closed form";  // host collectives
+        limit = host ? g.limit : fmt::format("{} {}", g.limit, format_rate(g.rate * 8));
+        if (!host) {
           const double wait =
               g.waiting_s.empty() ? 0.0 : *std::max_element(g.waiting_s.begin(), g.waiting_s.end());
           limit += fmt::format(", skew {}/{}, wait {}", fmt_time(g.skew_max_s),
@@ -277,15 +282,14 @@ std::vector<Candidate> candidates(const OptionValues& values, const Platform& pl
   if (values.has("schedules")) {
     for (const auto& name : split_commas(values.text("schedules"))) {
       Schedule schedule = make_schedule(name, platform);
-      const Collective c = schedule.collective;
-      if (c != Collective::kGroupAverage &&
-          !(c == Collective::kRing && schedule.ring_step == RingStepRule::kReceive))
+      try {
+        cs.push_back(score_schedule(platform, routing, schedule, "given", opt));
+      } catch (const std::invalid_argument& e) {  // a host collective without a closed form
         values.fail("schedules",
-                    "group-average schedules or the ring (the analytic model has no " +
-                        collective_name(c) + (is_ring_collective(c) ? " step rule" : "") +
+                    std::string("a schedule the analytic model can time (") + e.what() +
                         "; `aggnet run` simulates it)",
                     name);
-      cs.push_back(score_schedule(platform, routing, schedule, "given", opt));
+      }
     }
     rank_candidates(cs);
   } else {
@@ -335,10 +339,17 @@ int run_schedule(int argc, char** argv) {
   const int n = static_cast<int>(platform.sites.size());
   const std::vector<Candidate> cs = candidates(*values, platform, routing, opt);
   std::cout << fmt::format(
-      "Platform {} ({} sites), gradient {}, chunk {}, buffer {}, {}, eps {}: {} candidates\n\n",
+      "Platform {} ({} sites), gradient {}, chunk {}, buffer {}, {}, eps {}: {} candidates\n",
       platform.name, n, format_bytes(run.gradient_bytes), format_bytes(run.chunk_bytes),
       run.buffer_bytes ? format_bytes(run.buffer_bytes) : std::string("platform's"),
       values->text("flow-control"), run.eps, cs.size());
+  if (!values->has("schedules") && screened_search(n, opt))
+    std::cout << fmt::format(
+        "(screened search, a heuristic beyond {} sites: every candidate timed without the "
+        "send-offset LP, those within {}x the best group-average time timed again with it and "
+        "ranked exactly; rows marked * keep the time without the LP)\n",
+        opt.exhaustive_alignment_sites, opt.alignment_window);
+  std::cout << "\n";
   print_table(cs, static_cast<int>(values->integer("top")), n, platform);
   if (const Candidate* best = best_group_average(cs)) {
     std::cout << fmt::format(

@@ -1,15 +1,17 @@
 // Engine benchmarks, one measurement per process (a SystemC kernel elaborates once):
 //   aggnet_bench kernel EVENTS
 //       the bare kernel: one SC_METHOD re-notifying a timed event EVENTS times
-//   aggnet_bench run PLATFORM SCHEDULE GRADIENT BUFFER STEPS [colocated] [noalign]
+//   aggnet_bench run PLATFORM SCHEDULE GRADIENT BUFFER STEPS [colocated] [noalign] [burst=K]
 //       the engine: builds the NetworkSystem(s) and simulates STEPS steps (STEPS 0: one
 //       period); `colocated` adds the co-located reference as `aggnet run` does, `noalign`
-//       is --alignment none (the send-offset LP of a large group is not the engine)
+//       is --alignment none (the send-offset LP of a large group is not the engine),
+//       `burst=K` is --burst K (K chunks per transaction)
 // Each prints one JSON line with CPU seconds (CLOCK_PROCESS_CPUTIME_ID: the machine is
 // shared, wall time is not a measure) and peak RSS; benchmarks/run.sh forms the ratios.
 #include <fmt/format.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
@@ -71,9 +73,22 @@ std::uint64_t wan_hops(const aggnet::NetworkSystem& s) {
   return h;
 }
 
+// Step 0's span: the last site's result complete - the first site's ready time (the
+// round time of a one-group step; burst rows compare it across K).
+double step0_span_s(const aggnet::NetworkSystem& s) {
+  sc_core::sc_time first = sc_core::sc_max_time(), last = sc_core::SC_ZERO_TIME;
+  for (const auto& site : s.sites()) {
+    const auto& steps = site.cluster->steps();
+    if (steps.empty() || !steps[0].communicated) continue;
+    first = std::min(first, steps[0].send_start);
+    last = std::max(last, steps[0].end);
+  }
+  return last > first ? (last - first).to_seconds() : 0.0;
+}
+
 int run(const std::string& platform_file, const std::string& schedule_name,
         const std::string& gradient, const std::string& buffer, int steps, bool colocated,
-        bool align) {
+        bool align, std::uint64_t burst) {
   const double c0 = cpu_s();
   const aggnet::Platform platform = aggnet::load_platform(platform_file);
   const aggnet::Schedule schedule = aggnet::make_schedule(schedule_name, platform);
@@ -81,6 +96,7 @@ int run(const std::string& platform_file, const std::string& schedule_name,
   o.gradient_bytes = aggnet::parse_bytes(gradient);
   o.buffer_bytes = aggnet::parse_bytes(buffer);
   o.steps = steps;
+  o.burst_chunks = burst;
   if (!align) o.alignment = aggnet::SendAlignment::kNone;
   const double c_plan = cpu_s();
   // As `aggnet run` plans its steps: the rounds to eps-consensus from the mixing matrices.
@@ -89,23 +105,26 @@ int run(const std::string& platform_file, const std::string& schedule_name,
   const double c1 = cpu_s();
   aggnet::NetworkSystem wan("wan", platform, schedule, o);
   std::unique_ptr<aggnet::NetworkSystem> ref;
-  if (colocated)
-    ref = std::make_unique<aggnet::NetworkSystem>("colocated", platform.colocated_variant(),
-                                                  schedule, o);
+  if (colocated) {
+    const aggnet::ColocatedReference c = aggnet::colocated_reference(platform, schedule, o);
+    ref = std::make_unique<aggnet::NetworkSystem>("colocated", c.platform, c.schedule, o);
+  }
   const double c2 = cpu_s();
   sc_core::sc_start();
   const double c3 = cpu_s();
   const std::uint64_t hops = wan_hops(wan) + (ref ? wan_hops(*ref) : 0);
   fmt::print(
       "{{\"bench\": \"run\", \"platform\": \"{}\", \"sites\": {}, \"schedule\": \"{}\", "
-      "\"gradient\": \"{}\", \"steps\": {}, \"colocated\": {}, \"rounds_to_eps\": {}, "
+      "\"gradient\": \"{}\", \"steps\": {}, \"burst\": {}, \"colocated\": {}, "
+      "\"rounds_to_eps\": {}, "
       "\"load_cpu_s\": {:.6f}, \"plan_cpu_s\": {:.6f}, \"build_cpu_s\": {:.6f}, "
       "\"setup_cpu_s\": {:.6f}, \"sim_cpu_s\": {:.6f}, \"hops\": {}, "
-      "\"hops_per_cpu_s\": {:.1f}, \"sim_time_s\": {:.9f}, \"peak_rss_mib\": {:.1f}}}\n",
-      platform_file, platform.sites.size(), schedule_name, gradient, steps,
+      "\"hops_per_cpu_s\": {:.1f}, \"sim_time_s\": {:.9f}, \"step0_span_s\": {:.12f}, "
+      "\"peak_rss_mib\": {:.1f}}}\n",
+      platform_file, platform.sites.size(), schedule_name, gradient, steps, burst,
       colocated ? "true" : "false", rounds, c_plan - c0, c1 - c_plan, c2 - c1, c2 - c0, c3 - c2,
       hops, static_cast<double>(hops) / (c3 - c2), sc_core::sc_time_stamp().to_seconds(),
-      peak_rss_mib());
+      step0_span_s(wan), peak_rss_mib());
   return 0;
 }
 
@@ -118,13 +137,18 @@ int sc_main(int argc, char** argv) {
     if (mode == "kernel" && argc == 3) return kernel(std::atol(argv[2]));
     if (mode == "run" && argc >= 7) {
       bool colocated = false, align = true;
+      std::uint64_t burst = 1;
       for (int i = 7; i < argc; ++i) {
         const std::string flag = argv[i];
+        if (flag.rfind("burst=", 0) == 0) {
+          burst = std::stoull(flag.substr(6));
+          continue;
+        }
         if (flag != "colocated" && flag != "noalign") throw std::invalid_argument("flag " + flag);
         colocated = colocated || flag == "colocated";
         align = align && flag != "noalign";
       }
-      return run(argv[2], argv[3], argv[4], argv[5], std::atoi(argv[6]), colocated, align);
+      return run(argv[2], argv[3], argv[4], argv[5], std::atoi(argv[6]), colocated, align, burst);
     }
   } catch (const std::exception& e) {
     std::cerr << "aggnet_bench: " << e.what() << "\n";
@@ -132,7 +156,8 @@ int sc_main(int argc, char** argv) {
   }
   std::cerr
       << "usage: aggnet_bench kernel EVENTS\n"
-         "       aggnet_bench run PLATFORM SCHEDULE GRADIENT BUFFER STEPS [colocated] [noalign]\n";
+         "       aggnet_bench run PLATFORM SCHEDULE GRADIENT BUFFER STEPS [colocated] [noalign] "
+         "[burst=K]\n";
   return 2;
 }
 

@@ -66,6 +66,18 @@ done
 for g in 1GiB 8GiB 64GiB; do
   row "rss all-to-all $g" platforms/nine_city.yaml all-to-all "$g" 4GiB 1
 done
+# Burst mode (--burst K): the same workload at K = 1, 8, 64 (speed-up and the error K adds).
+for k in 1 8 64; do
+  row "burst nine_city all-to-all 64GiB K=$k" platforms/nine_city.yaml all-to-all 64GiB 4GiB 1 \
+    burst=$k
+done
+if [ "$quick" != --quick ]; then
+  for k in 1 8 64; do
+    row "burst 243 all-to-all 64MiB K=$k" "$out/synthetic_243.yaml" all-to-all 64MiB 4GiB 1 \
+      noalign burst=$k
+    row "burst 243 ring 4GiB K=$k" "$out/synthetic_243.yaml" ring 4GiB 0 1 burst=$k
+  done
+fi
 row "setup rotating-3 243 (co-located)" "$out/synthetic_243.yaml" rotating-3 1MiB 0 1 colocated
 row "setup all-to-all 243 (co-located, no alignment)" "$out/synthetic_243.yaml" all-to-all 1MiB 0 1 \
   colocated noalign

@@ -4,6 +4,28 @@ import json
 import sys
 
 
+def burst_table(rows):
+    """Rows labelled "burst WORKLOAD K=k": speed-up and step-0 span against K=1."""
+    runs = [r for r in rows if "run" in r and r["label"].startswith("burst ")]
+    if not runs:
+        return
+    exact = {r["label"].rsplit(" K=", 1)[0]: r["run"] for r in runs if r["run"]["burst"] == 1}
+    print()
+    print("| burst workload | K | chunk-hops | sim CPU s | chunk-hops/CPU-s | speed-up | "
+          "step-0 span s | error vs K=1 |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in runs:
+        x = r["run"]
+        base = exact.get(r["label"].rsplit(" K=", 1)[0])
+        speed = f"{base['sim_cpu_s'] / x['sim_cpu_s']:.1f}x" if base else "-"
+        error = (f"{(x['step0_span_s'] - base['step0_span_s']) * 1e3:+.3f} ms "
+                 f"({100 * (x['step0_span_s'] / base['step0_span_s'] - 1):+.3f} %)"
+                 if base else "-")
+        print(f"| {r['label'].rsplit(' K=', 1)[0][6:]} | {x['burst']} | {x['hops']:,} | "
+              f"{x['sim_cpu_s']:.3f} | {x['hops_per_cpu_s'] / 1e6:.2f} M | {speed} | "
+              f"{x['step0_span_s']:.6f} | {error} |")
+
+
 def main(path):
     rows = [json.loads(line) for line in open(path)]
     print("| benchmark | kernel events/CPU-s | hops | hops/CPU-s | % of kernel | "
@@ -25,6 +47,7 @@ def main(path):
             failed = "" if r.get("ok", True) else " (failed)"
             print(f"| {r['label']}{failed} | {r['schedule_cpu_s']:.2f} | "
                   f"{r['peak_rss_kib'] / 1024:.1f} |")
+    burst_table(rows)
     by = {r["label"]: r for r in rows if "run" in r}
     print()
     for fam in ("all-to-all", "triads", "rotating-3", "ring"):

@@ -80,7 +80,8 @@ const std::vector<std::string> kScheduleNames = {"all-to-all",
                                                  "reduce-scatter",
                                                  "all-gather",
                                                  "p2p:SRC-DST",
-                                                 "parameter-server:SITE"};
+                                                 "parameter-server:SITE",
+                                                 "unicast-all-to-all"};
 
 }  // namespace
 
@@ -91,7 +92,8 @@ const std::vector<std::pair<Collective, std::string>>& collective_names() {
       {Collective::kReduceScatter, "reduce-scatter"},
       {Collective::kAllGather, "all-gather"},
       {Collective::kPointToPoint, "point-to-point"},
-      {Collective::kParameterServer, "parameter-server"}};
+      {Collective::kParameterServer, "parameter-server"},
+      {Collective::kUnicastAllToAll, "unicast-all-to-all"}};
   return names;
 }
 
@@ -136,14 +138,24 @@ E read_named(const YAML::Node& node, const std::vector<std::pair<E, std::string>
                         did_you_mean(text, names_of(table)));
 }
 
-// The structure each collective needs: the ring family and the parameter server one
-// round of one group, point-to-point groups of two. Returns what is wrong, or "".
+// What a one-group collective's group order means, in its error message.
+std::string group_order_meaning(Collective c) {
+  if (c == Collective::kParameterServer) return "the server first";
+  if (c == Collective::kUnicastAllToAll) return "the members";
+  return "the ring order";
+}
+
+// The structure each collective needs: the ring family, the parameter server and the
+// unicast all-to-all one round of one group, point-to-point groups of two. Returns what
+// is wrong, or "".
 std::string structure_error(const Schedule& schedule) {
   const Collective c = schedule.collective;
   const bool one_group = schedule.rounds.size() == 1 && schedule.rounds[0].groups.size() == 1;
-  if ((is_ring_collective(c) || c == Collective::kParameterServer) && !one_group)
+  const bool needs_one_group = is_ring_collective(c) || c == Collective::kParameterServer ||
+                               c == Collective::kUnicastAllToAll;
+  if (needs_one_group && !one_group)
     return "a " + collective_name(c) + " schedule of exactly one round with one group (" +
-           (c == Collective::kParameterServer ? "the server first" : "the ring order") + ")";
+           group_order_meaning(c) + ")";
   if (c == Collective::kPointToPoint) {
     for (const auto& round : schedule.rounds)
       for (const auto& g : round.groups)
@@ -453,7 +465,7 @@ int site_named(const std::string& code, const Platform& platform, const std::str
 }
 
 // `ring[:RULE]`, `reduce-scatter[:RULE]`, `all-gather[:RULE]`, `p2p:A-B[,C-D...][xK]`,
-// `parameter-server:SITE`; nullopt for any other name.
+// `parameter-server:SITE`, `unicast-all-to-all`; nullopt for any other name.
 std::optional<Schedule> host_collective_schedule(const std::string& name,
                                                  const Platform& platform) {
   std::smatch m;
@@ -471,6 +483,7 @@ std::optional<Schedule> host_collective_schedule(const std::string& name,
     }
     return ring_collective_schedule(platform, Routing(platform), collective, rule);
   }
+  if (name == "unicast-all-to-all") return unicast_all_to_all_schedule(platform);
   if (std::regex_match(name, m, std::regex(R"(parameter-server:(\w+))")))
     return parameter_server_schedule(platform, site_named(m[1], platform, name));
   if (std::regex_match(name, m, std::regex(R"(p2p:([\w,-]+?)(x(\d+))?)"))) {
@@ -515,7 +528,7 @@ Schedule make_schedule(const std::string& name, const Platform& platform) {
   throw ConfigError("<command line>", 0, "schedule",
                     "all-to-all, triads, ring, pairs, rotating-K, sequential-K, random-K:SEED, "
                     "hierarchical, ring:RULE, reduce-scatter, all-gather, p2p:SRC-DST, "
-                    "parameter-server:SITE "
+                    "parameter-server:SITE, unicast-all-to-all "
                     "or an existing schedule file, got '" +
                         name + "'" + did_you_mean(name, kScheduleNames));
 }

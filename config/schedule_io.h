@@ -5,7 +5,7 @@
 //   name: triads-pair                 # optional, default: the file's stem
 //   collective: group-average         # optional: group-average (default) | ring |
 //                                     #   reduce-scatter | all-gather | point-to-point |
-//                                     #   parameter-server
+//                                     #   parameter-server | unicast-all-to-all
 //   ring_step: receive                # ring family only: receive (default) | sendrecv | barrier
 //   messages: 1                       # point-to-point only: concurrent messages per pair
 //   rounds:                           # required: one entry per round of the period
@@ -41,6 +41,8 @@ struct Platform;
 ///                    step rule (receive, sendrecv, barrier; default receive);
 ///   `p2p:A-B[,C-D...][xK]`   one-way transfers A -> B (concurrent pairs), K messages each;
 ///   `parameter-server:SITE`  SITE the server, every other site a worker;
+///   `unicast-all-to-all`     all-reduce by direct exchange: every site sends its whole G
+///                    to every other site over unicast and sums locally;
 /// any other string is read as a schedule file (load_schedule).
 /// Errors: ConfigError for an unknown name that is not an existing file, a family that
 /// does not fit the platform (e.g. `triads` with 8 sites), and every error of
@@ -75,7 +77,8 @@ void validate_schedule(const Schedule& schedule, const Platform& platform,
 std::string format_round(const Round& round, const Platform& platform);
 
 /// Collective name as written in schedule files: "group-average", "ring",
-/// "reduce-scatter", "all-gather", "point-to-point" or "parameter-server".
+/// "reduce-scatter", "all-gather", "point-to-point", "parameter-server" or
+/// "unicast-all-to-all".
 std::string collective_name(Collective c);
 
 /// Ring step rule name as written in schedule files: "receive", "sendrecv" or "barrier".

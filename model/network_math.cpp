@@ -84,13 +84,12 @@ std::uint64_t arrival_latency_ps(const Platform& platform, const Routing& routin
   const char* what = "arrival latency";
   const WanLinkParams up = access_link(platform.sites[s]);
   std::uint64_t t = checked_add(serialize(up), up.delay_ps, what);
-  const auto path = routing.path(s, d);
-  for (std::size_t i = 0; i + 1 < path.size(); ++i) {
-    const auto& link = platform.links[routing.link_index(path[i], path[i + 1])].params;
-    t = checked_add(t, platform.sites[path[i]].sw.latency_ps, what);
+  routing.for_each_hop_reversed(s, d, [&](int u, int v) {
+    const auto& link = platform.links[routing.link_index(u, v)].params;
+    t = checked_add(t, platform.sites[u].sw.latency_ps, what);
     t = checked_add(t, serialize(link), what);
     t = checked_add(t, link.delay_ps, what);
-  }
+  });
   return checked_add(t, platform.sites[d].sw.latency_ps, what);
 }
 

@@ -31,6 +31,10 @@ struct LinkSpec {
   int a = -1, b = -1;  ///< indices into Platform::sites
   WanLinkParams params;
   std::string source;  ///< where the delay figure comes from (for reports)
+  /// Jitter seeds of its two directions: run seed + 2 x this + direction; -1: the link's
+  /// position in Platform::links (the co-located reference built for some pairs keeps
+  /// the full mesh's positions, so its links draw the same jitter as in the full mesh).
+  int seed_index = -1;
 };
 
 /// The co-located reference: the same clusters in one data centre, every pair of
@@ -53,6 +57,11 @@ struct Platform {
   int site_index(const std::string& code) const;
   /// The same clusters and parameters in one data centre: a full mesh of `colocated.link`.
   Platform colocated_variant() const;
+  /// The same with only the links joining the given pairs of sites (i < j, sorted,
+  /// distinct): in the full mesh every link has the same delay, so the route between two
+  /// sites is their direct link, and a run whose traffic stays within these pairs is the
+  /// same on this part of the mesh. The links keep their full-mesh order and seeds.
+  Platform colocated_variant(const std::vector<std::pair<int, int>>& pairs) const;
 };
 
 }  // namespace aggnet

@@ -7,8 +7,9 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/dijkstra_shortest_paths.hpp>
 #include <limits>
-#include <map>
 #include <stdexcept>
+#include <tuple>
+#include <vector>
 
 namespace aggnet {
 
@@ -48,12 +49,20 @@ Routing::Routing(const Platform& platform) : n_(static_cast<int>(platform.sites.
     if (l.a < 0 || l.b < 0 || l.a >= n_ || l.b >= n_) {
       throw std::invalid_argument(fmt::format("Routing: link {} has an invalid site index", i));
     }
+  }
+  // The first link listed joins a pair.
+  link_of_.assign(static_cast<std::size_t>(n_) * n_, -1);
+  for (std::size_t i = 0; i < platform.links.size(); ++i) {
+    const LinkSpec& l = platform.links[i];
     boost::add_edge(l.a, l.b, EdgeProps{Dist{l.params.delay_ps, 1}}, g);
-    link_of_.emplace(std::make_pair(l.a, l.b), static_cast<int>(i));
-    link_of_.emplace(std::make_pair(l.b, l.a), static_cast<int>(i));
+    for (auto [u, v] : {std::pair{l.a, l.b}, std::pair{l.b, l.a}}) {
+      int& slot = link_of_[static_cast<std::size_t>(u) * n_ + v];
+      if (slot < 0) slot = static_cast<int>(i);
+    }
   }
   dist_ps_.assign(n_, std::vector<std::uint64_t>(n_, kMax));
   pred_.assign(n_, std::vector<int>(n_, -1));
+  hops_.assign(n_, std::vector<int>(n_, 0));
   const auto index = boost::get(boost::vertex_index, g);
   const Combine combine;
   for (int s = 0; s < n_; ++s) {
@@ -74,6 +83,7 @@ Routing::Routing(const Platform& platform) : n_(static_cast<int>(platform.sites.
     for (int v = 0; v < n_; ++v) {
       if (dist[v] == kInf) continue;
       dist_ps_[s][v] = dist[v].first;
+      hops_[s][v] = static_cast<int>(dist[v].second);
       if (v == s) continue;
       int best = -1;
       for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
@@ -106,41 +116,39 @@ std::vector<int> Routing::path(int s, int d) const {
 }
 
 int Routing::next_hop(int at, int d) const {
+  if (at < 0 || d < 0 || at >= n_ || d >= n_) throw std::out_of_range("Routing::next_hop");
   if (at == d) return d;
-  const std::vector<int> p = path(at, d);
-  return p.size() >= 2 ? p[1] : -1;
-}
-
-int Routing::link_index(int u, int v) const {
-  auto it = link_of_.find({u, v});
-  return it == link_of_.end() ? -1 : it->second;
+  if (dist_ps_[at][d] == kMax) return -1;
+  int v = d;
+  while (pred_[at][v] != at) v = pred_[at][v];
+  return v;
 }
 
 std::vector<std::pair<int, int>> Routing::multicast_tree(int src,
                                                          const std::vector<int>& receivers) const {
   if (src < 0 || src >= n_) throw std::out_of_range("Routing::multicast_tree");
-  std::set<int> in_tree = {src};
+  std::vector<char> in_tree(n_, 0);
+  in_tree[src] = 1;
   std::vector<std::pair<int, int>> hops;
   for (int r : receivers) {
     if (r < 0 || r >= n_) throw std::out_of_range("Routing::multicast_tree: receiver");
     if (dist_ps_[src][r] == kMax) {
       throw std::invalid_argument("Routing::multicast_tree: receiver unreachable");
     }
-    for (int v = r; in_tree.insert(v).second;) {
+    for (int v = r; !in_tree[v];) {
+      in_tree[v] = 1;
       const int u = pred_[src][v];
       hops.emplace_back(u, v);
       v = u;
     }
   }
   // Parents before children: order hops by the child's (delay, depth), then by index.
-  auto depth = [&](int v) {
-    int d = 0;
-    for (; v != src; v = pred_[src][v]) ++d;
-    return d;
-  };
+  // The predecessor chain is a shortest (delay, hops) path, so its depth is hops_.
+  const auto& dist = dist_ps_[src];
+  const auto& depth = hops_[src];
   std::sort(hops.begin(), hops.end(), [&](const auto& x, const auto& y) {
-    return std::make_tuple(dist_ps_[src][x.second], depth(x.second), x.second) <
-           std::make_tuple(dist_ps_[src][y.second], depth(y.second), y.second);
+    return std::make_tuple(dist[x.second], depth[x.second], x.second) <
+           std::make_tuple(dist[y.second], depth[y.second], y.second);
   });
   return hops;
 }

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <utility>
 #include <vector>
 
@@ -23,7 +22,21 @@ class Routing {
   /// Next site after `at` on the shortest path at -> d (d itself if adjacent).
   int next_hop(int at, int d) const;
   /// Index into Platform::links of the link joining adjacent sites u and v, or -1.
-  int link_index(int u, int v) const;
+  int link_index(int u, int v) const {
+    return u < 0 || v < 0 || u >= n_ || v >= n_ ? -1
+                                                : link_of_[static_cast<std::size_t>(u) * n_ + v];
+  }
+  /// Calls f(u, v) for every hop u -> v of the shortest path s -> d, from d back to s
+  /// (no hop if s == d or d is unreachable). No allocation: for per-pair sums.
+  template <class F>
+  void for_each_hop_reversed(int s, int d, F f) const {
+    if (dist_ps_.at(s).at(d) == kUnreachable) return;
+    for (int v = d; v != s;) {
+      const int u = pred_[s][v];
+      f(u, v);
+      v = u;
+    }
+  }
   /// Multicast tree from `src` to `receivers`: the union of the shortest paths, as
   /// directed hops (u, v). Each hop appears once however many receivers lie behind it.
   std::vector<std::pair<int, int>> multicast_tree(int src, const std::vector<int>& receivers) const;
@@ -32,7 +45,9 @@ class Routing {
   int n_ = 0;
   std::vector<std::vector<std::uint64_t>> dist_ps_;  // [s][d]
   std::vector<std::vector<int>> pred_;               // [s][d]: predecessor of d from s
-  std::map<std::pair<int, int>, int> link_of_;
+  std::vector<std::vector<int>> hops_;               // [s][d]: hops of the path s -> d
+  std::vector<int> link_of_;                         // [u * n + v]: link index or -1
+  static constexpr std::uint64_t kUnreachable = ~std::uint64_t{0};
 };
 
 }  // namespace aggnet

@@ -24,7 +24,10 @@ enum class SendAlignment {
 struct RunOptions {
   std::uint64_t gradient_bytes = 1ull << 30;  ///< G per site and round (1 GiB)
   std::uint64_t chunk_bytes = 1ull << 20;     ///< chunk = aggregation slot (1 MiB)
-  std::uint64_t buffer_bytes = 0;             ///< every site's FPGA buffer; 0: the platform's
+  /// Burst mode (`--burst K`): one transaction carries K consecutive chunks of a stream,
+  /// timed as one unit (docs/simulation-semantics.md, "Burst mode"). 1: exact per chunk.
+  std::uint64_t burst_chunks = 1;
+  std::uint64_t buffer_bytes = 0;  ///< every site's FPGA buffer; 0: the platform's
   /// 0: one schedule period (`aggnet run` first raises it to the rounds to eps-consensus)
   int steps = 0;
   double eps = 1e-3;  ///< target consensus error ||W_r ... W_1 - J||_2
@@ -36,6 +39,9 @@ struct RunOptions {
   bool aligned_start = true;
   /// Send offsets (needs an aligned start; ignored otherwise).
   SendAlignment alignment = SendAlignment::kAuto;
+  /// false: a multicast group whose offsets need the LP (model/send_alignment.h) gets
+  /// none, as with kNone; the closed form still applies (the optimizer's screening).
+  bool offset_lp = true;
   bool multicast = true;            ///< false: one unicast copy per receiver
   bool aggregation = true;          ///< false: FPGAs pass contributions through
   bool jitter = false;              ///< apply the links' jitter figures
@@ -44,5 +50,19 @@ struct RunOptions {
   std::uint64_t credit_bytes = 64;  ///< size of a control message (ready, grant, credit, ack)
   FaultPlan faults;                 ///< fault injection and loss recovery (model/faults.h)
 };
+
+/// Bytes of one transaction: a chunk, or a burst of burst_chunks chunks.
+inline std::uint64_t transaction_bytes(const RunOptions& o) {
+  return o.chunk_bytes * o.burst_chunks;
+}
+
+/// The options as the timing sees them: a burst is timed (serialized, paced, credited,
+/// held in the FPGA) as one chunk of transaction_bytes, so the control plane's rates,
+/// slots and latencies are those of bursts. The result has burst_chunks 1.
+inline RunOptions per_transaction(RunOptions o) {
+  o.chunk_bytes = transaction_bytes(o);
+  o.burst_chunks = 1;
+  return o;
+}
 
 }  // namespace aggnet

@@ -34,6 +34,8 @@ enum class Collective {
   kPointToPoint,     ///< each group [sender, receiver] is a one-way transfer of G bytes
   kParameterServer,  ///< group [server, workers...]: workers send G to the server, then it
                      ///< sends G back to each worker once it has every worker's G
+  kUnicastAllToAll,  ///< all-reduce by direct exchange: every member sends its whole G to
+                     ///< every other member over unicast and sums what it receives
 };
 
 /// When a ring site may send its step-k+1 segment (kRing, kReduceScatter, kAllGather).
@@ -49,9 +51,9 @@ inline bool is_ring_collective(Collective c) {
 }
 
 /// A periodic schedule: step k runs round rounds[k % rounds.size()].
-/// Ring collectives and kParameterServer: one round with one group (the ring order; the
-/// server first). kPointToPoint: rounds of groups [sender, receiver]; the groups of one
-/// round are concurrent transfers.
+/// Ring collectives, kParameterServer and kUnicastAllToAll: one round with one group (the
+/// ring order; the server first; any order). kPointToPoint: rounds of groups [sender, receiver];
+/// the groups of one round are concurrent transfers.
 struct Schedule {
   std::string name;
   Collective collective = Collective::kGroupAverage;

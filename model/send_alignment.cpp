@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <utility>
@@ -181,7 +183,7 @@ Offsets SkewLp::offsets_ps() const {
 /// Lexicographic: the largest residual z, then the last arrival t, then (to pick one of
 /// the remaining optima deterministically) the sum of the offsets. Each optimum becomes a
 /// bound of the next stage; a weighted single objective would trade t for offsets.
-Offsets solve_lp(const ArrivalMatrix& arrival_ps) {
+Offsets solve_lp_uncached(const ArrivalMatrix& arrival_ps) {
   SkewLp lp(arrival_ps);
   lp.cap(lp.z(), lp.minimise({lp.z()}));
   lp.cap(lp.t(), lp.minimise({lp.t()}));
@@ -189,6 +191,30 @@ Offsets solve_lp(const ArrivalMatrix& arrival_ps) {
   for (std::size_t i = 0; i < arrival_ps.size(); ++i) offsets.push_back(lp.offset(i));
   lp.minimise(offsets);
   return lp.offsets_ps();
+}
+
+/// The LP's offsets are a function of the matrix alone, and the optimizer meets the same
+/// group (the same matrix) in many candidate schedules and rounds: solved once. Bounded
+/// by the matrices' total entries (an 81-member group is 6,561); failures are not kept.
+Offsets solve_lp(const ArrivalMatrix& arrival_ps) {
+  static std::mutex mutex;
+  static std::map<ArrivalMatrix, Offsets> solved;
+  static std::size_t entries = 0;
+  constexpr std::size_t kMaxEntries = 4'000'000;  // 32 MB of latencies
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    const auto it = solved.find(arrival_ps);
+    if (it != solved.end()) return it->second;
+  }
+  Offsets offsets = solve_lp_uncached(arrival_ps);
+  const std::lock_guard<std::mutex> lock(mutex);
+  const std::size_t size = arrival_ps.size() * arrival_ps.size();
+  if (entries + size > kMaxEntries) {
+    solved.clear();
+    entries = 0;
+  }
+  if (solved.emplace(arrival_ps, offsets).second) entries += size;
+  return offsets;
 }
 
 }  // namespace
@@ -215,7 +241,7 @@ SenderAlignment unaligned(const ArrivalMatrix& arrival_ps) {
   return finish(arrival_ps, Offsets(arrival_ps.size(), 0), "none");
 }
 
-SenderAlignment align_senders(const ArrivalMatrix& arrival_ps) {
+std::optional<SenderAlignment> align_senders_closed_form(const ArrivalMatrix& arrival_ps) {
   require_square(arrival_ps);
   if (arrival_ps.size() <= 2) {  // each receiver hears at most one sender
     return finish(arrival_ps, Offsets(arrival_ps.size(), 0), "closed-form");
@@ -225,6 +251,11 @@ SenderAlignment align_senders(const ArrivalMatrix& arrival_ps) {
       return finish(arrival_ps, std::move(*offsets), "closed-form");
     }
   }
+  return std::nullopt;
+}
+
+SenderAlignment align_senders(const ArrivalMatrix& arrival_ps) {
+  if (auto closed = align_senders_closed_form(arrival_ps)) return std::move(*closed);
   return finish(arrival_ps, solve_lp(arrival_ps), "lp");
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,9 @@ SenderAlignment unaligned(const ArrivalMatrix& arrival_ps);
 /// Errors: std::invalid_argument if the matrix is not square; std::runtime_error if
 /// the LP solver fails.
 SenderAlignment align_senders(const ArrivalMatrix& arrival_ps);
+
+/// align_senders where it needs no LP (the closed form of 2 or 3 members), else nullopt.
+std::optional<SenderAlignment> align_senders_closed_form(const ArrivalMatrix& arrival_ps);
 
 /// The same optimisation always through the LP (tests compare it with the closed form).
 SenderAlignment align_senders_lp(const ArrivalMatrix& arrival_ps);

@@ -1,5 +1,6 @@
 #include "options/option_values.h"
 
+#include <limits>
 #include <stdexcept>
 
 #include "common/config_error.h"
@@ -19,11 +20,15 @@ void check_alignment(const OptionValues& v, const RunOptions& o) {
            v.text("alignment"));
 }
 
+// The limit is on transactions: a burst (--burst) is one.
 void check_chunks(const OptionValues& v, const RunOptions& o) {
-  if ((o.gradient_bytes + o.chunk_bytes - 1) / o.chunk_bytes > kMaxChunks)
+  if (o.chunk_bytes > std::numeric_limits<std::uint64_t>::max() / o.burst_chunks)
+    v.fail("burst", "expected --burst x --chunk below 16 EiB", v.text("burst"));
+  const std::uint64_t transaction = transaction_bytes(o);
+  if ((o.gradient_bytes + transaction - 1) / transaction > kMaxChunks)
     v.fail("chunk",
-           "expected at most 4194304 chunks per gradient (a larger --chunk or a smaller "
-           "--gradient)",
+           "expected at most 4194304 chunks per gradient (a larger --chunk or --burst, or a "
+           "smaller --gradient)",
            v.text("chunk"));
 }
 

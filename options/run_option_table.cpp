@@ -78,6 +78,12 @@ std::vector<OptionSpec> make_table() {
       Row("chunk", Kind::kBytes, kAll, "chunk = aggregation slot size")
           .def("1MiB")
           .sets([](O& o, S v) { o.chunk_bytes = parse_bytes(v); }),
+      Row("burst", Kind::kInteger, kRunInput,
+          "burst mode: K consecutive chunks per transaction, timed as one unit (store-and-"
+          "forward per burst; 1: exact per chunk; error and speed-up: docs/performance.md)")
+          .def("1")
+          .within(1, 65536, "[]")
+          .sets([](O& o, S v) { o.burst_chunks = std::stoull(v); }),
       Row("steps", Kind::kInteger, kAll,
           "training steps (0: enough to reach --eps consensus, at least one schedule period); "
           "with schedule --verify: per run")

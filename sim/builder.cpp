@@ -1,6 +1,8 @@
 #include "sim/builder.h"
 
 #include <algorithm>
+#include <set>
+#include <utility>
 
 #include "sim/faults.h"
 #include "sim/watchdog.h"
@@ -43,7 +45,7 @@ NetworkSystem::NetworkSystem(sc_core::sc_module_name name, const Platform& platf
       local_port_(platform_.sites.size(), -1) {
   if (schedule_.collective == Collective::kGroupAverage) {
     for (const auto& round : schedule_.rounds)
-      plans_.push_back(plan_round(platform_, routing_, round, options_));
+      plans_.push_back(plan_round(platform_, routing_, round, per_transaction(options_)));
   }
   if (schedule_.ring_step != RingStepRule::kReceive)
     ring_progress_ = std::make_shared<RingProgress>();
@@ -56,12 +58,35 @@ NetworkSystem::NetworkSystem(sc_core::sc_module_name name, const Platform& platf
 
 NetworkSystem::~NetworkSystem() = default;
 
+ColocatedReference colocated_reference(const Platform& platform, const Schedule& schedule,
+                                       const RunOptions& options) {
+  if (schedule.collective != Collective::kGroupAverage)
+    return {platform.colocated_variant(), schedule};
+  // Group-average traffic (data, ready messages, credits) stays within a round's groups;
+  // step k runs round k mod period.
+  const std::size_t steps = options.steps > 0 ? static_cast<std::size_t>(options.steps)
+                                              : std::max<std::size_t>(schedule.period(), 1);
+  ColocatedReference ref{Platform{}, schedule};
+  std::set<std::pair<int, int>> pairs;
+  for (std::size_t r = 0; r < ref.schedule.rounds.size(); ++r) {
+    auto& groups = ref.schedule.rounds[r].groups;
+    if (r >= steps) groups.clear();  // never runs: no links for it, nothing to plan
+    for (const auto& g : groups)
+      for (int a : g.sites)
+        for (int b : g.sites)
+          if (a < b) pairs.emplace(a, b);
+  }
+  ref.platform = platform.colocated_variant({pairs.begin(), pairs.end()});
+  return ref;
+}
+
 ComputeClusterConfig NetworkSystem::cluster_config(int site) const {
   ComputeClusterConfig c;
   c.site = site;
   c.params = platform_.sites[site].cluster;
   c.gradient_bytes = options_.gradient_bytes;
-  c.chunk_bytes = options_.chunk_bytes;
+  c.chunk_bytes = transaction_bytes(options_);  // a burst is timed as one transaction
+  c.burst_chunk_bytes = options_.burst_chunks > 1 ? options_.chunk_bytes : 0;
   c.steps = steps_;
   c.flow_control = options_.flow_control;
   c.multicast = options_.multicast;
@@ -91,7 +116,7 @@ ComputeClusterConfig NetworkSystem::cluster_config(int site) const {
         round.retransmit_timeout_ps =
             options_.faults.retransmit_timeout_ps
                 ? options_.faults.retransmit_timeout_ps
-                : retransmit_timeout_ps(platform_, routing_, group, options_);
+                : retransmit_timeout_ps(platform_, routing_, group, per_transaction(options_));
     }
     c.rounds.push_back(std::move(round));
   }
@@ -142,7 +167,7 @@ void NetworkSystem::build_sites() {
       fc.site = s;
       fc.params = site.fpga;
       if (options_.buffer_bytes) fc.params.buffer_bytes = options_.buffer_bytes;
-      fc.slot_bytes = options_.chunk_bytes;
+      fc.slot_bytes = transaction_bytes(options_);  // a burst holds its K chunks' slots
       fc.aggregate = options_.aggregation && !ring;
       fc.return_credits = options_.flow_control == FlowControl::kCredit && !ring;
       fc.credit_bytes = options_.credit_bytes;
@@ -164,8 +189,10 @@ void NetworkSystem::build_sites() {
 
 void NetworkSystem::build_links() {
   std::vector<int> next_port(platform_.sites.size(), 0);
-  std::uint64_t seed = options_.seed;
-  for (const auto& spec : platform_.links) {
+  for (std::size_t i = 0; i < platform_.links.size(); ++i) {
+    const auto& spec = platform_.links[i];
+    std::uint64_t seed =
+        options_.seed + 2 * static_cast<std::uint64_t>(spec.seed_index >= 0 ? spec.seed_index : i);
     for (auto [from, to] : {std::pair{spec.a, spec.b}, std::pair{spec.b, spec.a}}) {
       DirectedLink d;
       d.from = from;
@@ -191,8 +218,8 @@ void NetworkSystem::install_routes() {
   const int n = static_cast<int>(platform_.sites.size());
   for (int u = 0; u < n; ++u) {
     for (int d = 0; d < n; ++d) {
-      sites_[u].sw->set_unicast_route(
-          d, d == u ? local_port_[u] : port_to_[u][routing_.next_hop(u, d)]);
+      const int hop = routing_.next_hop(u, d);  // -1: unreachable (a partial co-located mesh)
+      if (hop >= 0) sites_[u].sw->set_unicast_route(d, d == u ? local_port_[u] : port_to_[u][hop]);
     }
   }
   if (!options_.multicast) return;

@@ -93,4 +93,17 @@ class NetworkSystem : public sc_core::sc_module {
   std::unique_ptr<Watchdog> watchdog_;
 };
 
+/// The co-located reference of a run: the platform's clusters on a data-centre full mesh
+/// (Platform::colocated_variant), built only for the pairs of sites the run's traffic
+/// joins (group-average: the members of every group of the rounds that run; other
+/// collectives: the whole mesh), and the schedule with the rounds that never run
+/// emptied (the period unchanged; only the reference's summary is reported). The full
+/// mesh at 243 sites has 29,403 links.
+struct ColocatedReference {
+  Platform platform;
+  Schedule schedule;
+};
+ColocatedReference colocated_reference(const Platform& platform, const Schedule& schedule,
+                                       const RunOptions& options);
+
 }  // namespace aggnet

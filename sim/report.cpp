@@ -425,9 +425,12 @@ std::string inputs_table(const json& report) {
                                 rate_range(report["links"], "access_up")));
   line("schedule", fmt::format("{}, {} steps, eps {}", o["schedule"].get<std::string>(),
                                o["steps"].get<int>(), o["eps"].get<double>()));
+  const std::string burst = o.contains("burst") ? fmt::format(" in bursts of {} (timed per burst)",
+                                                              o["burst"].get<std::uint64_t>())
+                                                : "";
   line("gradient",
-       fmt::format("{}, chunk {}, buffer {}", o["gradient"].get<std::string>(),
-                   o["chunk"].get<std::string>(),
+       fmt::format("{}, chunk {}{}, buffer {}", o["gradient"].get<std::string>(),
+                   o["chunk"].get<std::string>(), burst,
                    buffer.empty() ? "from the platform, " + buffer_range(report["sites"])
                                   : buffer + " at every site"));
   const std::string flow = o["flow_control"] == "pacing"

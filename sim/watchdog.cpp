@@ -26,8 +26,8 @@ sc_core::sc_time auto_window(const NetworkSystem& system) {
     for (const auto& round : system.round_plans())
       for (const auto& g : round.groups)
         if (g.members.size() > 1)
-          rto = std::max(
-              rto, retransmit_timeout_ps(system.platform(), system.routing(), g, system.options()));
+          rto = std::max(rto, retransmit_timeout_ps(system.platform(), system.routing(), g,
+                                                    per_transaction(system.options())));
   constexpr std::uint64_t kFloorPs = 1'000'000'000'000;  // 1 s
   return ps_time(std::max(kFloorPs, 20 * rto + longest));
 }

@@ -400,6 +400,11 @@ Schedule parameter_server_schedule(const Platform& platform, int server) {
                {Round{{g}}});
 }
 
+Schedule unicast_all_to_all_schedule(const Platform& platform) {
+  return named("unicast-all-to-all", Collective::kUnicastAllToAll,
+               all_to_all_rounds(num_sites(platform)));
+}
+
 Schedule hierarchical_schedule(const Platform& platform, const Routing& routing) {
   const auto conts = sites_by_continent(platform);
   if (conts.size() < 2) {

@@ -94,6 +94,9 @@ Schedule point_to_point_schedule(const Platform& platform,
                                  const std::vector<std::pair<int, int>>& pairs, int messages);
 /// Parameter server at `server`, every other site a worker: group [server, workers...].
 Schedule parameter_server_schedule(const Platform& platform, int server);
+/// `unicast-all-to-all`: one round, one group of every site in platform order; each member
+/// sends its whole G to every other member over unicast (Collective::kUnicastAllToAll).
+Schedule unicast_all_to_all_schedule(const Platform& platform);
 
 /// Round 0: one group per continent (continents of one site sit out); round 1: one
 /// representative per continent, the site with the least total delay to the other

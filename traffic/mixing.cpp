@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 
 namespace aggnet {
@@ -49,6 +50,27 @@ class ErrorTest {
   static constexpr int kPowerSteps = 8;
   Eigen::VectorXd v_;
 };
+
+// Whether the groups of all rounds join the n sites into one component. If not, averaging
+// never mixes two components: a zero-mean vector constant on each is left as it is, so the
+// error stays at 1 and the schedule never reaches an eps < 1.
+bool joins_all_sites(const Schedule& schedule, int n) {
+  std::vector<int> component(static_cast<std::size_t>(n));
+  std::iota(component.begin(), component.end(), 0);
+  const auto root = [&component](int i) {
+    while (component[i] != i) i = component[i] = component[component[i]];
+    return i;
+  };
+  int components = n;
+  for (const auto& round : schedule.rounds)
+    for (const auto& g : round.groups)
+      for (int i : g.sites)
+        if (const int a = root(g.sites.front()), b = root(i); a != b) {
+          component[b] = a;
+          --components;
+        }
+  return components <= 1;
+}
 
 Eigen::MatrixXd centering(int n) {
   return Eigen::MatrixXd::Identity(n, n) -
@@ -154,6 +176,8 @@ long rounds_to_eps(const Schedule& schedule, int n, double eps, long exact_limit
   if (!(eps > 0 && eps < 1)) throw std::invalid_argument("rounds_to_eps: need 0 < eps < 1");
   const long p = static_cast<long>(schedule.rounds.size());
   if (p == 0) return -1;
+  for (const auto& round : schedule.rounds) check_sites(round, n);
+  if (!joins_all_sites(schedule, n)) return -1;  // saves 2000 rounds of arithmetic
   // e = W_r ... W_1 - J; applying W gives W e (W J = J), so the error evolves linearly.
   Eigen::MatrixXd e = centering(n);
   ErrorTest test(n);

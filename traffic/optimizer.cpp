@@ -75,6 +75,11 @@ Candidate score_schedule(const Platform& platform, const Routing& routing, const
   c.family = family;
   c.mixing = analyze_mixing(schedule, n);
   c.rounds_to_eps = rounds_to_eps(schedule, n, options.run.eps);
+  // A one-way transfer, a reduce-scatter or an all-gather leaves no site the average.
+  const Collective k = schedule.collective;
+  if (k == Collective::kPointToPoint || k == Collective::kReduceScatter ||
+      k == Collective::kAllGather)
+    c.rounds_to_eps = -1;
   c.timing = estimate_schedule(platform, routing, schedule, options.run);
   c.isolated_time_to_eps_s = cyclic_time(c.timing, c.rounds_to_eps);
   if (c.rounds_to_eps < 0) {
@@ -97,8 +102,10 @@ void rank_candidates(std::vector<Candidate>& cs) {
   });
 }
 
-std::vector<Candidate> optimize_schedules(const Platform& platform, const Routing& routing,
-                                          const OptimizerOptions& options) {
+namespace {
+// Every candidate scored with `options`.
+std::vector<Candidate> search(const Platform& platform, const Routing& routing,
+                              const OptimizerOptions& options) {
   const int n = static_cast<int>(platform.sites.size());
   std::vector<Candidate> out;
   std::set<std::string> seen;
@@ -169,6 +176,44 @@ std::vector<Candidate> optimize_schedules(const Platform& platform, const Routin
       s.name = family + "-k" + std::to_string(k) + "-" + std::to_string(i + 1);
       s.rounds = {parts[pairs[i].a], parts[pairs[i].b]};
       add(s, family);
+    }
+  }
+  rank_candidates(out);
+  return out;
+}
+
+// The control plane solves an LP for a multicast group of 4 or more with an aligned start
+// and offsets (model/control_plane.cpp, plan_alignment).
+bool solves_offset_lps(const RunOptions& run) {
+  const bool credit_auto =
+      run.flow_control == FlowControl::kCredit && run.alignment == SendAlignment::kAuto;
+  return run.multicast && run.aligned_start && run.alignment != SendAlignment::kNone &&
+         !credit_auto;
+}
+}  // namespace
+
+bool screened_search(int num_sites, const OptimizerOptions& options) {
+  return solves_offset_lps(options.run) && num_sites > options.exhaustive_alignment_sites;
+}
+
+std::vector<Candidate> optimize_schedules(const Platform& platform, const Routing& routing,
+                                          const OptimizerOptions& options) {
+  if (!screened_search(static_cast<int>(platform.sites.size()), options))
+    return search(platform, routing, options);
+  OptimizerOptions screening = options;
+  screening.run.offset_lp = false;
+  std::vector<Candidate> out = search(platform, routing, screening);  // ranked
+  const auto best = std::find_if(out.begin(), out.end(), [](const Candidate& c) {
+    return c.schedule.collective == Collective::kGroupAverage;
+  });
+  if (best == out.end() || !std::isfinite(best->time_to_eps_s)) return out;
+  const double window = options.alignment_window * best->time_to_eps_s;
+  for (auto& c : out) {
+    if (c.schedule.collective != Collective::kGroupAverage) continue;  // no offsets
+    if (c.time_to_eps_s <= window) {
+      c = score_schedule(platform, routing, c.schedule, c.family, options);
+    } else {
+      c.unaligned_estimate = std::isfinite(c.time_to_eps_s);
     }
   }
   rank_candidates(out);

@@ -9,6 +9,7 @@
 #include "common/units.h"
 #include "model/control_plane.h"
 #include "model/routing.h"
+#include "traffic/closed_form.h"
 
 namespace aggnet {
 
@@ -256,9 +257,38 @@ RoundEstimate estimate_round(const Platform& platform, const Routing& routing, c
                                          : estimate_group_round(platform, routing, round, params);
 }
 
+namespace {
+// A host collective timed by its store-and-forward closed form (traffic/closed_form.h): one
+// round, one estimate whose group holds every member. Errors: std::invalid_argument with
+// the reason when the collective has no closed form here.
+RoundEstimate closed_form_round(const Platform& platform, const Schedule& schedule,
+                                const RunOptions& params) {
+  const ClosedForm f = closed_form(platform, schedule, params.gradient_bytes, params.chunk_bytes);
+  if (!f.applicable)
+    throw std::invalid_argument("no closed form for " + schedule.name + ": " + f.why);
+  GroupEstimate g;
+  for (const auto& group : schedule.rounds.at(0).groups)
+    g.members.insert(g.members.end(), group.sites.begin(), group.sites.end());
+  g.limit = "closed form";
+  g.time_s = f.store_and_forward_s;
+  RoundEstimate est;
+  est.time_s = g.time_s;
+  est.groups.push_back(std::move(g));
+  est.limiting_group = 0;
+  return est;
+}
+}  // namespace
+
 ScheduleEstimate estimate_schedule(const Platform& platform, const Routing& routing,
                                    const Schedule& schedule, const RunOptions& params) {
   ScheduleEstimate est;
+  const bool plain_ring =
+      schedule.collective == Collective::kRing && schedule.ring_step == RingStepRule::kReceive;
+  if (schedule.collective != Collective::kGroupAverage && !plain_ring) {
+    est.rounds.push_back(closed_form_round(platform, schedule, params));
+    est.mean_round_s = est.rounds.back().time_s;
+    return est;
+  }
   for (const auto& round : schedule.rounds) {
     est.rounds.push_back(estimate_round(platform, routing, round, schedule.collective, params));
     est.mean_round_s += est.rounds.back().time_s;
@@ -304,8 +334,9 @@ StepTimeline simulate_steps(const Platform& platform, const Schedule& schedule,
         }
         return t;
       };
-      if (schedule.collective == Collective::kRing) {
-        // Staggered ring starts: approximated by the latest start + the isolated ring time.
+      if (schedule.collective != Collective::kGroupAverage) {
+        // Staggered host-collective starts: approximated by the latest start + the
+        // isolated time.
         last = latest + g.time_s;
         for (int s : g.members) next[s] = last;
       } else {

@@ -94,7 +94,11 @@ struct RoundEstimate {
 RoundEstimate estimate_round(const Platform& platform, const Routing& routing, const Round& round,
                              Collective collective, const RunOptions& params);
 
-/// All rounds of a schedule, and their mean (the period-average round time, s).
+/// All rounds of a schedule, and their mean (the period-average round time, s). Host
+/// collectives other than the plain ring (its step rules, reduce-scatter, all-gather,
+/// point-to-point, parameter server, unicast all-to-all) take their store-and-forward
+/// closed form (traffic/closed_form.h). Errors: std::invalid_argument naming why when such
+/// a collective has none (e.g. G not a multiple of the chunk, ring edges sharing a link).
 struct ScheduleEstimate {
   std::vector<RoundEstimate> rounds;
   double mean_round_s = 0;

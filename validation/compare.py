@@ -37,6 +37,7 @@ FAST = [
     ("all-gather, receive", "all-gather", "90MiB", True, True),
     ("parameter server lon", "parameter-server:lon", "90MiB", True, False),
     ("shared trunk lon->nyc + ams->chi", "p2p:lon-nyc,ams-chi", "90MiB", True, False),
+    ("unicast all-to-all", "unicast-all-to-all", "90MiB", True, False),
 ]
 FULL = FAST + [(label + ", 900 MiB", name, "900MiB", cf, agree)
                for label, name, _, cf, agree in FAST]

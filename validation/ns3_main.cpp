@@ -61,6 +61,10 @@ class Ns3Scenario {
  private:
   // One message of `payload` gradient bytes from site `from` to site `to` on `port`.
   void send_message(int from, int to, std::uint16_t port, std::uint64_t payload);
+  // One message of `payload` to each of `receivers`, interleaved chunk by chunk (chunk i
+  // to every receiver, then chunk i + 1), as aggnet's cluster hands them to its link.
+  void send_round_robin(int from, const std::vector<int>& receivers, std::uint16_t port,
+                        std::uint64_t payload);
   void pump(int site);
   void on_receive(int site, std::uint16_t port, Ptr<Socket> socket);
   void on_complete(int site, std::uint16_t port);
@@ -177,12 +181,18 @@ bool Ns3Scenario::routes_match(std::string& first_mismatch) const {
 }
 
 void Ns3Scenario::send_message(int from, int to, std::uint16_t port, std::uint64_t payload) {
+  send_round_robin(from, {to}, port, payload);
+}
+
+void Ns3Scenario::send_round_robin(int from, const std::vector<int>& receivers, std::uint16_t port,
+                                   std::uint64_t payload) {
   const std::uint64_t per = mtu_ - header_, c = s_.chunk_bytes;
   for (std::uint64_t off = 0; off < payload; off += c) {
     const std::uint64_t chunk = std::min(c, payload - off);
-    for (std::uint64_t p = 0; p < chunk; p += per)
-      sites_[from].queue.emplace_back(to, port,
-                                      static_cast<std::uint32_t>(std::min(per, chunk - p)));
+    for (int to : receivers)
+      for (std::uint64_t p = 0; p < chunk; p += per)
+        sites_[from].queue.emplace_back(to, port,
+                                        static_cast<std::uint32_t>(std::min(per, chunk - p)));
   }
   if (!sites_[from].sending) pump(from);
 }
@@ -284,6 +294,14 @@ void Ns3Scenario::start() {
       for (int m = 0; m < sch.messages; ++m)
         send_message(pair.sites[0], pair.sites[1], 1, s_.gradient_bytes);
     }
+  } else if (sch.collective == Collective::kUnicastAllToAll) {
+    const std::size_t n = group.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      listen(group[i], 1, (n - 1) * packets_of(s_.gradient_bytes));
+      std::vector<int> receivers;
+      for (std::size_t k = 1; k < n; ++k) receivers.push_back(group[(i + k) % n]);
+      send_round_robin(group[i], receivers, 1, s_.gradient_bytes);
+    }
   } else if (sch.collective == Collective::kParameterServer) {
     for (std::size_t i = 1; i < group.size(); ++i) {
       listen(group[0], 1, packets_of(s_.gradient_bytes));
@@ -292,7 +310,8 @@ void Ns3Scenario::start() {
     }
   } else {
     throw ConfigError("<command line>", 0, "--schedule",
-                      "a host-based collective (ring family, p2p:, parameter-server:)");
+                      "a host-based collective (ring family, p2p:, parameter-server:, "
+                      "unicast-all-to-all)");
   }
 }
 

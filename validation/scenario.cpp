@@ -7,7 +7,7 @@
 #include "config/platform_loader.h"
 #include "config/schedule_io.h"
 #include "model/network_math.h"
-#include "validation/closed_form.h"
+#include "traffic/closed_form.h"
 
 namespace aggnet::validation {
 

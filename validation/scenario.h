@@ -31,7 +31,7 @@ std::uint64_t message_bytes_on_wire(const Scenario& scenario, std::uint64_t payl
 /// The ring family's segment payload (G / n). Precondition: a ring collective.
 std::uint64_t ring_segment_bytes(const Scenario& scenario);
 
-/// {"closed_form": {...}} for the scenario (closed_form.h), every time in seconds.
+/// {"closed_form": {...}} for the scenario (traffic/closed_form.h), every time in seconds.
 nlohmann::json closed_form_json(const Scenario& scenario);
 
 /// Runs `body`, turning a ConfigError into one line on stderr and exit status 2.

@@ -142,6 +142,21 @@ void ps_worker(World* w, int server, int me) {
   send->wait();
 }
 
+// Unicast all-to-all: G to every other member at once (members i+1, i+2, ... as aggnet
+// orders its copies), every receive posted at once; done when all have completed.
+void a2a_member(World* w, int pos) {
+  const auto& members = w->scenario.schedule.rounds[0].groups[0].sites;
+  const int n = static_cast<int>(members.size());
+  const std::uint64_t bytes = message_bytes_on_wire(w->scenario, w->scenario.gradient_bytes);
+  std::vector<int*> got(n - 1, nullptr);
+  std::vector<sg4::CommPtr> comms;
+  for (auto& g : got) comms.push_back(mailbox_of(*w, members[pos])->get_async<int>(&g));
+  for (int k = 1; k < n; ++k)
+    comms.push_back(mailbox_of(*w, members[(pos + k) % n])->put_async(&token, bytes));
+  sg4::Comm::wait_all(comms);
+  w->done_s[members[pos]] = sg4::Engine::get_clock();
+}
+
 void spawn_actors(World& w) {
   const Schedule& s = w.scenario.schedule;
   const auto& group = s.rounds.at(0).groups.at(0).sites;
@@ -159,9 +174,13 @@ void spawn_actors(World& w) {
     const std::vector<int> workers(group.begin() + 1, group.end());
     sg4::Actor::create("server", w.hosts[group[0]], ps_server, &w, workers, group[0]);
     for (int d : workers) sg4::Actor::create("worker", w.hosts[d], ps_worker, &w, group[0], d);
+  } else if (s.collective == Collective::kUnicastAllToAll) {
+    for (std::size_t pos = 0; pos < group.size(); ++pos)
+      sg4::Actor::create("a2a", w.hosts[group[pos]], a2a_member, &w, static_cast<int>(pos));
   } else {
     throw ConfigError("<command line>", 0, "--schedule",
-                      "a host-based collective (ring family, p2p:, parameter-server:)");
+                      "a host-based collective (ring family, p2p:, parameter-server:, "
+                      "unicast-all-to-all)");
   }
 }
 

@@ -39,6 +39,15 @@ float ComputeCluster::gradient_value(int site, int step, std::uint64_t index) {
       251);
 }
 
+// A data transaction's payload; in burst mode also the chunks it carries (the payload is
+// one transaction of config_.chunk_bytes, cut into chunks of burst_chunk_bytes).
+void ComputeCluster::set_payload(ChunkExtension& chunk, std::uint64_t bytes) const {
+  chunk.payload_bytes = bytes;
+  if (config_.burst_chunk_bytes == 0) return;
+  chunk.burst_chunk_bytes = config_.burst_chunk_bytes;
+  chunk.chunks = static_cast<std::uint32_t>(aggnet::num_chunks(bytes, config_.burst_chunk_bytes));
+}
+
 std::uint64_t ComputeCluster::num_chunks(std::uint64_t bytes) const {
   return aggnet::num_chunks(bytes, config_.chunk_bytes);
 }
@@ -244,8 +253,10 @@ void ComputeCluster::run_group_round(int step, const ClusterRoundPlan& plan) {
   const std::uint64_t n = num_chunks(config_.gradient_bytes);
   waiting(Waiting::kResults, step);
   sc_time retry_at = sc_time_stamp() + ps_time(plan.retransmit_timeout_ps);
+  awaited_ = [&] { return complete_chunks_[step] >= n; };
   while (complete_chunks_[step] < n)
     if (wait_or_retry(retry_at, plan)) regrant(step, plan, receivers);
+  awaited_ = nullptr;
   waiting(Waiting::kNothing, step);
   if (config_.functional) average_result(step, plan);
   received_.erase(step);
@@ -344,7 +355,7 @@ void ComputeCluster::send_contribution(int step, const ClusterRoundPlan& plan, i
   chunk.step = step;
   chunk.group_size = static_cast<int>(plan.group.size());
   chunk.chunk = static_cast<std::uint32_t>(i);
-  chunk.payload_bytes = bytes;
+  set_payload(chunk, bytes);
   chunk.data = slice(data_, offset, bytes);
   emit(trans);
   if (!retransmitter_) return;
@@ -377,7 +388,7 @@ void ComputeCluster::resend(int step, int dst, std::uint32_t i) {
   chunk.step = step;
   chunk.group_size = static_cast<int>(plan.group.size());
   chunk.chunk = i;
-  chunk.payload_bytes = bytes;
+  set_payload(chunk, bytes);
   chunk.retransmission = true;
   if (config_.functional) {
     auto values = std::make_shared<std::vector<float>>(bytes / 4);
@@ -469,7 +480,7 @@ tlm::tlm_generic_payload& ComputeCluster::host_chunk(int step, int tag, int dst,
   chunk.ring_step = static_cast<std::uint32_t>(tag);
   chunk.segment = static_cast<std::uint32_t>(segment);
   chunk.chunk = static_cast<std::uint32_t>(index);
-  chunk.payload_bytes = bytes;
+  set_payload(chunk, bytes);
   return trans;
 }
 
@@ -502,8 +513,7 @@ void ComputeCluster::run_ring(int step) {
     send_segment(step, r, succ, send_seg);
     const std::uint64_t expected =
         num_chunks(ring_offsets_[recv_seg + 1] - ring_offsets_[recv_seg]);
-    while (ring_received_[ring_key(step, r)] < expected) wait(progress_);
-    ring_received_.erase(ring_key(step, r));
+    wait_host_chunks(step, r, expected);
     wait_ring_step_rule(step, r, succ);
   }
   if (config_.functional) check_ring_result(step, n);
@@ -549,7 +559,7 @@ tlm::tlm_sync_enum ComputeCluster::nb_transport_fw(tlm::tlm_generic_payload& tra
       on_result(chunk);
   }
   trans.release();
-  progress_.notify();
+  if (!awaited_ || awaited_()) progress_.notify();
   return tlm::TLM_COMPLETED;
 }
 
@@ -628,8 +638,8 @@ void ComputeCluster::accumulate_result(const ChunkExtension& chunk) {
     }
     expected_sum_error += std::abs((*chunk.data)[k] - expected);
   }
-  ++checks_;
-  if (expected_sum_error != 0) ++mismatches_;
+  checks_ += chunk.chunks;  // in chunks: a burst's result checks its K chunks
+  if (expected_sum_error != 0) mismatches_ += chunk.chunks;
 }
 
 void ComputeCluster::on_ring_chunk(const ChunkExtension& chunk) {
@@ -676,6 +686,9 @@ void ComputeCluster::run_host_collective(int step, StepRecord& record) {
   } else if (config_.collective == Collective::kParameterServer) {
     record.communicated = config_.ring_order.size() > 1;
     run_parameter_server(step);
+  } else if (config_.collective == Collective::kUnicastAllToAll) {
+    record.communicated = config_.ring_order.size() > 1;
+    run_unicast_all_to_all(step);
   } else {
     const auto& plan = config_.rounds[record.round];
     record.communicated = plan.group.size() > 1;
@@ -707,8 +720,11 @@ void ComputeCluster::send_streams(int step, int tag, const std::vector<int>& rec
         std::min(config_.chunk_bytes, config_.gradient_bytes - i * config_.chunk_bytes);
     for (int d : receivers) {
       for (int m = 0; m < streams_each; ++m) {
-        emit(host_chunk(step, tag, d, m, i, bytes));
-        serialization_ps += chunk_serialization_ps(config_.access, bytes);
+        auto& trans = host_chunk(step, tag, d, m, i, bytes);
+        const std::uint64_t wire = transaction_wire_bytes(chunk_of(trans), config_.access.mtu_bytes,
+                                                          config_.access.header_bytes);
+        serialization_ps += aggnet::serialization_ps(wire, config_.access.bandwidth_bps);
+        emit(trans);
       }
     }
   }
@@ -716,7 +732,10 @@ void ComputeCluster::send_streams(int step, int tag, const std::vector<int>& rec
 }
 
 void ComputeCluster::wait_host_chunks(int step, int tag, std::uint64_t expected) {
-  while (ring_received_[ring_key(step, tag)] < expected) wait(progress_);
+  auto& received = ring_received_[ring_key(step, tag)];
+  awaited_ = [&] { return received >= expected; };
+  while (received < expected) wait(progress_);
+  awaited_ = nullptr;
   ring_received_.erase(ring_key(step, tag));
 }
 
@@ -749,6 +768,23 @@ void ComputeCluster::run_parameter_server(int step) {
     send_streams(step, 0, {server}, 1);
     wait_host_chunks(step, 1, n);
   }
+}
+
+// Unicast all-to-all (ring_order = the members): one unicast copy of G to every other
+// member, chunks round-robin over the receivers starting at this site's successor in
+// member order (MPI's pairwise order, so no receiver is everyone's first); done once every
+// other member's G has arrived and this site's last chunk has left its access link.
+void ComputeCluster::run_unicast_all_to_all(int step) {
+  const auto& members = config_.ring_order;
+  const auto me = std::find(members.begin(), members.end(), config_.site);
+  if (me == members.end()) return;
+  const int n = static_cast<int>(members.size());
+  const int pos = static_cast<int>(me - members.begin());
+  std::vector<int> receivers;
+  for (int k = 1; k < n; ++k) receivers.push_back(members[mod(pos + k, n)]);
+  send_streams(step, 0, receivers, 1);
+  wait_host_chunks(step, 0, num_chunks(config_.gradient_bytes) * receivers.size());
+  if (transmit_complete_ > sc_time_stamp()) wait(transmit_complete_ - sc_time_stamp());
 }
 
 std::vector<Statistic> ComputeCluster::statistics() const {

@@ -5,6 +5,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -60,7 +61,10 @@ struct ComputeClusterConfig {
   int site = 0;
   ClusterParams params;
   std::uint64_t gradient_bytes = 0;  ///< G: bytes each site contributes per round
-  std::uint64_t chunk_bytes = 0;     ///< chunk (and aggregation slot) size
+  std::uint64_t chunk_bytes = 0;     ///< transaction (and aggregation slot) size
+  /// Burst mode: the chunk size when a transaction (chunk_bytes) is a burst of several
+  /// chunks; 0: a transaction is one chunk.
+  std::uint64_t burst_chunk_bytes = 0;
   int steps = 1;
   bool ring = false;            ///< host-based ring all-reduce instead of groups
   std::vector<int> ring_order;  ///< ring order (ring only)
@@ -75,7 +79,8 @@ struct ComputeClusterConfig {
   /// answered, results received again are recognised and acknowledged again.
   bool reliable = false;
   /// Host-based collectives without ring: kPointToPoint (rounds[r].group = [sender,
-  /// receiver]) and kParameterServer (ring_order = [server, workers...]).
+  /// receiver]), kParameterServer (ring_order = [server, workers...]) and
+  /// kUnicastAllToAll (ring_order = the members).
   Collective collective = Collective::kGroupAverage;
   int ring_steps_begin = 0;  ///< ring: first ring step run (n - 1 for an all-gather)
   int ring_steps_end = -1;   ///< ring: one past the last (-1: 2(n - 1); n - 1: reduce-scatter)
@@ -187,6 +192,7 @@ class ComputeCluster : public sc_core::sc_module {
   void accumulate_result(const ChunkExtension& chunk);
   void check_ring_result(int step, int n);
   std::uint64_t num_chunks(std::uint64_t bytes) const;
+  void set_payload(ChunkExtension& chunk, std::uint64_t bytes) const;
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
   void on_result(const ChunkExtension& chunk);
@@ -212,6 +218,7 @@ class ComputeCluster : public sc_core::sc_module {
   void wait_ring_step_rule(int step, int ring_step, int successor);
   void run_transfer(int step, const ClusterRoundPlan& plan);
   void run_parameter_server(int step);
+  void run_unicast_all_to_all(int step);
   void send_streams(int step, int tag, const std::vector<int>& receivers, int streams_each);
   void wait_host_chunks(int step, int tag, std::uint64_t expected);
 
@@ -246,6 +253,9 @@ class ComputeCluster : public sc_core::sc_module {
   std::uint64_t accepted_results_ = 0, expected_results_ = 0, progress_count_ = 0;
   std::uint64_t acks_sent_ = 0, recognised_duplicates_ = 0, control_retransmissions_ = 0;
   sc_core::sc_event progress_;
+  // What the thread awaits on progress_ (unset: anything): a received chunk wakes the
+  // thread only once it holds, not once per chunk (a thread switch each).
+  std::function<bool()> awaited_;
   std::vector<float> data_;  // functional: this step's own gradient (group rounds)
   std::map<int, std::vector<float>> reduced_sum_;  // functional: step -> sum of the others
   std::map<int, std::vector<float>> ring_data_;    // functional: step -> ring working copy

@@ -12,6 +12,8 @@
 #include <tlm>
 #include <utility>
 
+#include "modules/core/chunk.h"
+
 namespace aggnet {
 
 /// ArrivalQueue: `notify(trans, delay)` calls the callback with `trans` at now + delay.
@@ -46,8 +48,19 @@ class ArrivalQueue : public sc_core::sc_module {
       queue_.pop_front();
       callback_(*trans);
     }
-    if (!queue_.empty()) event_.notify(queue_.front().first - now);
+    if (queue_.empty()) return;
+    event_.notify(queue_.front().first - now);
+    prefetch(queue_.front().second);
   }
+
+  // The next transaction to mature has been idle (propagating) for long and is likely out
+  // of cache; the next firing starts by reading it.
+  static void prefetch(const tlm::tlm_generic_payload* trans) {
+    const char* p = reinterpret_cast<const char*>(trans);
+    for (std::size_t at = 0; at < kPooledBytes; at += 64) __builtin_prefetch(p + at);
+  }
+  // A ChunkPool transaction: the payload and its extension in one block (chunk.cpp).
+  static constexpr std::size_t kPooledBytes = sizeof(ChunkTransaction) + sizeof(ChunkExtension);
 
   Callback callback_;
   sc_core::sc_event event_;

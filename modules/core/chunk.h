@@ -14,6 +14,8 @@
 #include <tlm>
 #include <vector>
 
+#include "common/units.h"
+
 namespace aggnet {
 
 enum class ChunkKind : std::uint8_t {
@@ -47,8 +49,12 @@ struct ChunkExtension : tlm::tlm_extension<ChunkExtension> {
   std::uint32_t ring_step = 0;      ///< ring all-reduce step (kRingSegment)
   std::uint32_t segment = 0;        ///< ring segment the chunk belongs to (kRingSegment)
   std::uint64_t payload_bytes = 0;  ///< bytes of gradient data (before headers)
-  std::uint32_t credits = 1;        ///< kGrant: window; kCredit: slots freed so far (cumulative)
-  int requester = -1;  ///< kReduced re-sent for a retransmission: the sender to acknowledge
+  /// Burst mode: chunks carried by this transaction (`chunk` then indexes the burst; all
+  /// but the last are `burst_chunk_bytes` long). 1: one chunk (burst_chunk_bytes unused).
+  std::uint32_t chunks = 1;
+  std::uint64_t burst_chunk_bytes = 0;
+  std::uint32_t credits = 1;  ///< kGrant: window; kCredit: slots freed so far (cumulative)
+  int requester = -1;         ///< kReduced re-sent for a retransmission: the sender to acknowledge
   bool retransmission = false;  ///< a copy re-sent after a timeout (loss recovery)
   bool reply = false;           ///< kReady sent in answer to a repeated one (never answered)
   std::uint64_t stamp_ps = 0;   ///< kReady: the sender's ready time (synchronised clocks)
@@ -87,6 +93,16 @@ class ChunkPool : public tlm::tlm_mm_interface {
   std::vector<std::unique_ptr<ChunkTransaction>> all_;
   std::vector<tlm::tlm_generic_payload*> free_;
 };
+
+/// Wire bytes of a transaction: each chunk of a burst keeps its own packet headers, so a
+/// burst puts exactly the bytes of its chunks sent one by one on the wire.
+inline std::uint64_t transaction_wire_bytes(const ChunkExtension& c, std::uint64_t mtu_bytes,
+                                            std::uint64_t header_bytes) {
+  if (c.chunks <= 1) return wire_bytes(c.payload_bytes, mtu_bytes, header_bytes);
+  const std::uint64_t full = c.chunks - 1;
+  return full * wire_bytes(c.burst_chunk_bytes, mtu_bytes, header_bytes) +
+         wire_bytes(c.payload_bytes - full * c.burst_chunk_bytes, mtu_bytes, header_bytes);
+}
 
 /// The extension of an aggnet transaction. Precondition: `trans` comes from a ChunkPool
 /// (every transaction in aggnet does).

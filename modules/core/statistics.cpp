@@ -1,9 +1,22 @@
 #include "modules/core/statistics.h"
 
 #include <algorithm>
-#include <cmath>
+#include <cstdint>
+#include <cstring>
 
 namespace aggnet {
+
+namespace {
+
+// std::ilogb of a finite double >= 1 (a normal number): its biased exponent field less
+// the bias. std::ilogb is a libm call, and this runs once per link crossing.
+int binary_exponent(double value) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return static_cast<int>((bits >> 52) & 0x7ff) - 1023;
+}
+
+}  // namespace
 
 void Histogram::add(double value) {
   if (count_ == 0) {
@@ -14,7 +27,7 @@ void Histogram::add(double value) {
   }
   ++count_;
   sum_ += value;
-  std::size_t bucket = value < 1.0 ? 0 : static_cast<std::size_t>(std::ilogb(value)) + 1;
+  std::size_t bucket = value < 1.0 ? 0 : static_cast<std::size_t>(binary_exponent(value)) + 1;
   if (buckets_.size() <= bucket) buckets_.resize(bucket + 1, 0);
   ++buckets_[bucket];
 }

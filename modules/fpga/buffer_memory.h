@@ -3,10 +3,10 @@
 
 #include <cstdint>
 #include <systemc>
-#include <unordered_map>
 #include <vector>
 
 #include "modules/core/statistics.h"
+#include "modules/fpga/slot_table.h"
 
 namespace aggnet {
 
@@ -21,7 +21,7 @@ class BufferMemory {
   std::uint64_t num_slots() const { return num_slots_; }
   std::uint64_t slot_bytes() const { return slot_bytes_; }
   std::uint64_t capacity_bytes() const { return capacity_bytes_; }
-  bool holds(std::uint64_t key) const { return slots_.count(key) != 0; }
+  bool holds(std::uint64_t key) const { return slots_.contains(key); }
   bool full() const { return !overcommit_ && slots_.size() >= num_slots_; }
   /// Test-only: slots may be taken beyond the capacity (breaks the capacity invariant).
   void set_test_overcommit(bool on) { overcommit_ = on; }
@@ -37,9 +37,12 @@ class BufferMemory {
   std::uint64_t allocations() const { return allocations_; }
   const Histogram& hold_time_ns() const { return hold_ns_; }
 
+  /// Bound on the direct-mapped array of a slot table for `num_slots` slots.
+  static std::size_t table_capacity(std::uint64_t num_slots);
+
  private:
   std::uint64_t capacity_bytes_, slot_bytes_, num_slots_;
-  std::unordered_map<std::uint64_t, sc_core::sc_time> slots_;  // key -> allocation time
+  SlotTable<sc_core::sc_time> slots_;  // key -> allocation time
   std::uint64_t occupancy_bytes_ = 0, high_water_bytes_ = 0, allocations_ = 0;
   Histogram hold_ns_;
   bool overcommit_ = false;

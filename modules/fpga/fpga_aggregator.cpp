@@ -20,7 +20,8 @@ FpgaAggregator::FpgaAggregator(sc_core::sc_module_name name, const FpgaAggregato
       pool_(pool),
       buffer_(config.params.buffer_bytes, config.slot_bytes),
       latency_(ps_time(config.params.latency_ps())),
-      outputs_("outputs", [this](tlm::tlm_generic_payload& t) { on_reduced(t); }) {
+      outputs_("outputs", [this](tlm::tlm_generic_payload& t) { on_reduced(t); }),
+      slots_(BufferMemory::table_capacity(buffer_.num_slots())) {
   in.register_nb_transport_fw(this, &FpgaAggregator::nb_transport_fw);
   buffer_.set_test_overcommit(config.test_hook == TestHook::kOvercommit);
 }
@@ -41,16 +42,16 @@ void FpgaAggregator::on_arrival(tlm::tlm_generic_payload& trans) {
     send(out, trans);
     return;
   }
-  ++contributions_;
+  contributions_ += chunk.chunks;  // in chunks: a burst counts as its chunks
   if (absorb_duplicate(trans)) return;
-  const auto key = key_of(chunk);
-  if (!buffer_.holds(key) && buffer_.full() && config_.drop_when_full) {
+  const bool needs_slot = buffer_.full() && !buffer_.holds(key_of(chunk));
+  if (needs_slot && config_.drop_when_full) {
     ++drops_;
     wasted_bytes_ += chunk.payload_bytes;
     trans.release();
     return;
   }
-  if (!buffer_.holds(key) && buffer_.full()) {
+  if (needs_slot) {
     ++stalls_;
     stalled_.push_back({&trans, sc_core::sc_time_stamp()});
     waiting_bytes_ += chunk.payload_bytes;
@@ -68,10 +69,9 @@ bool FpgaAggregator::absorb_duplicate(tlm::tlm_generic_payload& trans) {
   const auto& chunk = chunk_of(trans);
   const auto key = key_of(chunk);
   const bool reduced = completed_.count(key) != 0;
-  const auto slot = slots_.find(key);
-  const bool added =
-      slot != slots_.end() && std::find(slot->second.senders.begin(), slot->second.senders.end(),
-                                        chunk.src_site) != slot->second.senders.end();
+  const Slot* slot = slots_.find(key);
+  const bool added = slot != nullptr && std::find(slot->senders.begin(), slot->senders.end(),
+                                                  chunk.src_site) != slot->senders.end();
   if (!reduced && !added) return false;
   ++duplicates_;
   wasted_bytes_ += chunk.payload_bytes;
@@ -100,14 +100,7 @@ void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
   if (absorb_duplicate(trans)) return;  // a retransmission that waited for a slot
   const sc_time now = sc_core::sc_time_stamp();
   const auto& chunk = chunk_of(trans);
-  const auto key = key_of(chunk);
-  if (!buffer_.holds(key)) {
-    buffer_.allocate(key, now);
-    slots_in_use_ = buffer_.occupancy_bytes() / buffer_.slot_bytes();
-    Slot& fresh = slots_[key];
-    fresh.expected = chunk.group_size - 1;
-  }
-  Slot& slot = slots_[key];
+  Slot& slot = slot_for(chunk);
   const bool add_twice = config_.test_hook == TestHook::kDoubleAdd && slot.received == 0;
   for (int k = 0; k < (add_twice ? 2 : 1); ++k) {
     ++slot.received;
@@ -120,20 +113,13 @@ void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
                      std::plus<float>());
     }
   }
-  // Exact: ceil(bytes / throughput) in whole ps (1 MiB at 32 GB/s is 32,768,000 ps).
-  const sc_time service =
-      ps_time(serialization_ps(chunk.payload_bytes, config_.params.throughput_bytes_per_s() * 8));
+  const sc_time service = service_time(chunk.payload_bytes);
   const sc_time start = std::max(now, pipeline_free_);
   pipeline_free_ = start + service;
   pipeline_busy_ += service;
 
   if (slot.received == slot.expected) {
-    // Invariant data: exactly one contribution from every other member.
-    auto senders = slot.senders;
-    std::sort(senders.begin(), senders.end());
-    if (std::adjacent_find(senders.begin(), senders.end()) != senders.end() ||
-        static_cast<int>(senders.size()) != chunk.group_size - 1)
-      ++bad_reductions_;
+    check_senders(slot, chunk.group_size);
     auto& reduced = pool_.clone(trans);
     auto& r = chunk_of(reduced);
     r.kind = ChunkKind::kReduced;
@@ -149,17 +135,65 @@ void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
   trans.release();
 }
 
+// Exact: ceil(bytes / throughput) in whole ps (1 MiB at 32 GB/s is 32,768,000 ps);
+// memoised for the last size (chunks have one size but the last).
+sc_time FpgaAggregator::service_time(std::uint64_t payload_bytes) {
+  if (payload_bytes != service_payload_bytes_) {
+    service_payload_bytes_ = payload_bytes;
+    service_ =
+        ps_time(serialization_ps(payload_bytes, config_.params.throughput_bytes_per_s() * 8));
+  }
+  return service_;
+}
+
+// The chunk's slot, taken (with its buffer slot) by its first contribution. A table entry
+// is reused: its fields are reset here, its senders vector keeps its capacity.
+FpgaAggregator::Slot& FpgaAggregator::slot_for(const ChunkExtension& chunk) {
+  const auto key = key_of(chunk);
+  Slot* slot = slots_.find(key);
+  if (slot != nullptr) return *slot;  // a slot's key is in the buffer until it is reduced
+  if (!buffer_.holds(key)) {
+    buffer_.allocate(key, sc_core::sc_time_stamp());
+    slots_in_use_ = buffer_.occupancy_bytes() / buffer_.slot_bytes();
+    Slot& fresh = fresh_slot(key);
+    fresh.expected = chunk.group_size - 1;
+    return fresh;
+  }
+  return fresh_slot(key);  // TestHook::kLeakSlot: the buffer kept a reduced chunk's slot
+}
+
+FpgaAggregator::Slot& FpgaAggregator::fresh_slot(std::uint64_t key) {
+  Slot& slot = slots_.insert(key);
+  slot.received = 0;
+  slot.expected = 0;
+  slot.senders.clear();
+  slot.sum.reset();
+  return slot;
+}
+
+// Invariant data: exactly one contribution from every other member.
+void FpgaAggregator::check_senders(const Slot& slot, int group_size) {
+  auto& senders = senders_scratch_;
+  senders.assign(slot.senders.begin(), slot.senders.end());
+  std::sort(senders.begin(), senders.end());
+  if (std::adjacent_find(senders.begin(), senders.end()) != senders.end() ||
+      static_cast<int>(senders.size()) != group_size - 1)
+    ++bad_reductions_;
+}
+
 void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced) {
   const sc_time now = sc_core::sc_time_stamp();
   const auto key = key_of(chunk_of(reduced));
-  auto it = slots_.find(key);
-  std::vector<int> senders = std::move(it->second.senders);
-  slots_.erase(it);
+  // The senders move out of the slot (capacities swapped, nothing allocated).
+  std::vector<int>& senders = credit_senders_;
+  senders.clear();
+  senders.swap(slots_.find(key)->senders);
+  slots_.erase(key);
   const bool leak = config_.test_hook == TestHook::kLeakSlot && !leaked_once_;
   leaked_once_ = leaked_once_ || leak;
   if (!leak) buffer_.free(key, now);
   slots_in_use_ = buffer_.occupancy_bytes() / buffer_.slot_bytes();
-  ++reduced_;
+  reduced_ += chunk_of(reduced).chunks;
   if (config_.reliable) completed_[key] = chunk_of(reduced).data;
   if (config_.return_credits)
     for (int sender : senders)

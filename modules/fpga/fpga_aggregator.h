@@ -20,6 +20,7 @@
 #include "modules/core/chunk.h"
 #include "modules/core/statistics.h"
 #include "modules/fpga/buffer_memory.h"
+#include "modules/fpga/slot_table.h"
 
 namespace aggnet {
 
@@ -82,6 +83,8 @@ class FpgaAggregator : public sc_core::sc_module {
   /// and aggregation slots held right now.
   std::uint64_t bad_reductions() const { return bad_reductions_; }
   std::size_t slots_held() const { return slots_.size(); }
+  /// Slots kept in the slot table's overflow map (collisions in its array).
+  std::size_t slots_overflowed() const { return slots_.overflowed(); }
   /// Slots in use (stable address, traced in VCD).
   const std::uint64_t& slots_in_use() const { return slots_in_use_; }
   std::vector<Statistic> statistics(const sc_core::sc_time& window) const;
@@ -106,6 +109,10 @@ class FpgaAggregator : public sc_core::sc_module {
   void resend_result(const ChunkExtension& chunk);
   void send_credit(int step, std::uint32_t chunk, int sender, bool fresh);
   void admit(tlm::tlm_generic_payload& trans);
+  Slot& slot_for(const ChunkExtension& chunk);
+  Slot& fresh_slot(std::uint64_t key);
+  sc_core::sc_time service_time(std::uint64_t payload_bytes);
+  void check_senders(const Slot& slot, int group_size);
   void on_reduced(tlm::tlm_generic_payload& trans);
   void admit_stalled();
   void send(tlm_utils::simple_initiator_socket<FpgaAggregator>& socket,
@@ -119,8 +126,13 @@ class FpgaAggregator : public sc_core::sc_module {
   BufferMemory buffer_;
   sc_core::sc_time latency_;
   ArrivalQueue outputs_;  // the pipeline is serial: outputs leave in time order
-  std::unordered_map<std::uint64_t, Slot> slots_;
+  SlotTable<Slot> slots_;
+  // Reused (no allocation per reduced chunk): the invariant check's sorted copy and the
+  // senders a freed slot returns credits to.
+  std::vector<int> senders_scratch_, credit_senders_;
   std::deque<Stalled> stalled_;
+  std::uint64_t service_payload_bytes_ = ~std::uint64_t{0};
+  sc_core::sc_time service_;
   sc_core::sc_time pipeline_free_ = sc_core::SC_ZERO_TIME;
   sc_core::sc_time pipeline_busy_ = sc_core::SC_ZERO_TIME;
   sc_core::sc_time stall_time_ = sc_core::SC_ZERO_TIME;

@@ -40,22 +40,23 @@ void WanLink::on_input(tlm::tlm_generic_payload& trans, const tlm::tlm_phase&) {
 void WanLink::accept(tlm::tlm_generic_payload& trans) {
   const sc_time now = sc_core::sc_time_stamp();
   const auto& chunk = chunk_of(trans);
-  const std::uint64_t wire =
-      aggnet::wire_bytes(chunk.payload_bytes, params_.mtu_bytes, params_.header_bytes);
+  const bool control = is_control(chunk.kind);
+  const Price& cost = price(chunk, control);
+  const std::uint64_t wire = cost.wire_bytes;
   wire_bytes_ += wire;
-  if (is_control(chunk.kind)) {
+  if (control) {
     ++control_messages_;
     control_bytes_ += chunk.payload_bytes;
   } else {
     payload_bytes_ += chunk.payload_bytes;
-    ++chunks_;
+    chunks_ += chunk.chunks;
   }
   if (!up_) {  // handed to a dead link: lost at once, the link stays idle
     count_loss(trans, wire);
     trans.release();
     return;
   }
-  const sc_time serialization = ps_time(serialization_ps(wire, params_.bandwidth_bps));
+  const sc_time& serialization = cost.serialization;
   const sc_time start = std::max(now, busy_until_);
   busy_until_ = start + serialization;
   sc_time arrival = busy_until_ + delay_;
@@ -65,8 +66,20 @@ void WanLink::accept(tlm::tlm_generic_payload& trans) {
   queueing_ns_.add((start - now).to_seconds() * 1e9);
   busy_ += serialization;
   bytes_in_flight_ += wire;
-  fates_.push_back({epoch_, draw_loss()});
+  fates_.push_back({wire, epoch_, draw_loss()});
   arrivals_.notify(trans, arrival - now);
+}
+
+// Keyed by the payload alone: a run's bursts all have the same chunk size, so the payload
+// fixes the chunk count.
+const WanLink::Price& WanLink::price(const ChunkExtension& chunk, bool control) {
+  Price& p = prices_[control ? 1 : 0];
+  if (p.payload_bytes != chunk.payload_bytes) {
+    p.payload_bytes = chunk.payload_bytes;
+    p.wire_bytes = transaction_wire_bytes(chunk, params_.mtu_bytes, params_.header_bytes);
+    p.serialization = ps_time(serialization_ps(p.wire_bytes, params_.bandwidth_bps));
+  }
+  return p;
 }
 
 bool WanLink::draw_loss() {
@@ -80,7 +93,7 @@ void WanLink::count_loss(const tlm::tlm_generic_payload& trans, std::uint64_t wi
   ++lost_messages_;
   lost_wire_bytes_ += wire;
   if (is_control(chunk.kind)) return;
-  ++lost_chunks_;
+  lost_chunks_ += chunk.chunks;
   lost_payload_bytes_ += chunk.payload_bytes;
 }
 
@@ -108,11 +121,10 @@ sc_time WanLink::down_time() const {
 }
 
 void WanLink::on_arrival(tlm::tlm_generic_payload& trans) {
-  const std::uint64_t wire =
-      aggnet::wire_bytes(chunk_of(trans).payload_bytes, params_.mtu_bytes, params_.header_bytes);
-  bytes_in_flight_ -= wire;
   const Fate fate = fates_.front();
   fates_.pop_front();
+  const std::uint64_t wire = fate.wire;
+  bytes_in_flight_ -= wire;
   if (fate.lost || fate.epoch != epoch_) {
     count_loss(trans, wire);
     trans.release();

@@ -16,6 +16,7 @@
 
 #include "model/params/network.h"
 #include "modules/core/arrival_queue.h"
+#include "modules/core/chunk.h"
 #include "modules/core/statistics.h"
 
 namespace aggnet {
@@ -101,6 +102,14 @@ class WanLink : public sc_core::sc_module {
   sc_core::sc_time jitter_sample();
   bool draw_loss();
   void count_loss(const tlm::tlm_generic_payload& trans, std::uint64_t wire);
+  // Wire size and serialization time of a payload, memoised per kind (data, control):
+  // a link carries few distinct sizes, and both need a 128-bit division.
+  struct Price {
+    std::uint64_t payload_bytes = ~std::uint64_t{0};
+    std::uint64_t wire_bytes = 0;
+    sc_core::sc_time serialization;
+  };
+  const Price& price(const ChunkExtension& chunk, bool control);
   static constexpr std::uint64_t kJitterEpochPs = 10'000'000'000;  // 10 ms
 
   WanLinkParams params_;
@@ -119,9 +128,11 @@ class WanLink : public sc_core::sc_module {
   std::uint64_t delivered_wire_bytes_ = 0, lost_wire_bytes_ = 0;
   std::uint64_t lost_messages_ = 0, lost_chunks_ = 0, lost_payload_bytes_ = 0;
   Histogram queueing_ns_;
-  // Faults. Per transaction in flight, in arrival (FIFO) order: the link's failure epoch
-  // at hand-over and whether the loss draw lost it.
+  Price prices_[2];
+  // Per transaction in flight, in arrival (FIFO) order: its wire size and (faults) the
+  // link's failure epoch at hand-over and whether the loss draw lost it.
   struct Fate {
+    std::uint64_t wire;
     std::uint32_t epoch;
     bool lost;
   };

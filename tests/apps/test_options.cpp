@@ -130,7 +130,23 @@ TEST(OptionTable, DefaultsGiveTheModelDefaults) {
     EXPECT_EQ(o.seed, model.seed);
     EXPECT_EQ(o.functional, model.functional);
     EXPECT_EQ(o.credit_bytes, model.credit_bytes);
+    EXPECT_EQ(o.burst_chunks, model.burst_chunks);
   }
+}
+
+// Burst mode: K >= 1 chunks per transaction; the transaction limit counts bursts, and the
+// smallest buffer is one burst (its slot is K chunk slots).
+TEST(OptionTable, BurstCountsTransactions) {
+  EXPECT_EQ(to_run_options(with(kRun, {{"burst", "8"}})).burst_chunks, 8u);
+  EXPECT_EQ(error_of({{"burst", "0"}}), "aggnet run: --burst: expected an integer >= 1, got '0'");
+  // 8 Mi chunks of 1 KiB are too many transactions one by one, not in bursts of 64.
+  EXPECT_NE(error_of({{"gradient", "8GiB"}, {"chunk", "1KiB"}}).find("--chunk"), std::string::npos);
+  EXPECT_EQ(error_of({{"gradient", "8GiB"}, {"chunk", "1KiB"}, {"burst", "64"}}), "");
+  const Output o = aggnet("run --buffer 4MiB --chunk 1MiB --burst 8");
+  EXPECT_EQ(o.status, 2) << o.out;
+  EXPECT_EQ(o.out,
+            "aggnet run: --buffer: expected a buffer of at least one burst (--burst x --chunk = "
+            "8.0 MiB), got '4MiB'\n");
 }
 
 TEST(OptionTable, SettersFollowTheTable) {

@@ -265,6 +265,27 @@ TEST_F(Outputs, RunTableEchoesItsInputsAndTheConsensus) {
   EXPECT_NE(time.find(" s (every site has the eps-consensus result"), std::string::npos) << time;
 }
 
+// Burst mode is echoed (table and JSON options) only when on; links count chunks, not
+// bursts, and carry the same payload bytes.
+TEST_F(Outputs, BurstIsEchoedAndCountsChunks) {
+  const std::string base = "--schedule triads --steps 1 --buffer 8MiB --chunk 512KiB";
+  const json exact = run(base);
+  EXPECT_FALSE(exact["options"].contains("burst"));
+  const Output o = aggnet("run --gradient 16MiB --no-colocated " + base + " --burst 4 --json " +
+                          (dir_ / "b.json").string());
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.out.find("chunk 512KiB in bursts of 4 (timed per burst), buffer 8MiB"),
+            std::string::npos)
+      << o.out;
+  const json burst = json::parse(read_text(dir_ / "b.json"));
+  EXPECT_EQ(burst["options"]["burst"].get<int>(), 4);
+  ASSERT_EQ(burst["links"].size(), exact["links"].size());
+  for (std::size_t i = 0; i < exact["links"].size(); ++i) {
+    EXPECT_EQ(burst["links"][i]["chunks"], exact["links"][i]["chunks"]) << i;
+    EXPECT_EQ(burst["links"][i]["payload_bytes"], exact["links"][i]["payload_bytes"]) << i;
+  }
+}
+
 // Boost's errors carry the option, a mistyped option a suggestion; counts never wrap.
 TEST_F(Outputs, OptionErrorsNameTheOption) {
   struct Case {

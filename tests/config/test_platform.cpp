@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <string>
@@ -190,6 +191,24 @@ TEST(Colocated, FullMeshOfDataCentreLinks) {
   const Routing r(c);
   EXPECT_EQ(r.delay_ps(p.site_index("lon"), p.site_index("tyo")), 2 * kUs);
   EXPECT_EQ(r.path(0, 8).size(), 2u);
+}
+
+TEST(Colocated, PartOfTheMeshKeepsTheFullMeshSeeds) {
+  const Platform p = load_platform(kNineCity);
+  const Platform full = p.colocated_variant();
+  const Platform part = p.colocated_variant({{0, 8}, {2, 5}, {3, 4}});
+  ASSERT_EQ(part.links.size(), 3u);
+  for (const auto& l : part.links) {
+    const auto same = std::find_if(full.links.begin(), full.links.end(),
+                                   [&](const LinkSpec& f) { return f.a == l.a && f.b == l.b; });
+    ASSERT_NE(same, full.links.end());
+    EXPECT_EQ(l.seed_index, same - full.links.begin());
+    EXPECT_EQ(same->seed_index, same - full.links.begin());
+    EXPECT_EQ(l.params.delay_ps, 2 * kUs);
+  }
+  const Routing r(part);
+  EXPECT_EQ(r.path(0, 8).size(), 2u);  // the direct link
+  EXPECT_EQ(r.next_hop(0, 1), -1);     // not joined
 }
 
 TEST(Overrides, DottedPathsChangeTheTree) {

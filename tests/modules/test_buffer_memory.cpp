@@ -1,14 +1,17 @@
 // BufferMemory on its own (no kernel run: it only reads sc_time stamps handed to it):
 // slot count, allocation and free, occupancy, high-water mark, full(), the hold-time
-// histogram, and what an allocation that breaks the precondition does to the books.
+// histogram, and what an allocation that breaks the precondition does to the books; the
+// SlotTable under it (direct-mapped entries, growth, overflow, reuse).
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <stdexcept>
 #include <systemc>
+#include <vector>
 
 #include "modules/core/time.h"
 #include "modules/fpga/buffer_memory.h"
+#include "modules/fpga/slot_table.h"
 
 namespace aggnet {
 namespace {
@@ -141,6 +144,70 @@ TEST(BufferMemory, AllocatingWhenFullNeverReportsMoreThanTheCapacity) {
   }
   EXPECT_LE(b.occupancy_bytes(), b.capacity_bytes());
   EXPECT_LE(b.high_water_bytes(), b.capacity_bytes());
+}
+
+// SlotTable: a key (step, chunk) lives in entry (chunk + step x 0x9E3779B9) mod capacity;
+// the array starts at 16 entries and doubles up to its bound.
+constexpr std::uint64_t key(std::uint64_t step, std::uint64_t chunk) { return step << 32 | chunk; }
+
+TEST(SlotTable, ChunksOfAStepTakeTheirOwnEntriesAndStepsAreDistinctKeys) {
+  SlotTable<int> t(16);
+  for (int c = 0; c < 16; ++c) t.insert(key(0, c)) = 100 + c;
+  EXPECT_EQ(t.size(), 16u);
+  EXPECT_EQ(t.capacity(), 16u);
+  EXPECT_EQ(t.overflowed(), 0u);  // 16 consecutive chunks: 16 distinct entries
+  for (int c = 0; c < 16; ++c) ASSERT_EQ(*t.find(key(0, c)), 100 + c);
+  EXPECT_EQ(t.find(key(1, 0)), nullptr);  // same chunk, next step: another key
+  EXPECT_EQ(t.find(key(0, 16)), nullptr);
+}
+
+TEST(SlotTable, ACollisionAtTheBoundGoesToTheOverflowAndStaysFindable) {
+  SlotTable<int> t(16);  // bound = initial size: never grows
+  for (int c = 0; c < 16; ++c) t.insert(key(0, c)) = c;
+  t.insert(key(0, 16)) = 16;  // 16 mod 16 = entry 0, held by chunk 0
+  EXPECT_EQ(t.capacity(), 16u);
+  EXPECT_EQ(t.overflowed(), 1u);
+  EXPECT_EQ(t.size(), 17u);
+  EXPECT_EQ(*t.find(key(0, 16)), 16);
+  EXPECT_EQ(*t.find(key(0, 0)), 0);
+  // Freeing the entry's holder does not lose the overflowed key.
+  EXPECT_TRUE(t.erase(key(0, 0)));
+  EXPECT_EQ(t.find(key(0, 0)), nullptr);
+  EXPECT_EQ(*t.find(key(0, 16)), 16);
+  EXPECT_TRUE(t.erase(key(0, 16)));
+  EXPECT_FALSE(t.erase(key(0, 16)));
+  EXPECT_EQ(t.overflowed(), 0u);
+  EXPECT_EQ(t.size(), 15u);
+}
+
+TEST(SlotTable, ACollisionBelowTheBoundDoublesTheArray) {
+  SlotTable<int> t(100);  // bound: 64 (a power of two)
+  t.insert(key(0, 0)) = 1;
+  t.insert(key(0, 16)) = 2;  // entry 0 of 16: grow to 32, where chunk 16 has entry 16
+  EXPECT_EQ(t.capacity(), 32u);
+  t.insert(key(0, 32)) = 3;  // entry 0 of 32: grow to 64
+  EXPECT_EQ(t.capacity(), 64u);
+  t.insert(key(0, 64)) = 4;  // entry 0 of 64, at the bound: overflow
+  EXPECT_EQ(t.capacity(), 64u);
+  EXPECT_EQ(t.overflowed(), 1u);
+  EXPECT_EQ(*t.find(key(0, 0)), 1);  // rehashed entries keep their values
+  EXPECT_EQ(*t.find(key(0, 16)), 2);
+  EXPECT_EQ(*t.find(key(0, 32)), 3);
+  EXPECT_EQ(*t.find(key(0, 64)), 4);
+}
+
+TEST(SlotTable, AFreedEntryIsReusedWithItsValueObject) {
+  SlotTable<std::vector<int>> t(16);
+  auto& v = t.insert(key(0, 3));
+  v.assign(1000, 7);
+  const int* storage = v.data();
+  t.erase(key(0, 3));
+  EXPECT_EQ(t.find(key(0, 3)), nullptr);
+  auto& again = t.insert(key(0, 19));  // 19 mod 16 = entry 3: the freed one, no overflow
+  EXPECT_EQ(t.overflowed(), 0u);
+  EXPECT_EQ(again.data(), storage);  // the same vector: its capacity is kept
+  EXPECT_GE(again.capacity(), 1000u);
+  EXPECT_EQ(t.size(), 1u);
 }
 
 }  // namespace

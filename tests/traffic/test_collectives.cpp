@@ -1,5 +1,6 @@
 // Host-based collectives in the schedule model: point-to-point, parameter server,
-// reduce-scatter, all-gather and the ring step rules, from YAML and from built-in names.
+// reduce-scatter, all-gather, the ring step rules and the unicast all-to-all, from YAML and
+// from built-in names.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -61,6 +62,22 @@ TEST(Collectives, ParameterServerPutsTheServerFirst) {
   EXPECT_EQ(std::count(g.begin(), g.end(), site(p, "tyo")), 1);
 }
 
+TEST(Collectives, UnicastAllToAllIsOneGroupOfEverySite) {
+  const Platform p = nine_city();
+  const Schedule s = make_schedule("unicast-all-to-all", p);
+  EXPECT_EQ(s.collective, Collective::kUnicastAllToAll);
+  EXPECT_EQ(s.name, "unicast-all-to-all");
+  ASSERT_EQ(s.rounds.size(), 1u);
+  ASSERT_EQ(s.rounds[0].groups.size(), 1u);
+  EXPECT_EQ(s.rounds[0].groups[0].sites, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8}));
+  // A subset from YAML, in the file's order.
+  const Schedule sub = parse_schedule(
+      "collective: unicast-all-to-all\nrounds:\n  - [[tyo, lon, nyc]]\n", p, "u.yaml");
+  EXPECT_EQ(sub.collective, Collective::kUnicastAllToAll);
+  EXPECT_EQ(sub.rounds[0].groups[0].sites,
+            (std::vector<int>{site(p, "tyo"), site(p, "lon"), site(p, "nyc")}));
+}
+
 TEST(Collectives, RingFamilyNamesCarryCollectiveAndRule) {
   const Platform p = nine_city();
   const auto ring = make_schedule("ring", p);
@@ -80,7 +97,7 @@ TEST(Collectives, RingFamilyNamesCarryCollectiveAndRule) {
 TEST(Collectives, YamlRoundTripKeepsCollectiveRuleAndMessages) {
   const Platform p = nine_city();
   for (const std::string name : {"ring:sendrecv", "all-gather:barrier", "p2p:lon-nycx4",
-                                 "parameter-server:lon", "reduce-scatter"}) {
+                                 "parameter-server:lon", "reduce-scatter", "unicast-all-to-all"}) {
     const Schedule s = make_schedule(name, p);
     const Schedule back = parse_schedule(schedule_to_yaml(s, p), p, "round_trip.yaml");
     EXPECT_EQ(back.collective, s.collective) << name;
@@ -109,6 +126,12 @@ TEST(Collectives, YamlErrorsNameKeyAndLine) {
   EXPECT_NE(error_of("collective: parameter-server\nrounds:\n  - [[lon, nyc]]\n  - [[lon, ams]]\n")
                 .find("exactly one round with one group"),
             std::string::npos);
+  EXPECT_NE(error_of("collective: unicast-all-to-all\nrounds:\n  - [[lon, nyc], [ams, chi]]\n")
+                .find("unicast-all-to-all schedule of exactly one round with one group"),
+            std::string::npos);
+  EXPECT_NE(error_of("collective: unicast-all-to-al\nrounds:\n  - [[lon, nyc]]\n")
+                .find("did you mean 'unicast-all-to-all'"),
+            std::string::npos);
   EXPECT_NE(error_of("collective: parameter-sever\nrounds:\n  - [[lon, nyc]]\n")
                 .find("did you mean 'parameter-server'"),
             std::string::npos);
@@ -120,6 +143,8 @@ TEST(Collectives, NameErrorsSuggestSitesAndRules) {
   EXPECT_NE(name_error_of("parameter-server:tok").find("site codes of platform"),
             std::string::npos);
   EXPECT_NE(name_error_of("p2p:lon-lon").find("two different sites"), std::string::npos);
+  EXPECT_NE(name_error_of("unicast-all-to-al").find("did you mean 'unicast-all-to-all'"),
+            std::string::npos);
   EXPECT_NE(name_error_of("p2p:lon-nyc,lon-ams").find("each site at most once per round"),
             std::string::npos);
 }

@@ -1,14 +1,16 @@
-#include "validation/closed_form.h"
+#include "traffic/closed_form.h"
 
 #include <algorithm>
 #include <map>
+#include <queue>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "common/units.h"
 #include "model/network_math.h"
 
-namespace aggnet::validation {
+namespace aggnet {
 
 namespace {
 constexpr double kPs = 1e-12;
@@ -184,22 +186,17 @@ ClosedForm ring_family(const Platform& platform, const Routing& routing, const S
 
 // --- Contended phases: every flow of a phase starts at 0; a link's work is conserved ---
 
-struct Flow {
-  int s = 0, d = 0;
-  std::uint64_t bytes = 0;
-};
-
 // A directed resource: WAN link (u, v), access up (s, -1) or access down (-1, d).
 using LinkKey = std::pair<int, int>;
 
-struct Hop {
+struct RouteHop {
   LinkKey key;
   WanLinkParams params;
   std::uint64_t switch_ps = 0;  // switch latency paid before this link
 };
 
-std::vector<Hop> hops_of(const Platform& platform, const Routing& routing, int s, int d) {
-  std::vector<Hop> hops{{{s, -1}, access_link(platform.sites[s]), 0}};
+std::vector<RouteHop> hops_of(const Platform& platform, const Routing& routing, int s, int d) {
+  std::vector<RouteHop> hops{{{s, -1}, access_link(platform.sites[s]), 0}};
   for (const auto& [u, v] : wan_hops(routing, s, d))
     hops.push_back(
         {{u, v}, platform.links[routing.link_index(u, v)].params, platform.sites[u].sw.latency_ps});
@@ -289,10 +286,144 @@ ClosedForm contended(const Platform& platform, const Routing& routing,
   return f;
 }
 
+ClosedForm unicast_all_to_all(const Platform& platform, const Routing& routing,
+                              const Schedule& schedule, std::uint64_t g, std::uint64_t c) {
+  ClosedForm f;
+  if (g % c != 0) {
+    f.why = "G is not a multiple of the chunk";
+    return f;
+  }
+  const auto flows = unicast_all_to_all_flows(schedule.rounds.at(0).groups.at(0).sites, g);
+  f.applicable = true;
+  f.store_and_forward_s =
+      static_cast<double>(fifo_recurrence_ps(platform, routing, flows, c)) * kPs;
+  f.flow_level_s = weighted_max_min_s(platform, routing, flows, c);
+  f.formula =
+      "per-link FIFO (Lindley) recurrence over every chunk  vs  latency, then weighted "
+      "max-min sharing (weight 1 / latency)";
+  return f;
+}
+
 }  // namespace
+
+std::vector<Flow> unicast_all_to_all_flows(const std::vector<int>& members,
+                                           std::uint64_t gradient_bytes) {
+  const int n = static_cast<int>(members.size());
+  std::vector<Flow> flows;
+  for (int i = 0; i < n; ++i)
+    for (int k = 1; k < n; ++k)
+      flows.push_back({members[i], members[mod(i + k, n)], gradient_bytes});
+  return flows;
+}
+
+std::uint64_t fifo_recurrence_ps(const Platform& platform, const Routing& routing,
+                                 const std::vector<Flow>& flows, std::uint64_t chunk_bytes) {
+  std::vector<std::vector<RouteHop>> routes;
+  for (const auto& f : flows) routes.push_back(hops_of(platform, routing, f.s, f.d));
+  // Chunks in emission order: per sender, chunk i of each of its flows in turn; the
+  // access link up serves them in that order (all handed over at 0).
+  using Event = std::tuple<std::uint64_t, std::uint64_t, std::size_t, std::size_t>;  // arrival,
+                                                                                     // order,
+                                                                                     // flow,
+                                                                                     // hop
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> ready;
+  std::uint64_t chunks_max = 0, order = 0;
+  for (const auto& f : flows) chunks_max = std::max(chunks_max, f.bytes / chunk_bytes);
+  for (std::uint64_t i = 0; i < chunks_max; ++i)
+    for (std::size_t k = 0; k < flows.size(); ++k)
+      if (i < flows[k].bytes / chunk_bytes) ready.emplace(0, order++, k, 0);
+  std::map<LinkKey, std::uint64_t> free_at;
+  std::uint64_t last = 0;
+  while (!ready.empty()) {
+    const auto [arrival, seq, k, h] = ready.top();
+    ready.pop();
+    const RouteHop& hop = routes[k][h];
+    std::uint64_t& link_free = free_at[hop.key];
+    link_free = std::max(arrival, link_free) + chunk_serialization_ps(hop.params, chunk_bytes);
+    const std::uint64_t at_end = link_free + hop.params.delay_ps;
+    if (h + 1 == routes[k].size()) {
+      last = std::max(last, at_end);
+    } else {
+      ready.emplace(at_end + routes[k][h + 1].switch_ps, seq, k, h + 1);
+    }
+  }
+  return last;
+}
+
+namespace {
+// One interval of weighted max-min (progressive filling): the rate of each active flow.
+std::vector<double> max_min_rates(const std::vector<std::vector<LinkKey>>& links_of,
+                                  const std::map<LinkKey, double>& capacity,
+                                  const std::vector<double>& weight,
+                                  const std::vector<char>& active) {
+  std::vector<double> rate(links_of.size(), 0.0);
+  std::vector<char> frozen(links_of.size(), 0);
+  std::map<LinkKey, double> left = capacity;
+  for (;;) {
+    std::map<LinkKey, double> weights;
+    for (std::size_t f = 0; f < links_of.size(); ++f)
+      if (active[f] && !frozen[f])
+        for (const auto& l : links_of[f]) weights[l] += weight[f];
+    if (weights.empty()) return rate;
+    LinkKey bottleneck = weights.begin()->first;
+    double level = 1e300;
+    for (const auto& [l, w] : weights)
+      if (left[l] / w < level) level = left[l] / w, bottleneck = l;
+    for (std::size_t f = 0; f < links_of.size(); ++f) {
+      if (!active[f] || frozen[f] ||
+          std::find(links_of[f].begin(), links_of[f].end(), bottleneck) == links_of[f].end())
+        continue;
+      frozen[f] = 1;
+      rate[f] = level * weight[f];
+      for (const auto& l : links_of[f]) left[l] -= rate[f];
+    }
+  }
+}
+}  // namespace
+
+double weighted_max_min_s(const Platform& platform, const Routing& routing,
+                          const std::vector<Flow>& flows, std::uint64_t chunk_bytes) {
+  const std::size_t m = flows.size();
+  std::vector<std::vector<LinkKey>> links_of(m);
+  std::map<LinkKey, double> capacity;  // bytes/s
+  std::vector<double> latency(m, 0.0), weight(m), left(m);
+  for (std::size_t f = 0; f < m; ++f) {
+    const auto hops = hops_of(platform, routing, flows[f].s, flows[f].d);
+    for (const auto& h : hops) {
+      links_of[f].push_back(h.key);
+      capacity[h.key] = static_cast<double>(h.params.bandwidth_bps) / 8.0;
+      latency[f] += static_cast<double>(h.params.delay_ps + h.switch_ps) * kPs;
+    }
+    weight[f] = 1.0 / latency[f];
+    left[f] = static_cast<double>(message_wire_bytes(hops[0].params, flows[f].bytes, chunk_bytes));
+  }
+  double now = 0, end = 0;
+  std::vector<char> active(m, 0), done(m, 0);
+  for (std::size_t finished = 0; finished < m;) {
+    for (std::size_t f = 0; f < m; ++f) active[f] = !done[f] && latency[f] <= now;
+    const auto rate = max_min_rates(links_of, capacity, weight, active);
+    double next = 1e300;
+    for (std::size_t f = 0; f < m; ++f) {
+      if (!done[f] && !active[f]) next = std::min(next, latency[f]);
+      if (active[f] && rate[f] > 0) next = std::min(next, now + left[f] / rate[f]);
+    }
+    for (std::size_t f = 0; f < m; ++f) {
+      if (!active[f]) continue;
+      left[f] -= rate[f] * (next - now);
+      if (left[f] <= 1e-9 * static_cast<double>(chunk_bytes)) done[f] = 1, ++finished, end = next;
+    }
+    now = next;
+  }
+  return end;
+}
 
 ClosedForm closed_form(const Platform& platform, const Schedule& schedule,
                        std::uint64_t gradient_bytes, std::uint64_t chunk_bytes) {
+  if (chunk_bytes == 0 || gradient_bytes % chunk_bytes != 0) {
+    ClosedForm f;
+    f.why = "G is not a multiple of the chunk";
+    return f;
+  }
   const Routing routing(platform);
   if (schedule.collective == Collective::kPointToPoint && schedule.rounds.at(0).groups.size() > 1) {
     std::vector<Flow> flows;
@@ -312,6 +443,8 @@ ClosedForm closed_form(const Platform& platform, const Schedule& schedule,
   }
   if (schedule.collective == Collective::kPointToPoint)
     return point_to_point(platform, routing, schedule, gradient_bytes, chunk_bytes);
+  if (schedule.collective == Collective::kUnicastAllToAll)
+    return unicast_all_to_all(platform, routing, schedule, gradient_bytes, chunk_bytes);
   if (is_ring_collective(schedule.collective))
     return ring_family(platform, routing, schedule, gradient_bytes, chunk_bytes);
   ClosedForm f;
@@ -321,4 +454,4 @@ ClosedForm closed_form(const Platform& platform, const Schedule& schedule,
   return f;
 }
 
-}  // namespace aggnet::validation
+}  // namespace aggnet

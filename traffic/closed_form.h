@@ -1,6 +1,8 @@
-// Closed forms of the validation scenarios (docs/validation.md): what aggnet's store-and-
-// forward-per-chunk links and a flow-level model (SimGrid CM02 without TCP window, or an
-// ideal fluid link) predict for one schedule step on an idle network. Plain C++.
+// Closed forms of the host-based collectives (docs/validation.md): what aggnet's store-and-
+// forward-per-chunk links, a flow-level model (SimGrid CM02 without TCP window, or an
+// ideal fluid link) and per-packet forwarding (ns-3) predict for one schedule step on an
+// idle network. The analytic time model (time_model.h) times host collectives with the
+// store-and-forward ones; validation/ compares all three with SimGrid and ns-3. Plain C++.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +13,7 @@
 #include "model/routing.h"
 #include "model/schedule.h"
 
-namespace aggnet::validation {
+namespace aggnet {
 
 /// The directed links a chunk from site s to site d crosses, in order: s's access link
 /// up, the WAN links of the shortest-delay path, d's access link down.
@@ -59,6 +61,34 @@ double packet_level_s(const Platform& platform, const Routing& routing, int s, i
 /// max_i of the sum of the (end - begin) edges ending at i.
 double ring_time(const std::vector<double>& edge_latency, int begin, int end, RingStepRule rule);
 
+/// One unicast message of a contended exchange: `bytes` from site s to site d.
+struct Flow {
+  int s = 0, d = 0;
+  std::uint64_t bytes = 0;
+};
+
+/// Store-and-forward per chunk, every flow handed to its sender's access link at 0: each
+/// sender emits its flows' chunks round-robin in `flows` order (chunk 0 of each, then
+/// chunk 1...), and every link is a FIFO server, so chunk j's departure from a link is
+/// Lindley's recurrence d_j = max(a_j, d_{j-1}) + ser(c), a_j its arrival (upstream
+/// departure + propagation + switch latency), chunks served in arrival order (ties in
+/// `flows` order). Returns the last chunk's arrival at its receiver, in ps.
+/// Precondition: every flow's bytes a multiple of chunk_bytes.
+std::uint64_t fifo_recurrence_ps(const Platform& platform, const Routing& routing,
+                                 const std::vector<Flow>& flows, std::uint64_t chunk_bytes);
+
+/// The same flows in a flow-level model with SimGrid CM02's sharing: flow f starts after
+/// its route latency lat_f, then the active flows share every link by weighted max-min
+/// (progressive filling) with weight 1 / lat_f, each carrying its wire bytes. Returns the
+/// last flow's completion, in s.
+double weighted_max_min_s(const Platform& platform, const Routing& routing,
+                          const std::vector<Flow>& flows, std::uint64_t chunk_bytes);
+
+/// The unicast all-to-all's flows in its senders' emission order: member i sends to
+/// members i+1, i+2, ... (mod n) of `members`, G each.
+std::vector<Flow> unicast_all_to_all_flows(const std::vector<int>& members,
+                                           std::uint64_t gradient_bytes);
+
 /// Closed forms of one step of `schedule` (G = gradient_bytes per site, chunk size c).
 struct ClosedForm {
   bool applicable = false;  ///< false: the scenario has no closed form here (`why`)
@@ -76,9 +106,11 @@ struct ClosedForm {
 
 /// Point-to-point (one pair: exact; several pairs: a contended phase), the ring family
 /// (every rule, exact when the ring's edges use disjoint links) and the parameter server
-/// (two contended phases, the scatter starting when the gather ends).
-/// Preconditions: G is a multiple of n x c for the ring family, of c otherwise.
+/// (two contended phases, the scatter starting when the gather ends); the unicast
+/// all-to-all (one phase of n(n-1) flows: fifo_recurrence_ps and weighted_max_min_s,
+/// exact for their models).
+/// Not applicable (`why`) when G is not a multiple of c (of n x c for the ring family).
 ClosedForm closed_form(const Platform& platform, const Schedule& schedule,
                        std::uint64_t gradient_bytes, std::uint64_t chunk_bytes);
 
-}  // namespace aggnet::validation
+}  // namespace aggnet

@@ -1,0 +1,105 @@
+// The optimizer's screened search (send-offset LPs only for the finalists) against the
+// exhaustive one (an LP for every candidate) on platforms where both run.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "config/platform_loader.h"
+#include "model/routing.h"
+#include "traffic/optimizer.h"
+
+namespace aggnet {
+namespace {
+
+namespace fs = std::filesystem;
+
+Platform nine_city() {
+  return load_platform(std::string(AGGNET_SOURCE_DIR) + "/platforms/nine_city.yaml");
+}
+
+// scripts/make_platforms.py's synthetic platform (as the benchmarks use), in a per-process
+// temporary directory.
+Platform synthetic(int sites) {
+  const fs::path dir = fs::temp_directory_path() / ("aggnet_screening_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string cmd = "python3 " + std::string(AGGNET_SOURCE_DIR) +
+                          "/scripts/make_platforms.py --synthetic " + std::to_string(sites) +
+                          " --seed 1 --out " + dir.string() + " > /dev/null";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  Platform p = load_platform((dir / ("synthetic_" + std::to_string(sites) + ".yaml")).string());
+  fs::remove_all(dir);
+  return p;
+}
+
+std::string key(const Candidate& c) { return c.family + "/" + c.schedule.name; }
+
+// Runs both searches and checks: the same rank 1 with the same time; every candidate
+// inside the window timed exactly as the exhaustive search times it; every one outside
+// it timed as without the LP, and no better than the window allows.
+void expect_screening_keeps_the_winner(const Platform& p) {
+  const Routing r(p);
+  const int n = static_cast<int>(p.sites.size());
+  OptimizerOptions exhaustive;
+  exhaustive.exhaustive_alignment_sites = n;
+  OptimizerOptions screened = exhaustive;
+  screened.exhaustive_alignment_sites = 0;
+  ASSERT_FALSE(screened_search(n, exhaustive));
+  ASSERT_TRUE(screened_search(n, screened));
+  const auto all = optimize_schedules(p, r, exhaustive);
+  const auto few = optimize_schedules(p, r, screened);
+  ASSERT_FALSE(all.empty());
+  ASSERT_EQ(few.size(), all.size());
+  EXPECT_EQ(key(few.front()), key(all.front()));
+  EXPECT_EQ(few.front().time_to_eps_s, all.front().time_to_eps_s);
+  EXPECT_FALSE(few.front().unaligned_estimate);
+
+  std::map<std::string, const Candidate*> exact;
+  for (const auto& c : all) exact[key(c)] = &c;
+  OptimizerOptions no_lp = exhaustive;
+  no_lp.run.offset_lp = false;
+  int inside = 0, outside = 0, moved = 0;
+  for (const auto& c : few) {
+    ASSERT_TRUE(exact.count(key(c))) << key(c);
+    const Candidate plain = score_schedule(p, r, c.schedule, c.family, no_lp);
+    if (plain.time_to_eps_s != exact[key(c)]->time_to_eps_s) ++moved;
+    if (!c.unaligned_estimate) {
+      ++inside;
+      EXPECT_EQ(c.time_to_eps_s, exact[key(c)]->time_to_eps_s) << key(c);
+      continue;
+    }
+    ++outside;
+    EXPECT_EQ(c.time_to_eps_s, plain.time_to_eps_s) << key(c);
+    EXPECT_GT(c.time_to_eps_s, screened.alignment_window * all.front().time_to_eps_s) << key(c);
+  }
+  EXPECT_GT(inside, 1);
+  EXPECT_GT(outside, 0);
+  // The LP matters on this platform (else the comparisons above would be vacuous).
+  EXPECT_GT(moved, 0);
+}
+
+TEST(OptimizerScreening, KeepsTheExhaustiveWinnerOnNineCity) {
+  expect_screening_keeps_the_winner(nine_city());
+}
+
+TEST(OptimizerScreening, KeepsTheExhaustiveWinnerOn27SyntheticSites) {
+  expect_screening_keeps_the_winner(synthetic(27));
+}
+
+TEST(OptimizerScreening, ExhaustiveUpTo32SitesByDefault) {
+  const OptimizerOptions defaults;
+  EXPECT_FALSE(screened_search(32, defaults));
+  EXPECT_TRUE(screened_search(33, defaults));
+  OptimizerOptions none = defaults;
+  none.run.alignment = SendAlignment::kNone;  // no LP to screen
+  EXPECT_FALSE(screened_search(81, none));
+  OptimizerOptions unicast = defaults;
+  unicast.run.multicast = false;  // per-copy offsets: a closed form
+  EXPECT_FALSE(screened_search(81, unicast));
+}
+
+}  // namespace
+}  // namespace aggnet
