@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <utility>
 
 #include "common/units.h"
 #include "config/platform_loader.h"
@@ -132,6 +133,27 @@ sc_core::sc_time receiver_time(const NetworkSystem& sys, int site) {
   return r.end - r.send_start;
 }
 
+// Runs the line transfer with and without bursts of k; each receiver time must equal its
+// closed form. Returns both runs and their closed-form times (ps).
+struct TransferTwins {
+  Twins twins;
+  std::uint64_t exact_ps = 0;
+  std::uint64_t burst_ps = 0;
+};
+
+TransferTwins transfer_times_match_closed_form(const Platform& p, const RunOptions& o,
+                                               std::uint64_t k) {
+  auto twins = run_twins(p, transfer(0, 2), o, k);
+  const auto path = line_path(p);
+  const std::uint64_t exact =
+      line_constant_ps(p) + pipeline_ps(path, o.gradient_bytes, o.chunk_bytes, 1);
+  const std::uint64_t burst =
+      line_constant_ps(p) + pipeline_ps(path, o.gradient_bytes, o.chunk_bytes, k);
+  EXPECT_EQ(receiver_time(*twins.exact, 2), ps_time(exact));
+  EXPECT_EQ(receiver_time(*twins.burst, 2), ps_time(burst));
+  return {std::move(twins), exact, burst};
+}
+
 // 16 chunks of 1 MB (not a whole number of 1968-byte packet payloads: a burst's packet
 // headers differ from those of one chunk of K x c), bursts of 4: the error is the formula.
 TEST(BurstTiming, TransferWithFullBurstsErrsByTheClosedForm) {
@@ -140,14 +162,10 @@ TEST(BurstTiming, TransferWithFullBurstsErrsByTheClosedForm) {
   o.chunk_bytes = 1'000'000;
   o.gradient_bytes = 16 * o.chunk_bytes;
   const std::uint64_t k = 4;
-  const auto twins = run_twins(p, transfer(0, 2), o, k);
   const auto path = line_path(p);
-  const std::uint64_t exact =
-      line_constant_ps(p) + pipeline_ps(path, o.gradient_bytes, o.chunk_bytes, 1);
-  const std::uint64_t burst =
-      line_constant_ps(p) + pipeline_ps(path, o.gradient_bytes, o.chunk_bytes, k);
-  EXPECT_EQ(receiver_time(*twins.exact, 2), ps_time(exact));
-  EXPECT_EQ(receiver_time(*twins.burst, 2), ps_time(burst));
+  const auto run = transfer_times_match_closed_form(p, o, k);
+  const std::uint64_t exact = run.exact_ps;
+  const std::uint64_t burst = run.burst_ps;
   // The formula up to the rounding of each serialization to a whole ps: a burst's
   // ceil(K x) differs from K ceil(x) by less than K ps, on H links and M - 1 repeats.
   const std::uint64_t error = burst - exact;
@@ -166,14 +184,11 @@ TEST(BurstTiming, TransferWithAPartialLastBurstErrsByTheClosedForm) {
   o.chunk_bytes = 1'000'000;
   o.gradient_bytes = 16 * o.chunk_bytes + 300'000;
   const std::uint64_t k = 5;
-  const auto twins = run_twins(p, transfer(0, 2), o, k);
   const auto path = line_path(p);
-  const std::uint64_t exact =
-      line_constant_ps(p) + pipeline_ps(path, o.gradient_bytes, o.chunk_bytes, 1);
-  const std::uint64_t burst =
-      line_constant_ps(p) + pipeline_ps(path, o.gradient_bytes, o.chunk_bytes, k);
-  EXPECT_EQ(receiver_time(*twins.exact, 2), ps_time(exact));
-  EXPECT_EQ(receiver_time(*twins.burst, 2), ps_time(burst));
+  const auto run = transfer_times_match_closed_form(p, o, k);
+  const std::uint64_t exact = run.exact_ps;
+  const std::uint64_t burst = run.burst_ps;
+  const auto& twins = run.twins;
   EXPECT_GT(burst, exact);
   EXPECT_LE(burst - exact, full_burst_error_ps(chunk_ser(path, o.chunk_bytes), k));
   // The sender's transmit-complete time is exact: its access link carries the same wire
