@@ -73,6 +73,14 @@ std::uint64_t wan_hops(const aggnet::NetworkSystem& s) {
   return h;
 }
 
+// Control messages (ready, grant, credit, ack) carried by the WAN links: work per run
+// that the hop rate does not count (it grows with the group size, not the gradient).
+std::uint64_t wan_control_hops(const aggnet::NetworkSystem& s) {
+  std::uint64_t h = 0;
+  for (const auto& l : s.links()) h += l.link->control_messages();
+  return h;
+}
+
 // Step 0's span: the last site's result complete - the first site's ready time (the
 // round time of a one-group step; burst rows compare it across K).
 double step0_span_s(const aggnet::NetworkSystem& s) {
@@ -113,18 +121,19 @@ int run(const std::string& platform_file, const std::string& schedule_name,
   sc_core::sc_start();
   const double c3 = cpu_s();
   const std::uint64_t hops = wan_hops(wan) + (ref ? wan_hops(*ref) : 0);
+  const std::uint64_t control_hops = wan_control_hops(wan) + (ref ? wan_control_hops(*ref) : 0);
   fmt::print(
       "{{\"bench\": \"run\", \"platform\": \"{}\", \"sites\": {}, \"schedule\": \"{}\", "
       "\"gradient\": \"{}\", \"steps\": {}, \"burst\": {}, \"colocated\": {}, "
       "\"rounds_to_eps\": {}, "
       "\"load_cpu_s\": {:.6f}, \"plan_cpu_s\": {:.6f}, \"build_cpu_s\": {:.6f}, "
-      "\"setup_cpu_s\": {:.6f}, \"sim_cpu_s\": {:.6f}, \"hops\": {}, "
+      "\"setup_cpu_s\": {:.6f}, \"sim_cpu_s\": {:.6f}, \"hops\": {}, \"control_hops\": {}, "
       "\"hops_per_cpu_s\": {:.1f}, \"sim_time_s\": {:.9f}, \"step0_span_s\": {:.12f}, "
       "\"peak_rss_mib\": {:.1f}}}\n",
       platform_file, platform.sites.size(), schedule_name, gradient, steps, burst,
       colocated ? "true" : "false", rounds, c_plan - c0, c1 - c_plan, c2 - c1, c2 - c0, c3 - c2,
-      hops, static_cast<double>(hops) / (c3 - c2), sc_core::sc_time_stamp().to_seconds(),
-      step0_span_s(wan), peak_rss_mib());
+      hops, control_hops, static_cast<double>(hops) / (c3 - c2),
+      sc_core::sc_time_stamp().to_seconds(), step0_span_s(wan), peak_rss_mib());
   return 0;
 }
 

@@ -2,11 +2,11 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <type_traits>
@@ -37,6 +37,34 @@ T family_number(const std::string& digits, const std::string& name) {
         std::is_same_v<T, int> ? "a group size K below 2^31" : "a seed below 2^64";
     throw ConfigError("<command line>", 0, "schedule", "expected " + what, name);
   }
+}
+
+// Hand-written matchers for schedule names (std::regex compiled each pattern per call,
+// a tenth of a short run's start-up). \d is [0-9] and \w is [A-Za-z0-9_], as in
+// ECMAScript regular expressions.
+bool is_digit_char(char c) { return c >= '0' && c <= '9'; }
+bool is_word_char(char c) {
+  return is_digit_char(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+// \d+ and \w+
+bool all_digits(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), is_digit_char);
+}
+bool all_word(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), is_word_char);
+}
+
+// The rest of `name` after `prefix`, or nullopt if it does not start with it.
+std::optional<std::string> after(const std::string& name, const std::string& prefix) {
+  if (name.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+  return name.substr(prefix.size());
+}
+
+// `PREFIX(\d+)`: the digits, or nullopt.
+std::optional<std::string> numbered(const std::string& name, const std::string& prefix) {
+  const auto rest = after(name, prefix);
+  if (!rest || !all_digits(*rest)) return std::nullopt;
+  return rest;
 }
 
 int line_of(const YAML::Node& node) {
@@ -334,7 +362,7 @@ Schedule parse_schedule(const std::string& yaml_text, const Platform& platform,
       schedule.ring_step = read_named(v, ring_step_rule_names(), key, file_label);
     } else if (key == "messages") {
       const std::string text = v.IsScalar() ? v.Scalar() : "";
-      if (!std::regex_match(text, std::regex(R"([1-9]\d{0,5})")))
+      if (!all_digits(text) || text.size() > 6 || text[0] == '0')
         throw ConfigError(file_label, line_of(v), key, "a whole number from 1 to 999999", text);
       schedule.messages = std::stoi(text);
     } else if (key == "rounds") {
@@ -464,64 +492,82 @@ int site_named(const std::string& code, const Platform& platform, const std::str
                         did_you_mean(code, code_list(platform)));
 }
 
+// `p2p:` followed by `spec`: pairs `A-B[,C-D...]` and an optional `xK` (K messages);
+// nullopt unless the pairs are made of word characters, ',' and '-'.
+std::optional<Schedule> point_to_point_named(const std::string& spec, const std::string& name,
+                                             const Platform& platform) {
+  std::string list = spec;
+  std::optional<std::string> count;
+  const std::size_t x = spec.rfind('x');
+  if (x != std::string::npos && x > 0 && all_digits(spec.substr(x + 1))) {
+    list = spec.substr(0, x);
+    count = spec.substr(x + 1);
+  }
+  const auto list_char = [](char c) { return is_word_char(c) || c == ',' || c == '-'; };
+  if (list.empty() || !std::all_of(list.begin(), list.end(), list_char)) return std::nullopt;
+  std::vector<std::pair<int, int>> pairs;
+  for (const auto& pair : split(list, ',')) {
+    const std::size_t dash = pair.find('-');
+    const std::string from = pair.substr(0, dash);
+    const std::string to = dash == std::string::npos ? "" : pair.substr(dash + 1);
+    if (!all_word(from) || !all_word(to))
+      throw ConfigError("<command line>", 0, "schedule",
+                        "pairs SRC-DST like p2p:lon-nyc,ams-chi, got '" + pair + "'");
+    pairs.emplace_back(site_named(from, platform, name), site_named(to, platform, name));
+  }
+  const int messages = count ? family_number<int>(*count, name) : 1;
+  Schedule s = point_to_point_schedule(platform, pairs, messages);
+  validate_schedule(s, platform, "<command line>");
+  return s;
+}
+
 // `ring[:RULE]`, `reduce-scatter[:RULE]`, `all-gather[:RULE]`, `p2p:A-B[,C-D...][xK]`,
 // `parameter-server:SITE`, `unicast-all-to-all`; nullopt for any other name.
 std::optional<Schedule> host_collective_schedule(const std::string& name,
                                                  const Platform& platform) {
-  std::smatch m;
-  if (std::regex_match(name, m, std::regex(R"((ring|reduce-scatter|all-gather)(:(.*))?)"))) {
-    const auto collective = *value_named(collective_names(), m[1].str());
+  const std::size_t colon = name.find(':');
+  const std::string base = name.substr(0, colon);
+  if (base == "ring" || base == "reduce-scatter" || base == "all-gather") {
+    const auto collective = *value_named(collective_names(), base);
     auto rule = RingStepRule::kReceive;
-    if (m[2].matched) {
-      const auto named_rule = value_named(ring_step_rule_names(), m[3].str());
+    if (colon != std::string::npos) {
+      const std::string rule_name = name.substr(colon + 1);
+      const auto named_rule = value_named(ring_step_rule_names(), rule_name);
       if (!named_rule)
         throw ConfigError("<command line>", 0, "schedule",
                           "a ring step rule (" + joined_names(names_of(ring_step_rule_names())) +
-                              ") after '" + m[1].str() + ":', got '" + m[3].str() + "'" +
-                              did_you_mean(m[3].str(), names_of(ring_step_rule_names())));
+                              ") after '" + base + ":', got '" + rule_name + "'" +
+                              did_you_mean(rule_name, names_of(ring_step_rule_names())));
       rule = *named_rule;
     }
     return ring_collective_schedule(platform, Routing(platform), collective, rule);
   }
   if (name == "unicast-all-to-all") return unicast_all_to_all_schedule(platform);
-  if (std::regex_match(name, m, std::regex(R"(parameter-server:(\w+))")))
-    return parameter_server_schedule(platform, site_named(m[1], platform, name));
-  if (std::regex_match(name, m, std::regex(R"(p2p:([\w,-]+?)(x(\d+))?)"))) {
-    std::vector<std::pair<int, int>> pairs;
-    const std::string list = m[1];
-    for (const auto& pair : split(list, ',')) {
-      std::smatch p;
-      if (!std::regex_match(pair, p, std::regex(R"((\w+)-(\w+))")))
-        throw ConfigError("<command line>", 0, "schedule",
-                          "pairs SRC-DST like p2p:lon-nyc,ams-chi, got '" + pair + "'");
-      pairs.emplace_back(site_named(p[1], platform, name), site_named(p[2], platform, name));
-    }
-    const int messages = m[2].matched ? family_number<int>(m[3], name) : 1;
-    Schedule s = point_to_point_schedule(platform, pairs, messages);
-    validate_schedule(s, platform, "<command line>");
-    return s;
-  }
+  if (const auto server = after(name, "parameter-server:"); server && all_word(*server))
+    return parameter_server_schedule(platform, site_named(*server, platform, name));
+  if (const auto p2p = after(name, "p2p:")) return point_to_point_named(*p2p, name, platform);
   return std::nullopt;
 }
 }  // namespace
 
 Schedule make_schedule(const std::string& name, const Platform& platform) {
-  std::smatch m;
   if (auto host = host_collective_schedule(name, platform)) return *host;
   if (name == "all-to-all") return all_to_all_schedule(platform);
   if (name == "triads") return triads_schedule(platform);
   if (name == "pairs") return pairs_schedule(platform);
   if (name == "ring") return ring_schedule(platform, Routing(platform));
   if (name == "hierarchical") return hierarchical_schedule(platform, Routing(platform));
-  if (std::regex_match(name, m, std::regex(R"(rotating-(\d+))"))) {
-    return rotating_schedule(platform, family_number<int>(m[1], name));
-  }
-  if (std::regex_match(name, m, std::regex(R"(sequential-(\d+))"))) {
-    return sequential_schedule(platform, family_number<int>(m[1], name));
-  }
-  if (std::regex_match(name, m, std::regex(R"(random-(\d+):(\d+))"))) {
-    return random_schedule(platform, family_number<int>(m[1], name),
-                           family_number<std::uint64_t>(m[2], name));
+  if (const auto k = numbered(name, "rotating-"))
+    return rotating_schedule(platform, family_number<int>(*k, name));
+  if (const auto k = numbered(name, "sequential-"))
+    return sequential_schedule(platform, family_number<int>(*k, name));
+  if (const auto rest = after(name, "random-")) {
+    const std::size_t colon = rest->find(':');
+    const std::string k = rest->substr(0, colon);
+    const std::string seed = colon == std::string::npos ? "" : rest->substr(colon + 1);
+    if (all_digits(k) && all_digits(seed))
+      return random_schedule(platform, family_number<int>(k, name),
+                             family_number<std::uint64_t>(seed, name));
   }
   std::error_code ec;
   if (std::filesystem::is_regular_file(name, ec)) return load_schedule(name, platform);

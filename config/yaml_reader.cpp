@@ -8,8 +8,11 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "common/strings.h"
 #include "common/units.h"
@@ -41,38 +44,155 @@ class FirstMark : public YAML::EventHandler {
   }
   void OnMapEnd() override {}
 
- private:
+ protected:
   void note(const YAML::Mark& m) {
     if (mark.is_null()) mark = m;
   }
 };
 
-/// The 1-based line of a second document in `text`, 0 when there is one at most, or minus
-/// the line where the parser stopped advancing.
+struct RootTag {};
+
+}  // namespace
+}  // namespace aggnet
+
+// yaml-cpp builds a document's nodes in a class of its sources (NodeBuilder), and only a
+// friend of YAML::Node can wrap the built root: every specialization of as_if is one.
+template <>
+struct YAML::as_if<aggnet::RootTag, void> {
+  static Node wrap(detail::node& root, const detail::shared_memory_holder& memory) {
+    return Node(root, memory);
+  }
+};
+
+namespace aggnet {
+namespace {
+
+/// Builds a document's nodes like YAML::Load (yaml-cpp 0.7's NodeBuilder: the same nodes,
+/// marks, tags, styles and anchors) and records where its first node starts, so that one
+/// parser reads the document and then looks for a second one.
+class DocumentBuilder : public FirstMark {
+ public:
+  DocumentBuilder() { anchors_.push_back(nullptr); }  // anchors start at 1
+
+  YAML::Node root() const {
+    return root_ ? YAML::as_if<RootTag, void>::wrap(*root_, memory_) : YAML::Node();
+  }
+
+  void OnNull(const YAML::Mark& m, YAML::anchor_t anchor) override {
+    push(m, anchor).set_null();
+    pop();
+  }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t anchor) override {
+    note(m);
+    push(*anchors_.at(anchor));
+    pop();
+  }
+  void OnScalar(const YAML::Mark& m, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    auto& node = push(m, anchor);
+    node.set_scalar(value);
+    node.set_tag(tag);
+    pop();
+  }
+  void OnSequenceStart(const YAML::Mark& m, const std::string& tag, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value style) override {
+    auto& node = push(m, anchor);
+    node.set_tag(tag);
+    node.set_type(YAML::NodeType::Sequence);
+    node.set_style(style);
+  }
+  void OnSequenceEnd() override { pop(); }
+  void OnMapStart(const YAML::Mark& m, const std::string& tag, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value style) override {
+    auto& node = push(m, anchor);
+    node.set_type(YAML::NodeType::Map);
+    node.set_tag(tag);
+    node.set_style(style);
+    ++map_depth_;
+  }
+  void OnMapEnd() override {
+    --map_depth_;
+    pop();
+  }
+
+ private:
+  YAML::detail::node& push(const YAML::Mark& m, YAML::anchor_t anchor) {
+    note(m);
+    auto& node = memory_->create_node();
+    node.set_mark(m);
+    if (anchor) anchors_.push_back(&node);  // yaml-cpp numbers anchors 1, 2, ... in order
+    push(node);
+    return node;
+  }
+  void push(YAML::detail::node& node) {
+    const bool needs_key = !stack_.empty() && stack_.back()->type() == YAML::NodeType::Map &&
+                           keys_.size() < map_depth_;
+    stack_.push_back(&node);
+    if (needs_key) keys_.emplace_back(&node, false);
+  }
+  // Completes the node on top: the root, an element, a key (kept for its value) or a value.
+  void pop() {
+    YAML::detail::node& node = *stack_.back();
+    stack_.pop_back();
+    if (stack_.empty()) {
+      root_ = &node;
+      return;
+    }
+    YAML::detail::node& collection = *stack_.back();
+    if (collection.type() == YAML::NodeType::Sequence) {
+      collection.push_back(node, memory_);
+    } else if (keys_.back().second) {
+      collection.insert(*keys_.back().first, node, memory_);
+      keys_.pop_back();
+    } else {
+      keys_.back().second = true;
+    }
+  }
+
+  YAML::detail::shared_memory_holder memory_ = std::make_shared<YAML::detail::memory_holder>();
+  YAML::detail::node* root_ = nullptr;
+  std::vector<YAML::detail::node*> stack_;
+  std::vector<YAML::detail::node*> anchors_;
+  std::vector<std::pair<YAML::detail::node*, bool>> keys_;  // a map's key, value seen
+  std::size_t map_depth_ = 0;
+};
+
+struct Parsed {
+  YAML::Node root;
+  int second_document_line = 0;  ///< see parse_documents
+};
+
+/// The first document of `text`, and the 1-based line of a second document (0 when
+/// there is one at most, or minus the line where the parser stopped advancing).
 /// Stops after two documents: yaml-cpp 0.7's LoadAll loops forever on inputs such as
 /// ",?" (jbeder/yaml-cpp#1040, fixed upstream by #1319), found by scripts/fuzz.sh.
-int second_document_line(const std::string& text) {
+Parsed parse_documents(const std::string& text) {
   std::istringstream in(text);
   YAML::Parser parser(in);
-  FirstMark first, second;
-  if (!parser.HandleNextDocument(first) || !parser.HandleNextDocument(second)) return 0;
+  DocumentBuilder first;
+  FirstMark second;
+  Parsed parsed;
+  if (!parser.HandleNextDocument(first)) return parsed;
+  parsed.root = first.root();
+  if (!parser.HandleNextDocument(second)) return parsed;
   if (!first.mark.is_null() && !second.mark.is_null() && second.mark.pos <= first.mark.pos)
-    return -(first.mark.line + 1);  // the parser did not advance: the looping case
-  return second.mark.is_null() ? 1 : second.mark.line + 1;
+    parsed.second_document_line = -(first.mark.line + 1);  // the parser did not advance
+  else
+    parsed.second_document_line = second.mark.is_null() ? 1 : second.mark.line + 1;
+  return parsed;
 }
 
 }  // namespace
 
 YAML::Node parse_yaml(const std::string& text, const std::string& file) {
-  YAML::Node root;
-  int second = 0;
+  Parsed parsed;
   try {
-    root = YAML::Load(text);
-    second = second_document_line(text);
+    parsed = parse_documents(text);
   } catch (const YAML::Exception& e) {
     const int line = e.mark.is_null() ? 0 : e.mark.line + 1;
     throw ConfigError(file, line, "", "malformed YAML: " + e.msg);
   }
+  const int second = parsed.second_document_line;
   if (second < 0) {
     throw ConfigError(file, -second, "",
                       "malformed YAML: expected a value, got a stray ',' or flow indicator outside "
@@ -83,7 +203,7 @@ YAML::Node parse_yaml(const std::string& text, const std::string& file) {
                       "expected one YAML document, found a second one after '---' (it would be "
                       "ignored)");
   }
-  return root;
+  return parsed.root;
 }
 
 YAML::Node load_yaml_file(const std::string& path) {

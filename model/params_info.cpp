@@ -1,7 +1,6 @@
 // Parsing, checking and writing parameter values per Quantity, and the list of every
 // module's table. The tables themselves sit next to their structs (model/params/*.h).
 #include <cctype>
-#include <regex>
 #include <stdexcept>
 
 #include "common/strings.h"
@@ -26,13 +25,34 @@ std::string strip_unit(std::string s, const std::string& unit) {
   return s;
 }
 
+// [0-9]+(\.[0-9]+)?([eE]\+?[0-9]+)?, by hand: compiling a std::regex costs more than
+// reading a whole platform file.
+bool is_plain_number(const std::string& s) {
+  std::size_t i = 0;
+  const auto digits = [&] {
+    const std::size_t from = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i > from;
+  };
+  if (!digits()) return false;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && s[i] == '+') ++i;
+    if (!digits()) return false;
+  }
+  return i == s.size();
+}
+
 std::uint64_t parse_count(const ParamInfo& p, const std::string& text) {
   const std::string what =
       "expected a whole number like '64'" + (p.unit.empty() ? "" : " or '64" + p.unit + "'");
   const std::string s = strip_unit(trim(text), p.unit);
   if (!s.empty() && s[0] == '-') throw UnitError(what + " (negative values are not allowed)");
-  static const std::regex number(R"([0-9]+(\.[0-9]+)?([eE]\+?[0-9]+)?)");
-  if (!std::regex_match(s, number)) throw UnitError(what);
+  if (!is_plain_number(s)) throw UnitError(what);
   try {
     // A bare size is a count of bytes: the exact decimal rules of units.h ("2e7").
     return parse_bytes(s);

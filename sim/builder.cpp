@@ -4,6 +4,7 @@
 #include <set>
 #include <utility>
 
+#include "modules/core/event_calendar.h"
 #include "sim/faults.h"
 #include "sim/watchdog.h"
 
@@ -49,6 +50,8 @@ NetworkSystem::NetworkSystem(sc_core::sc_module_name name, const Platform& platf
   }
   if (schedule_.ring_step != RingStepRule::kReceive)
     ring_progress_ = std::make_shared<RingProgress>();
+  // Every module attached to the calendar's clients is ours: they may run ahead.
+  EventCalendar::current().enable_run_ahead();
   build_sites();
   build_links();
   install_routes();
@@ -58,23 +61,49 @@ NetworkSystem::NetworkSystem(sc_core::sc_module_name name, const Platform& platf
 
 NetworkSystem::~NetworkSystem() = default;
 
+namespace {
+
+using SitePairs = std::set<std::pair<int, int>>;
+
+void add_pair(SitePairs& pairs, int a, int b) {
+  if (a != b) pairs.emplace(std::min(a, b), std::max(a, b));
+}
+
+// The pairs of sites a group's traffic joins: group-average (data, ready messages,
+// credits), point-to-point and unicast all-to-all: every pair of members; a ring: each
+// member and its successor in the ring order; a parameter server: the server (first) and
+// each worker.
+void add_group_pairs(SitePairs& pairs, Collective collective, const std::vector<int>& sites) {
+  const std::size_t n = sites.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (is_ring_collective(collective)) {
+      add_pair(pairs, sites[i], sites[(i + 1) % n]);
+    } else if (collective == Collective::kParameterServer) {
+      add_pair(pairs, sites[0], sites[i]);
+    } else {
+      for (std::size_t j = i + 1; j < n; ++j) add_pair(pairs, sites[i], sites[j]);
+    }
+  }
+}
+
+}  // namespace
+
 ColocatedReference colocated_reference(const Platform& platform, const Schedule& schedule,
                                        const RunOptions& options) {
-  if (schedule.collective != Collective::kGroupAverage)
-    return {platform.colocated_variant(), schedule};
-  // Group-average traffic (data, ready messages, credits) stays within a round's groups;
-  // step k runs round k mod period.
+  // Step k runs round k mod period; the host collectives but point-to-point run the first
+  // round's first group (their ring order / server and workers / members).
   const std::size_t steps = options.steps > 0 ? static_cast<std::size_t>(options.steps)
                                               : std::max<std::size_t>(schedule.period(), 1);
+  const bool every_round = schedule.collective == Collective::kGroupAverage ||
+                           schedule.collective == Collective::kPointToPoint;
   ColocatedReference ref{Platform{}, schedule};
-  std::set<std::pair<int, int>> pairs;
+  SitePairs pairs;
   for (std::size_t r = 0; r < ref.schedule.rounds.size(); ++r) {
     auto& groups = ref.schedule.rounds[r].groups;
     if (r >= steps) groups.clear();  // never runs: no links for it, nothing to plan
-    for (const auto& g : groups)
-      for (int a : g.sites)
-        for (int b : g.sites)
-          if (a < b) pairs.emplace(a, b);
+    for (std::size_t g = 0; g < groups.size(); ++g)
+      if (every_round || (r == 0 && g == 0))
+        add_group_pairs(pairs, schedule.collective, groups[g].sites);
   }
   ref.platform = platform.colocated_variant({pairs.begin(), pairs.end()});
   return ref;
@@ -187,9 +216,34 @@ void NetworkSystem::build_sites() {
   }
 }
 
+// Host-based collectives without losses or outages send only along the unicast routes
+// (next hop by next hop, as the switches forward) between members of a group: links off
+// those routes would carry nothing, and their modules cost start-up time (a transfer
+// between two of nine sites needs 1 of 12 links). Group-average runs, whose multicast
+// trees and control messages follow the round plans, and runs with faults, which may
+// reroute, keep every link.
+std::vector<bool> NetworkSystem::links_in_use() const {
+  const bool host = schedule_.collective != Collective::kGroupAverage;
+  if (!host || options_.faults.lossy()) return std::vector<bool>(platform_.links.size(), true);
+  std::vector<bool> used(platform_.links.size(), false);
+  for (const auto& round : schedule_.rounds)
+    for (const auto& group : round.groups)
+      for (int a : group.sites)
+        for (int b : group.sites)
+          for (int u = a; u != b && u >= 0;) {
+            const int v = routing_.next_hop(u, b);
+            const int link = routing_.link_index(u, v);
+            if (link >= 0) used[static_cast<std::size_t>(link)] = true;
+            u = v;
+          }
+  return used;
+}
+
 void NetworkSystem::build_links() {
   std::vector<int> next_port(platform_.sites.size(), 0);
+  const std::vector<bool> used = links_in_use();
   for (std::size_t i = 0; i < platform_.links.size(); ++i) {
+    if (!used[i]) continue;
     const auto& spec = platform_.links[i];
     std::uint64_t seed =
         options_.seed + 2 * static_cast<std::uint64_t>(spec.seed_index >= 0 ? spec.seed_index : i);
@@ -219,7 +273,8 @@ void NetworkSystem::install_routes() {
   for (int u = 0; u < n; ++u) {
     for (int d = 0; d < n; ++d) {
       const int hop = routing_.next_hop(u, d);  // -1: unreachable (a partial co-located mesh)
-      if (hop >= 0) sites_[u].sw->set_unicast_route(d, d == u ? local_port_[u] : port_to_[u][hop]);
+      const int port = d == u ? local_port_[u] : hop >= 0 ? port_to(u, hop) : -1;
+      if (port >= 0) sites_[u].sw->set_unicast_route(d, port);  // no port: link not built
     }
   }
   if (!options_.multicast) return;

@@ -54,10 +54,13 @@ class NetworkSystem : public sc_core::sc_module {
   const RunOptions& options() const { return options_; }
   const Routing& routing() const { return routing_; }
   const std::vector<SiteModules>& sites() const { return sites_; }
+  /// Both directions of every platform link, except for host-based collectives without
+  /// faults: only the links on the routes between group members (the others carry nothing).
   const std::vector<DirectedLink>& links() const { return links_; }
   const std::vector<RoundPlan>& round_plans() const { return plans_; }
   int steps() const { return steps_; }
-  /// Switch egress ports: towards neighbour `to` (-1 if not adjacent) and to the FPGA.
+  /// Switch egress ports: towards neighbour `to` (-1 if not adjacent or the link is not
+  /// built) and to the FPGA.
   int port_to(int from, int to) const {
     const auto it = port_to_[from].find(to);
     return it == port_to_[from].end() ? -1 : it->second;
@@ -71,6 +74,7 @@ class NetworkSystem : public sc_core::sc_module {
  private:
   void build_sites();
   void build_links();
+  std::vector<bool> links_in_use() const;  // [platform link]
   void install_routes();
   ComputeClusterConfig cluster_config(int site) const;
   ComputeClusterConfig host_collective_config(ComputeClusterConfig c) const;
@@ -95,10 +99,12 @@ class NetworkSystem : public sc_core::sc_module {
 
 /// The co-located reference of a run: the platform's clusters on a data-centre full mesh
 /// (Platform::colocated_variant), built only for the pairs of sites the run's traffic
-/// joins (group-average: the members of every group of the rounds that run; other
-/// collectives: the whole mesh), and the schedule with the rounds that never run
-/// emptied (the period unchanged; only the reference's summary is reported). The full
-/// mesh at 243 sites has 29,403 links.
+/// joins (group-average and point-to-point: the members of every group of the rounds
+/// that run; unicast all-to-all: every pair of members; the ring family: each site and
+/// its successor; parameter server: the server and each worker), and the schedule with
+/// the rounds that never run emptied (the period unchanged; only the reference's summary
+/// is reported). The full mesh at 243 sites has 29,403 links (58,806 WanLinks), which a
+/// group-average all-to-all does use.
 struct ColocatedReference {
   Platform platform;
   Schedule schedule;

@@ -10,6 +10,7 @@
 
 #include "common/config_error.h"
 #include "common/strings.h"
+#include "modules/core/event_calendar.h"
 #include "modules/core/time.h"
 #include "sim/builder.h"
 
@@ -219,6 +220,7 @@ WindowedVcd::WindowedVcd(const std::string& base, std::uint64_t from_ps, std::ui
   context->remove_trace_file(inner_);  // the kernel cycles us; we cycle the writer
   context->add_trace_file(this);
   if (!header_comment.empty()) inner_->write_comment(header_comment);
+  EventCalendar::current().forbid_run_ahead();  // values must change at kernel timesteps
   marker_ = std::make_unique<WindowMarker>("aggnet_trace_window", from_ps, to_ps);
 }
 

@@ -5,12 +5,12 @@
 #include <limits>
 
 #include "model/network_math.h"
+#include "modules/core/event_calendar.h"
 #include "modules/core/time.h"
 
 namespace aggnet {
 
 using sc_core::sc_time;
-using sc_core::sc_time_stamp;
 
 namespace {
 constexpr int kIdle = 0, kComputing = 1, kCommunicating = 2, kOffsetWait = 3;
@@ -22,6 +22,7 @@ ComputeCluster::ComputeCluster(sc_core::sc_module_name name, const ComputeCluste
                                ChunkPool& pool)
     : sc_module(name), out("out"), in("in"), config_(config), pool_(pool) {
   in.register_nb_transport_fw(this, &ComputeCluster::nb_transport_fw);
+  refuse_blocking_transport(in, this);
   const auto n = static_cast<std::uint64_t>(config_.ring_order.size());
   if (config_.ring && n > 0) ring_offsets_ = ring_segment_offsets(config_.gradient_bytes, n);
   if (config_.reliable) {
@@ -60,11 +61,11 @@ void ComputeCluster::run() {
     record.step = step;
     record.round = config_.ring || period == 0 ? 0 : step % period;
     round_index_ = record.round;
-    record.start = sc_time_stamp();
+    record.start = EventCalendar::now();
     state_ = kComputing;
     wait(ps_time(config_.params.compute_time_ps));
     state_ = kCommunicating;
-    record.send_start = sc_time_stamp();
+    record.send_start = EventCalendar::now();
     first_send_ = agreed_start_ = record.send_start;
     if (config_.functional) data_ = initial_gradient(step);
     transmit_complete_ = sc_core::SC_ZERO_TIME;
@@ -75,7 +76,7 @@ void ComputeCluster::run() {
       record.communicated = plan.group.size() > 1;
       if (record.communicated) run_group_round(step, plan);
     }
-    record.end = sc_time_stamp();
+    record.end = EventCalendar::now();
     record.first_send = first_send_;
     record.agreed_start = agreed_start_;
     record.transmit_complete = transmit_complete_;
@@ -131,7 +132,7 @@ void ComputeCluster::send_control(ChunkKind kind, int step, int dst, std::uint32
   c.step = step;
   c.credits = credits;
   c.payload_bytes = config_.control_bytes;
-  c.stamp_ps = to_ps(sc_time_stamp());
+  c.stamp_ps = to_ps(EventCalendar::now());
   emit(trans);
 }
 
@@ -153,7 +154,7 @@ void ComputeCluster::send_ready(int step, int dst, bool reply) {
 }
 
 void ComputeCluster::align_start(int step, const ClusterRoundPlan& plan) {
-  const std::uint64_t now_ps = to_ps(sc_time_stamp());
+  const std::uint64_t now_ps = to_ps(EventCalendar::now());
   own_ready_ps_[step] = now_ps;
   for (int d : plan.group)
     if (d != config_.site) send_ready(step, d, false);
@@ -163,7 +164,7 @@ void ComputeCluster::align_start(int step, const ClusterRoundPlan& plan) {
   };
   const std::size_t others = plan.group.size() - 1;
   waiting(Waiting::kReady, step);
-  sc_time retry_at = sc_time_stamp() + ps_time(plan.retransmit_timeout_ps);
+  sc_time retry_at = EventCalendar::now() + ps_time(plan.retransmit_timeout_ps);
   while (ready_[step].from.size() < others) {
     if (!wait_or_retry(retry_at, plan)) continue;
     for (int d : plan.group) {
@@ -176,7 +177,7 @@ void ComputeCluster::align_start(int step, const ClusterRoundPlan& plan) {
   auto& ready = ready_[step];
   ready.started = true;
   const std::uint64_t start = std::max(ready.latest_ps, now_ps) + plan.start_delay_ps;
-  if (start > to_ps(sc_time_stamp())) wait(ps_time(start) - sc_time_stamp());
+  if (start > to_ps(EventCalendar::now())) wait(ps_time(start) - EventCalendar::now());
 }
 
 void ComputeCluster::on_ready(const ChunkExtension& chunk) {
@@ -200,9 +201,9 @@ bool ComputeCluster::wait_or_retry(sc_time& retry_at, const ClusterRoundPlan& pl
     wait(progress_);
     return false;
   }
-  if (sc_time_stamp() < retry_at) wait(retry_at - sc_time_stamp(), progress_);
-  if (sc_time_stamp() < retry_at) return false;
-  retry_at = sc_time_stamp() + ps_time(plan.retransmit_timeout_ps);
+  if (EventCalendar::now() < retry_at) wait(retry_at - EventCalendar::now(), progress_);
+  if (EventCalendar::now() < retry_at) return false;
+  retry_at = EventCalendar::now() + ps_time(plan.retransmit_timeout_ps);
   return true;
 }
 
@@ -216,7 +217,7 @@ void ComputeCluster::wait_for_credits(int step, const ClusterRoundPlan& plan,
     });
   };
   waiting(Waiting::kCredits, step);
-  sc_time retry_at = sc_time_stamp() + ps_time(plan.retransmit_timeout_ps);
+  sc_time retry_at = EventCalendar::now() + ps_time(plan.retransmit_timeout_ps);
   while (missing())
     if (wait_or_retry(retry_at, plan)) regrant(step, plan, receivers);
   waiting(Waiting::kNothing, step);
@@ -241,7 +242,7 @@ void ComputeCluster::regrant(int step, const ClusterRoundPlan& plan,
 
 void ComputeCluster::run_group_round(int step, const ClusterRoundPlan& plan) {
   if (plan.aligned_start) align_start(step, plan);
-  agreed_start_ = sc_time_stamp();
+  agreed_start_ = EventCalendar::now();
   std::vector<int> receivers;
   for (int s : plan.group)
     if (s != config_.site) receivers.push_back(s);
@@ -252,7 +253,7 @@ void ComputeCluster::run_group_round(int step, const ClusterRoundPlan& plan) {
   }
   const std::uint64_t n = num_chunks(config_.gradient_bytes);
   waiting(Waiting::kResults, step);
-  sc_time retry_at = sc_time_stamp() + ps_time(plan.retransmit_timeout_ps);
+  sc_time retry_at = EventCalendar::now() + ps_time(plan.retransmit_timeout_ps);
   awaited_ = [&] { return complete_chunks_[step] >= n; };
   while (complete_chunks_[step] < n)
     if (wait_or_retry(retry_at, plan)) regrant(step, plan, receivers);
@@ -271,48 +272,70 @@ void ComputeCluster::run_group_round(int step, const ClusterRoundPlan& plan) {
 // Idles until `when`. Before this round's first chunk that is the send offset (VCD
 // state 3); between paced chunks it is part of communicating (state 2).
 void ComputeCluster::wait_until(const sc_time& when, bool offset_wait) {
-  if (when <= sc_time_stamp()) return;
+  if (when <= EventCalendar::now()) return;
   if (offset_wait) state_ = kOffsetWait;
-  wait(when - sc_time_stamp());
+  wait(when - EventCalendar::now());
   state_ = kCommunicating;
 }
 
 // Pacing: one stream per multicast tree (or per unicast copy), each starting at its
 // send offset after the agreed start and emitting a chunk every pacing interval; the
-// streams are merged in time order.
+// streams are merged in time order. The calendar emits them (on_calendar).
 void ComputeCluster::send_paced(int step, const ClusterRoundPlan& plan,
                                 const std::vector<int>& receivers) {
-  struct Stream {
-    int dst;  // -1: the multicast tree
-    sc_time next;
-    std::uint64_t chunk = 0;
-  };
-  const sc_time start = sc_time_stamp();
-  const sc_time interval = ps_time(plan.pacing_interval_ps);
+  const sc_time start = EventCalendar::now();
   auto offset = [&](int d) {
     const auto it = plan.send_offset_ps.find(d);
     return ps_time(it == plan.send_offset_ps.end() ? 0 : it->second);
   };
-  std::vector<Stream> streams;
+  paced_.streams.clear();
   if (config_.multicast) {
-    streams.push_back({-1, start + offset(receivers.front())});
+    paced_.streams.push_back({-1, start + offset(receivers.front())});
   } else {
-    for (int d : receivers) streams.push_back({d, start + offset(d)});
+    for (int d : receivers) paced_.streams.push_back({d, start + offset(d)});
   }
-  const std::uint64_t n = num_chunks(config_.gradient_bytes);
-  bool first = true;
-  while (true) {
-    auto next = std::min_element(streams.begin(), streams.end(), [n](const auto& a, const auto& b) {
-      return a.chunk < n && (b.chunk >= n || a.next < b.next);
-    });
-    if (next->chunk >= n) break;
-    wait_until(next->next, first);
-    if (first) first_send_ = sc_time_stamp();
-    first = false;
-    send_contribution(step, plan, next->dst, next->chunk);
+  paced_.step = step;
+  paced_.plan = &plan;
+  paced_.interval = ps_time(plan.pacing_interval_ps);
+  paced_.chunks = num_chunks(config_.gradient_bytes);
+  paced_.first = true;
+  const PacedStream* next = next_paced_stream();
+  if (next == nullptr) return;
+  if (next->next > start) state_ = kOffsetWait;
+  paced_.active = true;
+  EventCalendar::current().schedule(*this, next->next);
+  awaited_ = [] { return false; };  // received chunks need not wake the thread meanwhile
+  while (paced_.active) wait(paced_.done);
+  awaited_ = nullptr;
+}
+
+ComputeCluster::PacedStream* ComputeCluster::next_paced_stream() {
+  const std::uint64_t n = paced_.chunks;
+  auto next = std::min_element(paced_.streams.begin(), paced_.streams.end(),
+                               [n](const auto& a, const auto& b) {
+                                 return a.chunk < n && (b.chunk >= n || a.next < b.next);
+                               });
+  return next == paced_.streams.end() || next->chunk >= n ? nullptr : &*next;
+}
+
+// Emits every paced chunk due now, in time order across the streams.
+void ComputeCluster::on_calendar() {
+  const sc_time now = EventCalendar::now();
+  PacedStream* next = next_paced_stream();
+  for (; next != nullptr && next->next <= now; next = next_paced_stream()) {
+    if (paced_.first) first_send_ = now;
+    paced_.first = false;
+    state_ = kCommunicating;
+    send_contribution(paced_.step, *paced_.plan, next->dst, next->chunk);
     ++next->chunk;
-    next->next += interval;
+    next->next += paced_.interval;
   }
+  if (next != nullptr) {
+    EventCalendar::current().schedule(*this, next->next);
+    return;
+  }
+  paced_.active = false;
+  EventCalendar::notify_now(paced_.done);
 }
 
 // Credit: the stream starts at the earliest send offset, then every chunk waits for a
@@ -327,8 +350,8 @@ void ComputeCluster::send_credit_clocked(int step, const ClusterRoundPlan& plan,
   }
   windows_.erase(windows_.begin(), windows_.lower_bound({step, -1}));  // finished rounds
   send_grants(step, plan, receivers);
-  wait_until(sc_time_stamp() + ps_time(offset), true);
-  first_send_ = sc_time_stamp();
+  wait_until(EventCalendar::now() + ps_time(offset), true);
+  first_send_ = EventCalendar::now();
   const std::uint64_t n = num_chunks(config_.gradient_bytes);
   for (std::uint64_t i = 0; i < n; ++i) {
     wait_for_credits(step, plan, receivers);
@@ -415,7 +438,7 @@ void ComputeCluster::acknowledge(int step, int dst, std::uint32_t chunk) {
 void ComputeCluster::waiting(Waiting what, int step) {
   wait_what_ = what;
   wait_step_ = step;
-  wait_since_ = sc_time_stamp();
+  wait_since_ = EventCalendar::now();
 }
 
 std::string ComputeCluster::waiting_for(const std::vector<std::string>& codes) const {
@@ -559,12 +582,12 @@ tlm::tlm_sync_enum ComputeCluster::nb_transport_fw(tlm::tlm_generic_payload& tra
       on_result(chunk);
   }
   trans.release();
-  if (!awaited_ || awaited_()) progress_.notify();
+  if (!awaited_ || awaited_()) EventCalendar::notify_now(progress_);
   return tlm::TLM_COMPLETED;
 }
 
 void ComputeCluster::note_result(int step) {
-  const sc_time now = sc_time_stamp();
+  const sc_time now = EventCalendar::now();
   auto [it, fresh] = result_times_.try_emplace(step, now, now);
   if (!fresh) it->second.second = now;
 }
@@ -665,7 +688,7 @@ void ComputeCluster::on_ring_chunk(const ChunkExtension& chunk) {
 
 void RingProgress::mark(int site, int step, int ring_step) {
   sites_[{step, ring_step}].push_back(site);
-  changed_.notify();
+  EventCalendar::notify_now(changed_);
 }
 
 bool RingProgress::received(int site, int step, int ring_step) const {
@@ -728,7 +751,7 @@ void ComputeCluster::send_streams(int step, int tag, const std::vector<int>& rec
       }
     }
   }
-  transmit_complete_ = sc_time_stamp() + ps_time(serialization_ps);
+  transmit_complete_ = EventCalendar::now() + ps_time(serialization_ps);
 }
 
 void ComputeCluster::wait_host_chunks(int step, int tag, std::uint64_t expected) {
@@ -746,7 +769,7 @@ void ComputeCluster::run_transfer(int step, const ClusterRoundPlan& plan) {
   const auto messages = static_cast<std::uint64_t>(config_.messages);
   if (config_.site == sender) {
     send_streams(step, 0, {receiver}, config_.messages);
-    wait(transmit_complete_ - sc_time_stamp());
+    wait(transmit_complete_ - EventCalendar::now());
   } else {
     wait_host_chunks(step, 0, messages * num_chunks(config_.gradient_bytes));
   }
@@ -763,7 +786,7 @@ void ComputeCluster::run_parameter_server(int step) {
     const std::vector<int> workers(order.begin() + 1, order.end());
     wait_host_chunks(step, 0, n * workers.size());
     send_streams(step, 1, workers, 1);
-    wait(transmit_complete_ - sc_time_stamp());
+    wait(transmit_complete_ - EventCalendar::now());
   } else if (std::find(order.begin(), order.end(), config_.site) != order.end()) {
     send_streams(step, 0, {server}, 1);
     wait_host_chunks(step, 1, n);
@@ -784,7 +807,7 @@ void ComputeCluster::run_unicast_all_to_all(int step) {
   for (int k = 1; k < n; ++k) receivers.push_back(members[mod(pos + k, n)]);
   send_streams(step, 0, receivers, 1);
   wait_host_chunks(step, 0, num_chunks(config_.gradient_bytes) * receivers.size());
-  if (transmit_complete_ > sc_time_stamp()) wait(transmit_complete_ - sc_time_stamp());
+  if (transmit_complete_ > EventCalendar::now()) wait(transmit_complete_ - EventCalendar::now());
 }
 
 std::vector<Statistic> ComputeCluster::statistics() const {

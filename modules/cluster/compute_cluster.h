@@ -20,6 +20,8 @@
 #include "model/schedule.h"
 #include "modules/cluster/retransmitter.h"
 #include "modules/core/chunk.h"
+#include "modules/core/event_calendar.h"
+#include "modules/core/nb_transport_only.h"
 #include "modules/core/statistics.h"
 
 namespace aggnet {
@@ -119,7 +121,9 @@ struct StepRecord {
 /// step rule; point-to-point and parameter-server rounds send and receive whole
 /// messages over unicast (docs/simulation-semantics.md, "Host-based collectives").
 /// The next step starts as soon as this site's result is complete (no global barrier).
-class ComputeCluster : public sc_core::sc_module {
+class ComputeCluster : public sc_core::sc_module,
+                       public NbTransportOnly,
+                       private EventCalendar::Client {
  public:
   tlm_utils::simple_initiator_socket<ComputeCluster> out;
   tlm_utils::simple_target_socket<ComputeCluster> in;
@@ -175,6 +179,9 @@ class ComputeCluster : public sc_core::sc_module {
   void run();
   void run_group_round(int step, const ClusterRoundPlan& plan);
   void send_paced(int step, const ClusterRoundPlan& plan, const std::vector<int>& receivers);
+  void on_calendar() override;
+  struct PacedStream;
+  PacedStream* next_paced_stream();
   void send_credit_clocked(int step, const ClusterRoundPlan& plan,
                            const std::vector<int>& receivers);
   void wait_until(const sc_core::sc_time& when, bool offset_wait);
@@ -253,6 +260,22 @@ class ComputeCluster : public sc_core::sc_module {
   std::uint64_t accepted_results_ = 0, expected_results_ = 0, progress_count_ = 0;
   std::uint64_t acks_sent_ = 0, recognised_duplicates_ = 0, control_retransmissions_ = 0;
   sc_core::sc_event progress_;
+  // Pacing: the calendar emits the streams' chunks (a method call each, not a thread
+  // switch); the thread waits for `done`.
+  struct PacedStream {
+    int dst;  // -1: the multicast tree
+    sc_core::sc_time next;
+    std::uint64_t chunk = 0;
+  };
+  struct Paced {
+    int step = 0;
+    const ClusterRoundPlan* plan = nullptr;
+    sc_core::sc_time interval;
+    std::uint64_t chunks = 0;
+    std::vector<PacedStream> streams;
+    bool first = true, active = false;
+    sc_core::sc_event done;
+  } paced_;
   // What the thread awaits on progress_ (unset: anything): a received chunk wakes the
   // thread only once it holds, not once per chunk (a thread switch each).
   std::function<bool()> awaited_;

@@ -1,5 +1,7 @@
 #include "modules/cluster/retransmitter.h"
 
+#include "modules/core/event_calendar.h"
+
 namespace aggnet {
 
 using sc_core::sc_time;
@@ -14,7 +16,7 @@ Retransmitter::Retransmitter(sc_core::sc_module_name name, Resend resend)
 
 void Retransmitter::track(int step, int dst, std::uint32_t chunk, std::uint64_t bytes,
                           const sc_time& timeout) {
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = EventCalendar::now();
   const Key key{step, dst, chunk};
   State& s = outstanding_[key];
   s.sent = now;
@@ -29,8 +31,7 @@ bool Retransmitter::ack(int step, int from, std::uint32_t chunk) {
   const auto it = outstanding_.find({step, from, chunk});
   if (it == outstanding_.end()) return false;
   if (it->second.timed_out)
-    counters_.recovery_ns.add((sc_core::sc_time_stamp() - it->second.first_timeout).to_seconds() *
-                              1e9);
+    counters_.recovery_ns.add((EventCalendar::now() - it->second.first_timeout).to_seconds() * 1e9);
   outstanding_.erase(it);
   return true;
 }
@@ -49,11 +50,12 @@ bool Retransmitter::oldest(int& step, int& dst, std::uint32_t& chunk, sc_time& s
 // The earliest timer wakes the method (an event keeps its earliest pending notification;
 // stale heap entries are skipped when popped).
 void Retransmitter::arm() {
-  if (!timers_.empty()) wake_.notify(timers_.top().deadline - sc_core::sc_time_stamp());
+  if (!timers_.empty())
+    wake_.notify(EventCalendar::kernel_delay(timers_.top().deadline - EventCalendar::now()));
 }
 
 void Retransmitter::fire() {
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = EventCalendar::now();
   while (!timers_.empty() && timers_.top().deadline <= now) {
     const Timer t = timers_.top();
     timers_.pop();

@@ -8,49 +8,58 @@
 #include <deque>
 #include <functional>
 #include <stdexcept>
+#include <string>
 #include <systemc>
 #include <tlm>
 #include <utility>
 
 #include "modules/core/chunk.h"
+#include "modules/core/event_calendar.h"
 
 namespace aggnet {
 
 /// ArrivalQueue: `notify(trans, delay)` calls the callback with `trans` at now + delay.
-/// Times must not decrease between calls (std::logic_error otherwise).
-class ArrivalQueue : public sc_core::sc_module {
+/// Times must not decrease between calls (std::logic_error otherwise). The queue has no
+/// SystemC process of its own: the simulation's EventCalendar fires it.
+class ArrivalQueue : private EventCalendar::Client {
  public:
   using Callback = std::function<void(tlm::tlm_generic_payload&)>;
 
-  ArrivalQueue(sc_core::sc_module_name name, Callback callback)
-      : sc_module(name), callback_(std::move(callback)) {
-    SC_HAS_PROCESS(ArrivalQueue);
-    SC_METHOD(fire);
-    sensitive << event_;
-    dont_initialize();
-  }
+  /// `name` names the queue in errors.
+  ArrivalQueue(std::string name, Callback callback)
+      : name_(std::move(name)),
+        callback_(std::move(callback)),
+        calendar_(EventCalendar::current()) {}
+  ArrivalQueue(const ArrivalQueue&) = delete;
+  ArrivalQueue& operator=(const ArrivalQueue&) = delete;
 
   void notify(tlm::tlm_generic_payload& trans, const sc_core::sc_time& delay) {
-    const sc_core::sc_time at = sc_core::sc_time_stamp() + delay;
+    const sc_core::sc_time at = EventCalendar::now() + delay;
     if (!queue_.empty() && at < queue_.back().first) {
-      throw std::logic_error(std::string(name()) + ": arrivals out of time order");
+      throw std::logic_error(name_ + ": arrivals out of time order");
     }
     queue_.emplace_back(at, &trans);
-    if (queue_.size() == 1) event_.notify(delay);
+    if (!scheduled_) schedule(at);
   }
   std::size_t size() const { return queue_.size(); }
 
  private:
-  void fire() {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+  // A callback may notify this queue again; what is due by now is delivered in this call.
+  void on_calendar() override {
+    scheduled_ = false;
+    const sc_core::sc_time now = EventCalendar::now();
     while (!queue_.empty() && queue_.front().first <= now) {
       auto* trans = queue_.front().second;
       queue_.pop_front();
       callback_(*trans);
     }
-    if (queue_.empty()) return;
-    event_.notify(queue_.front().first - now);
+    if (queue_.empty() || scheduled_) return;
+    schedule(queue_.front().first);
     prefetch(queue_.front().second);
+  }
+  void schedule(const sc_core::sc_time& at) {
+    scheduled_ = true;
+    calendar_.schedule(*this, at);
   }
 
   // The next transaction to mature has been idle (propagating) for long and is likely out
@@ -62,8 +71,10 @@ class ArrivalQueue : public sc_core::sc_module {
   // A ChunkPool transaction: the payload and its extension in one block (chunk.cpp).
   static constexpr std::size_t kPooledBytes = sizeof(ChunkTransaction) + sizeof(ChunkExtension);
 
+  std::string name_;
   Callback callback_;
-  sc_core::sc_event event_;
+  EventCalendar& calendar_;
+  bool scheduled_ = false;
   std::deque<std::pair<sc_core::sc_time, tlm::tlm_generic_payload*>> queue_;
 };
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/units.h"
+#include "modules/core/event_calendar.h"
 #include "modules/core/time.h"
 
 namespace aggnet {
@@ -20,9 +21,11 @@ FpgaAggregator::FpgaAggregator(sc_core::sc_module_name name, const FpgaAggregato
       pool_(pool),
       buffer_(config.params.buffer_bytes, config.slot_bytes),
       latency_(ps_time(config.params.latency_ps())),
-      outputs_("outputs", [this](tlm::tlm_generic_payload& t) { on_reduced(t); }),
+      outputs_(std::string(this->name()) + ".outputs",
+               [this](tlm::tlm_generic_payload& t) { on_reduced(t); }),
       slots_(BufferMemory::table_capacity(buffer_.num_slots())) {
   in.register_nb_transport_fw(this, &FpgaAggregator::nb_transport_fw);
+  refuse_blocking_transport(in, this);
   buffer_.set_test_overcommit(config.test_hook == TestHook::kOvercommit);
 }
 
@@ -53,7 +56,7 @@ void FpgaAggregator::on_arrival(tlm::tlm_generic_payload& trans) {
   }
   if (needs_slot) {
     ++stalls_;
-    stalled_.push_back({&trans, sc_core::sc_time_stamp()});
+    stalled_.push_back({&trans, EventCalendar::now()});
     waiting_bytes_ += chunk.payload_bytes;
     waiting_high_water_bytes_ = std::max(waiting_high_water_bytes_, waiting_bytes_);
     return;
@@ -98,7 +101,7 @@ void FpgaAggregator::resend_result(const ChunkExtension& chunk) {
 
 void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
   if (absorb_duplicate(trans)) return;  // a retransmission that waited for a slot
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = EventCalendar::now();
   const auto& chunk = chunk_of(trans);
   Slot& slot = slot_for(chunk);
   const bool add_twice = config_.test_hook == TestHook::kDoubleAdd && slot.received == 0;
@@ -153,7 +156,7 @@ FpgaAggregator::Slot& FpgaAggregator::slot_for(const ChunkExtension& chunk) {
   Slot* slot = slots_.find(key);
   if (slot != nullptr) return *slot;  // a slot's key is in the buffer until it is reduced
   if (!buffer_.holds(key)) {
-    buffer_.allocate(key, sc_core::sc_time_stamp());
+    buffer_.allocate(key, EventCalendar::now());
     slots_in_use_ = buffer_.occupancy_bytes() / buffer_.slot_bytes();
     Slot& fresh = fresh_slot(key);
     fresh.expected = chunk.group_size - 1;
@@ -182,7 +185,7 @@ void FpgaAggregator::check_senders(const Slot& slot, int group_size) {
 }
 
 void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced) {
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = EventCalendar::now();
   const auto key = key_of(chunk_of(reduced));
   // The senders move out of the slot (capacities swapped, nothing allocated).
   std::vector<int>& senders = credit_senders_;
@@ -204,7 +207,7 @@ void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced) {
 }
 
 void FpgaAggregator::admit_stalled() {
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = EventCalendar::now();
   for (auto it = stalled_.begin(); it != stalled_.end();) {
     const auto key = key_of(chunk_of(*it->trans));
     if (!buffer_.holds(key) && buffer_.full()) {

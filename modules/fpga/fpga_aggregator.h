@@ -18,6 +18,7 @@
 #include "model/params/fpga.h"
 #include "modules/core/arrival_queue.h"
 #include "modules/core/chunk.h"
+#include "modules/core/nb_transport_only.h"
 #include "modules/core/statistics.h"
 #include "modules/fpga/buffer_memory.h"
 #include "modules/fpga/slot_table.h"
@@ -55,7 +56,7 @@ struct FpgaAggregatorConfig {
 /// Credits, ring segments and reduced chunks pass through unchanged. Credit messages
 /// carry the number of slots freed so far for that sender in that step (cumulative, so a
 /// lost one is repaired by the next).
-class FpgaAggregator : public sc_core::sc_module {
+class FpgaAggregator : public sc_core::sc_module, public NbTransportOnly {
  public:
   tlm_utils::simple_target_socket<FpgaAggregator> in;
   tlm_utils::simple_initiator_socket<FpgaAggregator> out;

@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "modules/core/event_calendar.h"
 #include "modules/core/time.h"
 
 namespace aggnet {
@@ -20,11 +21,9 @@ MulticastSwitch::MulticastSwitch(sc_core::sc_module_name name, const SwitchParam
 }
 
 void MulticastSwitch::set_unicast_route(int dst_site, int port) {
-  if (port < 0) {
-    unicast_.erase(dst_site);
-  } else {
-    unicast_[dst_site] = port;
-  }
+  if (dst_site < 0) throw std::invalid_argument(std::string(name()) + ": negative site");
+  if (static_cast<std::size_t>(dst_site) >= unicast_.size()) unicast_.resize(dst_site + 1, -1);
+  unicast_[dst_site] = port < 0 ? -1 : port;
 }
 
 void MulticastSwitch::clear_multicast_group(int tree_id) {
@@ -61,7 +60,7 @@ tlm::tlm_sync_enum MulticastSwitch::nb_transport_fw(int, tlm::tlm_generic_payloa
   if (ready == sc_core::SC_ZERO_TIME) {
     forward(trans);
   } else {
-    peq_.notify(trans, phase, ready);
+    peq_.notify(trans, phase, EventCalendar::kernel_delay(ready));
   }
   return tlm::TLM_COMPLETED;
 }
@@ -74,13 +73,16 @@ void MulticastSwitch::forward(tlm::tlm_generic_payload& trans) {
   const auto& chunk = chunk_of(trans);
   ++forwarded_;
   if (chunk.tree_id < 0) {
-    auto it = unicast_.find(chunk.dst_site);
-    if (it == unicast_.end()) {  // unreachable after a link failure: dropped
+    const int port =
+        chunk.dst_site >= 0 && static_cast<std::size_t>(chunk.dst_site) < unicast_.size()
+            ? unicast_[chunk.dst_site]
+            : -1;
+    if (port < 0) {  // unreachable after a link failure: dropped
       ++unroutable_;
       trans.release();
       return;
     }
-    send(it->second, trans);
+    send(port, trans);
     return;
   }
   const auto& ports = multicast_ports(chunk.tree_id);

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <systemc>
 #include <tlm>
-#include <unordered_map>
 #include <vector>
 
 #include "model/params/network.h"
@@ -59,7 +58,7 @@ class MulticastSwitch : public sc_core::sc_module {
   sc_core::sc_time latency_;
   ChunkPool& pool_;
   tlm_utils::peq_with_cb_and_phase<MulticastSwitch> peq_;
-  std::unordered_map<int, int> unicast_;
+  std::vector<int> unicast_;  // destination site -> egress port, -1: no route
   // Dense per-tree table (tree ids are round x sites + sender): tree id -> index into
   // tree_ports_, -1 if this switch is on no such tree; a hash lookup per forward cost
   // cache misses at hundreds of sites.

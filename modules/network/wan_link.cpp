@@ -4,6 +4,7 @@
 
 #include "common/units.h"
 #include "modules/core/chunk.h"
+#include "modules/core/event_calendar.h"
 #include "modules/core/time.h"
 
 namespace aggnet {
@@ -21,8 +22,10 @@ WanLink::WanLink(sc_core::sc_module_name name, const WanLinkParams& params, bool
       jitter_enabled_(jitter_enabled && params.jitter_ps > 0),
       rng_(seed),
       input_peq_(this, &WanLink::on_input),
-      arrivals_("arrivals", [this](tlm::tlm_generic_payload& t) { on_arrival(t); }) {
+      arrivals_(std::string(this->name()) + ".arrivals",
+                [this](tlm::tlm_generic_payload& t) { on_arrival(t); }) {
   in.register_nb_transport_fw(this, &WanLink::nb_transport_fw);
+  refuse_blocking_transport(in, this);
 }
 
 tlm::tlm_sync_enum WanLink::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
@@ -30,7 +33,7 @@ tlm::tlm_sync_enum WanLink::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm
   if (delay == sc_core::SC_ZERO_TIME) {
     accept(trans);
   } else {
-    input_peq_.notify(trans, phase, delay);
+    input_peq_.notify(trans, phase, EventCalendar::kernel_delay(delay));
   }
   return tlm::TLM_COMPLETED;
 }
@@ -38,7 +41,7 @@ tlm::tlm_sync_enum WanLink::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm
 void WanLink::on_input(tlm::tlm_generic_payload& trans, const tlm::tlm_phase&) { accept(trans); }
 
 void WanLink::accept(tlm::tlm_generic_payload& trans) {
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = EventCalendar::now();
   const auto& chunk = chunk_of(trans);
   const bool control = is_control(chunk.kind);
   const Price& cost = price(chunk, control);
@@ -63,7 +66,7 @@ void WanLink::accept(tlm::tlm_generic_payload& trans) {
   if (jitter_enabled_) arrival = std::max(arrival + jitter_sample(), last_arrival_);
   last_arrival_ = arrival;
 
-  queueing_ns_.add((start - now).to_seconds() * 1e9);
+  queueing_ns_.add(start == now ? 0.0 : (start - now).to_seconds() * 1e9);
   busy_ += serialization;
   bytes_in_flight_ += wire;
   fates_.push_back({wire, epoch_, draw_loss()});
@@ -106,18 +109,18 @@ void WanLink::set_down() {
   if (!up_) return;
   up_ = false;
   ++epoch_;  // everything handed over before now is lost at its arrival instant
-  busy_until_ = sc_core::sc_time_stamp();
-  down_since_ = sc_core::sc_time_stamp();
+  busy_until_ = EventCalendar::now();
+  down_since_ = EventCalendar::now();
 }
 
 void WanLink::set_up() {
   if (up_) return;
   up_ = true;
-  down_total_ += sc_core::sc_time_stamp() - down_since_;
+  down_total_ += EventCalendar::now() - down_since_;
 }
 
 sc_time WanLink::down_time() const {
-  return down_total_ + (up_ ? sc_core::SC_ZERO_TIME : sc_core::sc_time_stamp() - down_since_);
+  return down_total_ + (up_ ? sc_core::SC_ZERO_TIME : EventCalendar::now() - down_since_);
 }
 
 void WanLink::on_arrival(tlm::tlm_generic_payload& trans) {
@@ -137,7 +140,7 @@ void WanLink::on_arrival(tlm::tlm_generic_payload& trans) {
 }
 
 sc_time WanLink::jitter_sample() {
-  const sc_time now = sc_core::sc_time_stamp();
+  const sc_time now = EventCalendar::now();
   if (now >= jitter_until_) {
     // Extra one-way delay: |N(0, jitter)|, held for one jitter epoch.
     std::normal_distribution<double> dist(0.0, static_cast<double>(params_.jitter_ps));

@@ -17,6 +17,7 @@
 #include "model/params/network.h"
 #include "modules/core/arrival_queue.h"
 #include "modules/core/chunk.h"
+#include "modules/core/nb_transport_only.h"
 #include "modules/core/statistics.h"
 
 namespace aggnet {
@@ -40,7 +41,7 @@ namespace aggnet {
 /// every transaction on it (queued, serializing or propagating) and every one handed over
 /// until it comes back up. Conservation: sent = delivered + lost + in flight, in wire
 /// bytes, at every instant.
-class WanLink : public sc_core::sc_module {
+class WanLink : public sc_core::sc_module, public NbTransportOnly {
  public:
   tlm_utils::simple_target_socket<WanLink> in;
   tlm_utils::simple_initiator_socket<WanLink> out;

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <string>
 
 #include "common/config_error.h"
 #include "common/units.h"
@@ -157,6 +158,63 @@ TEST(YamlReader, CountAcceptsItsUnitOnly) {
   } catch (const UnitError& e) {
     EXPECT_STREQ(e.what(), "expected a whole number like '64' or '64bit' (value too large)");
   }
+}
+
+// Every node of `a` and `b` in the same shape, with the same values, tags and marks.
+void expect_same_tree(const YAML::Node& a, const YAML::Node& b, const std::string& where) {
+  ASSERT_EQ(a.Type(), b.Type()) << where;
+  EXPECT_EQ(a.Tag(), b.Tag()) << where;
+  EXPECT_EQ(a.Mark().pos, b.Mark().pos) << where;
+  EXPECT_EQ(a.Mark().line, b.Mark().line) << where;
+  EXPECT_EQ(a.Mark().column, b.Mark().column) << where;
+  if (a.IsScalar()) {
+    EXPECT_EQ(a.Scalar(), b.Scalar()) << where;
+  }
+  if (!a.IsSequence() && !a.IsMap()) return;
+  ASSERT_EQ(a.size(), b.size()) << where;
+  auto ia = a.begin();
+  for (auto ib = b.begin(); ib != b.end(); ++ia, ++ib) {
+    if (a.IsSequence()) {
+      expect_same_tree(*ia, *ib, where + "[]");
+    } else {
+      expect_same_tree(ia->first, ib->first, where + ".key");
+      expect_same_tree(ia->second, ib->second, where + "." + ia->first.as<std::string>("?"));
+    }
+  }
+}
+
+TEST(YamlReader, ParsesTheDocumentOnceLikeYamlLoad) {
+  const std::string docs[] = {
+      "",
+      "# only a comment\n",
+      "a: 1\nb: [x, {c: d}, ~]\nc:\n  - !tag e\n  - f: g\n    h: 'i'\n",
+      "base: &b {x: 1, y: [2, 3]}\nuse: *b\nagain: *b\n",
+      "? [k1, k2]\n: complex key\nempty:\nnull_value: null\n",
+      "---\nlist:\n  - 1\n  - - 2\n    - 3\n...\n",
+      "a: 1\na: 2\n",  // duplicate keys stay (allow_keys reports them)
+  };
+  for (const auto& text : docs) {
+    const YAML::Node ours = parse_yaml(text, "t.yaml");
+    expect_same_tree(YAML::Load(text), ours, "'" + text + "'");
+  }
+  const YAML::Node aliased = parse_yaml(docs[3], "t.yaml");
+  EXPECT_TRUE(aliased["use"].is(aliased["base"]));  // an alias is the anchored node
+}
+
+TEST(YamlReader, RefusesASecondDocumentAndStrayIndicators) {
+  const auto line_of_error = [](const std::string& text) {
+    try {
+      parse_yaml(text, "t.yaml");
+    } catch (const ConfigError& e) {
+      return e.line();
+    }
+    return -1;
+  };
+  EXPECT_EQ(line_of_error("a: 1\n---\nb: 2\n"), 3);
+  EXPECT_EQ(line_of_error("a: 1\n...\n---\n\nb: 2\n"), 5);
+  EXPECT_EQ(line_of_error(",?"), 1);  // yaml-cpp does not advance: refused, no hang
+  EXPECT_EQ(line_of_error("a: 1\n...\n"), -1);
+  EXPECT_EQ(line_of_error("--- a\n"), -1);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "modules/core/arrival_queue.h"
 #include "modules/core/chunk.h"
+#include "modules/core/event_calendar.h"
 #include "modules/core/time.h"
 
 namespace aggnet {
@@ -63,7 +64,7 @@ struct Harness : sc_core::sc_module {
     }
   }
   void deliver(tlm::tlm_generic_payload& t) {
-    deliveries.push_back({to_ps(sc_core::sc_time_stamp()), chunk_of(t).chunk});
+    deliveries.push_back({to_ps(EventCalendar::now()), chunk_of(t).chunk});
     if (on_delivery) on_delivery(t);
     t.release();
   }

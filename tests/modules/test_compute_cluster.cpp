@@ -21,6 +21,7 @@
 
 #include "modules/cluster/compute_cluster.h"
 #include "modules/core/chunk.h"
+#include "modules/core/event_calendar.h"
 #include "modules/core/time.h"
 
 namespace aggnet {
@@ -69,7 +70,7 @@ struct Network : sc_core::sc_module {
     EXPECT_EQ(delay, sc_core::SC_ZERO_TIME);
     const ChunkExtension c = chunk_of(t);
     t.release();
-    seen.push_back({to_ps(sc_core::sc_time_stamp()), c});
+    seen.push_back({to_ps(EventCalendar::now()), c});
     if (c.kind == ChunkKind::kContribution) {
       if (reply_results && replied_.insert({c.step, c.chunk}).second) reply(c);
       for (int d : credit_from) {
@@ -119,7 +120,7 @@ struct Network : sc_core::sc_module {
     auto& t = pool.allocate();
     chunk_of(t) = c;
     tlm::tlm_phase phase = tlm::BEGIN_REQ;
-    peq_.notify(t, phase, ps_time(delay_ps));
+    peq_.notify(t, phase, EventCalendar::kernel_delay(ps_time(delay_ps)));
   }
   void deliver(tlm::tlm_generic_payload& t, const tlm::tlm_phase&) { send(t); }
   void send(tlm::tlm_generic_payload& t) {

@@ -10,6 +10,7 @@
 #include "common/units.h"
 #include "config/platform_loader.h"
 #include "config/schedule_io.h"
+#include "modules/core/event_calendar.h"
 #include "modules/core/time.h"
 #include "sim/builder.h"
 #include "sim/faults.h"
@@ -158,7 +159,7 @@ struct Sink : sc_core::sc_module {
     in.register_nb_transport_fw(this, &Sink::fw);
   }
   tlm::tlm_sync_enum fw(tlm::tlm_generic_payload& t, tlm::tlm_phase&, sc_time&) {
-    arrivals.push_back(sc_core::sc_time_stamp());
+    arrivals.push_back(EventCalendar::now());
     t.release();
     return tlm::TLM_COMPLETED;
   }

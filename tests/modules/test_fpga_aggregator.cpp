@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "modules/core/chunk.h"
+#include "modules/core/event_calendar.h"
 #include "modules/core/time.h"
 #include "modules/fpga/fpga_aggregator.h"
 
@@ -73,7 +74,7 @@ struct Recorder : sc_core::sc_module {
   }
   tlm::tlm_sync_enum fw(tlm::tlm_generic_payload& t, tlm::tlm_phase&, sc_core::sc_time& delay) {
     EXPECT_EQ(delay, sc_core::SC_ZERO_TIME);
-    seen.push_back({to_ps(sc_core::sc_time_stamp()), chunk_of(t)});
+    seen.push_back({to_ps(EventCalendar::now()), chunk_of(t)});
     t.release();
     return tlm::TLM_COMPLETED;
   }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "modules/core/chunk.h"
+#include "modules/core/event_calendar.h"
 #include "modules/core/time.h"
 #include "modules/network/multicast_switch.h"
 
@@ -59,7 +60,7 @@ struct Port : sc_core::sc_module {
   }
   tlm::tlm_sync_enum fw(tlm::tlm_generic_payload& t, tlm::tlm_phase&, sc_core::sc_time& delay) {
     EXPECT_EQ(delay, sc_core::SC_ZERO_TIME);  // the switch hands over at the instant itself
-    seen.push_back({to_ps(sc_core::sc_time_stamp()), chunk_of(t), &t});
+    seen.push_back({to_ps(EventCalendar::now()), chunk_of(t), &t});
     t.release();
     return tlm::TLM_COMPLETED;
   }

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
+#include <utility>
 
 #include "common/units.h"
 #include "config/platform_loader.h"
@@ -10,6 +12,7 @@
 #include "modules/core/time.h"
 #include "sim/builder.h"
 #include "test_platforms.h"
+#include "traffic/families.h"
 
 namespace aggnet {
 namespace {
@@ -72,6 +75,32 @@ double delivered_rate(const NetworkSystem& sys, int d, const RunOptions& o) {
   const double chunks = static_cast<double>(o.gradient_bytes / o.chunk_bytes);
   return (chunks - 1) * static_cast<double>(o.chunk_bytes) /
          (r.last_result - r.first_result).to_seconds();
+}
+
+// A host-based transfer s -> r1 (route s - t - r1) gets modules for the links on its
+// route only; the data crosses them as with every link built.
+TEST(Builder, HostTransferBuildsOnlyTheLinksOnItsRoute) {
+  RunOptions o;
+  o.gradient_bytes = 4 << 20;
+  o.chunk_bytes = 1 << 20;
+  const Platform p = trunk_platform();
+  NetworkSystem sys("wan", p, point_to_point_schedule(p, {{0, 2}}, 1), o);
+  std::set<std::pair<int, int>> built;
+  for (const auto& d : sys.links()) built.emplace(d.from, d.to);
+  EXPECT_EQ(built, (std::set<std::pair<int, int>>{{0, 1}, {1, 0}, {1, 2}, {2, 1}}));
+  EXPECT_EQ(sys.port_to(1, 3), -1);  // t - r2 is not built
+  EXPECT_GE(sys.port_to(1, 2), 0);
+  sc_core::sc_start();
+  EXPECT_EQ(link_between(sys, 0, 1).payload_bytes(), o.gradient_bytes);
+  EXPECT_EQ(link_between(sys, 1, 2).payload_bytes(), o.gradient_bytes);
+}
+
+// Group-average rounds (multicast trees, control messages) keep every link.
+TEST(Builder, GroupAverageBuildsEveryLink) {
+  RunOptions o;
+  const Platform p = trunk_platform();
+  NetworkSystem sys("wan", p, one_group({0, 2}), o);
+  EXPECT_EQ(sys.links().size(), 2 * p.links.size());
 }
 
 TEST(Pacing, RateFollowsBufferOverSkewWhenBelowLineRate) {

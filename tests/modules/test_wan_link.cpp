@@ -4,9 +4,11 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include <string>
 #include <systemc>
 
 #include "modules/core/chunk.h"
+#include "modules/core/event_calendar.h"
 #include "modules/core/time.h"
 #include "modules/network/wan_link.h"
 
@@ -42,7 +44,7 @@ struct Sink : sc_core::sc_module {
     in.register_nb_transport_fw(this, &Sink::fw);
   }
   tlm::tlm_sync_enum fw(tlm::tlm_generic_payload& t, tlm::tlm_phase&, sc_time&) {
-    arrivals.push_back(sc_core::sc_time_stamp());
+    arrivals.push_back(EventCalendar::now());
     t.release();
     return tlm::TLM_COMPLETED;
   }
@@ -70,6 +72,23 @@ WanLinkParams ten_ms_10g() {
 // 1 MiB = 1'048'576 B in ceil(1'048'576 / 1968) = 533 packets: wire = 1'048'576 + 533 * 80
 // = 1'091'216 B = 8'729'728 bit; at 10 Gbps (100 ps/bit) 872'972'800 ps.
 constexpr std::uint64_t kSerialization1MiB = 872'972'800;
+
+std::size_t threads_under(const sc_core::sc_object& object) {
+  std::size_t n = std::string(object.kind()) == "sc_thread_process" ? 1 : 0;
+  for (const auto* child : object.get_child_objects()) n += threads_under(*child);
+  return n;
+}
+
+// tlm_utils spawns a b2nb adapter thread (a coroutine stack, two memory mappings) for a
+// target socket without b_transport: one per link would exhaust vm.max_map_count on a
+// 243-site full mesh (58,806 links) and costs every run's start-up.
+TEST(WanLink, HasNoThreadOfItsOwn) {
+  Bench b(ten_ms_10g());
+  b.source.sends = {{ps_time(1), 1 << 20}};  // its thread is still waiting after time 0
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);  // adapter threads are spawned at start
+  EXPECT_EQ(threads_under(b.link), 0u);
+  EXPECT_EQ(threads_under(b.source), 1u);  // the counting sees a waiting thread
+}
 
 TEST(WanLink, OneChunkArrivesAfterSerializationPlusPropagation) {
   Bench b(ten_ms_10g());

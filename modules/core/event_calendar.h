@@ -1,0 +1,114 @@
+// One SystemC event for all of a simulation's time-ordered queues.
+//
+// Every link and FPGA pipeline used to own an sc_event: with hundreds of them pending,
+// the kernel's timed-event heap (sc_ppq, a compare through a function pointer per level)
+// and the trigger of a cold event object took about a third of a run. The calendar keeps
+// one entry per non-empty queue (its earliest instant) in a flat min-heap and arms a
+// single kernel event for the earliest of them.
+//
+// Running ahead (exact temporal decoupling): once the instants due now are done, the
+// calendar moves on to its next instant itself, without the kernel, while no other
+// process has anything pending at or before that instant. Nothing outside the calendar's
+// clients can observe the difference as long as the clients read the time with
+// EventCalendar::now() and reach the kernel only through notify_now() and
+// kernel_delay(); a kernel event they notify ends the run-ahead at its instant. Trace
+// files sample at kernel timesteps, so waveform output turns running ahead off.
+// Results are the same either way (tests/golden and the module tests hold them to it).
+#pragma once
+
+#include <cstdint>
+#include <systemc>
+#include <vector>
+
+namespace aggnet {
+
+class EventCalendar {
+ public:
+  /// A time-ordered source of work: fired at the instant it was scheduled for.
+  class Client {
+   public:
+    virtual void on_calendar() = 0;
+
+   protected:
+    ~Client() = default;
+  };
+
+  /// The calendar of the current simulation context (made on first use).
+  static EventCalendar& current();
+
+  /// Fires `client` at absolute time `at` (>= now). A client is scheduled at most once at a
+  /// time; clients due at the same instant fire in the order they were scheduled.
+  void schedule(Client& client, const sc_core::sc_time& at);
+
+  /// Running ahead is off unless enabled by whoever builds the whole model (every module
+  /// attached to the clients follows the contract above), and stays off once forbidden
+  /// (anything that samples at kernel timesteps, e.g. a VCD file).
+  void enable_run_ahead() { run_ahead_enabled_ = true; }
+  void forbid_run_ahead() { run_ahead_forbidden_ = true; }
+  bool run_ahead() const { return run_ahead_enabled_ && !run_ahead_forbidden_; }
+
+  /// The simulated time as the modules see it: the kernel's, or the calendar's instant
+  /// while it runs ahead of the kernel.
+  static sc_core::sc_time now() {
+    return ahead_ != nullptr ? ahead_->now_ : sc_core::sc_time_stamp();
+  }
+  /// `delay` after now(), as a delay from the kernel's time (for kernel notifications).
+  static sc_core::sc_time kernel_delay(const sc_core::sc_time& delay) {
+    kernel_touched_ = true;
+    return ahead_ != nullptr ? delay + (ahead_->now_ - sc_core::sc_time_stamp()) : delay;
+  }
+  /// Notifies `event` at now(): immediately when that is the kernel's time.
+  static void notify_now(sc_core::sc_event& event) {
+    kernel_touched_ = true;
+    if (ahead_ != nullptr) {
+      event.notify(kernel_delay(sc_core::SC_ZERO_TIME));
+    } else {
+      event.notify();
+    }
+  }
+
+ private:
+  EventCalendar();
+  void fire();
+  void fire_due();
+  bool may_run_ahead_to(const sc_core::sc_time& at);
+  void arm();
+
+  // Key: the instant (ps) in the high half, the scheduling order in the low half, so one
+  // unsigned compare orders entries by time, then first scheduled first (branch-free: a
+  // heap's comparisons are unpredictable).
+  __extension__ using Key = unsigned __int128;
+  struct Entry {
+    Key key;
+    Client* client;
+    sc_core::sc_time at() const {
+      return sc_core::sc_time::from_value(static_cast<std::uint64_t>(key >> 64));
+    }
+  };
+  static bool earlier(const Entry& a, const Entry& b) { return a.key < b.key; }
+  void sift_up(std::size_t i);
+  void sift_down(std::size_t i);
+  void pop_top();
+
+  // A 4-ary min-heap on (at, order). The entry being fired stays at the top during its
+  // callback; a client that schedules itself again there (a link with more in flight) is
+  // re-keyed in place: one sift instead of a pop and a push.
+  std::vector<Entry> heap_;
+  Client* firing_client_ = nullptr;
+  bool rescheduled_ = false;
+  Entry rescheduled_entry_{};
+  std::uint64_t next_order_ = 0;
+  sc_core::sc_event event_;
+  sc_core::sc_event catch_up_;  // no process waits on it: it only makes the kernel advance
+  sc_core::sc_time armed_at_ = sc_core::SC_ZERO_TIME;
+  bool armed_ = false;
+  bool firing_ = false;
+  bool run_ahead_enabled_ = false, run_ahead_forbidden_ = false;
+  sc_core::sc_time now_;
+  // The kernel's next activity, valid until a client notifies a kernel event.
+  sc_core::sc_time kernel_next_;
+  static bool kernel_touched_;
+  static EventCalendar* ahead_;  // the calendar running ahead of the kernel, if any
+};
+
+}  // namespace aggnet

@@ -1,0 +1,158 @@
+// EventCalendar: clients fire in time order, ties in the order they were scheduled; with
+// running ahead the calendar skips kernel timesteps but no process outside it can tell:
+// a thread sees exactly the firings before its instant, an event notified from a client
+// wakes its thread at the client's instant, and the kernel ends at the last instant.
+// Each test runs in its own process (gtest_discover_tests), so each has a fresh kernel.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <systemc>
+#include <vector>
+
+#include "modules/core/event_calendar.h"
+#include "modules/core/time.h"
+
+namespace aggnet {
+namespace {
+
+using sc_core::sc_time;
+
+struct Firing {
+  std::uint64_t at_ps;
+  int id;
+};
+
+/// Fires at the instants it is given, one after the other; records them and runs `on_fire`.
+class Ticker : public EventCalendar::Client {
+ public:
+  Ticker(int id, std::vector<Firing>& log) : id_(id), log_(log) {}
+  std::vector<std::uint64_t> instants_ps;
+  std::function<void(std::uint64_t)> on_fire;
+
+  void start() { EventCalendar::current().schedule(*this, ps_time(instants_ps.at(0))); }
+
+ private:
+  void on_calendar() override {
+    const std::uint64_t now = to_ps(EventCalendar::now());
+    log_.push_back({now, id_});
+    if (on_fire) on_fire(now);
+    if (++next_ < instants_ps.size())
+      EventCalendar::current().schedule(*this, ps_time(instants_ps[next_]));
+  }
+  int id_;
+  std::size_t next_ = 0;
+  std::vector<Firing>& log_;
+};
+
+/// A kernel thread: waits until each given instant and runs the check there.
+struct Probe : sc_core::sc_module {
+  std::vector<std::pair<std::uint64_t, std::function<void()>>> checks;
+  std::function<void()> body;  // if set, runs instead of the checks
+  SC_HAS_PROCESS(Probe);
+  explicit Probe(sc_core::sc_module_name n) : sc_module(n) { SC_THREAD(run); }
+  void run() {
+    if (body) return body();
+    for (const auto& [at, check] : checks) {
+      wait(ps_time(at) - sc_core::sc_time_stamp());
+      check();
+    }
+  }
+};
+
+std::vector<std::uint64_t> every(std::uint64_t step_ps, int n) {
+  std::vector<std::uint64_t> at;
+  for (int i = 1; i <= n; ++i) at.push_back(step_ps * static_cast<std::uint64_t>(i));
+  return at;
+}
+
+TEST(EventCalendar, FiresInTimeOrderAndTiesInSchedulingOrder) {
+  std::vector<Firing> log;
+  Ticker a(1, log), b(2, log), c(3, log);
+  a.instants_ps = {5, 5, 9};  // re-scheduled at its own instant: after b, already due
+  b.instants_ps = {5};
+  c.instants_ps = {3, 9};
+  Probe probe("probe");
+  probe.body = [&] {
+    a.start();
+    b.start();
+    c.start();
+  };
+  sc_core::sc_start();
+  const std::vector<std::pair<std::uint64_t, int>> expected = {{3, 3}, {5, 1}, {5, 2},
+                                                               {5, 1}, {9, 3}, {9, 1}};
+  ASSERT_EQ(log.size(), expected.size());
+  for (std::size_t i = 0; i < log.size(); ++i) {
+    EXPECT_EQ(log[i].at_ps, expected[i].first) << i;
+    EXPECT_EQ(log[i].id, expected[i].second) << i;
+  }
+}
+
+// The same timeline with and without running ahead: what a kernel thread observes at its
+// own instants, and when the event a client notifies wakes the thread waiting on it.
+struct Observed {
+  std::vector<std::size_t> firings_seen;  // at 505 ps and 1,005 ps
+  std::uint64_t woken_at_ps = 0;
+  std::uint64_t end_ps = 0;
+  std::uint64_t kernel_cycles = 0;
+  std::size_t firings = 0;
+};
+
+Observed run_timeline(bool run_ahead) {
+  if (run_ahead) EventCalendar::current().enable_run_ahead();
+  std::vector<Firing> log;
+  Ticker ticker(1, log);
+  ticker.instants_ps = every(10, 200);  // 10 ps ... 2,000 ps
+  sc_core::sc_event wake;
+  ticker.on_fire = [&](std::uint64_t now) {
+    if (now == 1'500) EventCalendar::notify_now(wake);
+  };
+  Observed seen;
+  Probe counter("counter");
+  auto count = [&] { seen.firings_seen.push_back(log.size()); };
+  counter.checks = {{505, count}, {1'005, count}};
+  Probe sleeper("sleeper");
+  sleeper.body = [&] {
+    ticker.start();
+    sc_core::wait(wake);
+    seen.woken_at_ps = to_ps(sc_core::sc_time_stamp());
+  };
+  sc_core::sc_start();
+  seen.end_ps = to_ps(sc_core::sc_time_stamp());
+  seen.kernel_cycles = sc_core::sc_delta_count();
+  seen.firings = log.size();
+  return seen;
+}
+
+void expect_exact_timeline(const Observed& seen) {
+  EXPECT_EQ(seen.firings, 200u);
+  ASSERT_EQ(seen.firings_seen.size(), 2u);
+  EXPECT_EQ(seen.firings_seen[0], 50u);  // 10 ... 500 ps
+  EXPECT_EQ(seen.firings_seen[1], 100u);
+  EXPECT_EQ(seen.woken_at_ps, 1'500u);
+  EXPECT_EQ(seen.end_ps, 2'000u);  // the kernel catches up with the last instant
+}
+
+TEST(EventCalendar, WithoutRunningAheadEveryInstantIsAKernelTimestep) {
+  const Observed seen = run_timeline(false);
+  expect_exact_timeline(seen);
+  EXPECT_GE(seen.kernel_cycles, 200u);
+}
+
+TEST(EventCalendar, RunningAheadSkipsKernelTimestepsButNobodyCanTell) {
+  const Observed seen = run_timeline(true);
+  expect_exact_timeline(seen);
+  // Kernel cycles only where a process outside the calendar has something to do (the
+  // probes' instants, the wake-up, the end): a handful, not one per firing.
+  EXPECT_LT(seen.kernel_cycles, 20u);
+}
+
+TEST(EventCalendar, ForbiddingRunningAheadWins) {
+  EventCalendar::current().forbid_run_ahead();
+  const Observed seen = run_timeline(true);
+  expect_exact_timeline(seen);
+  EXPECT_GE(seen.kernel_cycles, 200u);
+}
+
+}  // namespace
+}  // namespace aggnet
