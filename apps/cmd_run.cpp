@@ -22,6 +22,7 @@
 #include "config/platform_loader.h"
 #include "config/schedule_io.h"
 #include "model/network_math.h"
+#include "modules/core/event_calendar.h"
 #include "options/option_values.h"
 #include "sim/builder.h"
 #include "sim/gtkw_view.h"
@@ -298,7 +299,9 @@ int simulate(const RunSetup& s) {
   // Backstop of check_horizon (an estimate): stop before SystemC's 64-bit ps clock could
   // wrap (1.8e7 s), which hung runs; every delay term is at most 1000 s (kMaxDelayPs).
   constexpr double kHorizonS = 1e7;
-  sc_core::sc_start(sc_core::sc_time(kHorizonS, sc_core::SC_SEC), sc_core::SC_EXIT_ON_STARVATION);
+  const sc_core::sc_time horizon(kHorizonS, sc_core::SC_SEC);
+  EventCalendar::current().set_horizon(horizon);
+  sc_core::sc_start(horizon, sc_core::SC_EXIT_ON_STARVATION);
   // A run that stopped progressing: the watchdog's diagnosis (or, out of events, where
   // every unfinished site stands); exit status 3 and no outputs.
   for (const NetworkSystem* system : {&wan, colocated}) {

@@ -44,7 +44,7 @@ schedule_row() {
 }
 
 # Hop rates: gradients scaled so each run carries a few hundred thousand chunk-hops.
-declare -A a2a=([9]=4GiB [27]=512MiB [81]=64MiB [243]=8MiB)
+declare -A a2a=([9]=4GiB [27]=512MiB [81]=64MiB [243]=64MiB)
 declare -A tri=([9]=4GiB [27]=2GiB [81]=512MiB [243]=128MiB)
 declare -A ring=([9]=16GiB [27]=8GiB [81]=2GiB [243]=1GiB)
 sizes="9 27 81 243"

@@ -115,7 +115,7 @@ void EventCalendar::fire_due() {
 // Another process due at the same instant keeps its order with the calendar's clients
 // only if the kernel runs both: ties go to the kernel.
 bool EventCalendar::may_run_ahead_to(const sc_core::sc_time& at) {
-  if (!run_ahead() || sc_core::sc_pending_activity_at_current_time()) return false;
+  if (!run_ahead() || at > horizon_ || sc_core::sc_pending_activity_at_current_time()) return false;
   if (kernel_touched_) {
     kernel_next_ = sc_core::sc_time_stamp() + sc_core::sc_time_to_pending_activity();
     kernel_touched_ = false;

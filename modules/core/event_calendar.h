@@ -46,6 +46,9 @@ class EventCalendar {
   void enable_run_ahead() { run_ahead_enabled_ = true; }
   void forbid_run_ahead() { run_ahead_forbidden_ = true; }
   bool run_ahead() const { return run_ahead_enabled_ && !run_ahead_forbidden_; }
+  /// The end time given to sc_start, which the kernel knows and the calendar cannot ask
+  /// for: it does not run ahead past it.
+  void set_horizon(const sc_core::sc_time& end) { horizon_ = end; }
 
   /// The simulated time as the modules see it: the kernel's, or the calendar's instant
   /// while it runs ahead of the kernel.
@@ -105,6 +108,7 @@ class EventCalendar {
   bool firing_ = false;
   bool run_ahead_enabled_ = false, run_ahead_forbidden_ = false;
   sc_core::sc_time now_;
+  sc_core::sc_time horizon_ = sc_core::sc_max_time();
   // The kernel's next activity, valid until a client notifies a kernel event.
   sc_core::sc_time kernel_next_;
   static bool kernel_touched_;

@@ -20,12 +20,11 @@ WanLink::WanLink(sc_core::sc_module_name name, const WanLinkParams& params, bool
       params_(params),
       delay_(ps_time(params.delay_ps)),
       jitter_enabled_(jitter_enabled && params.jitter_ps > 0),
-      rng_(seed),
-      input_peq_(this, &WanLink::on_input),
       arrivals_(std::string(this->name()) + ".arrivals",
                 [this](tlm::tlm_generic_payload& t) { on_arrival(t); }) {
   in.register_nb_transport_fw(this, &WanLink::nb_transport_fw);
   refuse_blocking_transport(in, this);
+  if (jitter_enabled_) jitter_rng_ = std::make_unique<std::mt19937_64>(seed);
 }
 
 tlm::tlm_sync_enum WanLink::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
@@ -33,7 +32,10 @@ tlm::tlm_sync_enum WanLink::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm
   if (delay == sc_core::SC_ZERO_TIME) {
     accept(trans);
   } else {
-    input_peq_.notify(trans, phase, EventCalendar::kernel_delay(delay));
+    if (!input_peq_)
+      input_peq_ =
+          std::make_unique<tlm_utils::peq_with_cb_and_phase<WanLink>>(this, &WanLink::on_input);
+    input_peq_->notify(trans, phase, EventCalendar::kernel_delay(delay));
   }
   return tlm::TLM_COMPLETED;
 }
@@ -87,7 +89,7 @@ const WanLink::Price& WanLink::price(const ChunkExtension& chunk, bool control) 
 
 bool WanLink::draw_loss() {
   if (loss_rate_ <= 0) return false;
-  return std::uniform_real_distribution<double>(0.0, 1.0)(loss_rng_) < loss_rate_;
+  return std::uniform_real_distribution<double>(0.0, 1.0)(*loss_rng_) < loss_rate_;
 }
 
 void WanLink::count_loss(const tlm::tlm_generic_payload& trans, std::uint64_t wire) {
@@ -102,7 +104,7 @@ void WanLink::count_loss(const tlm::tlm_generic_payload& trans, std::uint64_t wi
 
 void WanLink::set_loss_rate(double rate, std::uint64_t seed) {
   loss_rate_ = rate;
-  loss_rng_.seed(seed);
+  loss_rng_ = std::make_unique<std::mt19937_64>(seed);
 }
 
 void WanLink::set_down() {
@@ -144,7 +146,7 @@ sc_time WanLink::jitter_sample() {
   if (now >= jitter_until_) {
     // Extra one-way delay: |N(0, jitter)|, held for one jitter epoch.
     std::normal_distribution<double> dist(0.0, static_cast<double>(params_.jitter_ps));
-    jitter_ = ps_time(static_cast<std::uint64_t>(std::abs(dist(rng_))));
+    jitter_ = ps_time(static_cast<std::uint64_t>(std::abs(dist(*jitter_rng_))));
     jitter_until_ = now + ps_time(kJitterEpochPs);
   }
   return jitter_;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <random>
 #include <systemc>
 #include <tlm>
@@ -117,8 +118,11 @@ class WanLink : public sc_core::sc_module, public NbTransportOnly {
   sc_core::sc_time delay_;
   bool jitter_enabled_;
   sc_core::sc_time jitter_, jitter_until_;
-  std::mt19937_64 rng_;
-  tlm_utils::peq_with_cb_and_phase<WanLink> input_peq_;
+  // Out of line and made only when used (jitter, a hand-over with a delay, loss): a
+  // generator is 2.5 KiB and the queue 5 KiB with a process, per link of a full mesh, and
+  // the fields of every crossing then share a few cache lines.
+  std::unique_ptr<std::mt19937_64> jitter_rng_;
+  std::unique_ptr<tlm_utils::peq_with_cb_and_phase<WanLink>> input_peq_;
   ArrivalQueue arrivals_;  // FIFO: arrival times never decrease
   sc_core::sc_time busy_until_ = sc_core::SC_ZERO_TIME;
   sc_core::sc_time last_arrival_ = sc_core::SC_ZERO_TIME;
@@ -139,7 +143,7 @@ class WanLink : public sc_core::sc_module, public NbTransportOnly {
   };
   std::deque<Fate> fates_;
   double loss_rate_ = 0;
-  std::mt19937_64 loss_rng_;
+  std::unique_ptr<std::mt19937_64> loss_rng_;
   bool up_ = true, miscount_losses_ = false;
   std::uint32_t epoch_ = 0;
   sc_core::sc_time down_since_, down_total_;

@@ -154,5 +154,19 @@ TEST(EventCalendar, ForbiddingRunningAheadWins) {
   EXPECT_GE(seen.kernel_cycles, 200u);
 }
 
+TEST(EventCalendar, RunningAheadStopsAtTheHorizonOfSimStart) {
+  EventCalendar::current().enable_run_ahead();
+  std::vector<Firing> log;
+  Ticker ticker(1, log);
+  ticker.instants_ps = every(10, 200);
+  Probe starter("starter");
+  starter.body = [&] { ticker.start(); };
+  const sc_time horizon = ps_time(505);
+  EventCalendar::current().set_horizon(horizon);
+  sc_core::sc_start(horizon);
+  EXPECT_EQ(log.size(), 50u);  // 10 ... 500 ps
+  EXPECT_EQ(sc_core::sc_time_stamp(), horizon);
+}
+
 }  // namespace
 }  // namespace aggnet

@@ -21,6 +21,7 @@ using sc_core::sc_time;
 struct Source : sc_core::sc_module {
   tlm_utils::simple_initiator_socket<Source> out{"out"};
   std::vector<std::pair<sc_time, std::uint64_t>> sends;
+  sc_time annotation = sc_core::SC_ZERO_TIME;  // TLM timing annotation of every hand-over
   ChunkPool pool;
   SC_HAS_PROCESS(Source);
   explicit Source(sc_core::sc_module_name n) : sc_module(n) { SC_THREAD(run); }
@@ -30,8 +31,8 @@ struct Source : sc_core::sc_module {
       auto& trans = pool.allocate();
       chunk_of(trans).payload_bytes = bytes;
       tlm::tlm_phase phase = tlm::BEGIN_REQ;
-      sc_time zero = sc_core::SC_ZERO_TIME;
-      out->nb_transport_fw(trans, phase, zero);
+      sc_time delay = annotation;
+      out->nb_transport_fw(trans, phase, delay);
     }
   }
 };
@@ -88,6 +89,16 @@ TEST(WanLink, HasNoThreadOfItsOwn) {
   sc_core::sc_start(sc_core::SC_ZERO_TIME);  // adapter threads are spawned at start
   EXPECT_EQ(threads_under(b.link), 0u);
   EXPECT_EQ(threads_under(b.source), 1u);  // the counting sees a waiting thread
+}
+
+TEST(WanLink, AnAnnotatedHandOverStartsAfterItsAnnotation) {
+  Bench b(ten_ms_10g());
+  b.source.annotation = ps_time(1'000'000'000);  // 1 ms
+  b.source.sends = {{sc_core::SC_ZERO_TIME, 1 << 20}, {sc_core::SC_ZERO_TIME, 1 << 20}};
+  sc_core::sc_start();
+  ASSERT_EQ(b.sink.arrivals.size(), 2u);
+  EXPECT_EQ(b.sink.arrivals[0], ps_time(1'000'000'000 + kSerialization1MiB + 10'000'000'000));
+  EXPECT_EQ(b.sink.arrivals[1], ps_time(1'000'000'000 + 2 * kSerialization1MiB + 10'000'000'000));
 }
 
 TEST(WanLink, OneChunkArrivesAfterSerializationPlusPropagation) {
