@@ -220,8 +220,8 @@ void NetworkSystem::build_sites() {
 // (next hop by next hop, as the switches forward) between members of a group: links off
 // those routes would carry nothing, and their modules cost start-up time (a transfer
 // between two of nine sites needs 1 of 12 links). Group-average runs, whose multicast
-// trees and control messages follow the round plans, and runs with faults, which may
-// reroute, keep every link.
+// trees and control messages follow the round plans, and runs with losses or link
+// outages (`FaultSpec::lossy`), which may reroute, keep every link.
 std::vector<bool> NetworkSystem::links_in_use() const {
   const bool host = schedule_.collective != Collective::kGroupAverage;
   if (!host || options_.faults.lossy()) return std::vector<bool>(platform_.links.size(), true);
