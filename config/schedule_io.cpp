@@ -9,7 +9,6 @@
 #include <optional>
 #include <set>
 #include <sstream>
-#include <type_traits>
 
 #include "common/atomic_file.h"
 #include "common/config_error.h"
@@ -23,20 +22,28 @@ namespace aggnet {
 
 namespace {
 
-// A family's number (group size K or seed); too many digits is bad input, not a crash.
-template <typename T>
-T family_number(const std::string& digits, const std::string& name) {
+// A family's seed; too many digits is bad input, not a crash.
+std::uint64_t family_seed(const std::string& digits, const std::string& name) {
   try {
-    if constexpr (std::is_same_v<T, int>) {
-      return std::stoi(digits);
-    } else {
-      return std::stoull(digits);
-    }
+    return std::stoull(digits);
   } catch (const std::logic_error&) {  // out_of_range; invalid_argument cannot happen (\\d+)
-    const std::string what =
-        std::is_same_v<T, int> ? "a group size K below 2^31" : "a seed below 2^64";
-    throw ConfigError("<command line>", 0, "schedule", "expected " + what, name);
+    throw ConfigError("<command line>", 0, "schedule", "expected a seed below 2^64", name);
   }
+}
+
+// A family's count on the command line (a group size K, a message count): digits without
+// a leading zero, from `low` to `high`; else one error naming the whole schedule name.
+int family_count(const std::string& digits, const std::string& name, int low, int high,
+                 const std::string& what) {
+  const bool well_formed =
+      !digits.empty() && digits.size() <= 9 && digits[0] != '0' &&
+      std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const int value = well_formed ? std::stoi(digits) : 0;
+  if (!well_formed || value < low || value > high)
+    throw ConfigError(
+        "<command line>", 0, "schedule",
+        "expected " + what + " from " + std::to_string(low) + " to " + std::to_string(high), name);
+  return value;
 }
 
 // Hand-written matchers for schedule names (std::regex compiled each pattern per call,
@@ -515,7 +522,7 @@ std::optional<Schedule> point_to_point_named(const std::string& spec, const std:
                         "pairs SRC-DST like p2p:lon-nyc,ams-chi, got '" + pair + "'");
     pairs.emplace_back(site_named(from, platform, name), site_named(to, platform, name));
   }
-  const int messages = count ? family_number<int>(*count, name) : 1;
+  const int messages = count ? family_count(*count, name, 1, 999'999, "a message count xK") : 1;
   Schedule s = point_to_point_schedule(platform, pairs, messages);
   validate_schedule(s, platform, "<command line>");
   return s;
@@ -557,17 +564,20 @@ Schedule make_schedule(const std::string& name, const Platform& platform) {
   if (name == "pairs") return pairs_schedule(platform);
   if (name == "ring") return ring_schedule(platform, Routing(platform));
   if (name == "hierarchical") return hierarchical_schedule(platform, Routing(platform));
+  const int n = static_cast<int>(platform.sites.size());
+  const std::string group_size =
+      "a group size K (the platform has " + std::to_string(n) + " sites)";
   if (const auto k = numbered(name, "rotating-"))
-    return rotating_schedule(platform, family_number<int>(*k, name));
+    return rotating_schedule(platform, family_count(*k, name, 2, n, group_size));
   if (const auto k = numbered(name, "sequential-"))
-    return sequential_schedule(platform, family_number<int>(*k, name));
+    return sequential_schedule(platform, family_count(*k, name, 2, n, group_size));
   if (const auto rest = after(name, "random-")) {
     const std::size_t colon = rest->find(':');
     const std::string k = rest->substr(0, colon);
     const std::string seed = colon == std::string::npos ? "" : rest->substr(colon + 1);
     if (all_digits(k) && all_digits(seed))
-      return random_schedule(platform, family_number<int>(k, name),
-                             family_number<std::uint64_t>(seed, name));
+      return random_schedule(platform, family_count(k, name, 2, n, group_size),
+                             family_seed(seed, name));
   }
   std::error_code ec;
   if (std::filesystem::is_regular_file(name, ec)) return load_schedule(name, platform);

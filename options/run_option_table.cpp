@@ -66,7 +66,9 @@ std::vector<OptionSpec> make_table() {
       Row("platform", Kind::kPath, kAll, "platform YAML file").def("platforms/nine_city.yaml"),
       Row("schedule", Kind::kSchedule, kRunInput | kSizeBuffers,
           "schedule name (all-to-all, triads, ring, pairs, rotating-K, sequential-K, "
-          "random-K:SEED, hierarchical) or schedule YAML file")
+          "random-K:SEED, hierarchical; host collectives: ring:RULE, reduce-scatter, "
+          "all-gather, p2p:SRC-DST[,SRC-DST...][xK], parameter-server:SITE, "
+          "unicast-all-to-all) or schedule YAML file")
           .def("triads"),
       Row("buffer", Kind::kBytes, kRunInput | kSchedule,
           "FPGA buffer memory at every site, e.g. 64MiB (default: the platform's)")
@@ -336,7 +338,9 @@ std::string expectation(const OptionSpec& spec) {
       return "expected an existing file";
     case Kind::kSchedule:
       return "expected a schedule name (all-to-all, triads, ring, pairs, rotating-K, "
-             "sequential-K, random-K:SEED, hierarchical) or a schedule YAML file";
+             "sequential-K, random-K:SEED, hierarchical, ring:RULE, reduce-scatter, "
+             "all-gather, p2p:SRC-DST[xK], parameter-server:SITE, unicast-all-to-all) or a "
+             "schedule YAML file";
     case Kind::kOverride:
       return "expected PATH=VALUE";
     case Kind::kBytes:
