@@ -1,5 +1,6 @@
 #include "modules/network/multicast_switch.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -27,30 +28,32 @@ void MulticastSwitch::set_unicast_route(int dst_site, int port) {
 }
 
 void MulticastSwitch::clear_multicast_group(int tree_id) {
-  if (tree_id >= 0 && static_cast<std::size_t>(tree_id) < tree_index_.size() &&
-      tree_index_[tree_id] >= 0)
-    tree_ports_[tree_index_[tree_id]].clear();
+  if (slice_of(tree_id).count > 0) tree_slices_[tree_id].count = 0;
 }
 
-void MulticastSwitch::set_multicast_group(int tree_id, std::vector<int> ports) {
+// A tree re-set with no more ports than before (rerouting) keeps its place in the array.
+void MulticastSwitch::set_multicast_group(int tree_id, const std::vector<int>& ports) {
   if (ports.empty()) {
     throw std::invalid_argument(std::string(name()) + ": multicast group " +
                                 std::to_string(tree_id) + " has no egress port");
   }
   if (tree_id < 0) throw std::invalid_argument(std::string(name()) + ": negative tree id");
-  if (static_cast<std::size_t>(tree_id) >= tree_index_.size()) tree_index_.resize(tree_id + 1, -1);
-  if (tree_index_[tree_id] < 0) {
-    tree_index_[tree_id] = static_cast<std::int32_t>(tree_ports_.size());
-    tree_ports_.emplace_back();
+  if (static_cast<std::size_t>(tree_id) >= tree_slices_.size()) tree_slices_.resize(tree_id + 1);
+  Slice& slice = tree_slices_[tree_id];
+  const auto count = static_cast<std::uint32_t>(ports.size());
+  if (count > slice.capacity) {
+    slice.offset = static_cast<std::uint32_t>(tree_ports_.size());
+    slice.capacity = count;
+    tree_ports_.resize(tree_ports_.size() + ports.size());
   }
-  tree_ports_[tree_index_[tree_id]] = std::move(ports);
+  std::copy(ports.begin(), ports.end(), tree_ports_.begin() + slice.offset);
+  slice.count = count;
 }
 
-const std::vector<int>& MulticastSwitch::multicast_ports(int tree_id) const {
-  static const std::vector<int> none;
-  if (tree_id < 0 || static_cast<std::size_t>(tree_id) >= tree_index_.size()) return none;
-  const std::int32_t i = tree_index_[tree_id];
-  return i < 0 ? none : tree_ports_[i];
+std::vector<int> MulticastSwitch::multicast_ports(int tree_id) const {
+  const Slice slice = slice_of(tree_id);
+  const auto begin = tree_ports_.begin() + slice.offset;
+  return {begin, begin + slice.count};
 }
 
 tlm::tlm_sync_enum MulticastSwitch::nb_transport_fw(int, tlm::tlm_generic_payload& trans,
@@ -85,13 +88,14 @@ void MulticastSwitch::forward(tlm::tlm_generic_payload& trans) {
     send(port, trans);
     return;
   }
-  const auto& ports = multicast_ports(chunk.tree_id);
-  if (ports.empty()) {  // this site left the tree when it was rerouted: dropped
+  const Slice slice = slice_of(chunk.tree_id);
+  if (slice.count == 0) {  // this site left the tree when it was rerouted: dropped
     ++unroutable_;
     trans.release();
     return;
   }
-  for (std::size_t i = 1; i < ports.size(); ++i) {
+  const int* ports = tree_ports_.data() + slice.offset;
+  for (std::uint32_t i = 1; i < slice.count; ++i) {
     ++replicated_;
     send(ports[i], pool_.clone(trans));
   }

@@ -40,8 +40,8 @@ class MulticastSwitch : public sc_core::sc_module {
   std::uint64_t unroutable() const { return unroutable_; }
   /// Multicast group table entry: chunks of tree `tree_id` leave on every port listed.
   /// Errors: std::invalid_argument for an empty port list.
-  void set_multicast_group(int tree_id, std::vector<int> ports);
-  const std::vector<int>& multicast_ports(int tree_id) const;
+  void set_multicast_group(int tree_id, const std::vector<int>& ports);
+  std::vector<int> multicast_ports(int tree_id) const;
 
   std::uint64_t forwarded() const { return forwarded_; }
   std::uint64_t replicated() const { return replicated_; }
@@ -59,11 +59,21 @@ class MulticastSwitch : public sc_core::sc_module {
   ChunkPool& pool_;
   tlm_utils::peq_with_cb_and_phase<MulticastSwitch> peq_;
   std::vector<int> unicast_;  // destination site -> egress port, -1: no route
-  // Dense per-tree table (tree ids are round x sites + sender): tree id -> index into
-  // tree_ports_, -1 if this switch is on no such tree; a hash lookup per forward cost
-  // cache misses at hundreds of sites.
-  std::vector<std::int32_t> tree_index_;
-  std::vector<std::vector<int>> tree_ports_;
+  // Per tree id (dense: tree ids are round x sites + sender), its egress ports as a slice
+  // of `tree_ports_` (count 0 if this switch is on no such tree; capacity: the room the
+  // tree has there).
+  // One load finds the slice and a switch's port lists lie in one array: a vector per
+  // tree cost two dependent cache misses per forward at hundreds of sites.
+  struct Slice {
+    std::uint32_t offset = 0, count = 0, capacity = 0;
+  };
+  Slice slice_of(int tree_id) const {
+    return tree_id >= 0 && static_cast<std::size_t>(tree_id) < tree_slices_.size()
+               ? tree_slices_[tree_id]
+               : Slice{};
+  }
+  std::vector<Slice> tree_slices_;
+  std::vector<int> tree_ports_;
   std::uint64_t forwarded_ = 0, replicated_ = 0, unroutable_ = 0;
 };
 
