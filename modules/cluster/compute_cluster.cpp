@@ -269,11 +269,10 @@ void ComputeCluster::run_group_round(int step, const ClusterRoundPlan& plan) {
   ++progress_count_;
 }
 
-// Idles until `when`. Before this round's first chunk that is the send offset (VCD
-// state 3); between paced chunks it is part of communicating (state 2).
-void ComputeCluster::wait_until(const sc_time& when, bool offset_wait) {
+// Idles until `when`: a credit round's send offset before its first chunk (VCD state 3).
+void ComputeCluster::wait_offset(const sc_time& when) {
   if (when <= EventCalendar::now()) return;
-  if (offset_wait) state_ = kOffsetWait;
+  state_ = kOffsetWait;
   wait(when - EventCalendar::now());
   state_ = kCommunicating;
 }
@@ -350,7 +349,7 @@ void ComputeCluster::send_credit_clocked(int step, const ClusterRoundPlan& plan,
   }
   windows_.erase(windows_.begin(), windows_.lower_bound({step, -1}));  // finished rounds
   send_grants(step, plan, receivers);
-  wait_until(EventCalendar::now() + ps_time(offset), true);
+  wait_offset(EventCalendar::now() + ps_time(offset));
   first_send_ = EventCalendar::now();
   const std::uint64_t n = num_chunks(config_.gradient_bytes);
   for (std::uint64_t i = 0; i < n; ++i) {

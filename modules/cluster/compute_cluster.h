@@ -184,7 +184,7 @@ class ComputeCluster : public sc_core::sc_module,
   PacedStream* next_paced_stream();
   void send_credit_clocked(int step, const ClusterRoundPlan& plan,
                            const std::vector<int>& receivers);
-  void wait_until(const sc_core::sc_time& when, bool offset_wait);
+  void wait_offset(const sc_core::sc_time& when);
   void send_contribution(int step, const ClusterRoundPlan& plan, int dst, std::uint64_t i);
   void average_result(int step, const ClusterRoundPlan& plan);
   void run_ring(int step);
