@@ -21,8 +21,7 @@ int mod(int a, int n) { return ((a % n) + n) % n; }
 ComputeCluster::ComputeCluster(sc_core::sc_module_name name, const ComputeClusterConfig& config,
                                ChunkPool& pool)
     : sc_module(name), out("out"), in("in"), config_(config), pool_(pool) {
-  in.register_nb_transport_fw(this, &ComputeCluster::nb_transport_fw);
-  refuse_blocking_transport(in, this);
+  in.bind(*this);
   const auto n = static_cast<std::uint64_t>(config_.ring_order.size());
   if (config_.ring && n > 0) ring_offsets_ = ring_segment_offsets(config_.gradient_bytes, n);
   if (config_.reliable) {

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 
 #include <cstdint>
 #include <functional>
@@ -21,7 +20,7 @@
 #include "modules/cluster/retransmitter.h"
 #include "modules/core/chunk.h"
 #include "modules/core/event_calendar.h"
-#include "modules/core/nb_transport_only.h"
+#include "modules/core/nb_target.h"
 #include "modules/core/statistics.h"
 
 namespace aggnet {
@@ -121,12 +120,10 @@ struct StepRecord {
 /// step rule; point-to-point and parameter-server rounds send and receive whole
 /// messages over unicast (docs/simulation-semantics.md, "Host-based collectives").
 /// The next step starts as soon as this site's result is complete (no global barrier).
-class ComputeCluster : public sc_core::sc_module,
-                       public NbTransportOnly,
-                       private EventCalendar::Client {
+class ComputeCluster : public sc_core::sc_module, public NbTarget, private EventCalendar::Client {
  public:
   tlm_utils::simple_initiator_socket<ComputeCluster> out;
-  tlm_utils::simple_target_socket<ComputeCluster> in;
+  tlm::tlm_target_socket<> in;  ///< bound to the module itself (NbTarget)
 
   ComputeCluster(sc_core::sc_module_name name, const ComputeClusterConfig& config, ChunkPool& pool);
 
@@ -201,7 +198,7 @@ class ComputeCluster : public sc_core::sc_module,
   std::uint64_t num_chunks(std::uint64_t bytes) const;
   void set_payload(ChunkExtension& chunk, std::uint64_t bytes) const;
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
-                                     sc_core::sc_time& delay);
+                                     sc_core::sc_time& delay) override;
   void on_result(const ChunkExtension& chunk);
   void note_result(int step);
   void align_start(int step, const ClusterRoundPlan& plan);

@@ -24,8 +24,7 @@ FpgaAggregator::FpgaAggregator(sc_core::sc_module_name name, const FpgaAggregato
       outputs_(std::string(this->name()) + ".outputs",
                [this](tlm::tlm_generic_payload& t) { on_reduced(t); }),
       slots_(BufferMemory::table_capacity(buffer_.num_slots())) {
-  in.register_nb_transport_fw(this, &FpgaAggregator::nb_transport_fw);
-  refuse_blocking_transport(in, this);
+  in.bind(*this);
   buffer_.set_test_overcommit(config.test_hook == TestHook::kOvercommit);
 }
 

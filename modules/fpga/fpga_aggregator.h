@@ -4,7 +4,6 @@
 
 #include <tlm_utils/peq_with_cb_and_phase.h>
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 
 #include <cstdint>
 #include <deque>
@@ -18,7 +17,7 @@
 #include "model/params/fpga.h"
 #include "modules/core/arrival_queue.h"
 #include "modules/core/chunk.h"
-#include "modules/core/nb_transport_only.h"
+#include "modules/core/nb_target.h"
 #include "modules/core/statistics.h"
 #include "modules/fpga/buffer_memory.h"
 #include "modules/fpga/slot_table.h"
@@ -56,9 +55,9 @@ struct FpgaAggregatorConfig {
 /// Credits, ring segments and reduced chunks pass through unchanged. Credit messages
 /// carry the number of slots freed so far for that sender in that step (cumulative, so a
 /// lost one is repaired by the next).
-class FpgaAggregator : public sc_core::sc_module, public NbTransportOnly {
+class FpgaAggregator : public sc_core::sc_module, public NbTarget {
  public:
-  tlm_utils::simple_target_socket<FpgaAggregator> in;
+  tlm::tlm_target_socket<> in;  ///< bound to the module itself (NbTarget)
   tlm_utils::simple_initiator_socket<FpgaAggregator> out;
   tlm_utils::simple_initiator_socket<FpgaAggregator> to_network;
 
@@ -104,7 +103,7 @@ class FpgaAggregator : public sc_core::sc_module, public NbTransportOnly {
   };
 
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
-                                     sc_core::sc_time& delay);
+                                     sc_core::sc_time& delay) override;
   void on_arrival(tlm::tlm_generic_payload& trans);
   bool absorb_duplicate(tlm::tlm_generic_payload& trans);
   void resend_result(const ChunkExtension& chunk);

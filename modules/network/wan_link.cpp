@@ -22,8 +22,7 @@ WanLink::WanLink(sc_core::sc_module_name name, const WanLinkParams& params, bool
       jitter_enabled_(jitter_enabled && params.jitter_ps > 0),
       arrivals_(std::string(this->name()) + ".arrivals",
                 [this](tlm::tlm_generic_payload& t) { on_arrival(t); }) {
-  in.register_nb_transport_fw(this, &WanLink::nb_transport_fw);
-  refuse_blocking_transport(in, this);
+  in.bind(*this);
   if (jitter_enabled_) jitter_rng_ = std::make_unique<std::mt19937_64>(seed);
 }
 

@@ -4,7 +4,6 @@
 
 #include <tlm_utils/peq_with_cb_and_phase.h>
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -18,7 +17,7 @@
 #include "model/params/network.h"
 #include "modules/core/arrival_queue.h"
 #include "modules/core/chunk.h"
-#include "modules/core/nb_transport_only.h"
+#include "modules/core/nb_target.h"
 #include "modules/core/statistics.h"
 
 namespace aggnet {
@@ -42,9 +41,9 @@ namespace aggnet {
 /// every transaction on it (queued, serializing or propagating) and every one handed over
 /// until it comes back up. Conservation: sent = delivered + lost + in flight, in wire
 /// bytes, at every instant.
-class WanLink : public sc_core::sc_module, public NbTransportOnly {
+class WanLink : public sc_core::sc_module, public NbTarget {
  public:
-  tlm_utils::simple_target_socket<WanLink> in;
+  tlm::tlm_target_socket<> in;  ///< bound to the module itself (NbTarget)
   tlm_utils::simple_initiator_socket<WanLink> out;
 
   /// `seed` seeds the jitter generator (only used when params.jitter_ps > 0 and
@@ -97,7 +96,7 @@ class WanLink : public sc_core::sc_module, public NbTransportOnly {
 
  private:
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
-                                     sc_core::sc_time& delay);
+                                     sc_core::sc_time& delay) override;
   void accept(tlm::tlm_generic_payload& trans);
   void on_input(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
   void on_arrival(tlm::tlm_generic_payload& trans);
