@@ -128,8 +128,8 @@ std::vector<std::string> wrap(const std::string& text, std::size_t width) {
 
 }  // namespace
 
-// Whether `arg` holds a "%name%" placeholder (name: a-z and '_'); by hand, as compiling a
-// std::regex costs more than the rest of a short run's option parsing.
+// Whether `arg` holds a Boost message token "%name%" (name: a-z and '_'); by hand, as
+// compiling a std::regex costs more than the rest of a short run's option parsing.
 bool has_placeholder(const std::string& arg) {
   const auto name_char = [](char c) { return (c >= 'a' && c <= 'z') || c == '_'; };
   for (auto open = arg.find('%'); open != std::string::npos; open = arg.find('%', open + 1)) {

@@ -31,21 +31,6 @@ std::uint64_t family_seed(const std::string& digits, const std::string& name) {
   }
 }
 
-// A family's count on the command line (a group size K, a message count): digits without
-// a leading zero, from `low` to `high`; else one error naming the whole schedule name.
-int family_count(const std::string& digits, const std::string& name, int low, int high,
-                 const std::string& what) {
-  const bool well_formed =
-      !digits.empty() && digits.size() <= 9 && digits[0] != '0' &&
-      std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
-  const int value = well_formed ? std::stoi(digits) : 0;
-  if (!well_formed || value < low || value > high)
-    throw ConfigError(
-        "<command line>", 0, "schedule",
-        "expected " + what + " from " + std::to_string(low) + " to " + std::to_string(high), name);
-  return value;
-}
-
 // Hand-written matchers for schedule names (std::regex compiled each pattern per call,
 // a tenth of a short run's start-up). \d is [0-9] and \w is [A-Za-z0-9_], as in
 // ECMAScript regular expressions.
@@ -72,6 +57,25 @@ std::optional<std::string> numbered(const std::string& name, const std::string& 
   const auto rest = after(name, prefix);
   if (!rest || !all_digits(*rest)) return std::nullopt;
   return rest;
+}
+
+// A count written as digits without a leading zero, from `low` to `high` (at most 9
+// digits, so it fits an int); nullopt otherwise. One rule for schedule files and names.
+std::optional<int> bounded_count(const std::string& digits, int low, int high) {
+  if (!all_digits(digits) || digits.size() > 9 || digits[0] == '0') return std::nullopt;
+  const int value = std::stoi(digits);
+  if (value < low || value > high) return std::nullopt;
+  return value;
+}
+
+// A family's count on the command line (a group size K, a message count); else one error
+// naming the whole schedule name.
+int family_count(const std::string& digits, const std::string& name, int low, int high,
+                 const std::string& what) {
+  if (const auto value = bounded_count(digits, low, high)) return *value;
+  throw ConfigError(
+      "<command line>", 0, "schedule",
+      "expected " + what + " from " + std::to_string(low) + " to " + std::to_string(high), name);
 }
 
 int line_of(const YAML::Node& node) {
@@ -369,9 +373,10 @@ Schedule parse_schedule(const std::string& yaml_text, const Platform& platform,
       schedule.ring_step = read_named(v, ring_step_rule_names(), key, file_label);
     } else if (key == "messages") {
       const std::string text = v.IsScalar() ? v.Scalar() : "";
-      if (!all_digits(text) || text.size() > 6 || text[0] == '0')
+      const auto messages = bounded_count(text, 1, 999'999);
+      if (!messages)
         throw ConfigError(file_label, line_of(v), key, "a whole number from 1 to 999999", text);
-      schedule.messages = std::stoi(text);
+      schedule.messages = *messages;
     } else if (key == "rounds") {
       have_rounds = true;
       if (!v.IsSequence() || v.size() == 0) {
