@@ -35,6 +35,19 @@ void prefetch(const tlm::tlm_generic_payload* trans) {
 ChunkPool::~ChunkPool() = default;
 
 tlm::tlm_generic_payload& ChunkPool::allocate() {
+  auto& t = take();
+  chunk_of(t) = ChunkExtension{};
+  return t;
+}
+
+tlm::tlm_generic_payload& ChunkPool::clone(const tlm::tlm_generic_payload& trans) {
+  auto& copy = take();
+  chunk_of(copy) = chunk_of(trans);
+  return copy;
+}
+
+// A transaction with reference count 1; its extension keeps whatever it last held.
+tlm::tlm_generic_payload& ChunkPool::take() {
   tlm::tlm_generic_payload* t;
   if (free_.empty()) {
     all_.push_back(std::make_unique<PooledChunk>(this));
@@ -42,19 +55,12 @@ tlm::tlm_generic_payload& ChunkPool::allocate() {
   } else {
     t = free_.back();
     free_.pop_back();
-    chunk_of(*t) = ChunkExtension{};
     if (!free_.empty()) prefetch(free_.back());  // a host emits a segment's chunks in a row
   }
   t->set_command(tlm::TLM_WRITE_COMMAND);
   t->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   t->acquire();
   return *t;
-}
-
-tlm::tlm_generic_payload& ChunkPool::clone(const tlm::tlm_generic_payload& trans) {
-  auto& copy = allocate();
-  chunk_of(copy) = chunk_of(trans);
-  return copy;
 }
 
 void ChunkPool::free(tlm::tlm_generic_payload* trans) {

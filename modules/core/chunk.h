@@ -90,6 +90,8 @@ class ChunkPool : public tlm::tlm_mm_interface {
   std::size_t allocated() const { return all_.size(); }
 
  private:
+  tlm::tlm_generic_payload& take();
+
   std::vector<std::unique_ptr<ChunkTransaction>> all_;
   std::vector<tlm::tlm_generic_payload*> free_;
 };

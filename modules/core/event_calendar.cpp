@@ -27,7 +27,7 @@ EventCalendar::EventCalendar()
 }
 
 void EventCalendar::schedule(Client& client, const sc_core::sc_time& at) {
-  const Entry entry{(Key{at.value()} << 64) | next_order_++, &client};
+  const Entry entry{(Key{at.value()} << 64) | next_order_++, &client, at};
   if (&client == firing_client_ && !rescheduled_) {
     rescheduled_ = true;
     rescheduled_entry_ = entry;
@@ -51,20 +51,30 @@ void EventCalendar::sift_up(std::size_t i) {
   heap_[i] = entry;
 }
 
+// Bottom-up: the hole at i follows the smaller child down to a leaf, then the entry
+// rises from there. An entry re-keyed at the top usually belongs near the bottom (its next
+// instant is later than most), so this skips the unpredictable "stop here?" test of every
+// level; the child selection is branch-free.
 void EventCalendar::sift_down(std::size_t i) {
   const Entry entry = heap_[i];
   const std::size_t size = heap_.size();
-  while (true) {
+  while (4 * i + 4 < size) {  // all four children exist
     const std::size_t first = 4 * i + 1;
-    if (first >= size) break;
+    const std::size_t a = first + (earlier(heap_[first + 1], heap_[first]) ? 1 : 0);
+    const std::size_t b = first + 2 + (earlier(heap_[first + 3], heap_[first + 2]) ? 1 : 0);
+    const std::size_t best = earlier(heap_[b], heap_[a]) ? b : a;
+    heap_[i] = heap_[best];
+    i = best;
+  }
+  const std::size_t first = 4 * i + 1;
+  if (first < size) {  // a last, partial family
     std::size_t best = first;
-    const std::size_t last = std::min(first + 4, size);
-    for (std::size_t c = first + 1; c < last; ++c) best = earlier(heap_[c], heap_[best]) ? c : best;
-    if (!earlier(heap_[best], entry)) break;
+    for (std::size_t c = first + 1; c < size; ++c) best = earlier(heap_[c], heap_[best]) ? c : best;
     heap_[i] = heap_[best];
     i = best;
   }
   heap_[i] = entry;
+  sift_up(i);
 }
 
 void EventCalendar::pop_top() {
@@ -83,8 +93,8 @@ void EventCalendar::fire() {
   kernel_touched_ = true;
   while (true) {
     fire_due();
-    if (heap_.empty() || !may_run_ahead_to(heap_.front().at())) break;
-    now_ = heap_.front().at();
+    if (heap_.empty() || !may_run_ahead_to(heap_.front().at)) break;
+    now_ = heap_.front().at;
     ahead_ = this;
   }
   ahead_ = nullptr;
@@ -127,7 +137,7 @@ bool EventCalendar::may_run_ahead_to(const sc_core::sc_time& at) {
 // earliest of two timed notifications).
 void EventCalendar::arm() {
   if (heap_.empty()) return;
-  const sc_core::sc_time at = heap_.front().at();
+  const sc_core::sc_time at = heap_.front().at;
   if (armed_ && armed_at_ <= at) return;
   event_.notify(at - sc_core::sc_time_stamp());
   armed_ = true;

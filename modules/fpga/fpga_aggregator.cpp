@@ -45,7 +45,7 @@ void FpgaAggregator::on_arrival(tlm::tlm_generic_payload& trans) {
     return;
   }
   contributions_ += chunk.chunks;  // in chunks: a burst counts as its chunks
-  if (absorb_duplicate(trans)) return;
+  if (config_.reliable && absorb_duplicate(trans)) return;
   const bool needs_slot = buffer_.full() && !buffer_.holds(key_of(chunk));
   if (needs_slot && config_.drop_when_full) {
     ++drops_;
@@ -67,7 +67,6 @@ void FpgaAggregator::on_arrival(tlm::tlm_generic_payload& trans) {
 // If its chunk is already reduced, the sender missed the acknowledgement: the result goes
 // to the cluster again (which acknowledges the sender again), with the sender's credit.
 bool FpgaAggregator::absorb_duplicate(tlm::tlm_generic_payload& trans) {
-  if (!config_.reliable) return false;
   const auto& chunk = chunk_of(trans);
   const auto key = key_of(chunk);
   const bool reduced = completed_.count(key) != 0;
@@ -99,7 +98,7 @@ void FpgaAggregator::resend_result(const ChunkExtension& chunk) {
 }
 
 void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
-  if (absorb_duplicate(trans)) return;  // a retransmission that waited for a slot
+  if (config_.reliable && absorb_duplicate(trans)) return;  // a retransmission that waited
   const sc_time now = EventCalendar::now();
   const auto& chunk = chunk_of(trans);
   Slot& slot = slot_for(chunk);
@@ -173,14 +172,21 @@ FpgaAggregator::Slot& FpgaAggregator::fresh_slot(std::uint64_t key) {
   return slot;
 }
 
-// Invariant data: exactly one contribution from every other member.
+// Invariant data: exactly one contribution from every other member. A site seen in this
+// check is stamped with the check's number (no sort, nothing cleared between checks).
 void FpgaAggregator::check_senders(const Slot& slot, int group_size) {
-  auto& senders = senders_scratch_;
-  senders.assign(slot.senders.begin(), slot.senders.end());
-  std::sort(senders.begin(), senders.end());
-  if (std::adjacent_find(senders.begin(), senders.end()) != senders.end() ||
-      static_cast<int>(senders.size()) != group_size - 1)
-    ++bad_reductions_;
+  ++check_stamp_;
+  bool repeated = false;
+  for (int site : slot.senders) {
+    if (site < 0) {  // not a site: never a valid contribution
+      repeated = true;
+      continue;
+    }
+    if (static_cast<std::size_t>(site) >= seen_stamp_.size()) seen_stamp_.resize(site + 1, 0);
+    repeated = repeated || seen_stamp_[site] == check_stamp_;
+    seen_stamp_[site] = check_stamp_;
+  }
+  if (repeated || static_cast<int>(slot.senders.size()) != group_size - 1) ++bad_reductions_;
 }
 
 void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced) {

@@ -105,7 +105,7 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay) override;
   void on_arrival(tlm::tlm_generic_payload& trans);
-  bool absorb_duplicate(tlm::tlm_generic_payload& trans);
+  bool absorb_duplicate(tlm::tlm_generic_payload& trans);  // loss recovery only
   void resend_result(const ChunkExtension& chunk);
   void send_credit(int step, std::uint32_t chunk, int sender, bool fresh);
   void admit(tlm::tlm_generic_payload& trans);
@@ -127,9 +127,11 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   sc_core::sc_time latency_;
   ArrivalQueue outputs_;  // the pipeline is serial: outputs leave in time order
   SlotTable<Slot> slots_;
-  // Reused (no allocation per reduced chunk): the invariant check's sorted copy and the
-  // senders a freed slot returns credits to.
-  std::vector<int> senders_scratch_, credit_senders_;
+  // Reused (no allocation per reduced chunk): the senders a freed slot returns credits to,
+  // and per site the number of the invariant check that last saw it.
+  std::vector<int> credit_senders_;
+  std::vector<std::uint64_t> seen_stamp_;
+  std::uint64_t check_stamp_ = 0;
   std::deque<Stalled> stalled_;
   std::uint64_t service_payload_bytes_ = ~std::uint64_t{0};
   sc_core::sc_time service_;
