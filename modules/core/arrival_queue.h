@@ -11,6 +11,7 @@
 #include <string>
 #include <systemc>
 #include <tlm>
+#include <type_traits>
 #include <utility>
 
 #include "modules/core/chunk.h"
@@ -18,44 +19,63 @@
 
 namespace aggnet {
 
+struct NoRecord {};
+
 /// ArrivalQueue: `notify(trans, delay)` calls the callback with `trans` at now + delay.
 /// Times must not decrease between calls (std::logic_error otherwise). The queue has no
 /// SystemC process of its own: the simulation's EventCalendar fires it.
-class ArrivalQueue : private EventCalendar::Client {
+/// BasicArrivalQueue<Record> also keeps a Record per transaction (what its owner would
+/// otherwise keep in a second FIFO of its own) and hands it to the callback.
+template <typename Record>
+class BasicArrivalQueue : private EventCalendar::Client {
  public:
-  using Callback = std::function<void(tlm::tlm_generic_payload&)>;
+  static constexpr bool kHasRecord = !std::is_same_v<Record, NoRecord>;
+  using Callback =
+      std::conditional_t<kHasRecord, std::function<void(tlm::tlm_generic_payload&, const Record&)>,
+                         std::function<void(tlm::tlm_generic_payload&)>>;
 
   /// `name` names the queue in errors.
-  ArrivalQueue(std::string name, Callback callback)
+  BasicArrivalQueue(std::string name, Callback callback)
       : name_(std::move(name)),
         callback_(std::move(callback)),
         calendar_(EventCalendar::current()) {}
-  ArrivalQueue(const ArrivalQueue&) = delete;
-  ArrivalQueue& operator=(const ArrivalQueue&) = delete;
+  BasicArrivalQueue(const BasicArrivalQueue&) = delete;
+  BasicArrivalQueue& operator=(const BasicArrivalQueue&) = delete;
 
-  void notify(tlm::tlm_generic_payload& trans, const sc_core::sc_time& delay) {
+  void notify(tlm::tlm_generic_payload& trans, const sc_core::sc_time& delay,
+              const Record& record = {}) {
     const sc_core::sc_time at = EventCalendar::now() + delay;
-    if (!queue_.empty() && at < queue_.back().first) {
+    if (!queue_.empty() && at < queue_.back().at) {
       throw std::logic_error(name_ + ": arrivals out of time order");
     }
-    queue_.emplace_back(at, &trans);
+    queue_.push_back({record, at, &trans});
     if (!scheduled_) schedule(at);
   }
   std::size_t size() const { return queue_.size(); }
 
  private:
+  // The record as a base: no space when there is none.
+  struct Item : Record {
+    sc_core::sc_time at;
+    tlm::tlm_generic_payload* trans;
+  };
+
   // A callback may notify this queue again; what is due by now is delivered in this call.
   void on_calendar() override {
     scheduled_ = false;
     const sc_core::sc_time now = EventCalendar::now();
-    while (!queue_.empty() && queue_.front().first <= now) {
-      auto* trans = queue_.front().second;
+    while (!queue_.empty() && queue_.front().at <= now) {
+      const Item item = queue_.front();
       queue_.pop_front();
-      callback_(*trans);
+      if constexpr (kHasRecord) {
+        callback_(*item.trans, item);
+      } else {
+        callback_(*item.trans);
+      }
     }
     if (queue_.empty() || scheduled_) return;
-    schedule(queue_.front().first);
-    prefetch(queue_.front().second);
+    schedule(queue_.front().at);
+    prefetch(queue_.front().trans);
   }
   void schedule(const sc_core::sc_time& at) {
     scheduled_ = true;
@@ -75,7 +95,9 @@ class ArrivalQueue : private EventCalendar::Client {
   Callback callback_;
   EventCalendar& calendar_;
   bool scheduled_ = false;
-  std::deque<std::pair<sc_core::sc_time, tlm::tlm_generic_payload*>> queue_;
+  std::deque<Item> queue_;
 };
+
+using ArrivalQueue = BasicArrivalQueue<NoRecord>;
 
 }  // namespace aggnet

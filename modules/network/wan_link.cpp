@@ -21,7 +21,7 @@ WanLink::WanLink(sc_core::sc_module_name name, const WanLinkParams& params, bool
       delay_(ps_time(params.delay_ps)),
       jitter_enabled_(jitter_enabled && params.jitter_ps > 0),
       arrivals_(std::string(this->name()) + ".arrivals",
-                [this](tlm::tlm_generic_payload& t) { on_arrival(t); }) {
+                [this](tlm::tlm_generic_payload& t, const Fate& fate) { on_arrival(t, fate); }) {
   in.bind(*this);
   if (jitter_enabled_) jitter_rng_ = std::make_unique<std::mt19937_64>(seed);
 }
@@ -70,8 +70,7 @@ void WanLink::accept(tlm::tlm_generic_payload& trans) {
   queueing_ns_.add(start == now ? 0.0 : (start - now).to_seconds() * 1e9);
   busy_ += serialization;
   bytes_in_flight_ += wire;
-  fates_.push_back({wire, epoch_, draw_loss()});
-  arrivals_.notify(trans, arrival - now);
+  arrivals_.notify(trans, arrival - now, {wire, epoch_, draw_loss()});
 }
 
 // Keyed by the payload alone: a run's bursts all have the same chunk size, so the payload
@@ -124,9 +123,7 @@ sc_time WanLink::down_time() const {
   return down_total_ + (up_ ? sc_core::SC_ZERO_TIME : EventCalendar::now() - down_since_);
 }
 
-void WanLink::on_arrival(tlm::tlm_generic_payload& trans) {
-  const Fate fate = fates_.front();
-  fates_.pop_front();
+void WanLink::on_arrival(tlm::tlm_generic_payload& trans, const Fate& fate) {
   const std::uint64_t wire = fate.wire;
   bytes_in_flight_ -= wire;
   if (fate.lost || fate.epoch != epoch_) {

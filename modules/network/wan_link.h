@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <random>
 #include <systemc>
@@ -99,7 +98,14 @@ class WanLink : public sc_core::sc_module, public NbTarget {
                                      sc_core::sc_time& delay) override;
   void accept(tlm::tlm_generic_payload& trans);
   void on_input(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
-  void on_arrival(tlm::tlm_generic_payload& trans);
+  // Per transaction in flight, kept with it in the arrival FIFO: its wire size and
+  // (faults) the link's failure epoch at hand-over and whether the loss draw lost it.
+  struct Fate {
+    std::uint64_t wire;
+    std::uint32_t epoch;
+    bool lost;
+  };
+  void on_arrival(tlm::tlm_generic_payload& trans, const Fate& fate);
   sc_core::sc_time jitter_sample();
   bool draw_loss();
   void count_loss(const tlm::tlm_generic_payload& trans, std::uint64_t wire);
@@ -122,7 +128,7 @@ class WanLink : public sc_core::sc_module, public NbTarget {
   // the fields of every crossing then share a few cache lines.
   std::unique_ptr<std::mt19937_64> jitter_rng_;
   std::unique_ptr<tlm_utils::peq_with_cb_and_phase<WanLink>> input_peq_;
-  ArrivalQueue arrivals_;  // FIFO: arrival times never decrease
+  BasicArrivalQueue<Fate> arrivals_;  // FIFO: arrival times never decrease
   sc_core::sc_time busy_until_ = sc_core::SC_ZERO_TIME;
   sc_core::sc_time last_arrival_ = sc_core::SC_ZERO_TIME;
   sc_core::sc_time busy_ = sc_core::SC_ZERO_TIME;
@@ -133,14 +139,6 @@ class WanLink : public sc_core::sc_module, public NbTarget {
   std::uint64_t lost_messages_ = 0, lost_chunks_ = 0, lost_payload_bytes_ = 0;
   Histogram queueing_ns_;
   Price prices_[2];
-  // Per transaction in flight, in arrival (FIFO) order: its wire size and (faults) the
-  // link's failure epoch at hand-over and whether the loss draw lost it.
-  struct Fate {
-    std::uint64_t wire;
-    std::uint32_t epoch;
-    bool lost;
-  };
-  std::deque<Fate> fates_;
   double loss_rate_ = 0;
   std::unique_ptr<std::mt19937_64> loss_rng_;
   bool up_ = true, miscount_losses_ = false;
