@@ -1,0 +1,102 @@
+#!/usr/bin/python3
+"""Deterministic per-hop costs of the engine: instructions, L1 data misses and branch
+mispredictions per chunk-hop, counted by valgrind's cachegrind (docs/performance.md).
+
+    python3 benchmarks/counts.py [--build DIR] [--scale] [--platforms DIR]
+
+CPU time on a shared machine moves by +-30 % between runs; these counts do not move, so
+an A/B of two builds is one run of each. Each row runs `aggnet_bench run` at two gradient
+sizes and divides the differences by the difference in chunk-hops, which cancels the
+set-up (reading the platform, building the modules). The bare kernel row is the same for
+`aggnet_bench kernel` (per timed event). Needs valgrind; about 2 minutes (--scale adds
+the 243-site ring, about 3 minutes more).
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROWS = [  # label, platform, schedule, (small, large) gradient, buffer, steps
+    ("nine_city all-to-all", "platforms/nine_city.yaml", "all-to-all", ("1GiB", "2GiB"), "4GiB"),
+    ("nine_city triads", "platforms/nine_city.yaml", "triads", ("2GiB", "4GiB"), "4GiB"),
+    ("nine_city ring", "platforms/nine_city.yaml", "ring", ("1GiB", "2GiB"), "0"),
+    ("synthetic 9 ring", "{platforms}/synthetic_9.yaml", "ring", ("1GiB", "2GiB"), "0"),
+]
+SCALE_ROWS = [
+    ("synthetic 243 ring", "{platforms}/synthetic_243.yaml", "ring", ("512MiB", "1GiB"), "0"),
+]
+KERNEL_EVENTS = (200_000, 400_000)
+SUMMARY = {"I": r"I\s+refs:\s+([\d,]+)", "D1": r"D1  misses:\s+([\d,]+)",
+           "mispredicts": r"Mispredicts:\s+([\d,]+)"}
+
+
+def cachegrind(cmd):
+    """(stdout, {I, D1, mispredicts}) of cmd run under cachegrind."""
+    proc = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes",
+                           "--cachegrind-out-file=/dev/null", *cmd],
+                          capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        sys.exit(f"counts.py: {' '.join(cmd)} failed ({proc.returncode}): {proc.stderr[-400:]}")
+    counts = {}
+    for key, pattern in SUMMARY.items():
+        match = re.search(pattern, proc.stderr)
+        if not match:
+            sys.exit(f"counts.py: no '{key}' in cachegrind's summary of {' '.join(cmd)}")
+        counts[key] = int(match.group(1).replace(",", ""))
+    return proc.stdout, counts
+
+
+def json_line(stdout):
+    return json.loads(next(line for line in stdout.splitlines() if line.startswith("{")))
+
+
+def per_unit(small, large, units_small, units_large):
+    span = units_large - units_small
+    return {key: (large[key] - small[key]) / span for key in small}
+
+
+def kernel_row(bench):
+    runs = [cachegrind([bench, "kernel", str(n)])[1] for n in KERNEL_EVENTS]
+    return per_unit(runs[0], runs[1], *KERNEL_EVENTS)
+
+
+def engine_row(bench, platform, schedule, sizes, buffer):
+    hops, counts = [], []
+    for gradient in sizes:
+        stdout, c = cachegrind([bench, "run", platform, schedule, gradient, buffer, "1"])
+        hops.append(json_line(stdout)["hops"])
+        counts.append(c)
+    return per_unit(counts[0], counts[1], hops[0], hops[1])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default="build")
+    parser.add_argument("--scale", action="store_true", help="also the 243-site ring")
+    parser.add_argument("--platforms", help="synthetic platforms (default: generated)")
+    args = parser.parse_args()
+    os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    bench = os.path.join(args.build, "benchmarks", "aggnet_bench")
+    with tempfile.TemporaryDirectory() as tmp:
+        platforms = args.platforms or tmp
+        if not args.platforms:
+            for n in (9, 243):
+                subprocess.run([sys.executable, "scripts/make_platforms.py", "--synthetic", str(n),
+                                "--seed", "1", "--out", tmp], check=True, capture_output=True)
+        kernel = kernel_row(bench)
+        print("| workload | instructions / hop | kernel instructions / event ÷ that | "
+              "L1d misses / hop | mispredicts / hop |")
+        print("|---|---|---|---|---|")
+        print(f"| bare kernel (per event) | {kernel['I']:.0f} | 100 % | {kernel['D1']:.2f} | "
+              f"{kernel['mispredicts']:.2f} |")
+        for label, platform, schedule, sizes, buffer in ROWS + (SCALE_ROWS if args.scale else []):
+            row = engine_row(bench, platform.format(platforms=platforms), schedule, sizes, buffer)
+            print(f"| {label} | {row['I']:.0f} | {100 * kernel['I'] / row['I']:.1f} % | "
+                  f"{row['D1']:.1f} | {row['mispredicts']:.1f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
