@@ -36,9 +36,9 @@ class BasicArrivalQueue : private EventCalendar::Client {
 
   /// `name` names the queue in errors.
   BasicArrivalQueue(std::string name, Callback callback)
-      : name_(std::move(name)),
-        callback_(std::move(callback)),
-        calendar_(EventCalendar::current()) {}
+      : callback_(std::move(callback)),
+        calendar_(EventCalendar::current()),
+        name_(std::move(name)) {}
   BasicArrivalQueue(const BasicArrivalQueue&) = delete;
   BasicArrivalQueue& operator=(const BasicArrivalQueue&) = delete;
 
@@ -91,11 +91,12 @@ class BasicArrivalQueue : private EventCalendar::Client {
   // A ChunkPool transaction: the payload and its extension in one block (chunk.cpp).
   static constexpr std::size_t kPooledBytes = sizeof(ChunkTransaction) + sizeof(ChunkExtension);
 
-  std::string name_;
+  // What each firing reads first; the name only for errors.
   Callback callback_;
   EventCalendar& calendar_;
   bool scheduled_ = false;
   std::deque<Item> queue_;
+  std::string name_;
 };
 
 using ArrivalQueue = BasicArrivalQueue<NoRecord>;

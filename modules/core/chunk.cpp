@@ -14,7 +14,7 @@ namespace {
 
 // A pool transaction and its extension in one allocation (adjacent cache lines): the first
 // access to a chunk that has been propagating on a long link is a cache miss, one not two.
-struct PooledChunk : ChunkTransaction {
+struct alignas(64) PooledChunk : ChunkTransaction {
   explicit PooledChunk(tlm::tlm_mm_interface* mm) : ChunkTransaction(mm) {
     chunk = &extension;
     set_extension(chunk);

@@ -17,13 +17,13 @@ FpgaAggregator::FpgaAggregator(sc_core::sc_module_name name, const FpgaAggregato
       in("in"),
       out("out"),
       to_network("to_network"),
-      config_(config),
-      pool_(pool),
-      buffer_(config.params.buffer_bytes, config.slot_bytes),
       latency_(ps_time(config.params.latency_ps())),
+      pool_(pool),
+      config_(config),
+      buffer_(config.params.buffer_bytes, config.slot_bytes),
+      slots_(BufferMemory::table_capacity(buffer_.num_slots())),
       outputs_(std::string(this->name()) + ".outputs",
-               [this](tlm::tlm_generic_payload& t) { on_reduced(t); }),
-      slots_(BufferMemory::table_capacity(buffer_.num_slots())) {
+               [this](tlm::tlm_generic_payload& t) { on_reduced(t); }) {
   in.bind(*this);
   buffer_.set_test_overcommit(config.test_hook == TestHook::kOvercommit);
 }

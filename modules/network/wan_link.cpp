@@ -17,11 +17,11 @@ WanLink::WanLink(sc_core::sc_module_name name, const WanLinkParams& params, bool
     : sc_module(name),
       in("in"),
       out("out"),
-      params_(params),
       delay_(ps_time(params.delay_ps)),
       jitter_enabled_(jitter_enabled && params.jitter_ps > 0),
       arrivals_(std::string(this->name()) + ".arrivals",
-                [this](tlm::tlm_generic_payload& t, const Fate& fate) { on_arrival(t, fate); }) {
+                [this](tlm::tlm_generic_payload& t, const Fate& fate) { on_arrival(t, fate); }),
+      params_(params) {
   in.bind(*this);
   if (jitter_enabled_) jitter_rng_ = std::make_unique<std::mt19937_64>(seed);
 }

@@ -119,30 +119,34 @@ class WanLink : public sc_core::sc_module, public NbTarget {
   const Price& price(const ChunkExtension& chunk, bool control);
   static constexpr std::uint64_t kJitterEpochPs = 10'000'000'000;  // 10 ms
 
-  WanLinkParams params_;
+  // Read or written by every crossing, kept together: a link's state is cold by the time
+  // its next chunk arrives, and each cache line is a miss.
+  alignas(64) sc_core::sc_time busy_until_ = sc_core::SC_ZERO_TIME;
   sc_core::sc_time delay_;
-  bool jitter_enabled_;
-  sc_core::sc_time jitter_, jitter_until_;
-  // Out of line and made only when used (jitter, a hand-over with a delay, loss): a
-  // generator is 2.5 KiB and the queue 5 KiB with a process, per link of a full mesh, and
-  // the fields of every crossing then share a few cache lines.
-  std::unique_ptr<std::mt19937_64> jitter_rng_;
-  std::unique_ptr<tlm_utils::peq_with_cb_and_phase<WanLink>> input_peq_;
-  BasicArrivalQueue<Fate> arrivals_;  // FIFO: arrival times never decrease
-  sc_core::sc_time busy_until_ = sc_core::SC_ZERO_TIME;
-  sc_core::sc_time last_arrival_ = sc_core::SC_ZERO_TIME;
   sc_core::sc_time busy_ = sc_core::SC_ZERO_TIME;
   std::uint64_t bytes_in_flight_ = 0;
   std::uint64_t payload_bytes_ = 0, wire_bytes_ = 0, chunks_ = 0;
-  std::uint64_t control_messages_ = 0, control_bytes_ = 0;
-  std::uint64_t delivered_wire_bytes_ = 0, lost_wire_bytes_ = 0;
-  std::uint64_t lost_messages_ = 0, lost_chunks_ = 0, lost_payload_bytes_ = 0;
-  Histogram queueing_ns_;
-  Price prices_[2];
+  std::uint64_t delivered_wire_bytes_ = 0;
   double loss_rate_ = 0;
-  std::unique_ptr<std::mt19937_64> loss_rng_;
-  bool up_ = true, miscount_losses_ = false;
   std::uint32_t epoch_ = 0;
+  bool up_ = true;
+  bool jitter_enabled_;
+  Price prices_[2];
+  Histogram queueing_ns_;
+  BasicArrivalQueue<Fate> arrivals_;  // FIFO: arrival times never decrease
+
+  WanLinkParams params_;
+  sc_core::sc_time jitter_, jitter_until_;
+  sc_core::sc_time last_arrival_ = sc_core::SC_ZERO_TIME;
+  // Out of line and made only when used (jitter, a hand-over with a delay, loss): a
+  // generator is 2.5 KiB and the queue 5 KiB with a process, per link of a full mesh.
+  std::unique_ptr<std::mt19937_64> jitter_rng_;
+  std::unique_ptr<tlm_utils::peq_with_cb_and_phase<WanLink>> input_peq_;
+  std::unique_ptr<std::mt19937_64> loss_rng_;
+  std::uint64_t control_messages_ = 0, control_bytes_ = 0;
+  std::uint64_t lost_wire_bytes_ = 0;
+  std::uint64_t lost_messages_ = 0, lost_chunks_ = 0, lost_payload_bytes_ = 0;
+  bool miscount_losses_ = false;
   sc_core::sc_time down_since_, down_total_;
 };
 
