@@ -28,6 +28,8 @@ struct NoRecord {};
 /// otherwise keep in a second FIFO of its own) and hands it to the callback.
 template <typename Record>
 class BasicArrivalQueue : private EventCalendar::Client {
+  static_assert(std::is_class_v<Record>, "a Record is a struct (stored as a base of the item)");
+
  public:
   static constexpr bool kHasRecord = !std::is_same_v<Record, NoRecord>;
   using Callback =

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <systemc>
+#include <utility>
 #include <vector>
 
 #include "modules/core/arrival_queue.h"
@@ -141,6 +142,56 @@ TEST(ArrivalQueue, NotifyFromTheCallbackChainsDeliveries) {
     EXPECT_EQ(h.deliveries[i].id, ids[i]) << i;
     EXPECT_EQ(h.deliveries[i].at_ps, at[i]) << i;
   }
+}
+
+}  // namespace
+}  // namespace aggnet
+
+namespace aggnet {
+namespace {
+
+struct Tag {
+  std::uint64_t value;
+};
+
+/// A queue with a record per transaction: ids 1..3 posted at 0 with delays 1, 1 and 2 ns,
+/// id 4 at 1.5 ns with 1 ns; each with record id * 10.
+struct RecordHarness : sc_core::sc_module {
+  ChunkPool pool;
+  BasicArrivalQueue<Tag> queue;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> deliveries;  // (id, record)
+  std::vector<std::uint64_t> at_ps;
+
+  SC_HAS_PROCESS(RecordHarness);
+  explicit RecordHarness(sc_core::sc_module_name n)
+      : sc_module(n), queue("queue", [this](tlm::tlm_generic_payload& t, const Tag& tag) {
+          deliveries.emplace_back(chunk_of(t).chunk, tag.value);
+          at_ps.push_back(to_ps(EventCalendar::now()));
+          t.release();
+        }) {
+    SC_THREAD(run);
+  }
+  void post(std::uint32_t id, std::uint64_t delay_ps) {
+    auto& t = pool.allocate();
+    chunk_of(t).chunk = id;
+    queue.notify(t, ps_time(delay_ps), Tag{id * 10u});
+  }
+  void run() {
+    post(1, 1000);
+    post(2, 1000);
+    post(3, 2000);
+    wait(ps_time(1500));
+    post(4, 1000);
+  }
+};
+
+TEST(ArrivalQueue, ARecordTravelsWithItsTransaction) {
+  RecordHarness h("h");
+  sc_core::sc_start();
+  const std::vector<std::pair<std::uint32_t, std::uint64_t>> expected = {
+      {1, 10}, {2, 20}, {3, 30}, {4, 40}};
+  EXPECT_EQ(h.deliveries, expected);
+  EXPECT_EQ(h.at_ps, (std::vector<std::uint64_t>{1000, 1000, 2000, 2500}));
 }
 
 }  // namespace
