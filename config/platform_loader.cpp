@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 
 #include "common/config_error.h"
 #include "common/strings.h"
@@ -191,13 +192,15 @@ const std::vector<std::string>& site_sections() {
 /// is not a mapping.
 YAML::Node child_map(YAML::Node parent, const std::string& key, const std::string& file,
                      const std::string& path) {
-  YAML::Node existing(YAML::NodeType::Undefined);
+  // A copy of the iterator's node, not an assignment to a node of its own: assigning
+  // would merge the whole document's node memory into that node's.
+  std::optional<YAML::Node> existing;
   for (auto it = parent.begin(); it != parent.end(); ++it) {
-    if (it->first.IsScalar() && it->first.Scalar() == key) existing = it->second;
+    if (it->first.IsScalar() && it->first.Scalar() == key) existing.emplace(it->second);
   }
-  if (existing.IsDefined() && !existing.IsNull()) {
-    if (!existing.IsMap())
-      throw_at(existing, file, path, "expected a mapping of 'key: value' entries");
+  if (existing && !existing->IsNull()) {
+    if (!existing->IsMap())
+      throw_at(*existing, file, path, "expected a mapping of 'key: value' entries");
     return parent[key];  // a handle on the map itself: `existing` holds an iterator's copy
   }
   YAML::Node fresh(YAML::NodeType::Map);

@@ -5,6 +5,7 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -241,45 +242,57 @@ YamlMap::YamlMap(const YAML::Node& node, std::string file, std::string path)
     throw_at(node, file_, path_.empty() ? "(top level)" : path_,
              "expected a mapping of 'key: value' entries");
   }
+  if (!node.IsMap()) return;
+  entries_.reserve(node.size());
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const bool scalar = it->first.IsScalar();
+    entries_.push_back({it->first, it->second, scalar ? it->first.Scalar() : std::string()});
+  }
+}
+
+const YamlMap::Entry* YamlMap::find(const std::string& key) const {
+  for (const auto& e : entries_)
+    if (e.key.IsScalar() && e.name == key) return &e;
+  return nullptr;
 }
 
 void YamlMap::allow_keys(const std::vector<std::string>& allowed) {
-  const std::set<std::string> ok(allowed.begin(), allowed.end());
-  std::set<std::string> seen;
-  std::string list;
-  for (const auto& k : allowed) list += (list.empty() ? "" : ", ") + k;
-  for (auto it = node_.begin(); it != node_.end(); ++it) {
-    const YAML::Node key = it->first;
+  const auto list = [&] {
+    std::string out;
+    for (const auto& k : allowed) out += (out.empty() ? "" : ", ") + k;
+    return out;
+  };
+  for (auto e = entries_.begin(); e != entries_.end(); ++e) {
+    const YAML::Node& key = e->key;
     if (!key.IsScalar()) {
       throw_at(key, file_, path_.empty() ? "(top level)" : path_,
-               "expected a plain key (one of: " + list + "), got a " +
+               "expected a plain key (one of: " + list() + "), got a " +
                    (key.IsSequence() ? "list"
                     : key.IsMap()    ? "mapping"
                                      : "null"));
     }
-    const std::string k = key.Scalar();
-    if (ok.count(k) == 0) {
+    const std::string& k = e->name;
+    if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
       throw_at(key, file_, key_path(k),
-               "unknown key, expected one of: " + list + did_you_mean(k, allowed));
+               "unknown key, expected one of: " + list() + did_you_mean(k, allowed));
     }
-    if (!seen.insert(k).second) throw_at(key, file_, key_path(k), "duplicate key");
+    const bool repeated = std::any_of(entries_.begin(), e, [&](const Entry& before) {
+      return before.key.IsScalar() && before.name == k;
+    });
+    if (repeated) throw_at(key, file_, key_path(k), "duplicate key");
   }
 }
 
 bool YamlMap::has(const std::string& key) const { return static_cast<bool>(optional(key)); }
 
 YAML::Node YamlMap::optional(const std::string& key) const {
-  for (auto it = node_.begin(); it != node_.end(); ++it) {
-    if (it->first.IsScalar() && it->first.Scalar() == key) return it->second;
-  }
-  return YAML::Node(YAML::NodeType::Undefined);
+  const Entry* e = find(key);
+  return e ? e->value : YAML::Node(YAML::NodeType::Undefined);
 }
 
 YAML::Node YamlMap::key_node(const std::string& key) const {
-  for (auto it = node_.begin(); it != node_.end(); ++it) {
-    if (it->first.IsScalar() && it->first.Scalar() == key) return it->first;
-  }
-  return YAML::Node(YAML::NodeType::Undefined);
+  const Entry* e = find(key);
+  return e ? e->key : YAML::Node(YAML::NodeType::Undefined);
 }
 
 YAML::Node YamlMap::required(const std::string& key) const {
@@ -304,8 +317,8 @@ std::string YamlMap::scalar_or(const std::string& key, const std::string& fallba
 double YamlMap::number_or(const std::string& key, double fallback, double lo, double hi) const {
   const YAML::Node v = optional(key);
   if (!v) return fallback;
-  const std::string expected = fmt::format("expected a number in [{}, {}]", lo, hi);
-  if (!v.IsScalar()) throw_at(v, file_, key_path(key), expected);
+  const auto expected = [&] { return fmt::format("expected a number in [{}, {}]", lo, hi); };
+  if (!v.IsScalar()) throw_at(v, file_, key_path(key), expected());
   const std::string text = trim(v.Scalar());
   double x = 0;
   try {
@@ -313,9 +326,9 @@ double YamlMap::number_or(const std::string& key, double fallback, double lo, do
     x = parse_number(neg ? text.substr(1) : text);
     if (neg) x = -x;
   } catch (const UnitError&) {
-    throw_at(v, file_, key_path(key), expected, v.Scalar());
+    throw_at(v, file_, key_path(key), expected(), v.Scalar());
   }
-  if (x < lo || x > hi) throw_at(v, file_, key_path(key), expected, v.Scalar());
+  if (x < lo || x > hi) throw_at(v, file_, key_path(key), expected(), v.Scalar());
   return x;
 }
 

@@ -90,9 +90,19 @@ class YamlMap {
   const YAML::Node& node() const { return node_; }
 
  private:
+  // The mapping's entries in file order, read once: a lookup through yaml-cpp's
+  // iterators builds two node handles per entry, and a mapping is asked for most keys.
+  struct Entry {
+    YAML::Node key;
+    YAML::Node value;
+    std::string name;  ///< the key's text; empty for a key that is not a scalar
+  };
+  const Entry* find(const std::string& key) const;
+
   YAML::Node node_;
   std::string file_;
   std::string path_;
+  std::vector<Entry> entries_;
 };
 
 }  // namespace aggnet

@@ -9,6 +9,8 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <string_view>
+#include <utility>
 
 #include "common/strings.h"
 #include "common/units.h"
@@ -325,24 +327,29 @@ struct KeyUnit {
   bool count = false;
 };
 
-KeyUnit unit_of(const std::string& key) {
-  static const std::map<std::string, double> kTimes = {
-      {"s", 1e12}, {"ms", 1e9}, {"us", 1e6}, {"ns", 1e3}, {"ps", 1}};
-  static const std::set<std::string> kCounts = {
-      "bytes",           "chunks",    "contributions", "allocations",
-      "stalls",          "slots",     "steps",         "step",
-      "round",           "rounds",    "checks",        "mismatches",
-      "results",         "events",    "messages",      "packets",
-      "retransmissions", "timeouts",  "drops",         "simulations",
-      "count",           "acks",      "sent",          "received",
-      "duplicates",      "resends",   "abandoned",     "lost",
-      "dropped",         "recovered", "credits",       "grants",
-      "failures",        "samples",   "sites",         "links",
-      "groups",          "members"};
+// The unit words of report keys (a key's words are separated by '_').
+constexpr std::pair<std::string_view, double> kTimeWords[] = {
+    {"s", 1e12}, {"ms", 1e9}, {"us", 1e6}, {"ns", 1e3}, {"ps", 1}};
+constexpr std::string_view kCountWords[] = {
+    "abandoned",     "acks",        "allocations",     "bytes",   "checks",   "chunks",
+    "contributions", "count",       "credits",         "drops",   "dropped",  "duplicates",
+    "events",        "failures",    "grants",          "groups",  "links",    "lost",
+    "members",       "messages",    "mismatches",      "packets", "received", "recovered",
+    "resends",       "results",     "retransmissions", "round",   "rounds",   "samples",
+    "sent",          "simulations", "sites",           "slots",   "stalls",   "step",
+    "steps",         "timeouts"};
+
+// Called for every key of the report: words are compared in place, nothing allocated.
+KeyUnit unit_of(std::string_view key) {
   KeyUnit unit;
-  for (const auto& token : split(key, '_')) {
-    if (auto it = kTimes.find(token); it != kTimes.end()) return {it->second, false};
-    if (kCounts.count(token)) unit.count = true;
+  for (std::size_t begin = 0; begin <= key.size();) {
+    const std::size_t end = std::min(key.find('_', begin), key.size());
+    const std::string_view word = key.substr(begin, end - begin);
+    for (const auto& [name, ps] : kTimeWords)
+      if (word == name) return {ps, false};
+    if (std::find(std::begin(kCountWords), std::end(kCountWords), word) != std::end(kCountWords))
+      unit.count = true;
+    begin = end + 1;
   }
   return unit;
 }
@@ -356,10 +363,14 @@ double exact_time(double x, double ps_per_unit) {
   const auto per = static_cast<long long>(ps_per_unit);
   const unsigned long long magnitude = whole_ps < 0 ? -whole_ps : whole_ps;
   const int decimals = static_cast<int>(std::lround(std::log10(ps_per_unit)));
-  const std::string text = decimals == 0 ? fmt::format("{}{}", whole_ps < 0 ? "-" : "", magnitude)
-                                         : fmt::format("{}{}.{:0{}}", whole_ps < 0 ? "-" : "",
-                                                       magnitude / per, magnitude % per, decimals);
-  return std::strtod(text.c_str(), nullptr);
+  char text[64];
+  const auto end =
+      decimals == 0
+          ? fmt::format_to_n(text, sizeof text - 1, "{}{}", whole_ps < 0 ? "-" : "", magnitude)
+          : fmt::format_to_n(text, sizeof text - 1, "{}{}.{:0{}}", whole_ps < 0 ? "-" : "",
+                             magnitude / per, magnitude % per, decimals);
+  *end.out = '\0';
+  return std::strtod(text, nullptr);
 }
 
 void tidy(json& value, const KeyUnit& unit) {
