@@ -2,11 +2,13 @@
 """aggnet against SimGrid (and ns-3) on the same platform and scenario (docs/validation.md).
 
     compare.py --build DIR [--platform FILE] [--suite fast|full] [--bandwidths 10,100]
-               [--ns3] [--ns3-budget SECONDS] [--check] [--json OUT] [--markdown OUT]
+               [--ns3] [--ns3-budget SECONDS] [--repeats N] [--check] [--json OUT]
+               [--markdown OUT]
 
 Runs every scenario of the suite with `aggnet run` and the harnesses built in DIR
 (validation/aggnet-simgrid, validation/aggnet-ns3), measures each one's wall and CPU time,
-and prints the table. With --check it exits 1 unless:
+and prints the table (with --repeats N each tool's times are the medians of up to N runs,
+fewer once its runs took 2 CPU-s). With --check it exits 1 unless:
   - aggnet equals the store-and-forward closed form and SimGrid the flow-level one
     (where the scenario has one), so the observed difference is the closed-form one;
   - aggnet and SimGrid agree within 0.5 % on point-to-point and the ring family;
@@ -17,6 +19,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -46,29 +49,39 @@ FULL = FAST + [(label + ", 900 MiB", name, "900MiB", cf, agree)
 NS3 = [(label + ", 108 MiB", name, "108MiB", cf, agree) for label, name, _, cf, agree in FAST]
 EXACT_PACKET = 1e-5  # ns-3 vs its packet-level closed form (interleaved messages: ~1 packet)
 CPU_RATIO = 100      # ns-3 CPU time / aggnet CPU time, scenarios of 100 MB or more
+REPEAT_BUDGET_S = 2.0  # with --repeats: no further run of a tool once its runs took this
 
 
-def timed(cmd):
-    """Runs cmd; returns (stdout, wall s, CPU s of the child)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        sys.exit(f"compare.py: {' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.strip()[-400:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return proc.stdout, wall, cpu
+def timed(cmd, repeats=1):
+    """Runs cmd up to `repeats` times (no more once the runs' CPU time passes
+    REPEAT_BUDGET_S, the same rule for every tool); returns (stdout, median wall s, median
+    CPU s of the child). A single run's CPU time moves by tens of percent on a shared
+    machine; every run must print the same (the tools are deterministic)."""
+    walls, cpus, stdout = [], [], None
+    while len(cpus) < max(1, repeats) and sum(cpus) < REPEAT_BUDGET_S:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        walls.append(time.perf_counter() - t0)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if proc.returncode != 0:
+            sys.exit(f"compare.py: {' '.join(cmd)} failed ({proc.returncode}): "
+                     f"{proc.stderr.strip()[-400:]}")
+        if stdout is not None and proc.stdout != stdout:
+            sys.exit(f"compare.py: {' '.join(cmd)} printed something else when run again")
+        stdout = proc.stdout
+        cpus.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
+    return stdout, statistics.median(walls), statistics.median(cpus)
 
 
-def run_aggnet(build, platform, schedule, gradient, gbps, tmp):
+def run_aggnet(build, platform, schedule, gradient, gbps, tmp, repeats=1):
     out = os.path.join(tmp, "aggnet.json")
     _, wall, cpu = timed([
         os.path.join(build, "apps", "aggnet"), "run", "--platform", platform,
         "--schedule", schedule, "--gradient", gradient, "--chunk", "1MiB", "--steps", "1",
         "--set", "defaults.cluster.compute_time=0s",
         "--set", f"defaults.link.bandwidth={gbps}Gbps", "--no-colocated", "--quiet",
-        "--json", out])
+        "--json", out], repeats)
     with open(out, encoding="utf-8") as f:
         step = json.load(f)["steps"][0]
     sent = max((g.get("transmit_complete_s", 0) for g in step["groups"]), default=0)
@@ -76,10 +89,10 @@ def run_aggnet(build, platform, schedule, gradient, gbps, tmp):
             "wall_s": wall, "cpu_s": cpu}
 
 
-def run_harness(exe, platform, schedule, gradient, gbps, extra=()):
+def run_harness(exe, platform, schedule, gradient, gbps, repeats=1):
     out, wall, cpu = timed([exe, "--platform", platform, "--schedule", schedule,
                             "--gradient", gradient, "--chunk", "1MiB",
-                            "--set", f"defaults.link.bandwidth={gbps}Gbps", *extra])
+                            "--set", f"defaults.link.bandwidth={gbps}Gbps"], repeats)
     result = json.loads(out)
     result.update(wall_s=wall, cpu_s=cpu)
     return result
@@ -179,6 +192,9 @@ def main():
     ap.add_argument("--ns3", action="store_true", help="also run the ns-3 harness")
     ap.add_argument("--ns3-budget", type=float, default=600.0,
                     help="skip the remaining ns-3 runs once their CPU time exceeds this")
+    ap.add_argument("--repeats", type=int, default=1,
+                    help="time each tool as the median of up to this many runs (fewer once "
+                         f"its runs took {REPEAT_BUDGET_S:g} CPU-s)")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--json")
     ap.add_argument("--markdown")
@@ -193,14 +209,15 @@ def main():
             for label, sched, grad, expect_cf, expect_agree in suite:
                 if only and sched not in only:
                     continue
-                sg = run_harness(simgrid, args.platform, sched, grad, gbps)
+                sg = run_harness(simgrid, args.platform, sched, grad, gbps, args.repeats)
                 row = {"scenario": label, "schedule": sched, "gradient": grad, "gbps": gbps,
-                       "aggnet": run_aggnet(args.build, args.platform, sched, grad, gbps, tmp),
+                       "aggnet": run_aggnet(args.build, args.platform, sched, grad, gbps, tmp,
+                                            args.repeats),
                        "simgrid": {k: sg[k] for k in ("time_s", "wall_s", "cpu_s")},
                        "closed_form": sg["closed_form"], "expect_closed_form": expect_cf,
                        "expect_agreement": expect_agree}
                 if args.ns3 and ns3_cpu < args.ns3_budget:
-                    row["ns3"] = run_harness(ns3, args.platform, sched, grad, gbps)
+                    row["ns3"] = run_harness(ns3, args.platform, sched, grad, gbps, args.repeats)
                     ns3_cpu += row["ns3"]["cpu_s"]
                     if args.check:
                         check_ns3(row, failures)
