@@ -27,9 +27,21 @@ void Histogram::add(double value) {
   }
   ++count_;
   sum_ += value;
+  if (value == 0.0) {
+    ++zeros_;
+    return;
+  }
   std::size_t bucket = value < 1.0 ? 0 : static_cast<std::size_t>(binary_exponent(value)) + 1;
   if (buckets_.size() <= bucket) buckets_.resize(bucket + 1, 0);
   ++buckets_[bucket];
+}
+
+std::vector<std::uint64_t> Histogram::buckets() const {
+  std::vector<std::uint64_t> all = buckets_;
+  if (zeros_ == 0) return all;
+  if (all.empty()) all.push_back(0);
+  all[0] += zeros_;
+  return all;
 }
 
 }  // namespace aggnet

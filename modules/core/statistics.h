@@ -25,11 +25,14 @@ class Histogram {
   double min() const { return count_ ? min_ : 0.0; }
   double max() const { return count_ ? max_ : 0.0; }
   /// bucket b counts values in [2^(b-1), 2^b) (bucket 0: values < 1).
-  const std::vector<std::uint64_t>& buckets() const { return buckets_; }
+  std::vector<std::uint64_t> buckets() const;
 
  private:
   std::uint64_t count_ = 0;
   double sum_ = 0, min_ = 0, max_ = 0;
+  // Zeros (a link crossing that did not queue, the common case) are counted here and
+  // joined to bucket 0 when read: adding one touches no memory but these fields.
+  std::uint64_t zeros_ = 0;
   std::vector<std::uint64_t> buckets_;
 };
 
