@@ -19,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 
-ROWS = [  # label, platform, schedule, (small, large) gradient, buffer, steps
+ROWS = [  # label, platform, schedule, (small, large) gradient, buffer (one step each)
     ("nine_city all-to-all", "platforms/nine_city.yaml", "all-to-all", ("1GiB", "2GiB"), "4GiB"),
     ("nine_city triads", "platforms/nine_city.yaml", "triads", ("2GiB", "4GiB"), "4GiB"),
     ("nine_city ring", "platforms/nine_city.yaml", "ring", ("1GiB", "2GiB"), "0"),

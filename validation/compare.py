@@ -55,8 +55,9 @@ REPEAT_BUDGET_S = 2.0  # with --repeats: no further run of a tool once its runs 
 def timed(cmd, repeats=1):
     """Runs cmd up to `repeats` times (no more once the runs' CPU time passes
     REPEAT_BUDGET_S, the same rule for every tool); returns (stdout, median wall s, median
-    CPU s of the child). A single run's CPU time moves by tens of percent on a shared
-    machine; every run must print the same (the tools are deterministic)."""
+    CPU s of the child, CPU s of all the runs). A single run's CPU time moves by tens of
+    percent on a shared machine; every run must print the same (the tools are
+    deterministic)."""
     walls, cpus, stdout = [], [], None
     while len(cpus) < max(1, repeats) and sum(cpus) < REPEAT_BUDGET_S:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -71,12 +72,12 @@ def timed(cmd, repeats=1):
             sys.exit(f"compare.py: {' '.join(cmd)} printed something else when run again")
         stdout = proc.stdout
         cpus.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
-    return stdout, statistics.median(walls), statistics.median(cpus)
+    return stdout, statistics.median(walls), statistics.median(cpus), sum(cpus)
 
 
 def run_aggnet(build, platform, schedule, gradient, gbps, tmp, repeats=1):
     out = os.path.join(tmp, "aggnet.json")
-    _, wall, cpu = timed([
+    _, wall, cpu, _ = timed([
         os.path.join(build, "apps", "aggnet"), "run", "--platform", platform,
         "--schedule", schedule, "--gradient", gradient, "--chunk", "1MiB", "--steps", "1",
         "--set", "defaults.cluster.compute_time=0s",
@@ -90,11 +91,11 @@ def run_aggnet(build, platform, schedule, gradient, gbps, tmp, repeats=1):
 
 
 def run_harness(exe, platform, schedule, gradient, gbps, repeats=1):
-    out, wall, cpu = timed([exe, "--platform", platform, "--schedule", schedule,
+    out, wall, cpu, spent = timed([exe, "--platform", platform, "--schedule", schedule,
                             "--gradient", gradient, "--chunk", "1MiB",
                             "--set", f"defaults.link.bandwidth={gbps}Gbps"], repeats)
     result = json.loads(out)
-    result.update(wall_s=wall, cpu_s=cpu)
+    result.update(wall_s=wall, cpu_s=cpu, cpu_spent_s=spent)
     return result
 
 
@@ -218,7 +219,7 @@ def main():
                        "expect_agreement": expect_agree}
                 if args.ns3 and ns3_cpu < args.ns3_budget:
                     row["ns3"] = run_harness(ns3, args.platform, sched, grad, gbps, args.repeats)
-                    ns3_cpu += row["ns3"]["cpu_s"]
+                    ns3_cpu += row["ns3"]["cpu_spent_s"]
                     if args.check:
                         check_ns3(row, failures)
                 if args.check:
