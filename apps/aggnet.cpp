@@ -50,17 +50,29 @@ int sc_main(int argc, char* argv[]) {
   return 2;
 }
 
+namespace {
+
+// The commands print through std::cout; what could not be written (a full disk, a closed
+// descriptor) must not end in status 0.
+int with_stdout_checked(int status) {
+  std::cout.flush();
+  if (std::cout && std::fflush(stdout) == 0) return status;
+  std::cerr << "aggnet: cannot write the standard output\n";
+  return status == 0 ? 1 : status;
+}
+
+}  // namespace
+
 // Our own main: the kernel prints its banner before sc_main runs, and it would be mixed
 // into tables on stdout.
 int main(int argc, char* argv[]) {
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
-  const int status = sc_core::sc_elab_and_sim(argc, argv);
+  const int status = with_stdout_checked(sc_core::sc_elab_and_sim(argc, argv));
 #ifdef AGGNET_FAST_EXIT
   // Every output is written and closed by now; what exit() would add is tearing down the
   // libraries' static objects (SystemC's, yaml-cpp's) in memory the kernel frees anyway,
   // about 2 % of the CPU time of a short run. Not with the sanitizers (their leak check
   // runs at exit; apps/CMakeLists.txt).
-  std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
   std::_Exit(status);

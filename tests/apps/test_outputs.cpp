@@ -68,6 +68,16 @@ class Outputs : public ::testing::Test {
   fs::path dir_;
 };
 
+TEST_F(Outputs, AStandardOutputThatCannotBeWrittenIsAnError) {
+  const auto err = dir_ / "stderr.txt";
+  const std::string cmd =
+      std::string(AGGNET_BINARY) + " params > /dev/full 2> '" + err.string() + "'";
+  const int raw = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(raw));
+  EXPECT_EQ(WEXITSTATUS(raw), 1);
+  EXPECT_EQ(read_text(err), "aggnet: cannot write the standard output\n");
+}
+
 // The picoseconds per unit of a key's time unit ("round_time_s" -> 1e12), 0 for no time.
 double ps_per_unit(const std::string& key) {
   static const std::map<std::string, double> units = {
