@@ -2,13 +2,15 @@
 #include "config/yaml_reader.h"
 
 #include <fmt/format.h>
+#include <libfyaml.h>
 #include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/parser.h>
+#include <yaml-cpp/exceptions.h>
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -160,26 +162,198 @@ class DocumentBuilder : public FirstMark {
 
 struct Parsed {
   YAML::Node root;
-  int second_document_line = 0;  ///< see parse_documents
+  int second_document_line = 0;  ///< 1-based line of a second document's first node, or 0
 };
 
-/// The first document of `text`, and the 1-based line of a second document (0 when
-/// there is one at most, or minus the line where the parser stopped advancing).
-/// Stops after two documents: yaml-cpp 0.7's LoadAll loops forever on inputs such as
-/// ",?" (jbeder/yaml-cpp#1040, fixed upstream by #1319), found by scripts/fuzz.sh.
+/// A libfyaml parser over a string, freed on scope exit. libfyaml reads a document about
+/// seven times faster than yaml-cpp's scanner, which was a tenth of a small run's CPU time
+/// (docs/validation.md, "Speed"); the nodes are still yaml-cpp's.
+class EventStream {
+ public:
+  explicit EventStream(const std::string& text) {
+    fy_diag_cfg diag_cfg;
+    fy_diag_cfg_default(&diag_cfg);
+    diag_cfg.fp = nullptr;
+    diag_ = fy_diag_create(&diag_cfg);
+    fy_diag_set_collect_errors(diag_, true);
+    fy_parse_cfg cfg{};
+    cfg.flags = static_cast<fy_parse_cfg_flags>(FYPCF_QUIET | FYPCF_COLLECT_DIAG);
+    cfg.diag = diag_;
+    parser_ = fy_parser_create(&cfg);
+    if (!parser_ || fy_parser_set_string(parser_, text.data(), text.size()) != 0)
+      throw std::bad_alloc();
+    last_line_ = static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+  }
+  ~EventStream() {
+    if (event_) fy_parser_event_free(parser_, event_);
+    if (parser_) fy_parser_destroy(parser_);
+    if (diag_) fy_diag_destroy(diag_);
+  }
+  EventStream(const EventStream&) = delete;
+  EventStream& operator=(const EventStream&) = delete;
+
+  /// The next event (valid until the next call); throws YAML::ParserException on an error,
+  /// returns nullptr at the end of the stream.
+  fy_event* next() {
+    if (event_) fy_parser_event_free(parser_, event_);
+    event_ = fy_parser_parse(parser_);
+    if (!event_ && fy_parser_get_stream_error(parser_)) throw_first_error();
+    return event_;
+  }
+
+ private:
+  [[noreturn]] void throw_first_error() {
+    void* iter = nullptr;
+    const fy_diag_error* e = fy_diag_errors_iterate(diag_, &iter);
+    YAML::Mark mark;
+    // libfyaml counts from 1, and puts an error at the end of the input on a line past it.
+    mark.line = e ? std::clamp(e->line - 1, 0, last_line_) : 0;
+    mark.column = e ? std::max(e->column - 1, 0) : 0;
+    throw YAML::ParserException(mark, e && e->msg ? e->msg : "invalid YAML");
+  }
+
+  fy_diag* diag_ = nullptr;
+  fy_parser* parser_ = nullptr;
+  fy_event* event_ = nullptr;
+  int last_line_ = 0;  ///< 0-based
+};
+
+YAML::Mark to_mark(const fy_mark& m) {
+  YAML::Mark mark;
+  mark.pos = static_cast<int>(m.input_pos);
+  mark.line = m.line;
+  mark.column = m.column;
+  return mark;
+}
+
+/// Where a token starts with its indicator: libfyaml's marks of anchors, aliases and quoted
+/// scalars point past their one-byte '&', '*' or quote.
+YAML::Mark token_mark(fy_token* token) {
+  const fy_mark* at = fy_token_start_mark(token);
+  if (!at) return YAML::Mark::null_mark();
+  YAML::Mark mark = to_mark(*at);
+  const fy_token_type type = fy_token_get_type(token);
+  const bool indicator =
+      type == FYTT_ANCHOR || type == FYTT_ALIAS ||
+      (type == FYTT_SCALAR && (fy_token_scalar_style(token) == FYSS_SINGLE_QUOTED ||
+                               fy_token_scalar_style(token) == FYSS_DOUBLE_QUOTED));
+  if (indicator && mark.column > 0) {
+    --mark.pos;
+    --mark.column;
+  }
+  return mark;
+}
+
+/// Where a node starts, as yaml-cpp marks it: at its anchor or tag if it has one.
+YAML::Mark event_mark(fy_event* event) {
+  YAML::Mark start = YAML::Mark::null_mark();
+  for (fy_token* token : {fy_event_get_anchor_token(event), fy_event_get_tag_token(event),
+                          fy_event_get_token(event)}) {
+    const YAML::Mark at = token ? token_mark(token) : YAML::Mark::null_mark();
+    if (!at.is_null() && (start.is_null() || at.pos < start.pos)) start = at;
+  }
+  return start;
+}
+
+std::string text_of(fy_token* token) {
+  std::size_t length = 0;
+  const char* text = token ? fy_token_get_text(token, &length) : nullptr;
+  return text ? std::string(text, length) : std::string();
+}
+
+/// A node's tag as yaml-cpp reports it: the resolved tag if one is written, else "?" for a
+/// plain scalar or a collection and "!" for a quoted or block scalar.
+std::string tag_of(fy_event* event, bool plain) {
+  fy_token* tag = fy_event_get_tag_token(event);
+  if (!tag) return plain ? "?" : "!";
+  return text_of(tag);  // libfyaml resolves the handle: !!str is tag:yaml.org,2002:str
+}
+
+bool is_null_text(const std::string& s) {
+  return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL";
+}
+
+/// Feeds one document's node events to `handler` as yaml-cpp's parser would; returns
+/// false at the end of the stream. An empty value (`key:`) has no token: it is marked where
+/// the token before it ends (yaml-cpp marks it at the next token, often a line below).
+bool handle_document(EventStream& stream, FirstMark& handler) {
+  std::map<std::string, YAML::anchor_t> anchors;  // an anchor's name -> its latest number
+  YAML::anchor_t next_anchor = 1;
+  const auto anchor_of = [&](fy_event* event) -> YAML::anchor_t {
+    fy_token* token = fy_event_get_anchor_token(event);
+    if (!token) return YAML::NullAnchor;
+    anchors[text_of(token)] = next_anchor;
+    return next_anchor++;
+  };
+  YAML::Mark last_end;
+  const auto node_mark = [&](fy_event* event) {
+    const YAML::Mark mark = event_mark(event);
+    return mark.is_null() ? last_end : mark;
+  };
+  for (fy_event* event = stream.next(); event; event = stream.next()) {
+    if (const fy_mark* end = fy_event_end_mark(event)) last_end = to_mark(*end);
+    switch (event->type) {
+      case FYET_STREAM_START:
+      case FYET_DOCUMENT_START:
+      case FYET_NONE:
+        break;
+      case FYET_STREAM_END:
+        return false;
+      case FYET_DOCUMENT_END:
+        return true;
+      case FYET_ALIAS: {
+        const auto found = anchors.find(text_of(event->alias.anchor));
+        if (found == anchors.end())
+          throw YAML::ParserException(node_mark(event), YAML::ErrorMsg::UNKNOWN_ANCHOR);
+        handler.OnAlias(node_mark(event), found->second);
+        break;
+      }
+      case FYET_SCALAR: {
+        const bool plain = fy_token_scalar_style(event->scalar.value) == FYSS_PLAIN;
+        const std::string tag = tag_of(event, plain);
+        const std::string value = text_of(event->scalar.value);
+        const YAML::Mark mark = node_mark(event);
+        if (plain && tag == "?" && is_null_text(value))
+          handler.OnNull(mark, anchor_of(event));
+        else
+          handler.OnScalar(mark, tag, anchor_of(event), value);
+        break;
+      }
+      case FYET_SEQUENCE_START: {
+        fy_token* start = event->sequence_start.sequence_start;
+        const bool flow = start && fy_token_get_type(start) == FYTT_FLOW_SEQUENCE_START;
+        handler.OnSequenceStart(node_mark(event), tag_of(event, true), anchor_of(event),
+                                flow ? YAML::EmitterStyle::Flow : YAML::EmitterStyle::Block);
+        break;
+      }
+      case FYET_SEQUENCE_END:
+        handler.OnSequenceEnd();
+        break;
+      case FYET_MAPPING_START: {
+        fy_token* start = event->mapping_start.mapping_start;
+        const bool flow = !start || fy_token_get_type(start) == FYTT_FLOW_MAPPING_START;
+        handler.OnMapStart(node_mark(event), tag_of(event, true), anchor_of(event),
+                           flow ? YAML::EmitterStyle::Flow : YAML::EmitterStyle::Block);
+        break;
+      }
+      case FYET_MAPPING_END:
+        handler.OnMapEnd();
+        break;
+    }
+  }
+  return false;
+}
+
+/// The first document of `text`, and the line of a second one (an error for the caller).
 Parsed parse_documents(const std::string& text) {
-  std::istringstream in(text);
-  YAML::Parser parser(in);
+  EventStream stream(text);
   DocumentBuilder first;
   FirstMark second;
   Parsed parsed;
-  if (!parser.HandleNextDocument(first)) return parsed;
+  const bool more = handle_document(stream, first);
   parsed.root = first.root();
-  if (!parser.HandleNextDocument(second)) return parsed;
-  if (!first.mark.is_null() && !second.mark.is_null() && second.mark.pos <= first.mark.pos)
-    parsed.second_document_line = -(first.mark.line + 1);  // the parser did not advance
-  else
-    parsed.second_document_line = second.mark.is_null() ? 1 : second.mark.line + 1;
+  if (!more || !handle_document(stream, second)) return parsed;
+  parsed.second_document_line = second.mark.is_null() ? 1 : second.mark.line + 1;
   return parsed;
 }
 
@@ -194,11 +368,6 @@ YAML::Node parse_yaml(const std::string& text, const std::string& file) {
     throw ConfigError(file, line, "", "malformed YAML: " + e.msg);
   }
   const int second = parsed.second_document_line;
-  if (second < 0) {
-    throw ConfigError(file, -second, "",
-                      "malformed YAML: expected a value, got a stray ',' or flow indicator outside "
-                      "[...] or {...}");
-  }
   if (second > 0) {
     throw ConfigError(file, second, "",
                       "expected one YAML document, found a second one after '---' (it would be "

@@ -358,6 +358,9 @@ KeyUnit unit_of(std::string_view key) {
 // double nearest to that exact decimal, so 34.855000000000004 s reads 34.855.
 double exact_time(double x, double ps_per_unit) {
   const long double ps = std::llroundl(static_cast<long double>(x) * ps_per_unit);
+  // Below 2^53 ps the count and the power of ten are exact doubles, and the division rounds
+  // their quotient correctly: the double nearest to the decimal, as strtod reads it.
+  if (std::fabs(ps) < 0x1p53L) return static_cast<double>(ps) / ps_per_unit;
   if (std::fabs(static_cast<double>(ps)) >= 9.2e18) return x;  // beyond 64-bit ps: as is
   const auto whole_ps = static_cast<long long>(ps);
   const auto per = static_cast<long long>(ps_per_unit);
