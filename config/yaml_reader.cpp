@@ -357,9 +357,51 @@ Parsed parse_documents(const std::string& text) {
   return parsed;
 }
 
+/// The 0-based offset of the first byte of `text` that does not start or continue a
+/// well-formed UTF-8 sequence (RFC 3629: no overlongs, surrogates or code points past
+/// U+10FFFF), or npos.
+std::size_t first_invalid_utf8(const std::string& text) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  for (std::size_t i = 0; i < text.size();) {
+    const unsigned char b = byte(i);
+    std::size_t length = 1;
+    unsigned char lo = 0x80, hi = 0xBF;  // range of the second byte
+    if (b < 0x80) {
+      ++i;
+      continue;
+    } else if (b >= 0xC2 && b <= 0xDF) {
+      length = 2;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+      length = 3;
+      lo = b == 0xE0 ? 0xA0 : 0x80;
+      hi = b == 0xED ? 0x9F : 0xBF;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+      length = 4;
+      lo = b == 0xF0 ? 0x90 : 0x80;
+      hi = b == 0xF4 ? 0x8F : 0xBF;
+    } else {
+      return i;
+    }
+    if (i + length > text.size()) return i;
+    for (std::size_t k = 1; k < length; ++k) {
+      const unsigned char c = byte(i + k);
+      if (k == 1 ? (c < lo || c > hi) : (c < 0x80 || c > 0xBF)) return i;
+    }
+    i += length;
+  }
+  return std::string::npos;
+}
+
 }  // namespace
 
 YAML::Node parse_yaml(const std::string& text, const std::string& file) {
+  // libfyaml 0.7 can loop forever on a malformed byte in a directive (scripts/fuzz.sh).
+  if (const std::size_t bad = first_invalid_utf8(text); bad != std::string::npos) {
+    const auto line = 1 + std::count(text.begin(), text.begin() + bad, '\n');
+    throw ConfigError(file, static_cast<int>(line), "",
+                      fmt::format("malformed YAML: expected UTF-8 text, got the byte 0x{:02X}",
+                                  static_cast<unsigned char>(text[bad])));
+  }
   Parsed parsed;
   try {
     parsed = parse_documents(text);

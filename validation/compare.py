@@ -52,14 +52,18 @@ CPU_RATIO = 100      # ns-3 CPU time / aggnet CPU time, scenarios of 100 MB or m
 REPEAT_BUDGET_S = 2.0  # with --repeats: no further run of a tool once its runs took this
 
 
-def timed(cmd, repeats=1):
+def timed(cmd, repeats=1, output=None):
     """Runs cmd up to `repeats` times (no more once the runs' CPU time passes
     REPEAT_BUDGET_S, the same rule for every tool); returns (stdout, median wall s, median
     CPU s of the child, CPU s of all the runs). A single run's CPU time moves by tens of
     percent on a shared machine; every run must print the same (the tools are
-    deterministic)."""
+    deterministic). `output`, a file the command writes, is removed before each run: every
+    run writes a new file, as the harnesses' standard output is new (replacing a file on
+    ext4 also writes its blocks back at once, about 0.2 ms that would be the harness's)."""
     walls, cpus, stdout = [], [], None
     while len(cpus) < max(1, repeats) and sum(cpus) < REPEAT_BUDGET_S:
+        if output and os.path.exists(output):
+            os.remove(output)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -82,7 +86,7 @@ def run_aggnet(build, platform, schedule, gradient, gbps, tmp, repeats=1):
         "--schedule", schedule, "--gradient", gradient, "--chunk", "1MiB", "--steps", "1",
         "--set", "defaults.cluster.compute_time=0s",
         "--set", f"defaults.link.bandwidth={gbps}Gbps", "--no-colocated", "--quiet",
-        "--json", out], repeats)
+        "--json", out], repeats, output=out)
     with open(out, encoding="utf-8") as f:
         step = json.load(f)["steps"][0]
     sent = max((g.get("transmit_complete_s", 0) for g in step["groups"]), default=0)

@@ -235,6 +235,29 @@ TEST(YamlReader, ParsesTheDocumentOnceLikeYamlLoad) {
   EXPECT_TRUE(aliased["use"].is(aliased["base"]));  // an alias is the anchored node
 }
 
+TEST(YamlReader, ReadsUtf8AndRefusesOtherBytes) {
+  const YAML::Node n =
+      parse_yaml("name: \"S\xC3\xA3o Paulo \xE2\x9C\x93 \xF0\x9D\x84\x9E\"\n", "t.yaml");
+  EXPECT_EQ(n["name"].as<std::string>(), "S\xC3\xA3o Paulo \xE2\x9C\x93 \xF0\x9D\x84\x9E");
+  const auto refusal = [](const std::string& text) {
+    try {
+      parse_yaml(text, "t.yaml");
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  // Latin-1, a lone continuation byte, an overlong '/', a surrogate, past U+10FFFF, cut short.
+  EXPECT_EQ(refusal("a: 1\nname: S\xE3o\n"),
+            "t.yaml:2: malformed YAML: expected UTF-8 text, got the byte 0xE3");
+  for (const char* bad : {"\x80", "\xC0\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xE2\x9C"})
+    EXPECT_NE(refusal(std::string("x: ") + bad).find("expected UTF-8 text"), std::string::npos)
+        << bad;
+  // libfyaml 0.7 loops on a bad byte in a directive: refused before it reads.
+  EXPECT_EQ(refusal("%x,?\xAC "),
+            "t.yaml:1: malformed YAML: expected UTF-8 text, got the byte 0xAC");
+}
+
 TEST(YamlReader, RefusesASecondDocumentAndStrayIndicators) {
   const auto line_of_error = [](const std::string& text) {
     try {
