@@ -273,76 +273,93 @@ bool is_null_text(const std::string& s) {
   return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL";
 }
 
-/// Feeds one document's node events to `handler` as yaml-cpp's parser would; returns
-/// false at the end of the stream. An empty value (`key:`) has no token: it is marked where
-/// the token before it ends (yaml-cpp marks it at the next token, often a line below).
-bool handle_document(EventStream& stream, FirstMark& handler) {
-  std::map<std::string, YAML::anchor_t> anchors;  // an anchor's name -> its latest number
-  YAML::anchor_t next_anchor = 1;
-  const auto anchor_of = [&](fy_event* event) -> YAML::anchor_t {
+/// Feeds one document's node events to a handler as yaml-cpp's parser would. An empty value
+/// (`key:`) has no token: it is marked where the token before it ends (yaml-cpp marks it at
+/// the next token, often a line below).
+class DocumentFeeder {
+ public:
+  explicit DocumentFeeder(FirstMark& handler) : handler_(handler) {}
+
+  /// Feeds the stream's next document; false once the stream has ended instead.
+  bool feed(EventStream& stream) {
+    for (fy_event* event = stream.next(); event; event = stream.next()) {
+      const YAML::Mark start = event_mark(event);
+      mark_ = start.is_null() ? last_end_ : start;
+      if (const fy_mark* end = fy_event_end_mark(event)) last_end_ = to_mark(*end);
+      switch (event->type) {
+        case FYET_STREAM_END:
+          return false;
+        case FYET_DOCUMENT_END:
+          return true;
+        case FYET_ALIAS:
+          alias(event);
+          break;
+        case FYET_SCALAR:
+          scalar(event);
+          break;
+        case FYET_SEQUENCE_START:
+        case FYET_MAPPING_START:
+          collection(event);
+          break;
+        case FYET_SEQUENCE_END:
+          handler_.OnSequenceEnd();
+          break;
+        case FYET_MAPPING_END:
+          handler_.OnMapEnd();
+          break;
+        default:  // the stream's and the document's start
+          break;
+      }
+    }
+    return false;
+  }
+
+ private:
+  YAML::anchor_t anchor_of(fy_event* event) {
     fy_token* token = fy_event_get_anchor_token(event);
     if (!token) return YAML::NullAnchor;
-    anchors[text_of(token)] = next_anchor;
-    return next_anchor++;
-  };
-  YAML::Mark last_end;
-  const auto node_mark = [&](fy_event* event) {
-    const YAML::Mark mark = event_mark(event);
-    return mark.is_null() ? last_end : mark;
-  };
-  for (fy_event* event = stream.next(); event; event = stream.next()) {
-    if (const fy_mark* end = fy_event_end_mark(event)) last_end = to_mark(*end);
-    switch (event->type) {
-      case FYET_STREAM_START:
-      case FYET_DOCUMENT_START:
-      case FYET_NONE:
-        break;
-      case FYET_STREAM_END:
-        return false;
-      case FYET_DOCUMENT_END:
-        return true;
-      case FYET_ALIAS: {
-        const auto found = anchors.find(text_of(event->alias.anchor));
-        if (found == anchors.end())
-          throw YAML::ParserException(node_mark(event), YAML::ErrorMsg::UNKNOWN_ANCHOR);
-        handler.OnAlias(node_mark(event), found->second);
-        break;
-      }
-      case FYET_SCALAR: {
-        const bool plain = fy_token_scalar_style(event->scalar.value) == FYSS_PLAIN;
-        const std::string tag = tag_of(event, plain);
-        const std::string value = text_of(event->scalar.value);
-        const YAML::Mark mark = node_mark(event);
-        if (plain && tag == "?" && is_null_text(value))
-          handler.OnNull(mark, anchor_of(event));
-        else
-          handler.OnScalar(mark, tag, anchor_of(event), value);
-        break;
-      }
-      case FYET_SEQUENCE_START: {
-        fy_token* start = event->sequence_start.sequence_start;
-        const bool flow = start && fy_token_get_type(start) == FYTT_FLOW_SEQUENCE_START;
-        handler.OnSequenceStart(node_mark(event), tag_of(event, true), anchor_of(event),
-                                flow ? YAML::EmitterStyle::Flow : YAML::EmitterStyle::Block);
-        break;
-      }
-      case FYET_SEQUENCE_END:
-        handler.OnSequenceEnd();
-        break;
-      case FYET_MAPPING_START: {
-        fy_token* start = event->mapping_start.mapping_start;
-        const bool flow = !start || fy_token_get_type(start) == FYTT_FLOW_MAPPING_START;
-        handler.OnMapStart(node_mark(event), tag_of(event, true), anchor_of(event),
-                           flow ? YAML::EmitterStyle::Flow : YAML::EmitterStyle::Block);
-        break;
-      }
-      case FYET_MAPPING_END:
-        handler.OnMapEnd();
-        break;
+    anchors_[text_of(token)] = next_anchor_;
+    return next_anchor_++;
+  }
+
+  void alias(fy_event* event) {
+    const auto found = anchors_.find(text_of(event->alias.anchor));
+    if (found == anchors_.end()) throw YAML::ParserException(mark_, YAML::ErrorMsg::UNKNOWN_ANCHOR);
+    handler_.OnAlias(mark_, found->second);
+  }
+
+  void scalar(fy_event* event) {
+    const bool plain = fy_token_scalar_style(event->scalar.value) == FYSS_PLAIN;
+    const std::string tag = tag_of(event, plain);
+    const std::string value = text_of(event->scalar.value);
+    if (plain && tag == "?" && is_null_text(value))
+      handler_.OnNull(mark_, anchor_of(event));
+    else
+      handler_.OnScalar(mark_, tag, anchor_of(event), value);
+  }
+
+  void collection(fy_event* event) {
+    if (event->type == FYET_SEQUENCE_START) {
+      fy_token* start = event->sequence_start.sequence_start;
+      const bool flow = start && fy_token_get_type(start) == FYTT_FLOW_SEQUENCE_START;
+      handler_.OnSequenceStart(mark_, tag_of(event, true), anchor_of(event), style(flow));
+    } else {
+      fy_token* start = event->mapping_start.mapping_start;  // none for `[k: v]`
+      const bool flow = !start || fy_token_get_type(start) == FYTT_FLOW_MAPPING_START;
+      handler_.OnMapStart(mark_, tag_of(event, true), anchor_of(event), style(flow));
     }
   }
-  return false;
-}
+
+  static YAML::EmitterStyle::value style(bool flow) {
+    return flow ? YAML::EmitterStyle::Flow : YAML::EmitterStyle::Block;
+  }
+
+  FirstMark& handler_;
+  std::map<std::string, YAML::anchor_t> anchors_;  // an anchor's name -> its latest number
+  YAML::anchor_t next_anchor_ = 1;                 // yaml-cpp numbers anchors 1, 2, ...
+  YAML::Mark mark_;                                // of the event being fed
+  YAML::Mark last_end_;
+};
 
 /// The first document of `text`, and the line of a second one (an error for the caller).
 Parsed parse_documents(const std::string& text) {
@@ -350,9 +367,9 @@ Parsed parse_documents(const std::string& text) {
   DocumentBuilder first;
   FirstMark second;
   Parsed parsed;
-  const bool more = handle_document(stream, first);
+  const bool more = DocumentFeeder(first).feed(stream);
   parsed.root = first.root();
-  if (!more || !handle_document(stream, second)) return parsed;
+  if (!more || !DocumentFeeder(second).feed(stream)) return parsed;
   parsed.second_document_line = second.mark.is_null() ? 1 : second.mark.line + 1;
   return parsed;
 }
