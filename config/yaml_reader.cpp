@@ -2,15 +2,13 @@
 #include "config/yaml_reader.h"
 
 #include <fmt/format.h>
-#include <libfyaml.h>
 #include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/exceptions.h>
+#include <yaml-cpp/parser.h>
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -162,263 +160,32 @@ class DocumentBuilder : public FirstMark {
 
 struct Parsed {
   YAML::Node root;
-  int second_document_line = 0;  ///< 1-based line of a second document's first node, or 0
+  int second_document_line = 0;  ///< see parse_documents
 };
 
-/// A libfyaml parser over a string, freed on scope exit. libfyaml reads a document about
-/// seven times faster than yaml-cpp's scanner, which was a tenth of a small run's CPU time
-/// (docs/validation.md, "Speed"); the nodes are still yaml-cpp's.
-class EventStream {
- public:
-  explicit EventStream(const std::string& text) {
-    fy_diag_cfg diag_cfg;
-    fy_diag_cfg_default(&diag_cfg);
-    diag_cfg.fp = nullptr;
-    diag_ = fy_diag_create(&diag_cfg);
-    fy_diag_set_collect_errors(diag_, true);
-    fy_parse_cfg cfg{};
-    cfg.flags = static_cast<fy_parse_cfg_flags>(FYPCF_QUIET | FYPCF_COLLECT_DIAG);
-    cfg.diag = diag_;
-    parser_ = fy_parser_create(&cfg);
-    if (!parser_ || fy_parser_set_string(parser_, text.data(), text.size()) != 0)
-      throw std::bad_alloc();
-    last_line_ = static_cast<int>(std::count(text.begin(), text.end(), '\n'));
-  }
-  ~EventStream() {
-    if (event_) fy_parser_event_free(parser_, event_);
-    if (parser_) fy_parser_destroy(parser_);
-    if (diag_) fy_diag_destroy(diag_);
-  }
-  EventStream(const EventStream&) = delete;
-  EventStream& operator=(const EventStream&) = delete;
-
-  /// The next event (valid until the next call); throws YAML::ParserException on an error,
-  /// returns nullptr at the end of the stream.
-  fy_event* next() {
-    if (event_) fy_parser_event_free(parser_, event_);
-    event_ = fy_parser_parse(parser_);
-    if (!event_ && fy_parser_get_stream_error(parser_)) throw_first_error();
-    return event_;
-  }
-
- private:
-  [[noreturn]] void throw_first_error() {
-    void* iter = nullptr;
-    const fy_diag_error* e = fy_diag_errors_iterate(diag_, &iter);
-    YAML::Mark mark;
-    // libfyaml counts from 1, and puts an error at the end of the input on a line past it.
-    mark.line = e ? std::clamp(e->line - 1, 0, last_line_) : 0;
-    mark.column = e ? std::max(e->column - 1, 0) : 0;
-    throw YAML::ParserException(mark, e && e->msg ? e->msg : "invalid YAML");
-  }
-
-  fy_diag* diag_ = nullptr;
-  fy_parser* parser_ = nullptr;
-  fy_event* event_ = nullptr;
-  int last_line_ = 0;  ///< 0-based
-};
-
-YAML::Mark to_mark(const fy_mark& m) {
-  YAML::Mark mark;
-  mark.pos = static_cast<int>(m.input_pos);
-  mark.line = m.line;
-  mark.column = m.column;
-  return mark;
-}
-
-/// Where a token starts with its indicator: libfyaml's marks of anchors, aliases and quoted
-/// scalars point past their one-byte '&', '*' or quote.
-YAML::Mark token_mark(fy_token* token) {
-  const fy_mark* at = fy_token_start_mark(token);
-  if (!at) return YAML::Mark::null_mark();
-  YAML::Mark mark = to_mark(*at);
-  const fy_token_type type = fy_token_get_type(token);
-  const bool indicator =
-      type == FYTT_ANCHOR || type == FYTT_ALIAS ||
-      (type == FYTT_SCALAR && (fy_token_scalar_style(token) == FYSS_SINGLE_QUOTED ||
-                               fy_token_scalar_style(token) == FYSS_DOUBLE_QUOTED));
-  if (indicator && mark.column > 0) {
-    --mark.pos;
-    --mark.column;
-  }
-  return mark;
-}
-
-/// Where a node starts, as yaml-cpp marks it: at its anchor or tag if it has one.
-YAML::Mark event_mark(fy_event* event) {
-  YAML::Mark start = YAML::Mark::null_mark();
-  for (fy_token* token : {fy_event_get_anchor_token(event), fy_event_get_tag_token(event),
-                          fy_event_get_token(event)}) {
-    const YAML::Mark at = token ? token_mark(token) : YAML::Mark::null_mark();
-    if (!at.is_null() && (start.is_null() || at.pos < start.pos)) start = at;
-  }
-  return start;
-}
-
-std::string text_of(fy_token* token) {
-  std::size_t length = 0;
-  const char* text = token ? fy_token_get_text(token, &length) : nullptr;
-  return text ? std::string(text, length) : std::string();
-}
-
-/// A node's tag as yaml-cpp reports it: the resolved tag if one is written, else "?" for a
-/// plain scalar or a collection and "!" for a quoted or block scalar.
-std::string tag_of(fy_event* event, bool plain) {
-  fy_token* tag = fy_event_get_tag_token(event);
-  if (!tag) return plain ? "?" : "!";
-  return text_of(tag);  // libfyaml resolves the handle: !!str is tag:yaml.org,2002:str
-}
-
-bool is_null_text(const std::string& s) {
-  return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL";
-}
-
-/// Feeds one document's node events to a handler as yaml-cpp's parser would. An empty value
-/// (`key:`) has no token: it is marked where the token before it ends (yaml-cpp marks it at
-/// the next token, often a line below).
-class DocumentFeeder {
- public:
-  explicit DocumentFeeder(FirstMark& handler) : handler_(handler) {}
-
-  /// Feeds the stream's next document; false once the stream has ended instead.
-  bool feed(EventStream& stream) {
-    for (fy_event* event = stream.next(); event; event = stream.next()) {
-      const YAML::Mark start = event_mark(event);
-      mark_ = start.is_null() ? last_end_ : start;
-      if (const fy_mark* end = fy_event_end_mark(event)) last_end_ = to_mark(*end);
-      switch (event->type) {
-        case FYET_STREAM_END:
-          return false;
-        case FYET_DOCUMENT_END:
-          return true;
-        case FYET_ALIAS:
-          alias(event);
-          break;
-        case FYET_SCALAR:
-          scalar(event);
-          break;
-        case FYET_SEQUENCE_START:
-        case FYET_MAPPING_START:
-          collection(event);
-          break;
-        case FYET_SEQUENCE_END:
-          handler_.OnSequenceEnd();
-          break;
-        case FYET_MAPPING_END:
-          handler_.OnMapEnd();
-          break;
-        default:  // the stream's and the document's start
-          break;
-      }
-    }
-    return false;
-  }
-
- private:
-  YAML::anchor_t anchor_of(fy_event* event) {
-    fy_token* token = fy_event_get_anchor_token(event);
-    if (!token) return YAML::NullAnchor;
-    anchors_[text_of(token)] = next_anchor_;
-    return next_anchor_++;
-  }
-
-  void alias(fy_event* event) {
-    const auto found = anchors_.find(text_of(event->alias.anchor));
-    if (found == anchors_.end()) throw YAML::ParserException(mark_, YAML::ErrorMsg::UNKNOWN_ANCHOR);
-    handler_.OnAlias(mark_, found->second);
-  }
-
-  void scalar(fy_event* event) {
-    const bool plain = fy_token_scalar_style(event->scalar.value) == FYSS_PLAIN;
-    const std::string tag = tag_of(event, plain);
-    const std::string value = text_of(event->scalar.value);
-    if (plain && tag == "?" && is_null_text(value))
-      handler_.OnNull(mark_, anchor_of(event));
-    else
-      handler_.OnScalar(mark_, tag, anchor_of(event), value);
-  }
-
-  void collection(fy_event* event) {
-    if (event->type == FYET_SEQUENCE_START) {
-      fy_token* start = event->sequence_start.sequence_start;
-      const bool flow = start && fy_token_get_type(start) == FYTT_FLOW_SEQUENCE_START;
-      handler_.OnSequenceStart(mark_, tag_of(event, true), anchor_of(event), style(flow));
-    } else {
-      fy_token* start = event->mapping_start.mapping_start;  // none for `[k: v]`
-      const bool flow = !start || fy_token_get_type(start) == FYTT_FLOW_MAPPING_START;
-      handler_.OnMapStart(mark_, tag_of(event, true), anchor_of(event), style(flow));
-    }
-  }
-
-  static YAML::EmitterStyle::value style(bool flow) {
-    return flow ? YAML::EmitterStyle::Flow : YAML::EmitterStyle::Block;
-  }
-
-  FirstMark& handler_;
-  std::map<std::string, YAML::anchor_t> anchors_;  // an anchor's name -> its latest number
-  YAML::anchor_t next_anchor_ = 1;                 // yaml-cpp numbers anchors 1, 2, ...
-  YAML::Mark mark_;                                // of the event being fed
-  YAML::Mark last_end_;
-};
-
-/// The first document of `text`, and the line of a second one (an error for the caller).
+/// The first document of `text`, and the 1-based line of a second document (0 when
+/// there is one at most, or minus the line where the parser stopped advancing).
+/// Stops after two documents: yaml-cpp 0.7's LoadAll loops forever on inputs such as
+/// ",?" (jbeder/yaml-cpp#1040, fixed upstream by #1319), found by scripts/fuzz.sh.
 Parsed parse_documents(const std::string& text) {
-  EventStream stream(text);
+  std::istringstream in(text);
+  YAML::Parser parser(in);
   DocumentBuilder first;
   FirstMark second;
   Parsed parsed;
-  const bool more = DocumentFeeder(first).feed(stream);
+  if (!parser.HandleNextDocument(first)) return parsed;
   parsed.root = first.root();
-  if (!more || !DocumentFeeder(second).feed(stream)) return parsed;
-  parsed.second_document_line = second.mark.is_null() ? 1 : second.mark.line + 1;
+  if (!parser.HandleNextDocument(second)) return parsed;
+  if (!first.mark.is_null() && !second.mark.is_null() && second.mark.pos <= first.mark.pos)
+    parsed.second_document_line = -(first.mark.line + 1);  // the parser did not advance
+  else
+    parsed.second_document_line = second.mark.is_null() ? 1 : second.mark.line + 1;
   return parsed;
-}
-
-/// The 0-based offset of the first byte of `text` that does not start or continue a
-/// well-formed UTF-8 sequence (RFC 3629: no overlongs, surrogates or code points past
-/// U+10FFFF), or npos.
-std::size_t first_invalid_utf8(const std::string& text) {
-  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
-  for (std::size_t i = 0; i < text.size();) {
-    const unsigned char b = byte(i);
-    std::size_t length = 1;
-    unsigned char lo = 0x80, hi = 0xBF;  // range of the second byte
-    if (b < 0x80) {
-      ++i;
-      continue;
-    } else if (b >= 0xC2 && b <= 0xDF) {
-      length = 2;
-    } else if (b >= 0xE0 && b <= 0xEF) {
-      length = 3;
-      lo = b == 0xE0 ? 0xA0 : 0x80;
-      hi = b == 0xED ? 0x9F : 0xBF;
-    } else if (b >= 0xF0 && b <= 0xF4) {
-      length = 4;
-      lo = b == 0xF0 ? 0x90 : 0x80;
-      hi = b == 0xF4 ? 0x8F : 0xBF;
-    } else {
-      return i;
-    }
-    if (i + length > text.size()) return i;
-    for (std::size_t k = 1; k < length; ++k) {
-      const unsigned char c = byte(i + k);
-      if (k == 1 ? (c < lo || c > hi) : (c < 0x80 || c > 0xBF)) return i;
-    }
-    i += length;
-  }
-  return std::string::npos;
 }
 
 }  // namespace
 
 YAML::Node parse_yaml(const std::string& text, const std::string& file) {
-  // libfyaml 0.7 can loop forever on a malformed byte in a directive (scripts/fuzz.sh).
-  if (const std::size_t bad = first_invalid_utf8(text); bad != std::string::npos) {
-    const auto line = 1 + std::count(text.begin(), text.begin() + bad, '\n');
-    throw ConfigError(file, static_cast<int>(line), "",
-                      fmt::format("malformed YAML: expected UTF-8 text, got the byte 0x{:02X}",
-                                  static_cast<unsigned char>(text[bad])));
-  }
   Parsed parsed;
   try {
     parsed = parse_documents(text);
@@ -427,6 +194,11 @@ YAML::Node parse_yaml(const std::string& text, const std::string& file) {
     throw ConfigError(file, line, "", "malformed YAML: " + e.msg);
   }
   const int second = parsed.second_document_line;
+  if (second < 0) {
+    throw ConfigError(file, -second, "",
+                      "malformed YAML: expected a value, got a stray ',' or flow indicator outside "
+                      "[...] or {...}");
+  }
   if (second > 0) {
     throw ConfigError(file, second, "",
                       "expected one YAML document, found a second one after '---' (it would be "

@@ -1,5 +1,5 @@
-// A small strict reader: libfyaml parses, yaml-cpp holds the nodes; every user mistake
-// becomes a one-line ConfigError naming file, line and key (see common/config_error.h).
+// A small strict reader over yaml-cpp: every user mistake becomes a one-line
+// ConfigError naming file, line and key (see common/config_error.h).
 //
 // Typical use:
 //   YAML::Node root = load_yaml_file(path);
@@ -29,10 +29,8 @@ namespace aggnet {
 /// The file name used in messages for values that came from `--set` overrides.
 inline constexpr const char* kOverrideFile = "--set";
 
-/// Parses YAML text (UTF-8, one document). Errors: ConfigError(file, line, "", "malformed
-/// YAML: ...") with the line libfyaml reports for the syntax error (the last line for an
-/// unclosed bracket or quote), or of the first byte that is not UTF-8; "expected one YAML
-/// document" for a second one.
+/// Parses YAML text. Errors: ConfigError(file, line, "", "malformed YAML: ...") with
+/// the line yaml-cpp reports for the syntax error.
 YAML::Node parse_yaml(const std::string& text, const std::string& file);
 
 /// Reads and parses a YAML file. Errors: ConfigError(path, 0, "", "cannot read file")

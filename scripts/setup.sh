@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake ninja-build pkg-config
   libsystemc-dev libfmt-dev libboost-dev libboost-program-options-dev libboost-graph-dev
-  libyaml-cpp-dev libfyaml-dev nlohmann-json3-dev libeigen3-dev libsqlite3-dev libgtest-dev googletest
+  libyaml-cpp-dev nlohmann-json3-dev libeigen3-dev libsqlite3-dev libgtest-dev googletest
   libglpk-dev gtkwave xvfb xauth python3-matplotlib clang-format clang-14 libclang-rt-14-dev
   libsimgrid-dev libbenchmark-dev
 )

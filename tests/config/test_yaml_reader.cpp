@@ -163,29 +163,13 @@ TEST(YamlReader, CountAcceptsItsUnitOnly) {
   }
 }
 
-// Every node of `a` (yaml-cpp's YAML::Load) and `b` (ours, read by libfyaml) of `text` in
-// the same shape, with the same values, tags and marks. Three differences are by design: an
-// empty value (`key:`) is marked where its key ends (yaml-cpp: at the next token), a block
-// scalar at its first line of text (yaml-cpp: at its '|' or '>'), and a map written as
-// `[k: v]` at its ':' (yaml-cpp: at k).
-void expect_same_tree(const YAML::Node& a, const YAML::Node& b, const std::string& text,
-                      const std::string& where) {
+// Every node of `a` and `b` in the same shape, with the same values, tags and marks.
+void expect_same_tree(const YAML::Node& a, const YAML::Node& b, const std::string& where) {
   ASSERT_EQ(a.Type(), b.Type()) << where;
   EXPECT_EQ(a.Tag(), b.Tag()) << where;
-  const auto at = [&](const YAML::Mark& m) {
-    return m.pos >= 0 && static_cast<std::size_t>(m.pos) < text.size() ? text.substr(m.pos, 1) : "";
-  };
-  if (a.IsNull() && at(b.Mark()) == ":") {
-    EXPECT_LE(b.Mark().pos, a.Mark().pos) << where;
-  } else if (at(a.Mark()) == "|" || at(a.Mark()) == ">") {
-    EXPECT_EQ(b.Mark().line, a.Mark().line + 1) << where;
-  } else if (a.IsMap() && a.Style() == YAML::EmitterStyle::Flow && at(a.Mark()) != "{") {
-    EXPECT_EQ(b.Mark().line, a.Mark().line) << where;  // `[k: v]`: on the line of its key
-  } else {
-    EXPECT_EQ(a.Mark().pos, b.Mark().pos) << where;
-    EXPECT_EQ(a.Mark().line, b.Mark().line) << where;
-    EXPECT_EQ(a.Mark().column, b.Mark().column) << where;
-  }
+  EXPECT_EQ(a.Mark().pos, b.Mark().pos) << where;
+  EXPECT_EQ(a.Mark().line, b.Mark().line) << where;
+  EXPECT_EQ(a.Mark().column, b.Mark().column) << where;
   if (a.IsScalar()) {
     EXPECT_EQ(a.Scalar(), b.Scalar()) << where;
   }
@@ -194,10 +178,10 @@ void expect_same_tree(const YAML::Node& a, const YAML::Node& b, const std::strin
   auto ia = a.begin();
   for (auto ib = b.begin(); ib != b.end(); ++ia, ++ib) {
     if (a.IsSequence()) {
-      expect_same_tree(*ia, *ib, text, where + "[]");
+      expect_same_tree(*ia, *ib, where + "[]");
     } else {
-      expect_same_tree(ia->first, ib->first, text, where + ".key");
-      expect_same_tree(ia->second, ib->second, text, where + "." + ia->first.as<std::string>("?"));
+      expect_same_tree(ia->first, ib->first, where + ".key");
+      expect_same_tree(ia->second, ib->second, where + "." + ia->first.as<std::string>("?"));
     }
   }
 }
@@ -216,46 +200,39 @@ TEST(YamlReader, ParsesTheDocumentOnceLikeYamlLoad) {
       "n: !!str 5\nm: !!map {x: ~}\ns: !!seq [Null, NULL, null]\nl: !local &x [1]\n",
   };
   std::vector<std::string> texts(std::begin(docs), std::end(docs));
-  for (const char* file :
-       {"/platforms/nine_city.yaml", "/platforms/nine_city_full_mesh.yaml",
-        "/sweeps/crossover.yaml", "/sweeps/ablation.yaml", "/tests/workflow/data/star4.yaml"}) {
+  for (const char* file : {"/platforms/nine_city.yaml", "/platforms/nine_city_full_mesh.yaml",
+                           "/sweeps/crossover.yaml", "/tests/workflow/data/star4.yaml"}) {
     std::ifstream in(std::string(AGGNET_SOURCE_DIR) + file);
     texts.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     ASSERT_GT(texts.back().size(), 100u) << file;
   }
   for (const auto& text : texts) {
     const YAML::Node ours = parse_yaml(text, "t.yaml");
-    expect_same_tree(YAML::Load(text), ours, text, "'" + text.substr(0, 80) + "'");
+    expect_same_tree(YAML::Load(text), ours, "'" + text + "'");
   }
-  const YAML::Node empty = parse_yaml(docs[4], "t.yaml")["empty"];
-  EXPECT_TRUE(empty.IsNull());
-  EXPECT_EQ(empty.Mark().line, 2);  // its key's line, not the next key's
-  EXPECT_EQ(empty.Mark().column, 5);
   const YAML::Node aliased = parse_yaml(docs[3], "t.yaml");
   EXPECT_TRUE(aliased["use"].is(aliased["base"]));  // an alias is the anchored node
 }
 
-TEST(YamlReader, ReadsUtf8AndRefusesOtherBytes) {
-  const YAML::Node n =
-      parse_yaml("name: \"S\xC3\xA3o Paulo \xE2\x9C\x93 \xF0\x9D\x84\x9E\"\n", "t.yaml");
-  EXPECT_EQ(n["name"].as<std::string>(), "S\xC3\xA3o Paulo \xE2\x9C\x93 \xF0\x9D\x84\x9E");
-  const auto refusal = [](const std::string& text) {
-    try {
-      parse_yaml(text, "t.yaml");
-    } catch (const ConfigError& e) {
-      return std::string(e.what());
-    }
-    return std::string("accepted");
-  };
-  // Latin-1, a lone continuation byte, an overlong '/', a surrogate, past U+10FFFF, cut short.
-  EXPECT_EQ(refusal("a: 1\nname: S\xE3o\n"),
-            "t.yaml:2: malformed YAML: expected UTF-8 text, got the byte 0xE3");
-  for (const char* bad : {"\x80", "\xC0\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xE2\x9C"})
-    EXPECT_NE(refusal(std::string("x: ") + bad).find("expected UTF-8 text"), std::string::npos)
-        << bad;
-  // libfyaml 0.7 loops on a bad byte in a directive: refused before it reads.
-  EXPECT_EQ(refusal("%x,?\xAC "),
-            "t.yaml:1: malformed YAML: expected UTF-8 text, got the byte 0xAC");
+// Inputs on which libfyaml 0.7.12 (tried as a faster parser, docs/validation.md "Speed")
+// returned other values without an error: a parser must read them as the YAML spec does.
+TEST(YamlReader, ReadsTheCornersAnotherParserGotWrong) {
+  const YAML::Node empty_block =
+      parse_yaml("defaults:\n  link:\n    mtu: |\n    header: 80B\n", "t.yaml");
+  EXPECT_EQ(empty_block["defaults"]["link"]["mtu"].as<std::string>(), "");
+  EXPECT_EQ(empty_block["defaults"]["link"]["header"].as<std::string>(), "80B");
+  EXPECT_EQ(parse_yaml("name: |\n", "t.yaml")["name"].as<std::string>(), "");
+  // An escaped space, then a line break: the space stays, the break folds to a space.
+  EXPECT_EQ(parse_yaml("name: \"a\\ \n  b\"\n", "t.yaml")["name"].as<std::string>(), "a  b");
+  // A flow collection closed at its key's column (common style, though YAML 1.2 wants it
+  // indented).
+  const YAML::Node flow = parse_yaml("rounds: [\n  [[nyc, chi]]\n]\n", "t.yaml");
+  ASSERT_TRUE(flow["rounds"].IsSequence());
+  EXPECT_EQ(flow["rounds"][0][0][1].as<std::string>(), "chi");
+  // A NUL byte does not end the document: what follows it is still read.
+  const YAML::Node nul =
+      parse_yaml(std::string("name: x\nrounds: []\n\0  extra: 1\n", 30), "t.yaml");
+  EXPECT_EQ(nul.size(), 3u);
 }
 
 TEST(YamlReader, RefusesASecondDocumentAndStrayIndicators) {
