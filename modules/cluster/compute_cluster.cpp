@@ -83,6 +83,7 @@ void ComputeCluster::run() {
     if (auto it = result_times_.find(step); it != result_times_.end()) {
       record.first_result = it->second.first;
       record.last_result = it->second.second;
+      if (noted_.step == step) noted_ = {};
       result_times_.erase(it);
     }
     records_.push_back(record);
@@ -253,12 +254,14 @@ void ComputeCluster::run_group_round(int step, const ClusterRoundPlan& plan) {
   const std::uint64_t n = num_chunks(config_.gradient_bytes);
   waiting(Waiting::kResults, step);
   sc_time retry_at = EventCalendar::now() + ps_time(plan.retransmit_timeout_ps);
-  awaited_ = [&] { return complete_chunks_[step] >= n; };
-  while (complete_chunks_[step] < n)
+  const std::uint64_t& complete = complete_chunks_[step];
+  awaited_ = {&complete, n};
+  while (complete < n)
     if (wait_or_retry(retry_at, plan)) regrant(step, plan, receivers);
-  awaited_ = nullptr;
+  awaited_ = {};
   waiting(Waiting::kNothing, step);
   if (config_.functional) average_result(step, plan);
+  if (receiving_.step == step) receiving_ = {};
   received_.erase(step);
   complete_chunks_.erase(step);
   finished_steps_.insert(step);
@@ -302,9 +305,9 @@ void ComputeCluster::send_paced(int step, const ClusterRoundPlan& plan,
   if (next->next > start) state_ = kOffsetWait;
   paced_.active = true;
   EventCalendar::current().schedule(*this, next->next);
-  awaited_ = [] { return false; };  // received chunks need not wake the thread meanwhile
-  while (paced_.active) wait(paced_.done);
-  awaited_ = nullptr;
+  awaited_ = Awaited::nothing();  // received chunks need not wake the thread meanwhile
+  while (paced_.active) wait(paced_done_);
+  awaited_ = {};
 }
 
 ComputeCluster::PacedStream* ComputeCluster::next_paced_stream() {
@@ -333,7 +336,7 @@ void ComputeCluster::on_calendar() {
     return;
   }
   paced_.active = false;
-  EventCalendar::notify_now(paced_.done);
+  EventCalendar::notify_now(paced_done_);
 }
 
 // Credit: the stream starts at the earliest send offset, then every chunk waits for a
@@ -580,14 +583,15 @@ tlm::tlm_sync_enum ComputeCluster::nb_transport_fw(tlm::tlm_generic_payload& tra
       on_result(chunk);
   }
   trans.release();
-  if (!awaited_ || awaited_()) EventCalendar::notify_now(progress_);
+  if (awaited_.holds()) EventCalendar::notify_now(progress_);
   return tlm::TLM_COMPLETED;
 }
 
 void ComputeCluster::note_result(int step) {
   const sc_time now = EventCalendar::now();
-  auto [it, fresh] = result_times_.try_emplace(step, now, now);
-  if (!fresh) it->second.second = now;
+  if (noted_.step != step)
+    noted_ = {step, &result_times_.try_emplace(step, now, now).first->second};
+  noted_.times->second = now;
 }
 
 // Loss recovery: a result (or passed-through contribution) received again is recognised
@@ -595,11 +599,16 @@ void ComputeCluster::note_result(int step) {
 // (its first acknowledgement may have been lost). One nobody asked for is a double delivery.
 bool ComputeCluster::accept_once(const ChunkExtension& chunk) {
   const bool reduced = chunk.kind == ChunkKind::kReduced;
-  bool repeated = finished_steps_.count(chunk.step) != 0;
+  const bool cached = receiving_.step == chunk.step;  // then not finished
+  bool repeated = !cached && finished_steps_.count(chunk.step) != 0;
   if (!repeated && reduced) {
-    const auto it = received_.find(chunk.step);
-    repeated = it != received_.end() && !it->second.empty() &&
-               it->second[chunk.chunk] >= chunk.group_size - 1;
+    const std::vector<int>* counts = receiving_.counts;
+    if (!cached) {
+      const auto it = received_.find(chunk.step);
+      counts = it == received_.end() ? nullptr : &it->second;
+    }
+    repeated =
+        counts != nullptr && !counts->empty() && (*counts)[chunk.chunk] >= chunk.group_size - 1;
   }
   if (!repeated && !reduced && config_.reliable)
     repeated = !passed_through_.insert({chunk.step, chunk.chunk, chunk.src_site}).second;
@@ -617,12 +626,17 @@ bool ComputeCluster::accept_once(const ChunkExtension& chunk) {
   return false;
 }
 
+ComputeCluster::Receiving& ComputeCluster::receiving(int step) {
+  if (receiving_.step != step) receiving_ = {step, &received_[step], &complete_chunks_[step]};
+  return receiving_;
+}
+
 void ComputeCluster::on_result(const ChunkExtension& chunk) {
   note_result(chunk.step);
   if (!accept_once(chunk)) return;
-  const std::uint64_t n = num_chunks(config_.gradient_bytes);
-  auto& counts = received_[chunk.step];
-  if (counts.empty()) counts.assign(n, 0);
+  const Receiving& receipts = receiving(chunk.step);
+  auto& counts = *receipts.counts;
+  if (counts.empty()) counts.assign(num_chunks(config_.gradient_bytes), 0);
   const int expected = chunk.group_size - 1;
   if (counts[chunk.chunk] >= expected) {
     ++duplicates_;
@@ -631,7 +645,7 @@ void ComputeCluster::on_result(const ChunkExtension& chunk) {
   counts[chunk.chunk] += chunk.contributions;
   if (config_.functional) accumulate_result(chunk);
   if (counts[chunk.chunk] < expected) return;
-  ++complete_chunks_[chunk.step];
+  ++*receipts.complete;
   ++accepted_results_;
   ++progress_count_;
   if (!config_.reliable || chunk.kind != ChunkKind::kReduced) return;
@@ -753,10 +767,10 @@ void ComputeCluster::send_streams(int step, int tag, const std::vector<int>& rec
 }
 
 void ComputeCluster::wait_host_chunks(int step, int tag, std::uint64_t expected) {
-  auto& received = ring_received_[ring_key(step, tag)];
-  awaited_ = [&] { return received >= expected; };
+  const std::uint64_t& received = ring_received_[ring_key(step, tag)];
+  awaited_ = {&received, expected};
   while (received < expected) wait(progress_);
-  awaited_ = nullptr;
+  awaited_ = {};
   ring_received_.erase(ring_key(step, tag));
 }
 

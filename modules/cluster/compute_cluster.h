@@ -226,8 +226,59 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   void send_streams(int step, int tag, const std::vector<int>& receivers, int streams_each);
   void wait_host_chunks(int step, int tag, std::uint64_t expected);
 
+  // The step whose results arrive now and its entries in received_ and complete_chunks_,
+  // looked up once per step, not once per result (map entries stay put until erased).
+  // Only a step not yet finished is cached; finishing it clears the cache.
+  struct Receiving {
+    int step = -1;
+    std::vector<int>* counts = nullptr;
+    std::uint64_t* complete = nullptr;
+  };
+  Receiving& receiving(int step);
+  // The entry of result_times_ noted last (one lookup per step, not per result).
+  struct Noted {
+    int step = -1;
+    std::pair<sc_core::sc_time, sc_core::sc_time>* times = nullptr;
+  };
+  // Pacing: the calendar emits the streams' chunks (a method call each, not a thread
+  // switch); the thread waits for paced_done_.
+  struct PacedStream {
+    int dst;  // -1: the multicast tree
+    sc_core::sc_time next;
+    std::uint64_t chunk = 0;
+  };
+  struct Paced {
+    int step = 0;
+    const ClusterRoundPlan* plan = nullptr;
+    sc_core::sc_time interval;
+    std::uint64_t chunks = 0;
+    std::vector<PacedStream> streams;
+    bool first = true, active = false;
+  };
+  // What the thread awaits on progress_: a count reaching a target (unset: anything;
+  // `nothing()`: no received chunk). A received chunk wakes the thread only once it holds,
+  // not once per chunk (a thread switch each).
+  struct Awaited {
+    const std::uint64_t* count = nullptr;
+    std::uint64_t target = 0;
+    bool holds() const { return count == nullptr || *count >= target; }
+    static Awaited nothing() {
+      static const std::uint64_t zero = 0;
+      return {&zero, 1};
+    }
+  };
+
   ComputeClusterConfig config_;
   ChunkPool& pool_;
+  // Read per paced chunk or received result, kept together in three cache lines: the
+  // cluster's state is cold at each chunk.
+  alignas(64) Paced paced_;
+  Awaited awaited_;
+  Receiving receiving_;
+  Noted noted_;
+  std::uint64_t accepted_results_ = 0, progress_count_ = 0;
+  sc_core::sc_time first_send_;
+  int state_ = 0;
   std::vector<StepRecord> records_;
   // Receipts per step: reduced chunks (or pass-through contributions) per chunk index.
   std::map<int, std::vector<int>> received_;
@@ -254,36 +305,18 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   Waiting wait_what_ = Waiting::kNothing;
   int wait_step_ = 0;
   sc_core::sc_time wait_since_;
-  std::uint64_t accepted_results_ = 0, expected_results_ = 0, progress_count_ = 0;
   std::uint64_t acks_sent_ = 0, recognised_duplicates_ = 0, control_retransmissions_ = 0;
+  std::uint64_t expected_results_ = 0;
   sc_core::sc_event progress_;
-  // Pacing: the calendar emits the streams' chunks (a method call each, not a thread
-  // switch); the thread waits for `done`.
-  struct PacedStream {
-    int dst;  // -1: the multicast tree
-    sc_core::sc_time next;
-    std::uint64_t chunk = 0;
-  };
-  struct Paced {
-    int step = 0;
-    const ClusterRoundPlan* plan = nullptr;
-    sc_core::sc_time interval;
-    std::uint64_t chunks = 0;
-    std::vector<PacedStream> streams;
-    bool first = true, active = false;
-    sc_core::sc_event done;
-  } paced_;
-  // What the thread awaits on progress_ (unset: anything): a received chunk wakes the
-  // thread only once it holds, not once per chunk (a thread switch each).
-  std::function<bool()> awaited_;
-  std::vector<float> data_;  // functional: this step's own gradient (group rounds)
+  sc_core::sc_event paced_done_;  // the paced streams are done
+  std::vector<float> data_;       // functional: this step's own gradient (group rounds)
   std::map<int, std::vector<float>> reduced_sum_;  // functional: step -> sum of the others
   std::map<int, std::vector<float>> ring_data_;    // functional: step -> ring working copy
   std::vector<std::uint64_t> ring_offsets_;        // byte offset of each ring segment
   std::vector<float> result_;
-  sc_core::sc_time first_send_, agreed_start_, transmit_complete_;
+  sc_core::sc_time agreed_start_, transmit_complete_;
   sc_core::sc_time offset_wait_total_;  // sum over steps of first_send - agreed_start
-  int step_ = 0, state_ = 0, round_index_ = 0;
+  int step_ = 0, round_index_ = 0;
   bool finished_ = false;
   std::uint64_t checks_ = 0, mismatches_ = 0, duplicates_ = 0;
 };

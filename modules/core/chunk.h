@@ -31,8 +31,12 @@ enum class ChunkKind : std::uint8_t {
 /// Control messages (ready, grant, credit, ack) carry no gradient data: links count them
 /// apart from the payload (`control_bytes`, `control_messages`).
 inline bool is_control(ChunkKind kind) {
-  return kind == ChunkKind::kCredit || kind == ChunkKind::kReady || kind == ChunkKind::kGrant ||
-         kind == ChunkKind::kAck;
+  // One bit test, no branch: a link sees data kinds interleaved unpredictably.
+  constexpr unsigned kControlKinds = 1u << static_cast<unsigned>(ChunkKind::kCredit) |
+                                     1u << static_cast<unsigned>(ChunkKind::kReady) |
+                                     1u << static_cast<unsigned>(ChunkKind::kGrant) |
+                                     1u << static_cast<unsigned>(ChunkKind::kAck);
+  return (kControlKinds >> static_cast<unsigned>(kind)) & 1u;
 }
 
 /// Chunk metadata. `data` is empty in timing mode; in functional mode it holds the

@@ -26,13 +26,7 @@ EventCalendar::EventCalendar()
   sc_core::sc_spawn([this] { fire(); }, "aggnet_calendar", &options);
 }
 
-void EventCalendar::schedule(Client& client, const sc_core::sc_time& at) {
-  const Entry entry{(Key{at.value()} << 64) | next_order_++, &client, at};
-  if (&client == firing_client_ && !rescheduled_) {
-    rescheduled_ = true;
-    rescheduled_entry_ = entry;
-    return;
-  }
+void EventCalendar::push(const Entry& entry) {
   heap_.push_back(entry);
   sift_up(heap_.size() - 1);
   if (!firing_) arm();
@@ -123,9 +117,12 @@ void EventCalendar::fire_due() {
 }
 
 // Another process due at the same instant keeps its order with the calendar's clients
-// only if the kernel runs both: ties go to the kernel.
+// only if the kernel runs both: ties go to the kernel. Activity pending now (a runnable
+// process, a delta notification, an update) makes sc_time_to_pending_activity zero, so the
+// cached kernel_next_ covers it too: only a client can add such activity while the
+// calendar runs, and it touches the kernel to do so.
 bool EventCalendar::may_run_ahead_to(const sc_core::sc_time& at) {
-  if (!run_ahead() || at > horizon_ || sc_core::sc_pending_activity_at_current_time()) return false;
+  if (!run_ahead() || at > horizon_) return false;
   if (kernel_touched_) {
     kernel_next_ = sc_core::sc_time_stamp() + sc_core::sc_time_to_pending_activity();
     kernel_touched_ = false;

@@ -38,7 +38,17 @@ class EventCalendar {
 
   /// Fires `client` at absolute time `at` (>= now). A client is scheduled at most once at a
   /// time; clients due at the same instant fire in the order they were scheduled.
-  void schedule(Client& client, const sc_core::sc_time& at);
+  /// Inline: the usual call is the firing client re-arming itself (its entry is re-keyed
+  /// when its callback returns), which needs no heap work.
+  void schedule(Client& client, const sc_core::sc_time& at) {
+    const Entry entry{(Key{at.value()} << 64) | next_order_++, &client, at};
+    if (&client == firing_client_ && !rescheduled_) {
+      rescheduled_ = true;
+      rescheduled_entry_ = entry;
+      return;
+    }
+    push(entry);
+  }
 
   /// Running ahead is off unless enabled by whoever builds the whole model (every module
   /// attached to the clients follows the contract above), and stays off once forbidden
@@ -87,6 +97,7 @@ class EventCalendar {
     sc_core::sc_time at;  // the key's instant (fills the key's alignment padding)
   };
   static bool earlier(const Entry& a, const Entry& b) { return a.key < b.key; }
+  void push(const Entry& entry);
   void sift_up(std::size_t i);
   void sift_down(std::size_t i);
   void pop_top();

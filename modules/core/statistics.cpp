@@ -18,19 +18,7 @@ int binary_exponent(double value) {
 
 }  // namespace
 
-void Histogram::add(double value) {
-  if (count_ == 0) {
-    min_ = max_ = value;
-  } else {
-    min_ = std::min(min_, value);
-    max_ = std::max(max_, value);
-  }
-  ++count_;
-  sum_ += value;
-  if (value == 0.0) {
-    ++zeros_;
-    return;
-  }
+void Histogram::add_to_bucket(double value) {
   std::size_t bucket = value < 1.0 ? 0 : static_cast<std::size_t>(binary_exponent(value)) + 1;
   if (buckets_.size() <= bucket) buckets_.resize(bucket + 1, 0);
   ++buckets_[bucket];

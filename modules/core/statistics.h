@@ -2,6 +2,7 @@
 // parsing logs (counters/gauges as scalars, distributions as histograms).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,7 +20,22 @@ struct Statistic {
 /// expressed in `unit_scale` units (e.g. ns), enough for queueing-delay histograms.
 class Histogram {
  public:
-  void add(double value);
+  /// Inline: a link adds one value per crossing, most of them zeros.
+  void add(double value) {
+    if (count_ == 0) {
+      min_ = max_ = value;
+    } else {
+      min_ = std::min(min_, value);
+      max_ = std::max(max_, value);
+    }
+    ++count_;
+    sum_ += value;
+    if (value == 0.0) {
+      ++zeros_;
+      return;
+    }
+    add_to_bucket(value);
+  }
   std::uint64_t count() const { return count_; }
   double mean() const { return count_ ? sum_ / count_ : 0.0; }
   double min() const { return count_ ? min_ : 0.0; }
@@ -28,6 +44,8 @@ class Histogram {
   std::vector<std::uint64_t> buckets() const;
 
  private:
+  void add_to_bucket(double value);
+
   std::uint64_t count_ = 0;
   double sum_ = 0, min_ = 0, max_ = 0;
   // Zeros (a link crossing that did not queue, the common case) are counted here and

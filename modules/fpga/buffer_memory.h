@@ -42,10 +42,10 @@ class BufferMemory {
 
  private:
   std::uint64_t capacity_bytes_, slot_bytes_, num_slots_;
+  bool overcommit_ = false;            // next to num_slots_: full() reads both per contribution
   SlotTable<sc_core::sc_time> slots_;  // key -> allocation time
   std::uint64_t occupancy_bytes_ = 0, high_water_bytes_ = 0, allocations_ = 0;
   Histogram hold_ns_;
-  bool overcommit_ = false;
 };
 
 }  // namespace aggnet

@@ -18,12 +18,17 @@ FpgaAggregator::FpgaAggregator(sc_core::sc_module_name name, const FpgaAggregato
       out("out"),
       to_network("to_network"),
       latency_(ps_time(config.params.latency_ps())),
+      outputs_(std::string(this->name()) + ".outputs", OutputHandler{this}),
       pool_(pool),
+      site_(config.site),
+      test_hook_(config.test_hook),
+      aggregate_(config.aggregate),
+      reliable_(config.reliable),
+      drop_when_full_(config.drop_when_full),
+      return_credits_(config.return_credits),
       config_(config),
       buffer_(config.params.buffer_bytes, config.slot_bytes),
-      slots_(BufferMemory::table_capacity(buffer_.num_slots())),
-      outputs_(std::string(this->name()) + ".outputs",
-               [this](tlm::tlm_generic_payload& t) { on_reduced(t); }) {
+      slots_(BufferMemory::table_capacity(buffer_.num_slots())) {
   in.bind(*this);
   buffer_.set_test_overcommit(config.test_hook == TestHook::kOvercommit);
 }
@@ -40,14 +45,14 @@ tlm::tlm_sync_enum FpgaAggregator::nb_transport_fw(tlm::tlm_generic_payload& tra
 
 void FpgaAggregator::on_arrival(tlm::tlm_generic_payload& trans) {
   const auto& chunk = chunk_of(trans);
-  if (chunk.kind != ChunkKind::kContribution || !config_.aggregate) {
+  if (chunk.kind != ChunkKind::kContribution || !aggregate_) {
     send(out, trans);
     return;
   }
   contributions_ += chunk.chunks;  // in chunks: a burst counts as its chunks
-  if (config_.reliable && absorb_duplicate(trans)) return;
+  if (reliable_ && absorb_duplicate(trans)) return;
   const bool needs_slot = buffer_.full() && !buffer_.holds(key_of(chunk));
-  if (needs_slot && config_.drop_when_full) {
+  if (needs_slot && drop_when_full_) {
     ++drops_;
     wasted_bytes_ += chunk.payload_bytes;
     trans.release();
@@ -86,23 +91,23 @@ void FpgaAggregator::resend_result(const ChunkExtension& chunk) {
   auto& r = chunk_of(again);
   r = chunk;
   r.kind = ChunkKind::kReduced;
-  r.src_site = r.dst_site = config_.site;
+  r.src_site = r.dst_site = site_;
   r.tree_id = -1;
   r.contributions = chunk.group_size - 1;
   r.requester = chunk.src_site;
   r.retransmission = true;
   r.data = completed_.at(key_of(chunk));
   ++result_resends_;
-  if (config_.return_credits) send_credit(chunk.step, chunk.chunk, chunk.src_site, false);
+  if (return_credits_) send_credit(chunk.step, chunk.chunk, chunk.src_site, false);
   send(out, again);
 }
 
 void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
-  if (config_.reliable && absorb_duplicate(trans)) return;  // a retransmission that waited
+  if (reliable_ && absorb_duplicate(trans)) return;  // a retransmission that waited
   const sc_time now = EventCalendar::now();
   const auto& chunk = chunk_of(trans);
   Slot& slot = slot_for(chunk);
-  const bool add_twice = config_.test_hook == TestHook::kDoubleAdd && slot.received == 0;
+  const bool add_twice = test_hook_ == TestHook::kDoubleAdd && slot.received == 0;
   for (int k = 0; k < (add_twice ? 2 : 1); ++k) {
     ++slot.received;
     slot.senders.push_back(chunk.src_site);
@@ -124,8 +129,8 @@ void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
     auto& reduced = pool_.clone(trans);
     auto& r = chunk_of(reduced);
     r.kind = ChunkKind::kReduced;
-    r.src_site = config_.site;
-    r.dst_site = config_.site;
+    r.src_site = site_;
+    r.dst_site = site_;
     r.tree_id = -1;
     r.contributions = slot.received;
     r.data = slot.sum;
@@ -155,7 +160,7 @@ FpgaAggregator::Slot& FpgaAggregator::slot_for(const ChunkExtension& chunk) {
   if (slot != nullptr) return *slot;  // a slot's key is in the buffer until it is reduced
   if (!buffer_.holds(key)) {
     buffer_.allocate(key, EventCalendar::now());
-    slots_in_use_ = buffer_.occupancy_bytes() / buffer_.slot_bytes();
+    slots_in_use_ = buffer_.slots_in_use();  // occupancy / slot size, without a division
     Slot& fresh = fresh_slot(key);
     fresh.expected = chunk.group_size - 1;
     return fresh;
@@ -197,16 +202,16 @@ void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced) {
   senders.clear();
   senders.swap(slots_.find(key)->senders);
   slots_.erase(key);
-  const bool leak = config_.test_hook == TestHook::kLeakSlot && !leaked_once_;
+  const bool leak = test_hook_ == TestHook::kLeakSlot && !leaked_once_;
   leaked_once_ = leaked_once_ || leak;
   if (!leak) buffer_.free(key, now);
-  slots_in_use_ = buffer_.occupancy_bytes() / buffer_.slot_bytes();
+  slots_in_use_ = buffer_.slots_in_use();  // occupancy / slot size, without a division
   reduced_ += chunk_of(reduced).chunks;
-  if (config_.reliable) completed_[key] = chunk_of(reduced).data;
-  if (config_.return_credits)
+  if (reliable_) completed_[key] = chunk_of(reduced).data;
+  if (return_credits_)
     for (int sender : senders)
       send_credit(chunk_of(reduced).step, chunk_of(reduced).chunk, sender, true);
-  if (config_.test_hook == TestHook::kDoubleDeliver) send(out, pool_.clone(reduced));
+  if (test_hook_ == TestHook::kDoubleDeliver) send(out, pool_.clone(reduced));
   send(out, reduced);
   admit_stalled();
 }
@@ -237,7 +242,7 @@ void FpgaAggregator::send_credit(int step, std::uint32_t chunk, int sender, bool
   auto& credit = pool_.allocate();
   auto& c = chunk_of(credit);
   c.kind = ChunkKind::kCredit;
-  c.src_site = config_.site;
+  c.src_site = site_;
   c.dst_site = sender;
   c.step = step;
   c.chunk = chunk;

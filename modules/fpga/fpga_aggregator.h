@@ -114,6 +114,11 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   sc_core::sc_time service_time(std::uint64_t payload_bytes);
   void check_senders(const Slot& slot, int group_size);
   void on_reduced(tlm::tlm_generic_payload& trans);
+  // The pipeline output FIFO's callback: a direct call, 8 bytes.
+  struct OutputHandler {
+    FpgaAggregator* fpga;
+    void operator()(tlm::tlm_generic_payload& trans) const { fpga->on_reduced(trans); }
+  };
   void admit_stalled();
   void send(tlm_utils::simple_initiator_socket<FpgaAggregator>& socket,
             tlm::tlm_generic_payload& trans);
@@ -121,15 +126,22 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
     return (static_cast<std::uint64_t>(c.step) << 32) | c.chunk;
   }
 
-  // Read or written by every contribution, kept together: the aggregator's state is cold
-  // by the time its next contribution arrives, and each cache line is a miss.
+  // Read or written by every contribution, kept together in three cache lines: the
+  // aggregator's state is cold by the time its next contribution arrives, and each line
+  // is a miss.
   alignas(64) sc_core::sc_time pipeline_free_ = sc_core::SC_ZERO_TIME;
   sc_core::sc_time pipeline_busy_ = sc_core::SC_ZERO_TIME;
   sc_core::sc_time service_;
   std::uint64_t service_payload_bytes_ = ~std::uint64_t{0};
   sc_core::sc_time latency_;
   std::uint64_t reduced_ = 0, contributions_ = 0, slots_in_use_ = 0;
+  // The pipeline is serial: outputs leave in time order.
+  BasicArrivalQueue<NoRecord, OutputHandler> outputs_;
   ChunkPool& pool_;
+  // config_'s switches read per contribution (config_ itself spans two more lines).
+  int site_;
+  TestHook test_hook_;
+  bool aggregate_, reliable_, drop_when_full_, return_credits_;
   // Reused (no allocation per reduced chunk): the senders a freed slot returns credits to,
   // and per site the number of the invariant check that last saw it.
   std::uint64_t check_stamp_ = 0;
@@ -138,7 +150,6 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   FpgaAggregatorConfig config_;
   BufferMemory buffer_;
   SlotTable<Slot> slots_;
-  ArrivalQueue outputs_;  // the pipeline is serial: outputs leave in time order
   std::deque<Stalled> stalled_;
 
   sc_core::sc_time stall_time_ = sc_core::SC_ZERO_TIME;

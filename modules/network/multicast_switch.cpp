@@ -14,11 +14,11 @@ MulticastSwitch::MulticastSwitch(sc_core::sc_module_name name, const SwitchParam
     : sc_module(name),
       in("in"),
       out("out"),
-      params_(params),
       latency_(ps_time(params.latency_ps)),
       pool_(pool),
+      params_(params),
       peq_(this, &MulticastSwitch::on_ready) {
-  in.register_nb_transport_fw(this, &MulticastSwitch::nb_transport_fw);
+  in.bind(*this);
 }
 
 void MulticastSwitch::set_unicast_route(int dst_site, int port) {
@@ -56,7 +56,7 @@ std::vector<int> MulticastSwitch::multicast_ports(int tree_id) const {
   return {begin, begin + slice.count};
 }
 
-tlm::tlm_sync_enum MulticastSwitch::nb_transport_fw(int, tlm::tlm_generic_payload& trans,
+tlm::tlm_sync_enum MulticastSwitch::nb_transport_fw(tlm::tlm_generic_payload& trans,
                                                     tlm::tlm_phase& phase,
                                                     sc_core::sc_time& delay) {
   const sc_core::sc_time ready = delay + latency_;

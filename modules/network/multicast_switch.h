@@ -3,7 +3,6 @@
 #pragma once
 
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
-#include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/peq_with_cb_and_phase.h>
 
 #include <cstdint>
@@ -13,21 +12,25 @@
 
 #include "model/params/network.h"
 #include "modules/core/chunk.h"
+#include "modules/core/nb_target.h"
 #include "modules/core/statistics.h"
 
 namespace aggnet {
 
-/// MulticastSwitch: target socket `in` (any number of ingress links), initiator socket
-/// `out` (egress ports, numbered in binding order). The tables are filled by whoever
+/// MulticastSwitch: target socket `in` (any number of ingress links; the switch does not
+/// need to know which one), initiator socket `out` (egress ports, numbered in binding
+/// order). The tables are filled by whoever
 /// composes the platform (routes come from shortest-delay paths there); the switch
 /// only knows port numbers.
 ///
 /// Forwarding is store-and-forward per chunk: a chunk leaves `latency` after its last
 /// bit arrived. A multicast chunk is copied once per egress port in its group's entry,
 /// so a link carries each chunk at most once per tree.
-class MulticastSwitch : public sc_core::sc_module {
+class MulticastSwitch : public sc_core::sc_module, public NbTarget {
  public:
-  tlm_utils::multi_passthrough_target_socket<MulticastSwitch> in;
+  /// Bound to the module itself (NbTarget): a crossing is one virtual call, not a
+  /// multi-socket's binder and static dispatch.
+  tlm::tlm_target_socket<32, tlm::tlm_base_protocol_types, 0> in;
   tlm_utils::multi_passthrough_initiator_socket<MulticastSwitch> out;
 
   MulticastSwitch(sc_core::sc_module_name name, const SwitchParams& params, ChunkPool& pool);
@@ -48,17 +51,12 @@ class MulticastSwitch : public sc_core::sc_module {
   std::vector<Statistic> statistics() const;
 
  private:
-  tlm::tlm_sync_enum nb_transport_fw(int port, tlm::tlm_generic_payload& trans,
-                                     tlm::tlm_phase& phase, sc_core::sc_time& delay);
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay) override;
   void on_ready(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
   void forward(tlm::tlm_generic_payload& trans);
   void send(int port, tlm::tlm_generic_payload& trans);
 
-  SwitchParams params_;
-  sc_core::sc_time latency_;
-  ChunkPool& pool_;
-  tlm_utils::peq_with_cb_and_phase<MulticastSwitch> peq_;
-  std::vector<int> unicast_;  // destination site -> egress port, -1: no route
   // Per tree id (dense: tree ids are round x sites + sender), its egress ports as a slice
   // of `tree_ports_` (count 0 if this switch is on no such tree; capacity: the room the
   // tree has there).
@@ -72,9 +70,17 @@ class MulticastSwitch : public sc_core::sc_module {
                ? tree_slices_[tree_id]
                : Slice{};
   }
+
+  // Read by every forward, kept together in two cache lines ahead of the kernel queue
+  // (hundreds of bytes, used only with a latency): the switch is cold at each chunk.
+  alignas(64) sc_core::sc_time latency_;
+  std::uint64_t forwarded_ = 0, replicated_ = 0, unroutable_ = 0;
+  ChunkPool& pool_;
   std::vector<Slice> tree_slices_;
   std::vector<int> tree_ports_;
-  std::uint64_t forwarded_ = 0, replicated_ = 0, unroutable_ = 0;
+  std::vector<int> unicast_;  // destination site -> egress port, -1: no route
+  SwitchParams params_;
+  tlm_utils::peq_with_cb_and_phase<MulticastSwitch> peq_;
 };
 
 }  // namespace aggnet

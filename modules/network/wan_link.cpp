@@ -19,8 +19,7 @@ WanLink::WanLink(sc_core::sc_module_name name, const WanLinkParams& params, bool
       out("out"),
       delay_(ps_time(params.delay_ps)),
       jitter_enabled_(jitter_enabled && params.jitter_ps > 0),
-      arrivals_(std::string(this->name()) + ".arrivals",
-                [this](tlm::tlm_generic_payload& t, const Fate& fate) { on_arrival(t, fate); }),
+      arrivals_(std::string(this->name()) + ".arrivals", ArrivalHandler{this}),
       params_(params) {
   in.bind(*this);
   if (jitter_enabled_) jitter_rng_ = std::make_unique<std::mt19937_64>(seed);
@@ -67,7 +66,11 @@ void WanLink::accept(tlm::tlm_generic_payload& trans) {
   if (jitter_enabled_) arrival = std::max(arrival + jitter_sample(), last_arrival_);
   last_arrival_ = arrival;
 
-  queueing_ns_.add(start == now ? 0.0 : (start - now).to_seconds() * 1e9);
+  if (start == now) {
+    queueing_ns_.add(0.0);
+  } else {
+    queueing_ns_.add((start - now).to_seconds() * 1e9);
+  }
   busy_ += serialization;
   bytes_in_flight_ += wire;
   arrivals_.notify(trans, arrival - now, {wire, epoch_, draw_loss()});
@@ -75,14 +78,10 @@ void WanLink::accept(tlm::tlm_generic_payload& trans) {
 
 // Keyed by the payload alone: a run's bursts all have the same chunk size, so the payload
 // fixes the chunk count.
-const WanLink::Price& WanLink::price(const ChunkExtension& chunk, bool control) {
-  Price& p = prices_[control ? 1 : 0];
-  if (p.payload_bytes != chunk.payload_bytes) {
-    p.payload_bytes = chunk.payload_bytes;
-    p.wire_bytes = transaction_wire_bytes(chunk, params_.mtu_bytes, params_.header_bytes);
-    p.serialization = ps_time(serialization_ps(p.wire_bytes, params_.bandwidth_bps));
-  }
-  return p;
+void WanLink::reprice(Price& p, const ChunkExtension& chunk) const {
+  p.payload_bytes = chunk.payload_bytes;
+  p.wire_bytes = transaction_wire_bytes(chunk, params_.mtu_bytes, params_.header_bytes);
+  p.serialization = ps_time(serialization_ps(p.wire_bytes, params_.bandwidth_bps));
 }
 
 bool WanLink::draw_loss() {

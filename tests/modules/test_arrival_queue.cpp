@@ -144,6 +144,24 @@ TEST(ArrivalQueue, NotifyFromTheCallbackChainsDeliveries) {
   }
 }
 
+TEST(ArrivalQueue, NotifyFromTheCallbackKeepsTheEarlierBacklogOnTime) {
+  // Ids 1 (5 ns) and 2 (8 ns) queued; id 1's delivery notifies id 3 at 5 + 4 = 9 ns while
+  // id 2 still waits: id 2 must arrive at 8 ns, not with id 3 (found by a helper's probe).
+  Harness h("h");
+  h.posts = {{0, 5000, 1}, {0, 8000, 2}};
+  h.on_delivery = [&h](tlm::tlm_generic_payload& t) {
+    if (chunk_of(t).chunk == 1) h.post(4000, 3);
+  };
+  sc_core::sc_start();
+  EXPECT_TRUE(h.errors.empty());
+  ASSERT_EQ(h.deliveries.size(), 3u);
+  const std::uint64_t at[] = {5000, 8000, 9000};
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(h.deliveries[i].id, i + 1) << i;
+    EXPECT_EQ(h.deliveries[i].at_ps, at[i]) << i;
+  }
+}
+
 }  // namespace
 }  // namespace aggnet
 
