@@ -17,9 +17,11 @@ for n in 9 27 81 243; do
 done
 kernel_events=5000000
 
-# Each CPU time below is the least of $repeats back-to-back runs (BENCH_REPEATS, default 3),
-# for the kernel and the engine alike: the least is the run the other jobs disturbed least.
-repeats=${BENCH_REPEATS:-3}
+# Each CPU time below is the least of $repeats runs (BENCH_REPEATS, default 5), the kernel's
+# and the engine's taken in turns: the least is the run the other jobs disturbed least, and
+# taking turns lets both sides see the same spells of a machine whose speed drifts (a
+# kernel rate of 18 to 36 M events/CPU-s within one table, measured back to back).
+repeats=${BENCH_REPEATS:-5}
 
 # least: of the JSON lines on stdin (other lines ignored), the one with the least sim_cpu_s.
 least() {
@@ -28,19 +30,23 @@ rows = [json.loads(l) for l in sys.stdin if l.startswith("{")]
 print(json.dumps(min(rows, key=lambda r: r["sim_cpu_s"])) if rows else "")'
 }
 
-# row LABEL ARGS...: kernel rate, then the engine run; one JSON line each into rows.jsonl.
+# row LABEL ARGS...: kernel rate and engine run in turns; one JSON line into rows.jsonl.
 row() {
   local label=$1
   shift
-  local k r i
-  k=$(for ((i = 0; i < repeats; i++)); do "$bench" kernel "$kernel_events"; done | least)
-  # stdout: the JSON line (the kernel may print warnings there too)
-  if r=$(for ((i = 0; i < repeats; i++)); do "$bench" run "$@" 2> "$out/err" || exit 1; done |
-    least) && [ -n "$r" ]; then
-    echo "{\"label\": \"$label\", \"kernel\": $k, \"run\": $r}" >> "$out/rows.jsonl"
-  else
-    echo "$label: $(cat "$out/err")" | tee -a "$out/failed.txt" >&2
-  fi
+  local kernels="" runs="" line i k r
+  for ((i = 0; i < repeats; i++)); do
+    kernels+=$("$bench" kernel "$kernel_events")$'\n'
+    # stdout: the JSON line (the kernel may print warnings there too)
+    if ! line=$("$bench" run "$@" 2> "$out/err"); then
+      echo "$label: $(cat "$out/err")" | tee -a "$out/failed.txt" >&2
+      return
+    fi
+    runs+=$line$'\n'
+  done
+  k=$(printf '%s' "$kernels" | least)
+  r=$(printf '%s' "$runs" | least)
+  echo "{\"label\": \"$label\", \"kernel\": $k, \"run\": $r}" >> "$out/rows.jsonl"
 }
 
 # schedule_row LABEL PLATFORM [OPTION...]: CPU time of `aggnet schedule` (user + sys).
