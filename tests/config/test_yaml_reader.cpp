@@ -231,7 +231,7 @@ TEST(YamlReader, ReadsTheCornersAnotherParserGotWrong) {
   EXPECT_EQ(flow["rounds"][0][0][1].as<std::string>(), "chi");
   // A NUL byte does not end the document: what follows it is still read.
   const YAML::Node nul =
-      parse_yaml(std::string("name: x\nrounds: []\n\0  extra: 1\n", 30), "t.yaml");
+      parse_yaml(std::string("name: x\nrounds: []\n") + '\0' + "  extra: 1\n", "t.yaml");
   EXPECT_EQ(nul.size(), 3u);
 }
 
