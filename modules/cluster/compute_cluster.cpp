@@ -560,15 +560,24 @@ tlm::tlm_sync_enum ComputeCluster::nb_transport_fw(tlm::tlm_generic_payload& tra
                                                    sc_time&) {
   const auto& chunk = chunk_of(trans);
   switch (chunk.kind) {
-    case ChunkKind::kCredit:
-      windows_[{chunk.step, chunk.src_site}].freed =
-          std::max<std::int64_t>(windows_[{chunk.step, chunk.src_site}].freed, chunk.credits);
-      ++progress_count_;
+    // A credit or grant sent again (control retransmission) that changes nothing is no
+    // progress: counting it kept the watchdog from ever seeing a credit deadlock.
+    case ChunkKind::kCredit: {
+      auto& window = windows_[{chunk.step, chunk.src_site}];
+      if (chunk.credits > window.freed) {
+        window.freed = chunk.credits;
+        ++progress_count_;
+      }
       break;
-    case ChunkKind::kGrant:
-      windows_[{chunk.step, chunk.src_site}].granted = chunk.credits;
-      ++progress_count_;
+    }
+    case ChunkKind::kGrant: {
+      auto& window = windows_[{chunk.step, chunk.src_site}];
+      if (window.granted != chunk.credits) {
+        window.granted = chunk.credits;
+        ++progress_count_;
+      }
       break;
+    }
     case ChunkKind::kAck:
       if (retransmitter_ && retransmitter_->ack(chunk.step, chunk.src_site, chunk.chunk))
         ++progress_count_;

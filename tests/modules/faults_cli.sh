@@ -26,6 +26,18 @@ grep -q "links down: a-b down since 5.000 ms" "$tmp/err" || fail "$(cat "$tmp/er
 # last ready message arrives at 40 ms; compute ends at 10 ms): at 2.25 s.
 grep -q "stopped progressing at 2.250 s" "$tmp/err" || fail "$(cat "$tmp/err")"
 
+# A credit deadlock under loss (found by a reviewer: two sites hold both slots of a 2 MiB
+# buffer and wait for each other's credits) ends in the watchdog's diagnosis. Credits and
+# grants sent again changed nothing but counted as progress, so this ran for ever.
+python3 scripts/make_platforms.py --synthetic 9 --seed 1 --out "$tmp" > /dev/null
+timeout 60 "$aggnet" run --platform "$tmp/synthetic_9.yaml" --schedule rotating-3 --steps 3 \
+  --gradient 32MiB --set defaults.fpga.buffer=2MiB --set defaults.fpga.latency_cycles=0 \
+  --loss 0.01 --flow-control credit --seed 46 -q 2> "$tmp/err"
+status=$?
+[ $status -eq 3 ] || fail "credit deadlock: exit $status, expected 3: $(cat "$tmp/err")"
+grep -q "s4: step 1 of 3, waits since .* for credits of step 1 from s5 (2 slots in use" \
+  "$tmp/err" || fail "credit deadlock: $(cat "$tmp/err")"
+
 # Bad specs: one line naming --fault, exit 2.
 for spec in "flood:a-b" "down:a-c@5ms" "down:a-b@1s-500ms" "stall:zz@1s-2s" "loss:a-b=2"; do
   "$aggnet" run --platform $line3 --schedule all-to-all "${small[@]}" --fault "$spec" \
