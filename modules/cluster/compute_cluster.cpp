@@ -114,11 +114,7 @@ std::shared_ptr<std::vector<float>> ComputeCluster::slice(const std::vector<floa
                                               begin + static_cast<std::ptrdiff_t>(bytes / 4));
 }
 
-void ComputeCluster::emit(tlm::tlm_generic_payload& trans) {
-  tlm::tlm_phase phase = tlm::BEGIN_REQ;
-  sc_time zero = sc_core::SC_ZERO_TIME;
-  out->nb_transport_fw(trans, phase, zero);
-}
+void ComputeCluster::emit(tlm::tlm_generic_payload& trans) { out_sink_(trans); }
 
 // Aligned start: tell every other member we are ready (time-stamped on synchronised
 // clocks), wait for everyone's message, then start at last ready + start_delay, a time
@@ -558,6 +554,11 @@ void ComputeCluster::check_ring_result(int step, int n) {
 
 tlm::tlm_sync_enum ComputeCluster::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase&,
                                                    sc_time&) {
+  receive(trans);
+  return tlm::TLM_COMPLETED;
+}
+
+void ComputeCluster::receive(tlm::tlm_generic_payload& trans) {
   const auto& chunk = chunk_of(trans);
   switch (chunk.kind) {
     // A credit or grant sent again (control retransmission) that changes nothing is no
@@ -593,7 +594,6 @@ tlm::tlm_sync_enum ComputeCluster::nb_transport_fw(tlm::tlm_generic_payload& tra
   }
   trans.release();
   if (awaited_.holds()) EventCalendar::notify_now(progress_);
-  return tlm::TLM_COMPLETED;
 }
 
 void ComputeCluster::note_result(int step) {

@@ -199,6 +199,11 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   void set_payload(ChunkExtension& chunk, std::uint64_t bytes) const;
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay) override;
+  ChunkSink chunk_sink() override {
+    return ChunkSink::of_member<ComputeCluster, &ComputeCluster::receive>(this);
+  }
+  void start_of_simulation() override { out_sink_ = ChunkSink::of(out.operator->()); }
+  void receive(tlm::tlm_generic_payload& trans);
   void on_result(const ChunkExtension& chunk);
   void note_result(int step);
   void align_start(int step, const ClusterRoundPlan& plan);
@@ -273,6 +278,7 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   // Read per paced chunk or received result, kept together in three cache lines: the
   // cluster's state is cold at each chunk.
   alignas(64) Paced paced_;
+  ChunkSink out_sink_;  // what `out` is bound to
   Awaited awaited_;
   Receiving receiving_;
   Noted noted_;

@@ -46,7 +46,7 @@ tlm::tlm_sync_enum FpgaAggregator::nb_transport_fw(tlm::tlm_generic_payload& tra
 void FpgaAggregator::on_arrival(tlm::tlm_generic_payload& trans) {
   const auto& chunk = chunk_of(trans);
   if (chunk.kind != ChunkKind::kContribution || !aggregate_) {
-    send(out, trans);
+    out_sink_(trans);
     return;
   }
   contributions_ += chunk.chunks;  // in chunks: a burst counts as its chunks
@@ -99,7 +99,7 @@ void FpgaAggregator::resend_result(const ChunkExtension& chunk) {
   r.data = completed_.at(key_of(chunk));
   ++result_resends_;
   if (return_credits_) send_credit(chunk.step, chunk.chunk, chunk.src_site, false);
-  send(out, again);
+  out_sink_(again);
 }
 
 void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
@@ -211,8 +211,8 @@ void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced) {
   if (return_credits_)
     for (int sender : senders)
       send_credit(chunk_of(reduced).step, chunk_of(reduced).chunk, sender, true);
-  if (test_hook_ == TestHook::kDoubleDeliver) send(out, pool_.clone(reduced));
-  send(out, reduced);
+  if (test_hook_ == TestHook::kDoubleDeliver) out_sink_(pool_.clone(reduced));
+  out_sink_(reduced);
   admit_stalled();
 }
 
@@ -248,14 +248,12 @@ void FpgaAggregator::send_credit(int step, std::uint32_t chunk, int sender, bool
   c.chunk = chunk;
   c.credits = freed;
   c.payload_bytes = config_.credit_bytes;
-  send(to_network, credit);
+  network_sink_(credit);
 }
 
-void FpgaAggregator::send(tlm_utils::simple_initiator_socket<FpgaAggregator>& socket,
-                          tlm::tlm_generic_payload& trans) {
-  tlm::tlm_phase phase = tlm::BEGIN_REQ;
-  sc_time zero = sc_core::SC_ZERO_TIME;
-  socket->nb_transport_fw(trans, phase, zero);
+void FpgaAggregator::start_of_simulation() {
+  out_sink_ = ChunkSink::of(out.operator->());
+  network_sink_ = ChunkSink::of(to_network.operator->());
 }
 
 std::vector<Statistic> FpgaAggregator::statistics(const sc_time& window) const {

@@ -104,6 +104,10 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
 
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay) override;
+  ChunkSink chunk_sink() override {
+    return ChunkSink::of_member<FpgaAggregator, &FpgaAggregator::on_arrival>(this);
+  }
+  void start_of_simulation() override;
   void on_arrival(tlm::tlm_generic_payload& trans);
   bool absorb_duplicate(tlm::tlm_generic_payload& trans);  // loss recovery only
   void resend_result(const ChunkExtension& chunk);
@@ -120,8 +124,6 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
     void operator()(tlm::tlm_generic_payload& trans) const { fpga->on_reduced(trans); }
   };
   void admit_stalled();
-  void send(tlm_utils::simple_initiator_socket<FpgaAggregator>& socket,
-            tlm::tlm_generic_payload& trans);
   static std::uint64_t key_of(const ChunkExtension& c) {
     return (static_cast<std::uint64_t>(c.step) << 32) | c.chunk;
   }
@@ -137,6 +139,7 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   std::uint64_t reduced_ = 0, contributions_ = 0, slots_in_use_ = 0;
   // The pipeline is serial: outputs leave in time order.
   BasicArrivalQueue<NoRecord, OutputHandler> outputs_;
+  ChunkSink out_sink_, network_sink_;  // what `out` and `to_network` are bound to
   ChunkPool& pool_;
   // config_'s switches read per contribution (config_ itself spans two more lines).
   int site_;

@@ -68,6 +68,21 @@ tlm::tlm_sync_enum MulticastSwitch::nb_transport_fw(tlm::tlm_generic_payload& tr
   return tlm::TLM_COMPLETED;
 }
 
+void MulticastSwitch::start_of_simulation() {
+  egress_.clear();
+  for (int port = 0; port < static_cast<int>(out.size()); ++port)
+    egress_.push_back(ChunkSink::of(out[port]));
+}
+
+void MulticastSwitch::receive(tlm::tlm_generic_payload& trans) {
+  if (latency_ == sc_core::SC_ZERO_TIME) {
+    forward(trans);
+    return;
+  }
+  tlm::tlm_phase phase = tlm::BEGIN_REQ;
+  peq_.notify(trans, phase, EventCalendar::kernel_delay(latency_));
+}
+
 void MulticastSwitch::on_ready(tlm::tlm_generic_payload& trans, const tlm::tlm_phase&) {
   forward(trans);
 }
@@ -102,11 +117,7 @@ void MulticastSwitch::forward(tlm::tlm_generic_payload& trans) {
   send(ports[0], trans);
 }
 
-void MulticastSwitch::send(int port, tlm::tlm_generic_payload& trans) {
-  tlm::tlm_phase phase = tlm::BEGIN_REQ;
-  sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
-  out[port]->nb_transport_fw(trans, phase, zero);
-}
+void MulticastSwitch::send(int port, tlm::tlm_generic_payload& trans) { egress_[port](trans); }
 
 std::vector<Statistic> MulticastSwitch::statistics() const {
   return {{"forwarded", static_cast<double>(forwarded_), "chunks received and forwarded"},

@@ -53,6 +53,11 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
  private:
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay) override;
+  ChunkSink chunk_sink() override {
+    return ChunkSink::of_member<MulticastSwitch, &MulticastSwitch::receive>(this);
+  }
+  void start_of_simulation() override;
+  void receive(tlm::tlm_generic_payload& trans);
   void on_ready(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
   void forward(tlm::tlm_generic_payload& trans);
   void send(int port, tlm::tlm_generic_payload& trans);
@@ -78,7 +83,8 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   ChunkPool& pool_;
   std::vector<Slice> tree_slices_;
   std::vector<int> tree_ports_;
-  std::vector<int> unicast_;  // destination site -> egress port, -1: no route
+  std::vector<int> unicast_;       // destination site -> egress port, -1: no route
+  std::vector<ChunkSink> egress_;  // per port of `out`: what it is bound to
   SwitchParams params_;
   tlm_utils::peq_with_cb_and_phase<MulticastSwitch> peq_;
 };

@@ -131,9 +131,7 @@ void WanLink::on_arrival(tlm::tlm_generic_payload& trans, const Fate& fate) {
     return;
   }
   delivered_wire_bytes_ += wire;
-  tlm::tlm_phase phase = tlm::BEGIN_REQ;
-  sc_time zero = sc_core::SC_ZERO_TIME;
-  out->nb_transport_fw(trans, phase, zero);
+  out_sink_(trans);
 }
 
 sc_time WanLink::jitter_sample() {

@@ -96,6 +96,8 @@ class WanLink : public sc_core::sc_module, public NbTarget {
  private:
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay) override;
+  ChunkSink chunk_sink() override { return ChunkSink::of_member<WanLink, &WanLink::accept>(this); }
+  void start_of_simulation() override { out_sink_ = ChunkSink::of(out.operator->()); }
   void accept(tlm::tlm_generic_payload& trans);
   void on_input(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
   // Per transaction in flight, kept with it in the arrival FIFO: its wire size and
@@ -147,6 +149,7 @@ class WanLink : public sc_core::sc_module, public NbTarget {
   std::uint64_t bytes_in_flight_ = 0;
   std::uint64_t delivered_wire_bytes_ = 0;
   std::uint32_t epoch_ = 0;
+  ChunkSink out_sink_;                                // what `out` is bound to
   BasicArrivalQueue<Fate, ArrivalHandler> arrivals_;  // FIFO: arrival times never decrease
 
   Price control_price_;

@@ -1,0 +1,24 @@
+#include "modules/core/nb_target.h"
+
+namespace aggnet {
+
+namespace {
+
+void through_interface(void* target, tlm::tlm_generic_payload& trans) {
+  tlm::tlm_phase phase = tlm::BEGIN_REQ;
+  sc_core::sc_time zero = sc_core::SC_ZERO_TIME;
+  static_cast<tlm::tlm_fw_transport_if<>*>(target)->nb_transport_fw(trans, phase, zero);
+}
+
+}  // namespace
+
+ChunkSink ChunkSink::of(tlm::tlm_fw_transport_if<>* target) {
+  if (auto* own = dynamic_cast<NbTarget*>(target)) return own->chunk_sink();
+  return {&through_interface, target};
+}
+
+ChunkSink NbTarget::chunk_sink() {
+  return {&through_interface, static_cast<tlm::tlm_fw_transport_if<>*>(this)};
+}
+
+}  // namespace aggnet
