@@ -38,22 +38,39 @@ void MulticastSwitch::set_multicast_group(int tree_id, const std::vector<int>& p
                                 std::to_string(tree_id) + " has no egress port");
   }
   if (tree_id < 0) throw std::invalid_argument(std::string(name()) + ": negative tree id");
+  constexpr std::size_t kMax = 0xFFFF;
+  const bool out_of_range = std::any_of(ports.begin(), ports.end(), [](int p) {
+    return p < 0 || static_cast<std::size_t>(p) > kMax;
+  });
+  if (out_of_range || ports.size() > kMax) {
+    throw std::invalid_argument(std::string(name()) + ": multicast group " +
+                                std::to_string(tree_id) + " has a port outside [0, 65535] or " +
+                                "more than 65,535 ports");
+  }
   if (static_cast<std::size_t>(tree_id) >= tree_slices_.size()) tree_slices_.resize(tree_id + 1);
   Slice& slice = tree_slices_[tree_id];
   const auto count = static_cast<std::uint32_t>(ports.size());
-  if (count > slice.capacity) {
+  const std::uint32_t rest = count > kInlinePorts ? count - kInlinePorts : 0;
+  if (rest > slice.capacity) {
     slice.offset = static_cast<std::uint32_t>(tree_ports_.size());
-    slice.capacity = count;
-    tree_ports_.resize(tree_ports_.size() + ports.size());
+    slice.capacity = static_cast<std::uint16_t>(rest);
+    tree_ports_.resize(tree_ports_.size() + rest);
   }
-  std::copy(ports.begin(), ports.end(), tree_ports_.begin() + slice.offset);
-  slice.count = count;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    if (i < kInlinePorts) {
+      slice.first[i] = static_cast<std::uint16_t>(ports[i]);
+    } else {
+      tree_ports_[slice.offset + i - kInlinePorts] = ports[i];
+    }
+  }
+  slice.count = static_cast<std::uint16_t>(count);
 }
 
 std::vector<int> MulticastSwitch::multicast_ports(int tree_id) const {
   const Slice slice = slice_of(tree_id);
-  const auto begin = tree_ports_.begin() + slice.offset;
-  return {begin, begin + slice.count};
+  std::vector<int> ports;
+  for (std::uint32_t i = 0; i < slice.count; ++i) ports.push_back(port_at(slice, i));
+  return ports;
 }
 
 tlm::tlm_sync_enum MulticastSwitch::nb_transport_fw(tlm::tlm_generic_payload& trans,
@@ -109,12 +126,11 @@ void MulticastSwitch::forward(tlm::tlm_generic_payload& trans) {
     trans.release();
     return;
   }
-  const int* ports = tree_ports_.data() + slice.offset;
   for (std::uint32_t i = 1; i < slice.count; ++i) {
     ++replicated_;
-    send(ports[i], pool_.clone(trans));
+    send(port_at(slice, i), pool_.clone(trans));
   }
-  send(ports[0], trans);
+  send(slice.first[0], trans);
 }
 
 void MulticastSwitch::send(int port, tlm::tlm_generic_payload& trans) { egress_[port](trans); }

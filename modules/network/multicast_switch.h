@@ -5,6 +5,7 @@
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/peq_with_cb_and_phase.h>
 
+#include <array>
 #include <cstdint>
 #include <systemc>
 #include <tlm>
@@ -42,7 +43,8 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   void clear_multicast_group(int tree_id);
   std::uint64_t unroutable() const { return unroutable_; }
   /// Multicast group table entry: chunks of tree `tree_id` leave on every port listed.
-  /// Errors: std::invalid_argument for an empty port list.
+  /// Errors: std::invalid_argument for an empty port list, a port outside [0, 65535] or
+  /// more than 65,535 ports.
   void set_multicast_group(int tree_id, const std::vector<int>& ports);
   std::vector<int> multicast_ports(int tree_id) const;
 
@@ -62,14 +64,21 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   void forward(tlm::tlm_generic_payload& trans);
   void send(int port, tlm::tlm_generic_payload& trans);
 
-  // Per tree id (dense: tree ids are round x sites + sender), its egress ports as a slice
-  // of `tree_ports_` (count 0 if this switch is on no such tree; capacity: the room the
-  // tree has there).
-  // One load finds the slice and a switch's port lists lie in one array: a vector per
-  // tree cost two dependent cache misses per forward at hundreds of sites.
+  // Per tree id (dense: tree ids are round x sites + sender), its egress ports: the first
+  // kInlinePorts in the entry itself, the rest as a slice of `tree_ports_` (count 0 if
+  // this switch is on no such tree; capacity: the room the tree has there).
+  // A vector per tree cost two dependent cache misses per forward at hundreds of sites,
+  // a slice of one array still one after the entry's: nearly every switch of a tree has
+  // at most four egress ports on it, so one 16-byte load finds them.
+  static constexpr std::uint32_t kInlinePorts = 4;
   struct Slice {
-    std::uint32_t offset = 0, count = 0, capacity = 0;
+    std::uint32_t offset = 0;
+    std::uint16_t count = 0, capacity = 0;
+    std::array<std::uint16_t, kInlinePorts> first{};
   };
+  int port_at(const Slice& slice, std::uint32_t i) const {
+    return i < kInlinePorts ? slice.first[i] : tree_ports_[slice.offset + i - kInlinePorts];
+  }
   Slice slice_of(int tree_id) const {
     return tree_id >= 0 && static_cast<std::size_t>(tree_id) < tree_slices_.size()
                ? tree_slices_[tree_id]

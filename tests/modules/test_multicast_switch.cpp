@@ -66,16 +66,18 @@ struct Port : sc_core::sc_module {
   }
 };
 
-/// Two ingress sources, three egress ports (numbered 0, 1, 2 in binding order).
+/// Two ingress sources, three egress ports (numbered 0, 1, 2 in binding order) unless
+/// told otherwise.
 struct Bench {
   ChunkPool pool;
   Source a{"a", pool}, b{"b", pool};
   MulticastSwitch sw;
   std::vector<std::unique_ptr<Port>> ports;
-  explicit Bench(std::uint64_t latency_ps) : sw("sw", SwitchParams{latency_ps}, pool) {
+  explicit Bench(std::uint64_t latency_ps, int num_ports = 3)
+      : sw("sw", SwitchParams{latency_ps}, pool) {
     a.out.bind(sw.in);
     b.out.bind(sw.in);
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < num_ports; ++i) {
       ports.push_back(std::make_unique<Port>(("port" + std::to_string(i)).c_str()));
       sw.out.bind(ports.back()->in);
     }
@@ -206,6 +208,32 @@ TEST(MulticastSwitch, TableEntriesAreReplacedAndAnEmptyPortListIsRejected) {
   EXPECT_EQ(sw.multicast_ports(3), (std::vector<int>{0}));
   EXPECT_THROW(sw.set_multicast_group(4, {}), std::invalid_argument);
   EXPECT_TRUE(sw.multicast_ports(4).empty());
+}
+
+// A tree entry holds its first four ports itself and the rest apart; a re-set with more
+// ports than before moves the rest, and the other trees keep theirs.
+TEST(MulticastSwitch, TreesWithMorePortsThanTheEntryHoldsReachEveryPortOnce) {
+  Bench bench(0, 7);
+  bench.sw.set_multicast_group(8, {6, 5, 4, 3, 2, 1});
+  bench.sw.set_multicast_group(9, {0, 1, 2, 3, 4, 5, 6});
+  bench.sw.set_multicast_group(10, {3, 4, 5, 6, 0});
+  bench.sw.set_multicast_group(8, {1, 2, 3, 4, 5, 6, 0});  // grows past its room
+  bench.sw.set_multicast_group(10, {6});                   // shrinks to the entry
+  EXPECT_EQ(bench.sw.multicast_ports(8), (std::vector<int>{1, 2, 3, 4, 5, 6, 0}));
+  EXPECT_EQ(bench.sw.multicast_ports(9), (std::vector<int>{0, 1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(bench.sw.multicast_ports(10), (std::vector<int>{6}));
+  bench.a.posts = {{0, 0, multicast(8, 0)}, {0, 0, multicast(9, 1)}, {0, 0, multicast(10, 2)}};
+  sc_core::sc_start();
+  for (std::size_t p = 0; p < bench.ports.size(); ++p) {
+    std::vector<std::uint32_t> chunks;
+    for (const auto& seen : bench.ports[p]->seen) chunks.push_back(seen.chunk.chunk);
+    const std::vector<std::uint32_t> expected =
+        p == 6 ? std::vector<std::uint32_t>{0, 1, 2} : std::vector<std::uint32_t>{0, 1};
+    EXPECT_EQ(chunks, expected) << "port " << p;
+  }
+  EXPECT_EQ(bench.sw.replicated(), 6u + 6u);
+  EXPECT_THROW(bench.sw.set_multicast_group(11, {0, 70000}), std::invalid_argument);
+  EXPECT_THROW(bench.sw.set_multicast_group(11, {-1}), std::invalid_argument);
 }
 
 // A link failure can cut a destination off (sim/faults.cpp removes its route): such a
