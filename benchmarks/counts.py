@@ -85,6 +85,7 @@ def main():
     parser.add_argument("--scale", action="store_true",
                         help="also the 243-site ring and all-to-all")
     parser.add_argument("--platforms", help="synthetic platforms (default: generated)")
+    parser.add_argument("--only", help="only the workloads whose label contains this")
     args = parser.parse_args()
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     bench = os.path.join(args.build, "benchmarks", "aggnet_bench")
@@ -102,6 +103,8 @@ def main():
               f"{kernel['L2']:.2f} | {kernel['mispredicts']:.2f} |")
         for label, platform, schedule, sizes, buffer, *options in (
                 ROWS + (SCALE_ROWS if args.scale else [])):
+            if args.only and args.only not in label:
+                continue
             row = engine_row(bench, platform.format(platforms=platforms), schedule, sizes, buffer,
                              *options)
             print(f"| {label} | {row['I']:.0f} | {100 * kernel['I'] / row['I']:.1f} % | "

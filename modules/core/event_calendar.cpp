@@ -104,6 +104,7 @@ void EventCalendar::fire_due() {
   const Key due = (Key{now_.value()} << 64) | ~std::uint64_t{0};  // all entries at <= now_
   while (!heap_.empty() && heap_.front().key <= due) {
     firing_client_ = heap_.front().client;
+    prefetch_next();
     rescheduled_ = false;
     firing_client_->on_calendar();
     firing_client_ = nullptr;
@@ -114,6 +115,16 @@ void EventCalendar::fire_due() {
       pop_top();
     }
   }
+}
+
+// The entry fired next is almost always the earliest of the top's children (the one being
+// fired re-arms later than they): its client, cold at hundreds of sites, is fetched while
+// this one runs. A heap of fewer than five entries is in cache anyway.
+void EventCalendar::prefetch_next() const {
+  if (heap_.size() < 5) return;
+  const std::size_t a = 1 + (earlier(heap_[2], heap_[1]) ? 1 : 0);
+  const std::size_t b = 3 + (earlier(heap_[4], heap_[3]) ? 1 : 0);
+  __builtin_prefetch(heap_[earlier(heap_[b], heap_[a]) ? b : a].client);
 }
 
 // Another process due at the same instant keeps its order with the calendar's clients

@@ -84,6 +84,7 @@ class EventCalendar {
   EventCalendar();
   void fire();
   void fire_due();
+  void prefetch_next() const;
   bool may_run_ahead_to(const sc_core::sc_time& at);
   void arm();
 
