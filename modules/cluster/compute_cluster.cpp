@@ -526,6 +526,18 @@ void ComputeCluster::run_ring(int step) {
   const int pos = static_cast<int>(me - order.begin());
   const int succ = order[mod(pos + 1, n)];
   const int end = config_.ring_steps_end < 0 ? 2 * (n - 1) : config_.ring_steps_end;
+  if (config_.ring_step_rule == RingStepRule::kReceive) {
+    // Each ring step starts when the previous one's chunks are all in: at that arrival,
+    // from receive(), as the loop below would once its thread ran at the same instant.
+    ring_run_ = {true, step, config_.ring_steps_begin, end, pos, succ, n};
+    ring_advance();
+    awaited_ = {&ring_run_.finished, 1};
+    while (ring_run_.finished == 0) wait(progress_);
+    awaited_ = {};
+    ring_run_.active = false;
+    if (config_.functional) check_ring_result(step, n);
+    return;
+  }
   for (int r = config_.ring_steps_begin; r < end; ++r) {
     const bool reduce_scatter = r < n - 1;
     const int send_seg = reduce_scatter ? mod(pos - r, n) : mod(pos + 1 - (r - (n - 1)), n);
@@ -537,6 +549,29 @@ void ComputeCluster::run_ring(int step) {
     wait_ring_step_rule(step, r, succ);
   }
   if (config_.functional) check_ring_result(step, n);
+}
+
+// Sends the current ring step's segment, and moves on while a ring step's chunks are all in
+// (they may have arrived before it was sent).
+void ComputeCluster::ring_advance() {
+  RingRun& run = ring_run_;
+  while (run.ring_step < run.end) {
+    const int r = run.ring_step, n = run.n, pos = run.pos;
+    if (!run.sent) {
+      const bool reduce_scatter = r < n - 1;
+      const int send_seg = reduce_scatter ? mod(pos - r, n) : mod(pos + 1 - (r - (n - 1)), n);
+      const int recv_seg = reduce_scatter ? mod(pos - 1 - r, n) : mod(pos - (r - (n - 1)), n);
+      send_segment(run.step, r, run.successor, send_seg);
+      run.expected = num_chunks(ring_offsets_[recv_seg + 1] - ring_offsets_[recv_seg]);
+      run.sent = true;
+    }
+    const auto it = ring_received_.find(ring_key(run.step, r));
+    if (run.expected > 0 && (it == ring_received_.end() || it->second < run.expected)) return;
+    if (it != ring_received_.end()) ring_received_.erase(it);
+    ++run.ring_step;
+    run.sent = false;
+  }
+  run.finished = 1;
 }
 
 void ComputeCluster::check_ring_result(int step, int n) {
@@ -583,9 +618,14 @@ void ComputeCluster::receive(tlm::tlm_generic_payload& trans) {
       if (retransmitter_ && retransmitter_->ack(chunk.step, chunk.src_site, chunk.chunk))
         ++progress_count_;
       break;
-    case ChunkKind::kRingSegment:
-      on_ring_chunk(chunk);
+    case ChunkKind::kRingSegment: {
+      const std::uint64_t received = on_ring_chunk(chunk);
+      if (ring_run_.active && chunk.step == ring_run_.step &&
+          static_cast<int>(chunk.ring_step) == ring_run_.ring_step &&
+          received >= ring_run_.expected)
+        ring_advance();
       break;
+    }
     case ChunkKind::kReady:
       on_ready(chunk);
       break;
@@ -686,13 +726,13 @@ void ComputeCluster::accumulate_result(const ChunkExtension& chunk) {
   if (expected_sum_error != 0) mismatches_ += chunk.chunks;
 }
 
-void ComputeCluster::on_ring_chunk(const ChunkExtension& chunk) {
+std::uint64_t ComputeCluster::on_ring_chunk(const ChunkExtension& chunk) {
   note_result(chunk.step);
   const auto received = ++ring_received_[ring_key(chunk.step, static_cast<int>(chunk.ring_step))];
   if (config_.ring && config_.ring_progress &&
       received == num_chunks(ring_offsets_[chunk.segment + 1] - ring_offsets_[chunk.segment]))
     config_.ring_progress->mark(config_.site, chunk.step, static_cast<int>(chunk.ring_step));
-  if (!config_.functional) return;
+  if (!config_.functional) return received;
   const int n = static_cast<int>(config_.ring_order.size());
   const std::uint64_t first =
       (ring_offsets_[chunk.segment] + chunk.chunk * config_.chunk_bytes) / 4;
@@ -705,6 +745,7 @@ void ComputeCluster::on_ring_chunk(const ChunkExtension& chunk) {
       values[first + k] = (*chunk.data)[k];
     }
   }
+  return received;
 }
 
 void RingProgress::mark(int site, int step, int ring_step) {

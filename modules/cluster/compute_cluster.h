@@ -209,7 +209,8 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   void align_start(int step, const ClusterRoundPlan& plan);
   void send_control(ChunkKind kind, int step, int dst, std::uint32_t credits);
   void wait_for_credits(int step, const ClusterRoundPlan& plan, const std::vector<int>& receivers);
-  void on_ring_chunk(const ChunkExtension& chunk);
+  /// Returns the chunks of its ring step received so far.
+  std::uint64_t on_ring_chunk(const ChunkExtension& chunk);
   // Loss recovery.
   enum class Waiting { kNothing, kReady, kCredits, kResults };
   void waiting(Waiting what, int step);
@@ -225,6 +226,15 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   // Host-based collectives (ring step rules, point-to-point, parameter server).
   void run_host_collective(int step, StepRecord& record);
   void wait_ring_step_rule(int step, int ring_step, int successor);
+  // A ring under the receive rule, driven by its arrivals (no thread switch per ring step).
+  struct RingRun {
+    bool active = false;
+    int step = 0, ring_step = 0, end = 0, pos = 0, successor = 0, n = 0;
+    bool sent = false;           // ring_step's segment handed to the access link
+    std::uint64_t expected = 0;  // chunks of ring_step to receive
+    std::uint64_t finished = 0;  // 1 once the last ring step is received (awaited)
+  };
+  void ring_advance();
   void run_transfer(int step, const ClusterRoundPlan& plan);
   void run_parameter_server(int step);
   void run_unicast_all_to_all(int step);
@@ -290,6 +300,7 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   std::map<int, std::vector<int>> received_;
   std::map<int, std::uint64_t> complete_chunks_;
   std::map<int, std::uint64_t> ring_received_;  // key: step * 1024 + ring_step
+  RingRun ring_run_;
   // Credit windows, (step, receiver) -> grant (-1: not yet), slots freed so far (cumulative
   // credit messages), credits spent.
   struct Window {
