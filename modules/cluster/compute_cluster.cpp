@@ -27,7 +27,7 @@ ComputeCluster::ComputeCluster(sc_core::sc_module_name name, const ComputeCluste
   if (config_.reliable) {
     retransmitter_ = std::make_unique<Retransmitter>(
         "retransmitter",
-        [this](int step, int dst, std::uint32_t chunk) { resend(step, dst, chunk); });
+        [this](int step, int dst, std::uint32_t chunk) { return resend(step, dst, chunk); });
   }
   SC_HAS_PROCESS(ComputeCluster);
   SC_THREAD(run);
@@ -380,9 +380,10 @@ void ComputeCluster::send_contribution(int step, const ClusterRoundPlan& plan, i
   emit(trans);
   if (!retransmitter_) return;
   const sc_time timeout = ps_time(plan.retransmit_timeout_ps);
+  const sc_time departure = last_departure();
   for (int d : plan.group)
     if (d != config_.site && (dst < 0 || d == dst))
-      retransmitter_->track(step, d, static_cast<std::uint32_t>(i), bytes, timeout);
+      retransmitter_->track(step, d, static_cast<std::uint32_t>(i), bytes, timeout, departure);
 }
 
 std::vector<int> ComputeCluster::current_group() const {
@@ -396,7 +397,7 @@ const ClusterRoundPlan& ComputeCluster::plan_of(int step) const {
 
 // A contribution's timer expired: the same chunk again, unicast to `dst` (the values are
 // recomputed: a site's gradient of a step is a function of site, step and index).
-void ComputeCluster::resend(int step, int dst, std::uint32_t i) {
+sc_time ComputeCluster::resend(int step, int dst, std::uint32_t i) {
   const auto& plan = plan_of(step);
   const std::uint64_t offset = std::uint64_t{i} * config_.chunk_bytes;
   const std::uint64_t bytes = std::min(config_.chunk_bytes, config_.gradient_bytes - offset);
@@ -417,6 +418,7 @@ void ComputeCluster::resend(int step, int dst, std::uint32_t i) {
     chunk.data = std::move(values);
   }
   emit(trans);
+  return last_departure();
 }
 
 void ComputeCluster::acknowledge(int step, int dst, std::uint32_t chunk) {

@@ -202,7 +202,10 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   ChunkSink chunk_sink() override {
     return ChunkSink::of_member<ComputeCluster, &ComputeCluster::receive>(this);
   }
-  void start_of_simulation() override { out_sink_ = ChunkSink::of(out.operator->()); }
+  void start_of_simulation() override {
+    out_sink_ = ChunkSink::of(out.operator->());
+    access_clock_ = dynamic_cast<const DepartureClock*>(out.operator->());
+  }
   void receive(tlm::tlm_generic_payload& trans);
   void on_result(const ChunkExtension& chunk);
   void note_result(int step);
@@ -216,7 +219,11 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   void waiting(Waiting what, int step);
   bool wait_or_retry(sc_core::sc_time& retry_at, const ClusterRoundPlan& plan);
   void regrant(int step, const ClusterRoundPlan& plan, const std::vector<int>& receivers);
-  void resend(int step, int dst, std::uint32_t chunk);
+  sc_core::sc_time resend(int step, int dst, std::uint32_t chunk);
+  // When what was last handed to the access link leaves it (now without a DepartureClock).
+  sc_core::sc_time last_departure() const {
+    return access_clock_ != nullptr ? access_clock_->last_departure() : EventCalendar::now();
+  }
   void acknowledge(int step, int dst, std::uint32_t chunk);
   void on_ready(const ChunkExtension& chunk);
   void send_ready(int step, int dst, bool reply);
@@ -301,6 +308,7 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   std::map<int, std::uint64_t> complete_chunks_;
   std::map<int, std::uint64_t> ring_received_;  // key: step * 1024 + ring_step
   RingRun ring_run_;
+  const DepartureClock* access_clock_ = nullptr;  // the access link `out` is bound to
   // Credit windows, (step, receiver) -> grant (-1: not yet), slots freed so far (cumulative
   // credit messages), credits spent.
   struct Window {

@@ -15,13 +15,14 @@ Retransmitter::Retransmitter(sc_core::sc_module_name name, Resend resend)
 }
 
 void Retransmitter::track(int step, int dst, std::uint32_t chunk, std::uint64_t bytes,
-                          const sc_time& timeout) {
+                          const sc_time& timeout, const sc_time& departure) {
   const sc_time now = EventCalendar::now();
   const Key key{step, dst, chunk};
   State& s = outstanding_[key];
   s.sent = now;
   s.deadline = now + timeout;
   s.timeout = timeout;
+  s.departure = departure;
   s.bytes = bytes;
   timers_.push({s.deadline, key});
   arm();
@@ -62,6 +63,11 @@ void Retransmitter::fire() {
     const auto it = outstanding_.find(t.key);
     if (it == outstanding_.end() || it->second.deadline != t.deadline) continue;  // acked
     State& s = it->second;
+    if (s.departure > now) {  // the last copy is still queued at the sender's edge
+      s.deadline = s.departure + s.timeout;
+      timers_.push({s.deadline, t.key});
+      continue;
+    }
     ++counters_.timeouts;
     counters_.retransmitted_bytes += s.bytes;
     if (!s.timed_out) s.first_timeout = now;
@@ -69,7 +75,7 @@ void Retransmitter::fire() {
     s.deadline = now + s.timeout;
     timers_.push({s.deadline, t.key});
     const auto [step, dst, chunk] = t.key;
-    resend_(step, dst, chunk);
+    s.departure = resend_(step, dst, chunk);
   }
   arm();
 }

@@ -17,16 +17,22 @@
 namespace aggnet {
 
 /// Retransmitter: `track` starts a timer per (step, receiver, chunk), `ack` stops it;
-/// on expiry `resend(step, receiver, chunk)` is called (the owner builds and emits the copy)
-/// and the timer restarts with the same timeout.
+/// on expiry `resend(step, receiver, chunk)` is called (the owner builds and emits the copy
+/// and returns when it leaves the sender's edge) and the timer restarts with the same
+/// timeout. A timer that expires while the previous copy has not yet left the sender's
+/// edge (a long queue of its own) waits for it to leave, plus one timeout: a sender never
+/// queues a second copy behind the first. Without this, a sender whose backlog outlasted
+/// the timeout queued every unacknowledged contribution again each timeout, faster than
+/// its link drained them, and the copies' memory grew without bound.
 class Retransmitter : public sc_core::sc_module {
  public:
-  using Resend = std::function<void(int step, int dst, std::uint32_t chunk)>;
+  using Resend = std::function<sc_core::sc_time(int step, int dst, std::uint32_t chunk)>;
 
   Retransmitter(sc_core::sc_module_name name, Resend resend);
 
+  /// `departure`: when the copy handed over now leaves the sender's edge.
   void track(int step, int dst, std::uint32_t chunk, std::uint64_t bytes,
-             const sc_core::sc_time& timeout);
+             const sc_core::sc_time& timeout, const sc_core::sc_time& departure);
   /// Acknowledgement of (step, chunk) from receiver `from`; false if none was outstanding.
   bool ack(int step, int from, std::uint32_t chunk);
   std::size_t outstanding() const { return outstanding_.size(); }
@@ -51,7 +57,7 @@ class Retransmitter : public sc_core::sc_module {
  private:
   using Key = std::tuple<int, int, std::uint32_t>;  // step, receiver, chunk
   struct State {
-    sc_core::sc_time sent, deadline, timeout, first_timeout;
+    sc_core::sc_time sent, deadline, timeout, first_timeout, departure;
     std::uint64_t bytes = 0;
     bool timed_out = false;
   };

@@ -39,6 +39,17 @@ class ChunkSink {
   void* module_ = nullptr;
 };
 
+/// A FIFO link as its sender sees it: when the last transaction handed to it leaves (its
+/// last bit on the wire). A sender that is a link's only source learns from it when what
+/// it has just handed over departs.
+class DepartureClock {
+ public:
+  virtual sc_core::sc_time last_departure() const = 0;
+
+ protected:
+  ~DepartureClock() = default;
+};
+
 /// Base of a module that receives chunks by nb_transport_fw only: blocking transport is a
 /// fatal error, DMI and debug transport are refused.
 class NbTarget : public tlm::tlm_fw_transport_if<> {

@@ -40,7 +40,7 @@ namespace aggnet {
 /// every transaction on it (queued, serializing or propagating) and every one handed over
 /// until it comes back up. Conservation: sent = delivered + lost + in flight, in wire
 /// bytes, at every instant.
-class WanLink : public sc_core::sc_module, public NbTarget {
+class WanLink : public sc_core::sc_module, public NbTarget, public DepartureClock {
  public:
   tlm::tlm_target_socket<> in;  ///< bound to the module itself (NbTarget)
   tlm_utils::simple_initiator_socket<WanLink> out;
@@ -63,6 +63,8 @@ class WanLink : public sc_core::sc_module, public NbTarget {
   /// A stalled end (faults): nothing starts serializing before `until` (what is handed
   /// over meanwhile queues).
   void hold_until(const sc_core::sc_time& until) { busy_until_ = std::max(busy_until_, until); }
+  /// When what was handed over last has been serialized (now or earlier if idle).
+  sc_core::sc_time last_departure() const override { return busy_until_; }
   /// Test-only: lost transactions are not counted (breaks the conservation invariant).
   void set_test_miscount_losses(bool on) { miscount_losses_ = on; }
   /// Bytes handed to the link that have not yet arrived at the far end (queue + wire).
