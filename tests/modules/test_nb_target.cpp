@@ -12,15 +12,23 @@
 namespace aggnet {
 namespace {
 
+using Seen = std::vector<const tlm::tlm_generic_payload*>;
+
+// A hand-over through nb_transport_fw: as a socket call at the instant itself would be.
+tlm::tlm_sync_enum note(Seen& seen, tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase,
+                        const sc_core::sc_time& delay) {
+  EXPECT_EQ(phase, tlm::BEGIN_REQ);
+  EXPECT_EQ(delay, sc_core::SC_ZERO_TIME);
+  seen.push_back(&trans);
+  return tlm::TLM_COMPLETED;
+}
+
 // Records what reaches it and by which way.
 struct Recorder : NbTarget {
-  std::vector<const tlm::tlm_generic_payload*> through_fw, through_handler;
+  Seen through_fw, through_handler;
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay) override {
-    EXPECT_EQ(phase, tlm::BEGIN_REQ);
-    EXPECT_EQ(delay, sc_core::SC_ZERO_TIME);
-    through_fw.push_back(&trans);
-    return tlm::TLM_COMPLETED;
+    return note(through_fw, trans, phase, delay);
   }
 };
 
@@ -33,13 +41,10 @@ struct WithHandler : Recorder {
 
 // A target that is not an NbTarget (another library's module, a test's probe).
 struct Foreign : tlm::tlm_fw_transport_if<> {
-  std::vector<const tlm::tlm_generic_payload*> seen;
+  Seen seen;
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay) override {
-    EXPECT_EQ(phase, tlm::BEGIN_REQ);
-    EXPECT_EQ(delay, sc_core::SC_ZERO_TIME);
-    seen.push_back(&trans);
-    return tlm::TLM_COMPLETED;
+    return note(seen, trans, phase, delay);
   }
   void b_transport(tlm::tlm_generic_payload&, sc_core::sc_time&) override {}
   bool get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi&) override { return false; }
@@ -52,7 +57,7 @@ TEST(ChunkSink, AModuleThatNamesItsHandlerIsCalledThere) {
   const ChunkSink sink = ChunkSink::of(&module);
   sink(a);
   sink(b);
-  EXPECT_EQ(module.through_handler, (std::vector<const tlm::tlm_generic_payload*>{&a, &b}));
+  EXPECT_EQ(module.through_handler, (Seen{&a, &b}));
   EXPECT_TRUE(module.through_fw.empty());
 }
 
@@ -60,14 +65,14 @@ TEST(ChunkSink, AnNbTargetWithoutAHandlerGetsNbTransportAtZeroDelay) {
   Recorder module;
   tlm::tlm_generic_payload a;
   ChunkSink::of (&module)(a);
-  EXPECT_EQ(module.through_fw, (std::vector<const tlm::tlm_generic_payload*>{&a}));
+  EXPECT_EQ(module.through_fw, (Seen{&a}));
 }
 
 TEST(ChunkSink, AForeignTargetGetsNbTransportAtZeroDelay) {
   Foreign target;
   tlm::tlm_generic_payload a;
   ChunkSink::of (&target)(a);
-  EXPECT_EQ(target.seen, (std::vector<const tlm::tlm_generic_payload*>{&a}));
+  EXPECT_EQ(target.seen, (Seen{&a}));
 }
 
 }  // namespace
