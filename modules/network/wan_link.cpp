@@ -42,7 +42,7 @@ void WanLink::on_input(tlm::tlm_generic_payload& trans, const tlm::tlm_phase&) {
 
 void WanLink::accept(tlm::tlm_generic_payload& trans) {
   const sc_time now = EventCalendar::now();
-  const auto& chunk = chunk_of(trans);
+  auto& chunk = chunk_of(trans);
   const bool control = is_control(chunk.kind);
   const Price& cost = price(chunk, control);
   const std::uint64_t wire = cost.wire_bytes;
@@ -73,7 +73,9 @@ void WanLink::accept(tlm::tlm_generic_payload& trans) {
   }
   busy_ += serialization;
   bytes_in_flight_ += wire;
-  arrivals_.notify(trans, arrival - now, {wire, epoch_, draw_loss()});
+  chunk.crossing_epoch = epoch_;
+  chunk.crossing_lost = draw_loss();
+  arrivals_.notify(trans, arrival - now);
 }
 
 // Keyed by the payload alone: a run's bursts all have the same chunk size, so the payload
@@ -122,10 +124,11 @@ sc_time WanLink::down_time() const {
   return down_total_ + (up_ ? sc_core::SC_ZERO_TIME : EventCalendar::now() - down_since_);
 }
 
-void WanLink::on_arrival(tlm::tlm_generic_payload& trans, const Fate& fate) {
-  const std::uint64_t wire = fate.wire;
+void WanLink::on_arrival(tlm::tlm_generic_payload& trans) {
+  const auto& chunk = chunk_of(trans);
+  const std::uint64_t wire = price(chunk, is_control(chunk.kind)).wire_bytes;
   bytes_in_flight_ -= wire;
-  if (fate.lost || fate.epoch != epoch_) {
+  if (chunk.crossing_lost || chunk.crossing_epoch != epoch_) {
     count_loss(trans, wire);
     trans.release();
     return;

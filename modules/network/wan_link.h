@@ -102,20 +102,13 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   void start_of_simulation() override { out_sink_ = ChunkSink::of(out.operator->()); }
   void accept(tlm::tlm_generic_payload& trans);
   void on_input(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
-  // Per transaction in flight, kept with it in the arrival FIFO: its wire size and
-  // (faults) the link's failure epoch at hand-over and whether the loss draw lost it.
-  struct Fate {
-    std::uint64_t wire;
-    std::uint32_t epoch;
-    bool lost;
-  };
-  void on_arrival(tlm::tlm_generic_payload& trans, const Fate& fate);
+  // A crossing's fate travels in the transaction (ChunkExtension::crossing_epoch and
+  // crossing_lost); its wire size is priced again at arrival.
+  void on_arrival(tlm::tlm_generic_payload& trans);
   // The arrival FIFO's callback: a direct call, in 8 bytes of the link's hot state.
   struct ArrivalHandler {
     WanLink* link;
-    void operator()(tlm::tlm_generic_payload& trans, const Fate& fate) const {
-      link->on_arrival(trans, fate);
-    }
+    void operator()(tlm::tlm_generic_payload& trans) const { link->on_arrival(trans); }
   };
   sc_core::sc_time jitter_sample();
   bool draw_loss();
@@ -151,8 +144,8 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   std::uint64_t bytes_in_flight_ = 0;
   std::uint64_t delivered_wire_bytes_ = 0;
   std::uint32_t epoch_ = 0;
-  ChunkSink out_sink_;                                // what `out` is bound to
-  BasicArrivalQueue<Fate, ArrivalHandler> arrivals_;  // FIFO: arrival times never decrease
+  ChunkSink out_sink_;                                    // what `out` is bound to
+  BasicArrivalQueue<NoRecord, ArrivalHandler> arrivals_;  // FIFO: arrival times never decrease
 
   Price control_price_;
   WanLinkParams params_;

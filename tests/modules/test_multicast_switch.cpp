@@ -222,6 +222,10 @@ TEST(MulticastSwitch, TreesWithMorePortsThanTheEntryHoldsReachEveryPortOnce) {
   EXPECT_EQ(bench.sw.multicast_ports(8), (std::vector<int>{1, 2, 3, 4, 5, 6, 0}));
   EXPECT_EQ(bench.sw.multicast_ports(9), (std::vector<int>{0, 1, 2, 3, 4, 5, 6}));
   EXPECT_EQ(bench.sw.multicast_ports(10), (std::vector<int>{6}));
+  // Before the kernel runs: an exception after its threads have run confuses ASan's view
+  // of the stack (the coroutines' stacks), a false report.
+  EXPECT_THROW(bench.sw.set_multicast_group(11, {0, 70000}), std::invalid_argument);
+  EXPECT_THROW(bench.sw.set_multicast_group(11, {-1}), std::invalid_argument);
   bench.a.posts = {{0, 0, multicast(8, 0)}, {0, 0, multicast(9, 1)}, {0, 0, multicast(10, 2)}};
   sc_core::sc_start();
   for (std::size_t p = 0; p < bench.ports.size(); ++p) {
@@ -232,8 +236,6 @@ TEST(MulticastSwitch, TreesWithMorePortsThanTheEntryHoldsReachEveryPortOnce) {
     EXPECT_EQ(chunks, expected) << "port " << p;
   }
   EXPECT_EQ(bench.sw.replicated(), 6u + 6u);
-  EXPECT_THROW(bench.sw.set_multicast_group(11, {0, 70000}), std::invalid_argument);
-  EXPECT_THROW(bench.sw.set_multicast_group(11, {-1}), std::invalid_argument);
 }
 
 // A link failure can cut a destination off (sim/faults.cpp removes its route): such a
