@@ -531,7 +531,7 @@ void ComputeCluster::run_ring(int step) {
   if (config_.ring_step_rule == RingStepRule::kReceive) {
     // Each ring step starts when the previous one's chunks are all in: at that arrival,
     // from receive(), as the loop below would once its thread ran at the same instant.
-    ring_run_ = {true, step, config_.ring_steps_begin, end, pos, succ, n};
+    ring_run_ = {true, step, config_.ring_steps_begin, end, pos, succ};
     ring_advance();
     awaited_ = {&ring_run_.finished, 1};
     while (ring_run_.finished == 0) wait(progress_);
@@ -541,16 +541,22 @@ void ComputeCluster::run_ring(int step) {
     return;
   }
   for (int r = config_.ring_steps_begin; r < end; ++r) {
-    const bool reduce_scatter = r < n - 1;
-    const int send_seg = reduce_scatter ? mod(pos - r, n) : mod(pos + 1 - (r - (n - 1)), n);
-    const int recv_seg = reduce_scatter ? mod(pos - 1 - r, n) : mod(pos - (r - (n - 1)), n);
-    send_segment(step, r, succ, send_seg);
-    const std::uint64_t expected =
-        num_chunks(ring_offsets_[recv_seg + 1] - ring_offsets_[recv_seg]);
+    const std::uint64_t expected = start_ring_step(step, r, pos, succ);
     wait_host_chunks(step, r, expected);
     wait_ring_step_rule(step, r, succ);
   }
   if (config_.functional) check_ring_result(step, n);
+}
+
+// Ring step r at position pos: sends its segment to the successor; returns the chunks it
+// receives (reduce-scatter for r < n - 1, then all-gather).
+std::uint64_t ComputeCluster::start_ring_step(int step, int r, int pos, int successor) {
+  const int n = static_cast<int>(config_.ring_order.size());
+  const bool reduce_scatter = r < n - 1;
+  const int send_seg = reduce_scatter ? mod(pos - r, n) : mod(pos + 1 - (r - (n - 1)), n);
+  const int recv_seg = reduce_scatter ? mod(pos - 1 - r, n) : mod(pos - (r - (n - 1)), n);
+  send_segment(step, r, successor, send_seg);
+  return num_chunks(ring_offsets_[recv_seg + 1] - ring_offsets_[recv_seg]);
 }
 
 // Sends the current ring step's segment, and moves on while a ring step's chunks are all in
@@ -558,13 +564,9 @@ void ComputeCluster::run_ring(int step) {
 void ComputeCluster::ring_advance() {
   RingRun& run = ring_run_;
   while (run.ring_step < run.end) {
-    const int r = run.ring_step, n = run.n, pos = run.pos;
+    const int r = run.ring_step;
     if (!run.sent) {
-      const bool reduce_scatter = r < n - 1;
-      const int send_seg = reduce_scatter ? mod(pos - r, n) : mod(pos + 1 - (r - (n - 1)), n);
-      const int recv_seg = reduce_scatter ? mod(pos - 1 - r, n) : mod(pos - (r - (n - 1)), n);
-      send_segment(run.step, r, run.successor, send_seg);
-      run.expected = num_chunks(ring_offsets_[recv_seg + 1] - ring_offsets_[recv_seg]);
+      run.expected = start_ring_step(run.step, r, run.pos, run.successor);
       run.sent = true;
     }
     const auto it = ring_received_.find(ring_key(run.step, r));

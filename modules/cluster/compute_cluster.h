@@ -236,12 +236,13 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   // A ring under the receive rule, driven by its arrivals (no thread switch per ring step).
   struct RingRun {
     bool active = false;
-    int step = 0, ring_step = 0, end = 0, pos = 0, successor = 0, n = 0;
+    int step = 0, ring_step = 0, end = 0, pos = 0, successor = 0;
     bool sent = false;           // ring_step's segment handed to the access link
     std::uint64_t expected = 0;  // chunks of ring_step to receive
     std::uint64_t finished = 0;  // 1 once the last ring step is received (awaited)
   };
   void ring_advance();
+  std::uint64_t start_ring_step(int step, int ring_step, int pos, int successor);
   void run_transfer(int step, const ClusterRoundPlan& plan);
   void run_parameter_server(int step);
   void run_unicast_all_to_all(int step);
