@@ -63,4 +63,11 @@ assert s["functional_mismatches"] == 0 and s["functional_checks"] > 0
 assert s["retransmissions_total"] > 0 and s["lost_chunks_total"] > 0, s
 assert s["dropped_contributions_total"] > 0, s
 PY
+# A ring with empty segments (3 floats over 9 sites) under the barrier and sendrecv rules
+# finishes: nothing arrives for an empty segment, and its site marks it received itself.
+for rule in barrier sendrecv; do
+  timeout 60 "$aggnet" run --schedule "ring:$rule" --gradient 12B --chunk 1000B --steps 2 \
+    --no-colocated --quiet > /dev/null || fail "ring:$rule with empty segments did not finish"
+done
+
 echo "faults_cli: ok"
