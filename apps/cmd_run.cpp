@@ -339,8 +339,8 @@ int simulate(const RunSetup& s) {
 
   if (!s.quiet) std::cout << format_report(report);
   write_outputs(s, report, wan, sampler.get(), vcd.get(), traced);
-  const bool exact = report["summary"]["functional_mismatches"].get<double>() == 0 &&
-                     report["summary"]["duplicate_results"].get<double>() == 0;
+  // Duplicate results break the exactly-once invariant, reported below.
+  const bool exact = report["summary"]["functional_mismatches"].get<double>() == 0;
   if (!exact) std::cerr << "aggnet run: functional check failed (see the report)\n";
   const std::string broken = violations(invariants);
   if (!broken.empty()) std::cerr << "aggnet run: " << broken << "\n";

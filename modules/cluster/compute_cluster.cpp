@@ -652,7 +652,10 @@ void ComputeCluster::note_result(int step) {
 
 // Loss recovery: a result (or passed-through contribution) received again is recognised
 // and not counted again; if it came for a retransmission its sender is acknowledged again
-// (its first acknowledgement may have been lost). One nobody asked for is a double delivery.
+// (its first acknowledgement may have been lost). A result nobody asked for is a double
+// delivery. A passed-through contribution seen before is absorbed like the aggregator
+// absorbs one: besides retransmissions, a tree rerouted after a link failure delivers the
+// copies still on their way to its new branches again.
 bool ComputeCluster::accept_once(const ChunkExtension& chunk) {
   const bool reduced = chunk.kind == ChunkKind::kReduced;
   const bool cached = receiving_.step == chunk.step;  // then not finished
@@ -673,7 +676,7 @@ bool ComputeCluster::accept_once(const ChunkExtension& chunk) {
     if (config_.reliable && !reduced) acknowledge(chunk.step, chunk.src_site, chunk.chunk);
     return true;
   }
-  if (chunk.requester < 0 && !chunk.retransmission) {
+  if (chunk.requester < 0 && !chunk.retransmission && (reduced || !config_.reliable)) {
     ++duplicates_;
     return false;
   }

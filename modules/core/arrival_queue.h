@@ -63,6 +63,18 @@ class BasicArrivalQueue : private EventCalendar::Client {
     if (!scheduled_) schedule(queue_.front().at);
   }
   std::size_t size() const { return queue_.size(); }
+  /// Removes every transaction waiting, oldest first, handing each to `each` instead of the
+  /// callback; the queue is then empty and unscheduled, and takes any time again.
+  template <typename Each>
+  void clear(Each&& each) {
+    while (!queue_.empty()) {
+      tlm::tlm_generic_payload* trans = queue_.front().trans;
+      queue_.pop_front();
+      each(*trans);
+    }
+    if (scheduled_) calendar_.cancel(*this);
+    scheduled_ = false;
+  }
 
  private:
   // The record as a base: no space when there is none.

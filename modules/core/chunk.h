@@ -56,17 +56,15 @@ struct ChunkExtension : tlm::tlm_extension<ChunkExtension> {
   /// Burst mode: chunks carried by this transaction (`chunk` then indexes the burst; all
   /// but the last are `burst_chunk_bytes` long). 1: one chunk (burst_chunk_bytes unused).
   std::uint32_t chunks = 1;
-  /// Set by the link the transaction is crossing (in the padding of the fields around):
-  /// the link's failure epoch at hand-over and whether its loss draw lost it. A
-  /// transaction is in one link at a time; kept here, the link's arrival FIFO holds 16
-  /// bytes per transaction, not 32.
-  std::uint32_t crossing_epoch = 0;
   std::uint64_t burst_chunk_bytes = 0;
   std::uint32_t credits = 1;  ///< kGrant: window; kCredit: slots freed so far (cumulative)
   int requester = -1;         ///< kReduced re-sent for a retransmission: the sender to acknowledge
   bool retransmission = false;  ///< a copy re-sent after a timeout (loss recovery)
   bool reply = false;           ///< kReady sent in answer to a repeated one (never answered)
-  bool crossing_lost = false;   ///< see crossing_epoch
+  /// Set by the link the transaction is crossing: whether its loss draw lost it. A
+  /// transaction is in one link at a time; kept here, the link's arrival FIFO holds 16
+  /// bytes per transaction, not 32.
+  bool crossing_lost = false;
   std::uint64_t stamp_ps = 0;   ///< kReady: the sender's ready time (synchronised clocks)
   std::shared_ptr<std::vector<float>> data;
 

@@ -26,6 +26,22 @@ EventCalendar::EventCalendar()
   sc_core::sc_spawn([this] { fire(); }, "aggnet_calendar", &options);
 }
 
+// The entry being fired (at the top, popped after its callback unless re-armed) is not
+// searched for: cancelling it drops its re-arming.
+void EventCalendar::cancel(Client& client) {
+  if (&client == firing_client_) {
+    rescheduled_ = false;
+    return;
+  }
+  for (std::size_t i = firing_ ? 1 : 0; i < heap_.size(); ++i) {
+    if (heap_[i].client != &client) continue;
+    heap_[i] = heap_.back();
+    heap_.pop_back();
+    if (i < heap_.size()) sift_down(i);  // rises again if it belongs higher
+    return;
+  }
+}
+
 void EventCalendar::push(const Entry& entry) {
   heap_.push_back(entry);
   sift_up(heap_.size() - 1);

@@ -50,6 +50,10 @@ class EventCalendar {
     push(entry);
   }
 
+  /// Withdraws `client`'s pending firing, if any (a linear search: for rare events such as
+  /// a link failure).
+  void cancel(Client& client);
+
   /// Running ahead is off unless enabled by whoever builds the whole model (every module
   /// attached to the clients follows the contract above), and stays off once forbidden
   /// (anything that samples at kernel timesteps, e.g. a VCD file).

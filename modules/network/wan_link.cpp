@@ -73,7 +73,6 @@ void WanLink::accept(tlm::tlm_generic_payload& trans) {
   }
   busy_ += serialization;
   bytes_in_flight_ += wire;
-  chunk.crossing_epoch = epoch_;
   chunk.crossing_lost = draw_loss();
   arrivals_.notify(trans, arrival - now);
 }
@@ -106,10 +105,18 @@ void WanLink::set_loss_rate(double rate, std::uint64_t seed) {
   loss_rng_ = std::make_unique<std::mt19937_64>(seed);
 }
 
+// Everything on the link (queued, serializing, propagating) is lost now: the arrival FIFO
+// is emptied, so what is handed over after the link is up again never waits behind it.
 void WanLink::set_down() {
   if (!up_) return;
   up_ = false;
-  ++epoch_;  // everything handed over before now is lost at its arrival instant
+  arrivals_.clear([this](tlm::tlm_generic_payload& trans) {
+    const auto& chunk = chunk_of(trans);
+    const std::uint64_t wire = price(chunk, is_control(chunk.kind)).wire_bytes;
+    bytes_in_flight_ -= wire;
+    count_loss(trans, wire);
+    trans.release();
+  });
   busy_until_ = EventCalendar::now();
   down_since_ = EventCalendar::now();
 }
@@ -128,7 +135,7 @@ void WanLink::on_arrival(tlm::tlm_generic_payload& trans) {
   const auto& chunk = chunk_of(trans);
   const std::uint64_t wire = price(chunk, is_control(chunk.kind)).wire_bytes;
   bytes_in_flight_ -= wire;
-  if (chunk.crossing_lost || chunk.crossing_epoch != epoch_) {
+  if (chunk.crossing_lost) {
     count_loss(trans, wire);
     trans.release();
     return;

@@ -102,8 +102,8 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   void start_of_simulation() override { out_sink_ = ChunkSink::of(out.operator->()); }
   void accept(tlm::tlm_generic_payload& trans);
   void on_input(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
-  // A crossing's fate travels in the transaction (ChunkExtension::crossing_epoch and
-  // crossing_lost); its wire size is priced again at arrival.
+  // A crossing's loss draw travels in the transaction (ChunkExtension::crossing_lost); its
+  // wire size is priced again at arrival.
   void on_arrival(tlm::tlm_generic_payload& trans);
   // The arrival FIFO's callback: a direct call, in 8 bytes of the link's hot state.
   struct ArrivalHandler {
@@ -143,7 +143,6 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   Histogram queueing_ns_;
   std::uint64_t bytes_in_flight_ = 0;
   std::uint64_t delivered_wire_bytes_ = 0;
-  std::uint32_t epoch_ = 0;
   ChunkSink out_sink_;                                    // what `out` is bound to
   BasicArrivalQueue<NoRecord, ArrivalHandler> arrivals_;  // FIFO: arrival times never decrease
 

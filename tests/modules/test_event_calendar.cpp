@@ -29,6 +29,7 @@ class Ticker : public EventCalendar::Client {
   Ticker(int id, std::vector<Firing>& log) : id_(id), log_(log) {}
   std::vector<std::uint64_t> instants_ps;
   std::function<void(std::uint64_t)> on_fire;
+  std::function<void(std::uint64_t)> after_rearm;  ///< runs last in each firing
 
   void start() { EventCalendar::current().schedule(*this, ps_time(instants_ps.at(0))); }
 
@@ -39,6 +40,7 @@ class Ticker : public EventCalendar::Client {
     if (on_fire) on_fire(now);
     if (++next_ < instants_ps.size())
       EventCalendar::current().schedule(*this, ps_time(instants_ps[next_]));
+    if (after_rearm) after_rearm(now);
   }
   int id_;
   std::size_t next_ = 0;
@@ -81,6 +83,36 @@ TEST(EventCalendar, FiresInTimeOrderAndTiesInSchedulingOrder) {
   sc_core::sc_start();
   const std::vector<std::pair<std::uint64_t, int>> expected = {{3, 3}, {5, 1}, {5, 2},
                                                                {5, 1}, {9, 3}, {9, 1}};
+  ASSERT_EQ(log.size(), expected.size());
+  for (std::size_t i = 0; i < log.size(); ++i) {
+    EXPECT_EQ(log[i].at_ps, expected[i].first) << i;
+    EXPECT_EQ(log[i].id, expected[i].second) << i;
+  }
+}
+
+// A cancelled client does not fire; the others keep their instants and order. Cancelling
+// the client being fired drops its re-arming; cancelling an idle client does nothing.
+TEST(EventCalendar, CancelledClientsDoNotFire) {
+  std::vector<Firing> log;
+  Ticker a(1, log), b(2, log), c(3, log), d(4, log), idle(5, log);
+  a.instants_ps = {4, 8};
+  b.instants_ps = {6};
+  c.instants_ps = {2, 3, 7};
+  d.instants_ps = {5, 9};
+  c.after_rearm = [&](std::uint64_t now) {
+    if (now == 3) EventCalendar::current().cancel(c);  // it has re-armed for 7
+  };
+  d.on_fire = [&](std::uint64_t now) {
+    if (now == 5) EventCalendar::current().cancel(b);  // b is due at 6, below d in the heap
+  };
+  Probe probe("probe");
+  probe.body = [&] {
+    for (Ticker* t : {&a, &b, &c, &d}) t->start();
+    EventCalendar::current().cancel(idle);
+  };
+  sc_core::sc_start();
+  const std::vector<std::pair<std::uint64_t, int>> expected = {{2, 3}, {3, 3}, {4, 1},
+                                                               {5, 4}, {8, 1}, {9, 4}};
   ASSERT_EQ(log.size(), expected.size());
   for (std::size_t i = 0; i < log.size(); ++i) {
     EXPECT_EQ(log[i].at_ps, expected[i].first) << i;

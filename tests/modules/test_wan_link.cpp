@@ -172,6 +172,39 @@ TEST(WanLink, JitterDelaysButNeverReorders) {
   EXPECT_LT(extra_ms, 1.15);
 }
 
+// A link that fails loses everything on it at that instant; one handed a chunk after it is
+// up again serves it at once, ahead of the instants the lost backlog would have arrived at
+// (it used to queue it behind them and throw "arrivals out of time order").
+TEST(WanLink, ALinkThatFailsWithABacklogServesTheNextChunkAtOnceWhenUp) {
+  Bench b(ten_ms_10g());
+  for (int i = 0; i < 20; ++i) b.source.sends.push_back({sc_core::SC_ZERO_TIME, 1 << 20});
+  constexpr std::uint64_t up_ps = 2'000'000'000;  // 2 ms: 18 chunks still queued
+  b.source.sends.push_back({ps_time(up_ps), 1 << 20});
+  struct Fault : sc_core::sc_module {
+    WanLink* link = nullptr;
+    std::uint64_t in_flight_after_down = 1, lost_after_down = 0;
+    SC_HAS_PROCESS(Fault);
+    explicit Fault(sc_core::sc_module_name n) : sc_module(n) { SC_THREAD(run); }
+    void run() {
+      wait(ps_time(1'000'000'000));  // 1 ms: one chunk serialized, none arrived
+      link->set_down();
+      in_flight_after_down = link->bytes_in_flight();
+      lost_after_down = link->lost_messages();
+      wait(ps_time(500'000'000));
+      link->set_up();  // at 1.5 ms
+    }
+  } fault("fault");
+  fault.link = &b.link;
+  sc_core::sc_start();
+  EXPECT_EQ(fault.in_flight_after_down, 0u);
+  EXPECT_EQ(fault.lost_after_down, 20u);
+  ASSERT_EQ(b.sink.arrivals.size(), 1u);
+  EXPECT_EQ(b.sink.arrivals[0], ps_time(up_ps + kSerialization1MiB + 10'000'000'000));
+  EXPECT_EQ(b.link.wire_bytes_sent(), 21 * 1'091'216u);
+  EXPECT_EQ(b.link.wire_bytes_lost(), 20 * 1'091'216u);
+  EXPECT_EQ(b.link.wire_bytes_delivered(), 1'091'216u);
+}
+
 TEST(WanLink, NoJitterWhenDisabled) {
   WanLinkParams p = ten_ms_10g();
   p.jitter_ps = 1'000'000'000;
