@@ -65,7 +65,7 @@ struct ChunkExtension : tlm::tlm_extension<ChunkExtension> {
   /// transaction is in one link at a time; kept here, the link's arrival FIFO holds 16
   /// bytes per transaction, not 32.
   bool crossing_lost = false;
-  std::uint64_t stamp_ps = 0;   ///< kReady: the sender's ready time (synchronised clocks)
+  std::uint64_t stamp_ps = 0;  ///< kReady: the sender's ready time (synchronised clocks)
   std::shared_ptr<std::vector<float>> data;
 
   tlm::tlm_extension_base* clone() const override;
