@@ -98,21 +98,12 @@ class BasicArrivalQueue : private EventCalendar::Client {
     }
     if (queue_.empty() || scheduled_) return;
     schedule(queue_.front().at);
-    prefetch(queue_.front().trans);
+    prefetch_chunk(queue_.front().trans);
   }
   void schedule(const sc_core::sc_time& at) {
     scheduled_ = true;
     calendar_.schedule(*this, at);
   }
-
-  // The next transaction to mature has been idle (propagating) for long and is likely out
-  // of cache; the next firing starts by reading it.
-  static void prefetch(const tlm::tlm_generic_payload* trans) {
-    const char* p = reinterpret_cast<const char*>(trans);
-    for (std::size_t at = 0; at < kPooledBytes; at += 64) __builtin_prefetch(p + at);
-  }
-  // A ChunkPool transaction: the payload and its extension in one block (chunk.cpp).
-  static constexpr std::size_t kPooledBytes = sizeof(ChunkTransaction) + sizeof(ChunkExtension);
 
   // What each firing reads first; the name only for errors.
   Callback callback_;

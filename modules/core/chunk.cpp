@@ -10,27 +10,16 @@ void ChunkExtension::copy_from(const tlm::tlm_extension_base& other) {
   *this = static_cast<const ChunkExtension&>(other);
 }
 
-namespace {
-
-// A pool transaction and its extension in one allocation (adjacent cache lines): the first
-// access to a chunk that has been propagating on a long link is a cache miss, one not two.
-struct alignas(64) PooledChunk : ChunkTransaction {
-  explicit PooledChunk(tlm::tlm_mm_interface* mm) : ChunkTransaction(mm) {
-    chunk = &extension;
-    set_extension(chunk);
-  }
-  // The payload's destructor frees the extensions it holds: this one is not on the heap.
-  ~PooledChunk() override { clear_extension(chunk); }
-  ChunkExtension extension;
-};
-
-// A free transaction has been idle and is likely out of cache.
-void prefetch(const tlm::tlm_generic_payload* trans) {
-  const char* p = reinterpret_cast<const char*>(trans);
-  for (std::size_t at = 0; at < sizeof(PooledChunk); at += 64) __builtin_prefetch(p + at, 1);
+// Set once: no aggnet module changes a transaction's command or response status, so
+// taking one from the pool leaves the payload's first two cache lines alone.
+ChunkTransaction::ChunkTransaction(tlm::tlm_mm_interface* mm) : tlm::tlm_generic_payload(mm) {
+  set_command(tlm::TLM_WRITE_COMMAND);
+  set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  set_extension(&chunk);
 }
 
-}  // namespace
+// The payload's destructor frees the extensions it holds: this one is not on the heap.
+ChunkTransaction::~ChunkTransaction() { clear_extension(&chunk); }
 
 ChunkPool::~ChunkPool() = default;
 
@@ -50,15 +39,14 @@ tlm::tlm_generic_payload& ChunkPool::clone(const tlm::tlm_generic_payload& trans
 tlm::tlm_generic_payload& ChunkPool::take() {
   tlm::tlm_generic_payload* t;
   if (free_.empty()) {
-    all_.push_back(std::make_unique<PooledChunk>(this));
-    t = all_.back().get();
+    all_.push_back(std::make_unique<Block>(this));
+    t = &all_.back()->trans;
   } else {
     t = free_.back();
     free_.pop_back();
-    if (!free_.empty()) prefetch(free_.back());  // a host emits a segment's chunks in a row
+    // A host emits a segment's chunks in a row.
+    if (!free_.empty()) prefetch_chunk(free_.back(), /*write=*/true);
   }
-  t->set_command(tlm::TLM_WRITE_COMMAND);
-  t->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   t->acquire();
   return *t;
 }

@@ -72,13 +72,28 @@ struct ChunkExtension : tlm::tlm_extension<ChunkExtension> {
   void copy_from(const tlm::tlm_extension_base& other) override;
 };
 
-/// A pool transaction: the payload plus a direct handle on its ChunkExtension (which is
-/// also set as the payload's extension). get_extension is an out-of-line lookup and the
-/// modules read a chunk's metadata about ten times per hop.
+/// A pool transaction: the payload with its ChunkExtension in place (also set as the
+/// payload's extension). get_extension is an out-of-line lookup and the modules read a
+/// chunk's metadata about ten times per hop.
 struct ChunkTransaction : tlm::tlm_generic_payload {
-  explicit ChunkTransaction(tlm::tlm_mm_interface* mm) : tlm::tlm_generic_payload(mm) {}
-  ChunkExtension* chunk = nullptr;
+  explicit ChunkTransaction(tlm::tlm_mm_interface* mm);
+  ~ChunkTransaction() override;
+  ChunkExtension chunk;
 };
+
+/// Fetches what a hop reads of a transaction (its extension, which starts on the line of
+/// the payload's reference count): it has been idle, propagating, and is likely cold.
+inline void prefetch_chunk(const tlm::tlm_generic_payload* trans, bool write = false) {
+  const char* p =
+      reinterpret_cast<const char*>(&static_cast<const ChunkTransaction*>(trans)->chunk);
+  if (write) {
+    __builtin_prefetch(p, 1);
+    __builtin_prefetch(p + sizeof(ChunkExtension) - 1, 1);
+  } else {
+    __builtin_prefetch(p);
+    __builtin_prefetch(p + sizeof(ChunkExtension) - 1);
+  }
+}
 
 /// Memory manager for chunk transactions (tlm_mm_interface). Transactions return to
 /// a free list when their reference count drops to zero, so a run allocates only the
@@ -100,7 +115,16 @@ class ChunkPool : public tlm::tlm_mm_interface {
  private:
   tlm::tlm_generic_payload& take();
 
-  std::vector<std::unique_ptr<ChunkTransaction>> all_;
+  // A transaction 8 bytes past a cache-line boundary: the payload's memory manager and
+  // reference count (its last fields, which acquire and release touch), the extension's
+  // vtable and its first 40 bytes share one line, the rest of the extension fills the next,
+  // and a hop touches those two lines of the four.
+  struct alignas(64) Block {
+    explicit Block(tlm::tlm_mm_interface* mm) : trans(mm) {}
+    std::uint64_t unused = 0;
+    ChunkTransaction trans;
+  };
+  std::vector<std::unique_ptr<Block>> all_;
   std::vector<tlm::tlm_generic_payload*> free_;
 };
 
@@ -117,10 +141,10 @@ inline std::uint64_t transaction_wire_bytes(const ChunkExtension& c, std::uint64
 /// The extension of an aggnet transaction. Precondition: `trans` comes from a ChunkPool
 /// (every transaction in aggnet does).
 inline ChunkExtension& chunk_of(tlm::tlm_generic_payload& trans) {
-  return *static_cast<ChunkTransaction&>(trans).chunk;
+  return static_cast<ChunkTransaction&>(trans).chunk;
 }
 inline const ChunkExtension& chunk_of(const tlm::tlm_generic_payload& trans) {
-  return *static_cast<const ChunkTransaction&>(trans).chunk;
+  return static_cast<const ChunkTransaction&>(trans).chunk;
 }
 
 }  // namespace aggnet

@@ -92,12 +92,9 @@ void MulticastSwitch::start_of_simulation() {
 }
 
 void MulticastSwitch::receive(tlm::tlm_generic_payload& trans) {
-  if (latency_ == sc_core::SC_ZERO_TIME) {
-    forward(trans);
-    return;
-  }
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
-  peq_.notify(trans, phase, EventCalendar::kernel_delay(latency_));
+  sc_core::sc_time no_delay = sc_core::SC_ZERO_TIME;
+  nb_transport_fw(trans, phase, no_delay);
 }
 
 void MulticastSwitch::on_ready(tlm::tlm_generic_payload& trans, const tlm::tlm_phase&) {
