@@ -263,6 +263,8 @@ void ComputeCluster::run_group_round(int step, const ClusterRoundPlan& plan) {
   finished_steps_.insert(step);
   passed_through_.erase(passed_through_.lower_bound({step, 0, -1}),
                         passed_through_.lower_bound({step + 1, 0, -1}));
+  resent_values_.erase(resent_values_.lower_bound({step, 0}),
+                       resent_values_.lower_bound({step + 1, 0}));
   expected_results_ += n;
   ++progress_count_;
 }
@@ -411,14 +413,22 @@ sc_time ComputeCluster::resend(int step, int dst, std::uint32_t i) {
   chunk.chunk = i;
   set_payload(chunk, bytes);
   chunk.retransmission = true;
-  if (config_.functional) {
-    auto values = std::make_shared<std::vector<float>>(bytes / 4);
-    for (std::uint64_t k = 0; k < values->size(); ++k)
-      (*values)[k] = gradient_value(config_.site, step, offset / 4 + k);
-    chunk.data = std::move(values);
-  }
+  if (config_.functional) chunk.data = resent_values(step, i, offset, bytes);
   emit(trans);
   return last_departure();
+}
+
+std::shared_ptr<std::vector<float>> ComputeCluster::resent_values(int step, std::uint32_t i,
+                                                                  std::uint64_t offset_bytes,
+                                                                  std::uint64_t bytes) {
+  std::weak_ptr<std::vector<float>>& cached = resent_values_[{step, i}];
+  if (auto values = cached.lock()) return values;
+  auto values = std::make_shared<std::vector<float>>(bytes / 4);
+  for (std::uint64_t k = 0; k < values->size(); ++k)
+    (*values)[k] = gradient_value(config_.site, step, offset_bytes / 4 + k);
+  cached = values;
+  ++resent_value_buffers_;
+  return values;
 }
 
 void ComputeCluster::acknowledge(int step, int dst, std::uint32_t chunk) {

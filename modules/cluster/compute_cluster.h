@@ -135,6 +135,9 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   /// Functional mode: this site's gradient after the last step's averaging.
   const std::vector<float>& result() const { return result_; }
   /// Reduced chunks received more than once for the same (step, chunk).
+  /// Functional mode: value buffers made for retransmitted chunks (the copies of a chunk
+  /// in flight share one).
+  std::uint64_t resent_value_buffers() const { return resent_value_buffers_; }
   std::uint64_t duplicate_results() const { return duplicates_; }
   /// 0 idle, 1 computing, 2 communicating, 3 waiting for its send offset (arrival-aligned
   /// sends; stable address, traced in VCD).
@@ -220,6 +223,9 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   bool wait_or_retry(sc_core::sc_time& retry_at, const ClusterRoundPlan& plan);
   void regrant(int step, const ClusterRoundPlan& plan, const std::vector<int>& receivers);
   sc_core::sc_time resend(int step, int dst, std::uint32_t chunk);
+  std::shared_ptr<std::vector<float>> resent_values(int step, std::uint32_t chunk,
+                                                    std::uint64_t offset_bytes,
+                                                    std::uint64_t bytes);
   // When what was last handed to the access link leaves it (now without a DepartureClock).
   sc_core::sc_time last_departure() const {
     return access_clock_ != nullptr ? access_clock_->last_departure() : EventCalendar::now();
@@ -326,12 +332,16 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   std::map<int, ReadyState> ready_;            // step -> ready messages heard
   std::map<int, std::uint64_t> own_ready_ps_;  // step -> this site's ready stamp
   std::set<int> finished_steps_;               // group steps whose result is complete
+  // Functional mode: the values of a chunk being retransmitted, shared by all its copies
+  // in flight (a timeout far below the round trip puts dozens on the wire at once).
+  std::map<std::pair<int, std::uint32_t>, std::weak_ptr<std::vector<float>>> resent_values_;
   std::set<std::tuple<int, std::uint32_t, int>> passed_through_;  // (step, chunk, sender)
   std::unique_ptr<Retransmitter> retransmitter_;
   Waiting wait_what_ = Waiting::kNothing;
   int wait_step_ = 0;
   sc_core::sc_time wait_since_;
   std::uint64_t acks_sent_ = 0, recognised_duplicates_ = 0, control_retransmissions_ = 0;
+  std::uint64_t resent_value_buffers_ = 0;
   std::uint64_t expected_results_ = 0;
   sc_core::sc_event progress_;
   sc_core::sc_event paced_done_;  // the paced streams are done

@@ -117,7 +117,7 @@ void WanLink::set_down() {
     count_loss(trans, wire);
     trans.release();
   });
-  busy_until_ = EventCalendar::now();
+  busy_until_ = last_arrival_ = EventCalendar::now();
   down_since_ = EventCalendar::now();
 }
 

@@ -324,6 +324,29 @@ TEST(LossRecovery, LinkFailingMidRoundIsReroutedAndRecovered) {
   EXPECT_GE(retransmissions(sys), link_between(sys, 0, 2).lost_chunks());
 }
 
+// A timeout far below the round trip (1 ms against 2-42 ms) re-sends every chunk every
+// millisecond until its acknowledgement arrives: dozens of copies of a chunk are on the
+// wire at once. In functional mode they share one buffer of values; each used to carry
+// its own, which exhausted memory at nine-city delays.
+TEST(LossRecovery, CopiesOfARetransmittedChunkShareTheirValues) {
+  RunOptions o;
+  o.gradient_bytes = 1 << 20;
+  o.chunk_bytes = 64 << 10;  // 16 chunks per step
+  o.functional = true;
+  o.aligned_start = false;
+  o.faults.retransmit_timeout_ps = 1 * kMs;
+  o.faults.link_loss.push_back({{"a", "c"}, 0.1});
+  NetworkSystem sys("wan", triangle(), one_group({0, 1, 2}), o);
+  sc_core::sc_start();
+  ASSERT_FALSE(sys.watchdog().fired()) << sys.watchdog().diagnosis();
+  expect_every_invariant(sys);
+  expect_exact(sys, 16);
+  std::uint64_t buffers = 0;
+  for (const auto& s : sys.sites()) buffers += s.cluster->resent_value_buffers();
+  EXPECT_GT(buffers, 0u);
+  EXPECT_GT(retransmissions(sys), 10 * buffers);  // 3,341 against 96
+}
+
 TEST(DropFlowControl, ContributionsWithoutASlotAreDroppedAndRetransmitted) {
   RunOptions o;
   o.gradient_bytes = 1 << 20;

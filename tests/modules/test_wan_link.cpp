@@ -172,37 +172,65 @@ TEST(WanLink, JitterDelaysButNeverReorders) {
   EXPECT_LT(extra_ms, 1.15);
 }
 
+// Hands 20 chunks of 1 MiB over at 0 and one at 2 ms; the link fails at 1 ms (one chunk
+// serialized, none arrived) and is up again at 1.5 ms. Returns the arrivals.
+struct FailAndRecover {
+  std::uint64_t in_flight_after_down = 1, lost_after_down = 0;
+  std::vector<sc_time> arrivals;
+};
+constexpr std::uint64_t kRecoverSendPs = 2'000'000'000;
+
+FailAndRecover fail_with_a_backlog(Bench& b) {
+  for (int i = 0; i < 20; ++i) b.source.sends.push_back({sc_core::SC_ZERO_TIME, 1 << 20});
+  b.source.sends.push_back({ps_time(kRecoverSendPs), 1 << 20});
+  FailAndRecover seen;
+  struct Fault : sc_core::sc_module {
+    WanLink* link;
+    FailAndRecover* seen;
+    SC_HAS_PROCESS(Fault);
+    Fault(sc_core::sc_module_name n, WanLink* l, FailAndRecover* s)
+        : sc_module(n), link(l), seen(s) {
+      SC_THREAD(run);
+    }
+    void run() {
+      wait(ps_time(1'000'000'000));
+      link->set_down();
+      seen->in_flight_after_down = link->bytes_in_flight();
+      seen->lost_after_down = link->lost_messages();
+      wait(ps_time(500'000'000));
+      link->set_up();
+    }
+  } fault("fault", &b.link, &seen);
+  sc_core::sc_start();
+  seen.arrivals = b.sink.arrivals;
+  return seen;
+}
+
 // A link that fails loses everything on it at that instant; one handed a chunk after it is
 // up again serves it at once, ahead of the instants the lost backlog would have arrived at
 // (it used to queue it behind them and throw "arrivals out of time order").
 TEST(WanLink, ALinkThatFailsWithABacklogServesTheNextChunkAtOnceWhenUp) {
   Bench b(ten_ms_10g());
-  for (int i = 0; i < 20; ++i) b.source.sends.push_back({sc_core::SC_ZERO_TIME, 1 << 20});
-  constexpr std::uint64_t up_ps = 2'000'000'000;  // 2 ms: 18 chunks still queued
-  b.source.sends.push_back({ps_time(up_ps), 1 << 20});
-  struct Fault : sc_core::sc_module {
-    WanLink* link = nullptr;
-    std::uint64_t in_flight_after_down = 1, lost_after_down = 0;
-    SC_HAS_PROCESS(Fault);
-    explicit Fault(sc_core::sc_module_name n) : sc_module(n) { SC_THREAD(run); }
-    void run() {
-      wait(ps_time(1'000'000'000));  // 1 ms: one chunk serialized, none arrived
-      link->set_down();
-      in_flight_after_down = link->bytes_in_flight();
-      lost_after_down = link->lost_messages();
-      wait(ps_time(500'000'000));
-      link->set_up();  // at 1.5 ms
-    }
-  } fault("fault");
-  fault.link = &b.link;
-  sc_core::sc_start();
-  EXPECT_EQ(fault.in_flight_after_down, 0u);
-  EXPECT_EQ(fault.lost_after_down, 20u);
-  ASSERT_EQ(b.sink.arrivals.size(), 1u);
-  EXPECT_EQ(b.sink.arrivals[0], ps_time(up_ps + kSerialization1MiB + 10'000'000'000));
+  const FailAndRecover seen = fail_with_a_backlog(b);
+  EXPECT_EQ(seen.in_flight_after_down, 0u);
+  EXPECT_EQ(seen.lost_after_down, 20u);
+  ASSERT_EQ(seen.arrivals.size(), 1u);
+  EXPECT_EQ(seen.arrivals[0], ps_time(kRecoverSendPs + kSerialization1MiB + 10'000'000'000));
   EXPECT_EQ(b.link.wire_bytes_sent(), 21 * 1'091'216u);
   EXPECT_EQ(b.link.wire_bytes_lost(), 20 * 1'091'216u);
   EXPECT_EQ(b.link.wire_bytes_delivered(), 1'091'216u);
+}
+
+// With jitter the no-reordering clamp forgets the lost backlog too: its last chunk would
+// have arrived at 10 ms + 20 serializations = 27.5 ms.
+TEST(WanLink, WithJitterTheNextChunkDoesNotWaitForTheLostBacklog) {
+  WanLinkParams p = ten_ms_10g();
+  p.jitter_ps = 1'000'000'000;  // |N(0, 1 ms)|
+  Bench b(p, /*jitter=*/true);
+  const FailAndRecover seen = fail_with_a_backlog(b);
+  ASSERT_EQ(seen.arrivals.size(), 1u);
+  EXPECT_GE(seen.arrivals[0], ps_time(kRecoverSendPs + kSerialization1MiB + 10'000'000'000));
+  EXPECT_LT(seen.arrivals[0], ps_time(20'000'000'000));  // 8 standard deviations of jitter
 }
 
 TEST(WanLink, NoJitterWhenDisabled) {
