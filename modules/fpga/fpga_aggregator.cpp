@@ -46,6 +46,10 @@ tlm::tlm_sync_enum FpgaAggregator::nb_transport_fw(tlm::tlm_generic_payload& tra
 void FpgaAggregator::on_arrival(tlm::tlm_generic_payload& trans) {
   const auto& chunk = chunk_of(trans);
   if (chunk.kind != ChunkKind::kContribution || !aggregate_) {
+    // Without aggregation a receiver's credit window counts the contributions passed on to
+    // its cluster: one leaving frees its place (a retransmitted one repeats the count).
+    if (return_credits_ && chunk.kind == ChunkKind::kContribution)
+      send_credit(chunk.step, chunk.chunk, chunk.src_site, !chunk.retransmission);
     out_sink_(trans);
     return;
   }

@@ -347,6 +347,28 @@ TEST(LossRecovery, CopiesOfARetransmittedChunkShareTheirValues) {
   EXPECT_GT(retransmissions(sys), 10 * buffers);  // 3,341 against 96
 }
 
+// Without aggregation the receivers' edges pass contributions on and hold no slot; a
+// credit window then counts the contributions passed on (this stopped on the watchdog:
+// no credit ever came back).
+TEST(CreditFlowControl, WithoutAggregationCreditsComeBackAsContributionsArePassedOn) {
+  RunOptions o;
+  o.gradient_bytes = 1 << 20;
+  o.chunk_bytes = 64 << 10;  // 16 chunks, 4 credits per sender
+  o.functional = true;
+  o.aggregation = false;
+  o.flow_control = FlowControl::kCredit;
+  o.aligned_start = false;
+  Platform p = triangle();
+  for (auto& s : p.sites) s.fpga.buffer_bytes = 256 << 10;
+  NetworkSystem sys("wan", p, one_group({0, 1, 2}), o);
+  sc_core::sc_start();
+  ASSERT_FALSE(sys.watchdog().fired()) << sys.watchdog().diagnosis();
+  expect_every_invariant(sys);
+  expect_exact(sys, 2 * 16);  // each of the other two members' chunks, checked as passed on
+  // a -> b carries a's grant to b and one credit per chunk of b's passed on at a.
+  EXPECT_EQ(link_between(sys, 0, 1).control_messages(), 1u + 16u);
+}
+
 TEST(DropFlowControl, ContributionsWithoutASlotAreDroppedAndRetransmitted) {
   RunOptions o;
   o.gradient_bytes = 1 << 20;
