@@ -68,6 +68,16 @@ std::vector<std::uint64_t> every(std::uint64_t step_ps, int n) {
   return at;
 }
 
+/// The log is exactly these (instant ps, ticker id) firings, in order.
+void expect_firings(const std::vector<Firing>& log,
+                    const std::vector<std::pair<std::uint64_t, int>>& expected) {
+  ASSERT_EQ(log.size(), expected.size());
+  for (std::size_t i = 0; i < log.size(); ++i) {
+    EXPECT_EQ(log[i].at_ps, expected[i].first) << i;
+    EXPECT_EQ(log[i].id, expected[i].second) << i;
+  }
+}
+
 TEST(EventCalendar, FiresInTimeOrderAndTiesInSchedulingOrder) {
   std::vector<Firing> log;
   Ticker a(1, log), b(2, log), c(3, log);
@@ -81,13 +91,7 @@ TEST(EventCalendar, FiresInTimeOrderAndTiesInSchedulingOrder) {
     c.start();
   };
   sc_core::sc_start();
-  const std::vector<std::pair<std::uint64_t, int>> expected = {{3, 3}, {5, 1}, {5, 2},
-                                                               {5, 1}, {9, 3}, {9, 1}};
-  ASSERT_EQ(log.size(), expected.size());
-  for (std::size_t i = 0; i < log.size(); ++i) {
-    EXPECT_EQ(log[i].at_ps, expected[i].first) << i;
-    EXPECT_EQ(log[i].id, expected[i].second) << i;
-  }
+  expect_firings(log, {{3, 3}, {5, 1}, {5, 2}, {5, 1}, {9, 3}, {9, 1}});
 }
 
 // A cancelled client does not fire; the others keep their instants and order. Cancelling
@@ -111,13 +115,7 @@ TEST(EventCalendar, CancelledClientsDoNotFire) {
     EventCalendar::current().cancel(idle);
   };
   sc_core::sc_start();
-  const std::vector<std::pair<std::uint64_t, int>> expected = {{2, 3}, {3, 3}, {4, 1},
-                                                               {5, 4}, {8, 1}, {9, 4}};
-  ASSERT_EQ(log.size(), expected.size());
-  for (std::size_t i = 0; i < log.size(); ++i) {
-    EXPECT_EQ(log[i].at_ps, expected[i].first) << i;
-    EXPECT_EQ(log[i].id, expected[i].second) << i;
-  }
+  expect_firings(log, {{2, 3}, {3, 3}, {4, 1}, {5, 4}, {8, 1}, {9, 4}});
 }
 
 // The same timeline with and without running ahead: what a kernel thread observes at its
