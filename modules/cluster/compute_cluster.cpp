@@ -229,9 +229,13 @@ void ComputeCluster::send_grants(int step, const ClusterRoundPlan& plan,
     send_control(ChunkKind::kGrant, step, d, static_cast<std::uint32_t>(plan.own_slots));
 }
 
+// With aggregation a first result shows every sender had its grant (a reduced chunk needs
+// all of them); without, a passed-on contribution shows it for its sender only, and the
+// grants are repeated until the round is over.
 void ComputeCluster::regrant(int step, const ClusterRoundPlan& plan,
                              const std::vector<int>& receivers) {
-  if (config_.flow_control != FlowControl::kCredit || result_times_.count(step)) return;
+  if (config_.flow_control != FlowControl::kCredit) return;
+  if (config_.aggregation && result_times_.count(step)) return;
   send_grants(step, plan, receivers);
   control_retransmissions_ += receivers.size();
 }
@@ -632,8 +636,11 @@ void ComputeCluster::receive(tlm::tlm_generic_payload& trans) {
       break;
     }
     case ChunkKind::kAck:
-      if (retransmitter_ && retransmitter_->ack(chunk.step, chunk.src_site, chunk.chunk))
+      if (retransmitter_ && retransmitter_->ack(chunk.step, chunk.src_site, chunk.chunk)) {
         ++progress_count_;
+        if (!config_.aggregation && config_.flow_control == FlowControl::kCredit)
+          ++windows_[{chunk.step, chunk.src_site}].acked;
+      }
       break;
     case ChunkKind::kRingSegment: {
       const std::uint64_t received = on_ring_chunk(chunk);

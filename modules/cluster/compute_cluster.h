@@ -3,6 +3,7 @@
 
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -318,9 +319,11 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   const DepartureClock* access_clock_ = nullptr;  // the access link `out` is bound to
   // Credit windows, (step, receiver) -> grant (-1: not yet), slots freed so far (cumulative
   // credit messages), credits spent.
+  // Without aggregation a receiver acknowledges a contribution as it passes it on, which
+  // is when it frees its credit: `acked` (first acknowledgements) repairs a lost credit.
   struct Window {
-    std::int64_t granted = -1, freed = 0, spent = 0;
-    bool open() const { return granted >= 0 && granted + freed - spent > 0; }
+    std::int64_t granted = -1, freed = 0, spent = 0, acked = 0;
+    bool open() const { return granted >= 0 && granted + std::max(freed, acked) - spent > 0; }
   };
   std::map<std::pair<int, int>, Window> windows_;
   std::map<int, std::pair<sc_core::sc_time, sc_core::sc_time>> result_times_;  // first, last

@@ -47,9 +47,10 @@ void FpgaAggregator::on_arrival(tlm::tlm_generic_payload& trans) {
   const auto& chunk = chunk_of(trans);
   if (chunk.kind != ChunkKind::kContribution || !aggregate_) {
     // Without aggregation a receiver's credit window counts the contributions passed on to
-    // its cluster: one leaving frees its place (a retransmitted one repeats the count).
+    // its cluster: the first copy of one leaving frees its place (the original or, if that
+    // was lost, a retransmission); a later copy repeats the count.
     if (return_credits_ && chunk.kind == ChunkKind::kContribution)
-      send_credit(chunk.step, chunk.chunk, chunk.src_site, !chunk.retransmission);
+      send_credit(chunk.step, chunk.chunk, chunk.src_site, first_pass(chunk));
     out_sink_(trans);
     return;
   }
@@ -235,6 +236,16 @@ void FpgaAggregator::admit_stalled() {
     it = stalled_.erase(it);
     admit(*trans);
   }
+}
+
+bool FpgaAggregator::first_pass(const ChunkExtension& chunk) {
+  const auto who =
+      (static_cast<std::uint64_t>(chunk.step) << 32) | static_cast<std::uint32_t>(chunk.src_site);
+  std::vector<bool>& seen = passed_on_[who];
+  if (chunk.chunk >= seen.size()) seen.resize(chunk.chunk + 1, false);
+  if (seen[chunk.chunk]) return false;
+  seen[chunk.chunk] = true;
+  return true;
 }
 
 // A credit message carries the slots freed so far for `sender` in this step: the first

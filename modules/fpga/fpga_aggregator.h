@@ -112,6 +112,7 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   bool absorb_duplicate(tlm::tlm_generic_payload& trans);  // loss recovery only
   void resend_result(const ChunkExtension& chunk);
   void send_credit(int step, std::uint32_t chunk, int sender, bool fresh);
+  bool first_pass(const ChunkExtension& chunk);
   void admit(tlm::tlm_generic_payload& trans);
   Slot& slot_for(const ChunkExtension& chunk);
   Slot& fresh_slot(std::uint64_t key);
@@ -163,6 +164,8 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   // (step, sender) the slots freed so far (cumulative credits).
   std::unordered_map<std::uint64_t, std::shared_ptr<std::vector<float>>> completed_;
   std::unordered_map<std::uint64_t, std::uint32_t> freed_;
+  // Without aggregation: per (step, sender) the chunks already passed on (first copies).
+  std::unordered_map<std::uint64_t, std::vector<bool>> passed_on_;
   std::uint64_t duplicates_ = 0, result_resends_ = 0, drops_ = 0, bad_reductions_ = 0;
   std::uint64_t wasted_bytes_ = 0;
   bool leaked_once_ = false;

@@ -369,6 +369,32 @@ TEST(CreditFlowControl, WithoutAggregationCreditsComeBackAsContributionsArePasse
   EXPECT_EQ(link_between(sys, 0, 1).control_messages(), 1u + 16u);
 }
 
+// Under loss: a contribution whose first copy was lost frees its credit when its
+// retransmission is passed on, and grants are repeated until the round is over (a passed-on
+// contribution shows only its own sender had the grant). Either missing stalled the round.
+TEST(CreditFlowControl, WithoutAggregationLostCreditsGrantsAndContributionsAreRecovered) {
+  RunOptions o;
+  o.gradient_bytes = 1 << 20;
+  o.chunk_bytes = 64 << 10;  // 16 chunks, 2 credits per sender
+  o.functional = true;
+  o.aggregation = false;
+  o.flow_control = FlowControl::kCredit;
+  o.aligned_start = false;
+  o.steps = 3;
+  o.seed = 2;
+  o.faults.link_loss.push_back({{"a", "c"}, 0.2});
+  o.faults.link_loss.push_back({{"a", "b"}, 0.2});
+  Platform p = triangle();
+  for (auto& s : p.sites) s.fpga.buffer_bytes = 128 << 10;
+  NetworkSystem sys("wan", p, one_group({0, 1, 2}), o);
+  sc_core::sc_start();
+  ASSERT_FALSE(sys.watchdog().fired()) << sys.watchdog().diagnosis();
+  expect_every_invariant(sys);
+  expect_exact(sys, 3 * 2 * 16);
+  EXPECT_GT(lost_chunks(sys), 0u);
+  EXPECT_GT(lost_messages(sys) - lost_chunks(sys), 0u);  // grants and credits too
+}
+
 TEST(DropFlowControl, ContributionsWithoutASlotAreDroppedAndRetransmitted) {
   RunOptions o;
   o.gradient_bytes = 1 << 20;
