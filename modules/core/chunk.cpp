@@ -10,6 +10,11 @@ void ChunkExtension::copy_from(const tlm::tlm_extension_base& other) {
   *this = static_cast<const ChunkExtension&>(other);
 }
 
+// ChunkPool::Block's layout puts the payload's last fields (memory manager, reference
+// count) on the extension's first line: true of SystemC 2.3.4's payload.
+static_assert(sizeof(tlm::tlm_generic_payload) % 64 == 8,
+              "ChunkPool::Block: the TLM payload's size changed; revisit its layout");
+
 // Set once: no aggnet module changes a transaction's command or response status, so
 // taking one from the pool leaves the payload's first two cache lines alone.
 ChunkTransaction::ChunkTransaction(tlm::tlm_mm_interface* mm) : tlm::tlm_generic_payload(mm) {

@@ -38,6 +38,12 @@ void EventCalendar::cancel(Client& client) {
     heap_[i] = heap_.back();
     heap_.pop_back();
     if (i < heap_.size()) sift_down(i);  // rises again if it belongs higher
+    // The kernel event may be armed for the entry removed.
+    if (i == 0 && !firing_) {
+      event_.cancel();
+      armed_ = false;
+      arm();
+    }
     return;
   }
 }

@@ -118,6 +118,23 @@ TEST(EventCalendar, CancelledClientsDoNotFire) {
   expect_firings(log, {{2, 3}, {3, 3}, {4, 1}, {5, 4}, {8, 1}, {9, 4}});
 }
 
+// Cancelling the only pending firing leaves the kernel nothing to do: the simulation ends
+// where it is, not at the instant the calendar's event was armed for.
+TEST(EventCalendar, CancellingTheEarliestFiringDisarmsTheKernelEvent) {
+  std::vector<Firing> log;
+  Ticker a(1, log);
+  a.instants_ps = {100};
+  Probe probe("probe");
+  probe.body = [&] {
+    a.start();
+    sc_core::wait(ps_time(10));
+    EventCalendar::current().cancel(a);
+  };
+  sc_core::sc_start();
+  EXPECT_TRUE(log.empty());
+  EXPECT_EQ(to_ps(sc_core::sc_time_stamp()), 10u);
+}
+
 // The same timeline with and without running ahead: what a kernel thread observes at its
 // own instants, and when the event a client notifies wakes the thread waiting on it.
 struct Observed {

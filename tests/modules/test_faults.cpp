@@ -350,47 +350,52 @@ TEST(LossRecovery, CopiesOfARetransmittedChunkShareTheirValues) {
 // Without aggregation the receivers' edges pass contributions on and hold no slot; a
 // credit window then counts the contributions passed on (this stopped on the watchdog:
 // no credit ever came back).
-TEST(CreditFlowControl, WithoutAggregationCreditsComeBackAsContributionsArePassedOn) {
+RunOptions credit_without_aggregation() {
   RunOptions o;
   o.gradient_bytes = 1 << 20;
-  o.chunk_bytes = 64 << 10;  // 16 chunks, 4 credits per sender
+  o.chunk_bytes = 64 << 10;  // 16 chunks
   o.functional = true;
   o.aggregation = false;
   o.flow_control = FlowControl::kCredit;
   o.aligned_start = false;
-  Platform p = triangle();
-  for (auto& s : p.sites) s.fpga.buffer_bytes = 256 << 10;
-  NetworkSystem sys("wan", p, one_group({0, 1, 2}), o);
-  sc_core::sc_start();
+  return o;
+}
+
+// Finished with exact sums: each site checks the other two members' chunks as passed on.
+void expect_credit_run_exact(const NetworkSystem& sys, int steps) {
   ASSERT_FALSE(sys.watchdog().fired()) << sys.watchdog().diagnosis();
   expect_every_invariant(sys);
-  expect_exact(sys, 2 * 16);  // each of the other two members' chunks, checked as passed on
+  expect_exact(sys, static_cast<std::uint64_t>(steps) * 2 * 16);
+}
+
+// The triangle with buffers of `slots` chunks of 64 KiB: a credit window of `slots`.
+Platform triangle_with_slots(int slots) {
+  Platform p = triangle();
+  for (auto& s : p.sites) s.fpga.buffer_bytes = static_cast<std::uint64_t>(slots) * (64 << 10);
+  return p;
+}
+
+TEST(CreditFlowControl, WithoutAggregationCreditsComeBackAsContributionsArePassedOn) {
+  NetworkSystem sys("wan", triangle_with_slots(4), one_group({0, 1, 2}),
+                    credit_without_aggregation());
+  sc_core::sc_start();
+  expect_credit_run_exact(sys, 1);
   // a -> b carries a's grant to b and one credit per chunk of b's passed on at a.
   EXPECT_EQ(link_between(sys, 0, 1).control_messages(), 1u + 16u);
 }
 
-// Under loss: a contribution whose first copy was lost frees its credit when its
-// retransmission is passed on, and grants are repeated until the round is over (a passed-on
+// Under loss: a sender counts a first acknowledgement as the credit it stands for (a lost
+// credit is repaired), and grants are repeated until the round is over (a passed-on
 // contribution shows only its own sender had the grant). Either missing stalled the round.
 TEST(CreditFlowControl, WithoutAggregationLostCreditsGrantsAndContributionsAreRecovered) {
-  RunOptions o;
-  o.gradient_bytes = 1 << 20;
-  o.chunk_bytes = 64 << 10;  // 16 chunks, 2 credits per sender
-  o.functional = true;
-  o.aggregation = false;
-  o.flow_control = FlowControl::kCredit;
-  o.aligned_start = false;
+  RunOptions o = credit_without_aggregation();
   o.steps = 3;
   o.seed = 2;
   o.faults.link_loss.push_back({{"a", "c"}, 0.2});
   o.faults.link_loss.push_back({{"a", "b"}, 0.2});
-  Platform p = triangle();
-  for (auto& s : p.sites) s.fpga.buffer_bytes = 128 << 10;
-  NetworkSystem sys("wan", p, one_group({0, 1, 2}), o);
+  NetworkSystem sys("wan", triangle_with_slots(2), one_group({0, 1, 2}), o);
   sc_core::sc_start();
-  ASSERT_FALSE(sys.watchdog().fired()) << sys.watchdog().diagnosis();
-  expect_every_invariant(sys);
-  expect_exact(sys, 3 * 2 * 16);
+  expect_credit_run_exact(sys, 3);
   EXPECT_GT(lost_chunks(sys), 0u);
   EXPECT_GT(lost_messages(sys) - lost_chunks(sys), 0u);  // grants and credits too
 }
