@@ -239,9 +239,7 @@ void FpgaAggregator::admit_stalled() {
 }
 
 bool FpgaAggregator::first_pass(const ChunkExtension& chunk) {
-  const auto who =
-      (static_cast<std::uint64_t>(chunk.step) << 32) | static_cast<std::uint32_t>(chunk.src_site);
-  std::vector<bool>& seen = passed_on_[who];
+  std::vector<bool>& seen = passed_on_[step_sender(chunk.step, chunk.src_site)];
   if (chunk.chunk >= seen.size()) seen.resize(chunk.chunk + 1, false);
   if (seen[chunk.chunk]) return false;
   seen[chunk.chunk] = true;
@@ -251,8 +249,7 @@ bool FpgaAggregator::first_pass(const ChunkExtension& chunk) {
 // A credit message carries the slots freed so far for `sender` in this step: the first
 // freed slot of a chunk counts; a re-sent credit repeats the count.
 void FpgaAggregator::send_credit(int step, std::uint32_t chunk, int sender, bool fresh) {
-  const auto who = (static_cast<std::uint64_t>(step) << 32) | static_cast<std::uint32_t>(sender);
-  std::uint32_t& freed = freed_[who];
+  std::uint32_t& freed = freed_[step_sender(step, sender)];
   if (fresh) ++freed;
   auto& credit = pool_.allocate();
   auto& c = chunk_of(credit);

@@ -113,6 +113,9 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   void resend_result(const ChunkExtension& chunk);
   void send_credit(int step, std::uint32_t chunk, int sender, bool fresh);
   bool first_pass(const ChunkExtension& chunk);
+  static std::uint64_t step_sender(int step, int sender) {
+    return (static_cast<std::uint64_t>(step) << 32) | static_cast<std::uint32_t>(sender);
+  }
   void admit(tlm::tlm_generic_payload& trans);
   Slot& slot_for(const ChunkExtension& chunk);
   Slot& fresh_slot(std::uint64_t key);

@@ -110,13 +110,7 @@ void WanLink::set_loss_rate(double rate, std::uint64_t seed) {
 void WanLink::set_down() {
   if (!up_) return;
   up_ = false;
-  arrivals_.clear([this](tlm::tlm_generic_payload& trans) {
-    const auto& chunk = chunk_of(trans);
-    const std::uint64_t wire = price(chunk, is_control(chunk.kind)).wire_bytes;
-    bytes_in_flight_ -= wire;
-    count_loss(trans, wire);
-    trans.release();
-  });
+  arrivals_.clear([this](tlm::tlm_generic_payload& trans) { lose_in_flight(trans); });
   busy_until_ = last_arrival_ = EventCalendar::now();
   down_since_ = EventCalendar::now();
 }
@@ -133,15 +127,19 @@ sc_time WanLink::down_time() const {
 
 void WanLink::on_arrival(tlm::tlm_generic_payload& trans) {
   const auto& chunk = chunk_of(trans);
+  if (chunk.crossing_lost) return lose_in_flight(trans);
   const std::uint64_t wire = price(chunk, is_control(chunk.kind)).wire_bytes;
   bytes_in_flight_ -= wire;
-  if (chunk.crossing_lost) {
-    count_loss(trans, wire);
-    trans.release();
-    return;
-  }
   delivered_wire_bytes_ += wire;
   out_sink_(trans);
+}
+
+void WanLink::lose_in_flight(tlm::tlm_generic_payload& trans) {
+  const auto& chunk = chunk_of(trans);
+  const std::uint64_t wire = price(chunk, is_control(chunk.kind)).wire_bytes;
+  bytes_in_flight_ -= wire;
+  count_loss(trans, wire);
+  trans.release();
 }
 
 sc_time WanLink::jitter_sample() {

@@ -105,6 +105,7 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   // A crossing's loss draw travels in the transaction (ChunkExtension::crossing_lost); its
   // wire size is priced again at arrival.
   void on_arrival(tlm::tlm_generic_payload& trans);
+  void lose_in_flight(tlm::tlm_generic_payload& trans);
   // The arrival FIFO's callback: a direct call, in 8 bytes of the link's hot state.
   struct ArrivalHandler {
     WanLink* link;
