@@ -216,9 +216,10 @@ RoundPlan plan_round(const Platform& platform, const Routing& routing, const Rou
   for (std::size_t gi = 0; gi < plan.groups.size(); ++gi) {
     GroupPlan& group = plan.groups[gi];
     if (group.members.size() < 2) continue;
-    // A member sends its |g| - 1 ready messages back to back: the one to d may queue
-    // behind |g| - 2 others on every link they share.
-    const std::uint64_t queued = group.members.size() - 2;
+    // Without multicast a member sends its |g| - 1 ready messages back to back: the one to
+    // d may queue behind |g| - 2 others on every link they share. With multicast it sends
+    // one, on its tree, whose path to d is the shortest path.
+    const std::uint64_t queued = options.multicast ? 0 : group.members.size() - 2;
     for (int d : group.members)
       for (int s : others(group.members, d)) {
         const std::uint64_t serialization =

@@ -132,16 +132,18 @@ void ComputeCluster::send_control(ChunkKind kind, int step, int dst, std::uint32
   emit(trans);
 }
 
-// A ready message carries this site's ready stamp for `step` (also when repeated).
-// Loss recovery: a member that is not heard from gets the message again every timeout; a
+// A ready message carries this site's ready stamp for `step` (also when repeated): to
+// `dst`, or with multicast to every member at once on the site's tree (tree_id, dst -1),
+// so that a link carries one per sender, not one per pair of members. Loss recovery: a member that is not heard from gets the message again every timeout; a
 // member that hears a repeated ready message answers with its own (`reply`, never
 // answered), in case its first one was the one lost.
-void ComputeCluster::send_ready(int step, int dst, bool reply) {
+void ComputeCluster::send_ready(int step, int dst, bool reply, int tree_id) {
   auto& trans = pool_.allocate();
   auto& c = chunk_of(trans);
   c.kind = ChunkKind::kReady;
   c.src_site = config_.site;
   c.dst_site = dst;
+  c.tree_id = tree_id;
   c.step = step;
   c.payload_bytes = config_.control_bytes;
   c.stamp_ps = own_ready_ps_.at(step);
@@ -152,8 +154,12 @@ void ComputeCluster::send_ready(int step, int dst, bool reply) {
 void ComputeCluster::align_start(int step, const ClusterRoundPlan& plan) {
   const std::uint64_t now_ps = to_ps(EventCalendar::now());
   own_ready_ps_[step] = now_ps;
-  for (int d : plan.group)
-    if (d != config_.site) send_ready(step, d, false);
+  if (config_.multicast) {
+    send_ready(step, -1, false, plan.tree_id);  // once, on this site's tree, as its data
+  } else {
+    for (int d : plan.group)
+      if (d != config_.site) send_ready(step, d, false);
+  }
   auto heard = [&](int d) {
     const auto& from = ready_[step].from;
     return d == config_.site || std::find(from.begin(), from.end(), d) != from.end();

@@ -233,7 +233,7 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   }
   void acknowledge(int step, int dst, std::uint32_t chunk);
   void on_ready(const ChunkExtension& chunk);
-  void send_ready(int step, int dst, bool reply);
+  void send_ready(int step, int dst, bool reply, int tree_id = -1);
   void send_grants(int step, const ClusterRoundPlan& plan, const std::vector<int>& receivers);
   bool accept_once(const ChunkExtension& chunk);
   const ClusterRoundPlan& plan_of(int step) const;

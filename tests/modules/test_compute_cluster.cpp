@@ -317,23 +317,42 @@ TEST(ComputeCluster, AlignedStartFirstChunkLeavesAtAgreedStartPlusItsOffset) {
   const auto sent = b.emitted(ChunkKind::kContribution);
   ASSERT_EQ(sent.size(), 3u);
   for (std::uint64_t i = 0; i < 3; ++i) EXPECT_EQ(sent[i].at_ps, 5750 * kUs + i * 100 * kUs);
-  // Its own ready messages: one per other member at its ready time, stamped with it.
+  // Its own ready message: one, on its multicast tree, at its ready time, stamped with it.
   const auto ready = b.emitted(ChunkKind::kReady);
-  ASSERT_EQ(ready.size(), 2u);
-  std::set<int> to;
-  for (const auto& s : ready) {
-    to.insert(s.chunk.dst_site);
-    EXPECT_EQ(s.at_ps, 1 * kMs);
-    EXPECT_EQ(s.chunk.stamp_ps, 1 * kMs);
-    EXPECT_EQ(s.chunk.src_site, 0);
-    EXPECT_EQ(s.chunk.payload_bytes, 64u);
-  }
-  EXPECT_EQ(to, (std::set<int>{1, 2}));
+  ASSERT_EQ(ready.size(), 1u);
+  EXPECT_EQ(ready[0].at_ps, 1 * kMs);
+  EXPECT_EQ(ready[0].chunk.stamp_ps, 1 * kMs);
+  EXPECT_EQ(ready[0].chunk.src_site, 0);
+  EXPECT_EQ(ready[0].chunk.dst_site, -1);
+  EXPECT_EQ(ready[0].chunk.tree_id, 5);
+  EXPECT_EQ(ready[0].chunk.payload_bytes, 64u);
   EXPECT_EQ(states, (std::vector<int>{1, 2, 3, 2}));
   double offset_wait = -1;
   for (const auto& s : b.cluster.statistics())
     if (s.name == "offset_wait_s") offset_wait = s.value;
   EXPECT_DOUBLE_EQ(offset_wait, 250e-6);
+}
+
+TEST(ComputeCluster, AlignedStartWithoutMulticastSendsAReadyMessageToEachMember) {
+  ClusterRoundPlan p = plan({0, 1, 2}, 100 * kUs);
+  p.aligned_start = true;
+  p.start_delay_ps = 2 * kMs;
+  ComputeClusterConfig c = config(1 * kMs, 4096, 4096, {p});
+  c.multicast = false;
+  Bench b(c);
+  b.net.injections = {{1500 * kUs, ready_from(2, 1 * kMs)}, {1500 * kUs, ready_from(1, 1 * kMs)}};
+  sc_core::sc_start();
+  const auto ready = b.emitted(ChunkKind::kReady);
+  ASSERT_EQ(ready.size(), 2u);
+  std::set<int> to;
+  for (const auto& s : ready) {
+    to.insert(s.chunk.dst_site);
+    EXPECT_EQ(s.chunk.tree_id, -1);
+    EXPECT_EQ(s.at_ps, 1 * kMs);
+    EXPECT_EQ(s.chunk.stamp_ps, 1 * kMs);
+  }
+  EXPECT_EQ(to, (std::set<int>{1, 2}));
+  EXPECT_EQ(b.cluster.steps().at(0).agreed_start, ps_time(3 * kMs));
 }
 
 TEST(ComputeCluster, AlignedStartCountsFromItsOwnReadyWhenItIsTheLast) {

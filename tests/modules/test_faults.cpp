@@ -110,13 +110,33 @@ TEST(ControlTraffic, PayloadBytesEqualGradientBytesExactlyInCreditMode) {
 TEST(AlignedStart, EveryMemberStartsAtTheSamePicosecond) {
   // Everyone ready at 0. The farthest pair is a-c: the ready message a -> c crosses a's
   // access link up, the 21 ms link and c's access link down (2 us and a 64 B serialization
-  // each), and may queue behind a's message to b on a's access link (a member sends its
-  // two back to back; the bound adds one serialization per link up to c's switch); the
-  // agreed start counts all of it, so no member starts late.
+  // each); the agreed start counts all of it, so no member starts late.
   RunOptions o;
   o.gradient_bytes = 4 << 20;
   o.chunk_bytes = 1 << 20;
   o.alignment = SendAlignment::kNone;
+  NetworkSystem sys("wan", triangle(), one_group({0, 1, 2}), o);
+  sc_core::sc_start();
+  const std::uint64_t ser64_access = serialization_ps(wire_bytes(64, 2048, 80), 400'000'000'000);
+  const std::uint64_t ser64_wan = serialization_ps(wire_bytes(64, 2048, 80), 100'000'000'000);
+  const std::uint64_t start = 2 * (2'000'000 + ser64_access) + 21 * kMs + ser64_wan;
+  EXPECT_EQ(sys.round_plans()[0].groups[0].start_delay_ps, start);
+  for (const auto& s : sys.sites()) {
+    const auto& r = s.cluster->steps().at(0);
+    EXPECT_EQ(r.agreed_start, ps_time(start));
+    EXPECT_EQ(r.first_send, ps_time(start));
+  }
+}
+
+TEST(AlignedStart, WithoutMulticastEveryMemberStartsAtTheSamePicosecondToo) {
+  // As above, but a sends its two ready messages back to back: the one to c may queue
+  // behind the one to b on a's access link (the bound adds one serialization per link up
+  // to c's switch).
+  RunOptions o;
+  o.gradient_bytes = 4 << 20;
+  o.chunk_bytes = 1 << 20;
+  o.alignment = SendAlignment::kNone;
+  o.multicast = false;
   NetworkSystem sys("wan", triangle(), one_group({0, 1, 2}), o);
   sc_core::sc_start();
   const std::uint64_t ser64_access = serialization_ps(wire_bytes(64, 2048, 80), 400'000'000'000);
