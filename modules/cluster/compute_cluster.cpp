@@ -134,9 +134,9 @@ void ComputeCluster::send_control(ChunkKind kind, int step, int dst, std::uint32
 
 // A ready message carries this site's ready stamp for `step` (also when repeated): to
 // `dst`, or with multicast to every member at once on the site's tree (tree_id, dst -1),
-// so that a link carries one per sender, not one per pair of members. Loss recovery: a member that is not heard from gets the message again every timeout; a
-// member that hears a repeated ready message answers with its own (`reply`, never
-// answered), in case its first one was the one lost.
+// so that a link carries one per sender, not one per pair of members. Loss recovery: a member that
+// is not heard from gets the message again every timeout; a member that hears a repeated ready
+// message answers with its own (`reply`, never answered), in case its first one was the one lost.
 void ComputeCluster::send_ready(int step, int dst, bool reply, int tree_id) {
   auto& trans = pool_.allocate();
   auto& c = chunk_of(trans);
