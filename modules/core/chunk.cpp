@@ -15,6 +15,10 @@ void ChunkExtension::copy_from(const tlm::tlm_extension_base& other) {
 static_assert(sizeof(tlm::tlm_generic_payload) % 64 == 8,
               "ChunkPool::Block: the TLM payload's size changed; revisit its layout");
 
+// The extension starts 16 bytes into a cache line (ChunkPool::Block): at 112 bytes it
+// ends with the next line, and a hop touches those two.
+static_assert(sizeof(ChunkExtension) <= 112, "ChunkExtension: a hop would touch a third line");
+
 // Set once: no aggnet module changes a transaction's command or response status, so
 // taking one from the pool leaves the payload's first two cache lines alone.
 ChunkTransaction::ChunkTransaction(tlm::tlm_mm_interface* mm) : tlm::tlm_generic_payload(mm) {

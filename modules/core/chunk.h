@@ -43,6 +43,12 @@ inline bool is_control(ChunkKind kind) {
 /// chunk's float values (payload_bytes / 4 of them), shared between multicast copies.
 struct ChunkExtension : tlm::tlm_extension<ChunkExtension> {
   ChunkKind kind = ChunkKind::kContribution;
+  bool retransmission = false;  ///< a copy re-sent after a timeout (loss recovery)
+  bool reply = false;           ///< kReady sent in answer to a repeated one (never answered)
+  /// Set by the link the transaction is crossing (a transaction is in one link at a time;
+  /// kept here, the link's arrival FIFO holds 16 bytes per transaction, not 32, and its
+  /// arrival reads no price): whether its loss draw lost it, and its wire bytes.
+  bool crossing_lost = false;
   int src_site = -1;                ///< sender (the reducing FPGA's site for kReduced)
   int dst_site = -1;                ///< unicast destination, -1 for multicast
   int tree_id = -1;                 ///< multicast group table key, -1 for unicast
@@ -55,16 +61,11 @@ struct ChunkExtension : tlm::tlm_extension<ChunkExtension> {
   std::uint64_t payload_bytes = 0;  ///< bytes of gradient data (before headers)
   /// Burst mode: chunks carried by this transaction (`chunk` then indexes the burst; all
   /// but the last are `burst_chunk_bytes` long). 1: one chunk (burst_chunk_bytes unused).
-  std::uint32_t chunks = 1;
   std::uint64_t burst_chunk_bytes = 0;
+  std::uint32_t chunks = 1;
   std::uint32_t credits = 1;  ///< kGrant: window; kCredit: slots freed so far (cumulative)
   int requester = -1;         ///< kReduced re-sent for a retransmission: the sender to acknowledge
-  bool retransmission = false;  ///< a copy re-sent after a timeout (loss recovery)
-  bool reply = false;           ///< kReady sent in answer to a repeated one (never answered)
-  /// Set by the link the transaction is crossing: whether its loss draw lost it. A
-  /// transaction is in one link at a time; kept here, the link's arrival FIFO holds 16
-  /// bytes per transaction, not 32.
-  bool crossing_lost = false;
+  std::uint64_t crossing_wire_bytes = 0;
   std::uint64_t stamp_ps = 0;  ///< kReady: the sender's ready time (synchronised clocks)
   std::shared_ptr<std::vector<float>> data;
 

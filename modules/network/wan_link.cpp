@@ -17,10 +17,11 @@ WanLink::WanLink(sc_core::sc_module_name name, const WanLinkParams& params, bool
     : sc_module(name),
       in("in"),
       out("out"),
+      arrivals_(std::string(this->name()) + ".arrivals", ArrivalHandler{this}),
       delay_(ps_time(params.delay_ps)),
       jitter_enabled_(jitter_enabled && params.jitter_ps > 0),
-      arrivals_(std::string(this->name()) + ".arrivals", ArrivalHandler{this}),
       params_(params) {
+  static_assert(sizeof(arrivals_) == 64, "WanLink: the arrival queue should fill one line");
   in.bind(*this);
   if (jitter_enabled_) jitter_rng_ = std::make_unique<std::mt19937_64>(seed);
 }
@@ -74,6 +75,7 @@ void WanLink::accept(tlm::tlm_generic_payload& trans) {
   busy_ += serialization;
   bytes_in_flight_ += wire;
   chunk.crossing_lost = draw_loss();
+  chunk.crossing_wire_bytes = wire;
   arrivals_.notify(trans, arrival - now);
 }
 
@@ -128,15 +130,14 @@ sc_time WanLink::down_time() const {
 void WanLink::on_arrival(tlm::tlm_generic_payload& trans) {
   const auto& chunk = chunk_of(trans);
   if (chunk.crossing_lost) return lose_in_flight(trans);
-  const std::uint64_t wire = price(chunk, is_control(chunk.kind)).wire_bytes;
+  const std::uint64_t wire = chunk.crossing_wire_bytes;
   bytes_in_flight_ -= wire;
   delivered_wire_bytes_ += wire;
   out_sink_(trans);
 }
 
 void WanLink::lose_in_flight(tlm::tlm_generic_payload& trans) {
-  const auto& chunk = chunk_of(trans);
-  const std::uint64_t wire = price(chunk, is_control(chunk.kind)).wire_bytes;
+  const std::uint64_t wire = chunk_of(trans).crossing_wire_bytes;
   bytes_in_flight_ -= wire;
   count_loss(trans, wire);
   trans.release();

@@ -102,8 +102,8 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   void start_of_simulation() override { out_sink_ = ChunkSink::of(out.operator->()); }
   void accept(tlm::tlm_generic_payload& trans);
   void on_input(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
-  // A crossing's loss draw travels in the transaction (ChunkExtension::crossing_lost); its
-  // wire size is priced again at arrival.
+  // A crossing's loss draw and wire size travel in the transaction
+  // (ChunkExtension::crossing_lost, crossing_wire_bytes).
   void on_arrival(tlm::tlm_generic_payload& trans);
   void lose_in_flight(tlm::tlm_generic_payload& trans);
   // The arrival FIFO's callback: a direct call, in 8 bytes of the link's hot state.
@@ -130,22 +130,23 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   void reprice(Price& p, const ChunkExtension& chunk) const;
   static constexpr std::uint64_t kJitterEpochPs = 10'000'000'000;  // 10 ms
 
-  // Read or written by every crossing, kept together in four cache lines: a link's state
-  // is cold by the time its next chunk arrives, and each line is a miss. A hand-over
-  // touches all four, an arrival the last two.
-  alignas(64) sc_core::sc_time busy_until_ = sc_core::SC_ZERO_TIME;
+  // Read or written by every crossing, kept together: a link's state is cold by the time
+  // its next chunk arrives, and each line is a miss. An arrival touches the first two
+  // lines (the calendar fetches both ahead, see EventCalendar::prefetch_next), a hand-over
+  // all four.
+  alignas(64) BasicArrivalQueue<NoRecord, ArrivalHandler> arrivals_;  // FIFO; one line
+  std::uint64_t bytes_in_flight_ = 0;
+  std::uint64_t delivered_wire_bytes_ = 0;
+  ChunkSink out_sink_;  // what `out` is bound to
+  sc_core::sc_time busy_until_ = sc_core::SC_ZERO_TIME;
   sc_core::sc_time delay_;
-  sc_core::sc_time busy_ = sc_core::SC_ZERO_TIME;
-  std::uint64_t payload_bytes_ = 0, wire_bytes_ = 0, chunks_ = 0;
   double loss_rate_ = 0;
   bool up_ = true;
   bool jitter_enabled_;
+  sc_core::sc_time busy_ = sc_core::SC_ZERO_TIME;
+  std::uint64_t payload_bytes_ = 0, wire_bytes_ = 0, chunks_ = 0;
   Price data_price_;
   Histogram queueing_ns_;
-  std::uint64_t bytes_in_flight_ = 0;
-  std::uint64_t delivered_wire_bytes_ = 0;
-  ChunkSink out_sink_;                                    // what `out` is bound to
-  BasicArrivalQueue<NoRecord, ArrivalHandler> arrivals_;  // FIFO: arrival times never decrease
 
   Price control_price_;
   WanLinkParams params_;
