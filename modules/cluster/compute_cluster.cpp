@@ -14,7 +14,11 @@ using sc_core::sc_time;
 
 namespace {
 constexpr int kIdle = 0, kComputing = 1, kCommunicating = 2, kOffsetWait = 3;
-int ring_key(int step, int ring_step) { return step * 1024 + ring_step; }
+// A ring of n sites has 2(n - 1) ring steps: the key holds any (step, ring step) pair.
+std::uint64_t ring_key(int step, int ring_step) {
+  return static_cast<std::uint64_t>(static_cast<std::uint32_t>(step)) << 32 |
+         static_cast<std::uint32_t>(ring_step);
+}
 int mod(int a, int n) { return ((a % n) + n) % n; }
 }  // namespace
 

@@ -314,7 +314,7 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   // Receipts per step: reduced chunks (or pass-through contributions) per chunk index.
   std::map<int, std::vector<int>> received_;
   std::map<int, std::uint64_t> complete_chunks_;
-  std::map<int, std::uint64_t> ring_received_;  // key: step * 1024 + ring_step
+  std::map<std::uint64_t, std::uint64_t> ring_received_;  // key: step << 32 | ring_step
   RingRun ring_run_;
   const DepartureClock* access_clock_ = nullptr;  // the access link `out` is bound to
   // Credit windows, (step, receiver) -> grant (-1: not yet), slots freed so far (cumulative

@@ -457,6 +457,37 @@ TEST(ComputeCluster, CreditModeSendsOnlyWithACreditFromEveryReceiver) {
   EXPECT_TRUE(b.cluster.finished());
 }
 
+TEST(ComputeCluster, ARingOfMoreThan512SitesKeepsItsStepsApart) {
+  // 520 sites: 1,038 ring steps of one 4-byte chunk each, the predecessor answering each
+  // 10 us after site 0 sends it. A chunk of the next training step's ring step 0 arrives
+  // early (at 1 ms + 5 us): it must wait for that step, not count for ring step 1,024 of
+  // this one, which therefore still leaves 10 us after ring step 1,023's.
+  const int n = 520;
+  ComputeClusterConfig c = config(1 * kMs, 4 * n, 4, {}, 2);
+  c.ring = true;
+  for (int s = 0; s < n; ++s) c.ring_order.push_back(s);
+  Bench b(c);
+  for (std::uint32_t r = 0; r < 2 * (n - 1); ++r) b.net.ring_replies[r] = 1;
+  b.net.ring_predecessor = n - 1;
+  ChunkExtension early;
+  early.kind = ChunkKind::kRingSegment;
+  early.src_site = n - 1;
+  early.dst_site = 0;
+  early.step = 1;
+  early.ring_step = 0;
+  early.segment = n - 1;
+  early.payload_bytes = 4;
+  b.net.injections = {{1 * kMs + 5 * kUs, early}};
+  sc_core::sc_start();
+  ASSERT_TRUE(b.cluster.finished());
+  std::map<std::uint32_t, std::uint64_t> step0_sent_ps;
+  for (const auto& e : b.emitted(ChunkKind::kRingSegment))
+    if (e.chunk.step == 0) step0_sent_ps[e.chunk.ring_step] = e.at_ps;
+  ASSERT_EQ(step0_sent_ps.size(), 2u * (n - 1));
+  for (std::uint32_t r : {1023u, 1024u, 1025u})
+    EXPECT_EQ(step0_sent_ps.at(r), 1 * kMs + r * 10 * kUs) << r;
+}
+
 TEST(ComputeCluster, RingSegmentSizesAndStepSynchronousSends) {
   // Ring 0 -> 1 -> 2 -> 0 seen from site 0, G = 44 B = 11 floats: segments of 4, 4 and 3
   // floats = 16, 16 and 12 B, in 12 B chunks (16 B = 12 + 4, 12 B = 12).
