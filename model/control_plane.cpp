@@ -216,15 +216,19 @@ RoundPlan plan_round(const Platform& platform, const Routing& routing, const Rou
   for (std::size_t gi = 0; gi < plan.groups.size(); ++gi) {
     GroupPlan& group = plan.groups[gi];
     if (group.members.size() < 2) continue;
-    // Without multicast a member sends its |g| - 1 ready messages back to back: the one to
-    // d may queue behind |g| - 2 others on every link they share. With multicast it sends
-    // one, on its tree, whose path to d is the shortest path.
-    const std::uint64_t queued = options.multicast ? 0 : group.members.size() - 2;
+    // A ready message may queue behind |g| - 2 others on every link it crosses. Without
+    // multicast a member sends its |g| - 1 back to back, on the links up to d's switch.
+    // With multicast it sends one, on its tree (whose path to d is the shortest path), and
+    // the other members' converge on d: on those links and on d's access link down.
+    const std::uint64_t queued = group.members.size() - 2;
     for (int d : group.members)
       for (int s : others(group.members, d)) {
-        const std::uint64_t serialization =
+        std::uint64_t serialization =
             arrival_latency_ps(platform, routing, s, d, options.credit_bytes) -
             arrival_latency_ps(platform, routing, s, d, 0);
+        if (options.multicast)
+          serialization +=
+              chunk_serialization_ps(access_link(platform.sites[d]), options.credit_bytes);
         group.start_delay_ps =
             std::max(group.start_delay_ps,
                      cluster_latency_ps(platform, routing, s, d, options.credit_bytes) +

@@ -46,10 +46,10 @@ struct GroupPlan {
   std::uint64_t pacing_interval_ps = 0;  ///< chunk / pacing_rate, rounded up
   /// Aligned start: members start sending this long after the last member was ready
   /// (the largest latency of a ready message from one member's cluster to another's:
-  /// access links, switches, serialization and propagation of the shortest path; without
-  /// multicast plus |g| - 2 serializations per link of it, as a member then sends its
-  /// |g| - 1 ready messages back to back), so every member has heard every ready message
-  /// by then unless it queued behind data.
+  /// access links, switches, serialization and propagation of the shortest path, plus
+  /// |g| - 2 serializations per link of it up to d's switch, and with multicast of d's
+  /// access link down too: the other ready messages it may queue behind), so every member
+  /// has heard every ready message by then unless it queued behind data.
   std::uint64_t start_delay_ps = 0;
   /// Per sender: the directed hops its chunks take (multicast tree or unicast paths).
   std::map<int, std::vector<Hop>> hops;

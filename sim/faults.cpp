@@ -112,7 +112,9 @@ void FaultInjector::reroute() {
       system_.sites()[static_cast<std::size_t>(u)].sw->set_unicast_route(d, port);
     }
   }
-  if (system_.options().multicast) install_trees(*routing_);
+  if (!system_.options().multicast) return;
+  install_trees(*routing_);
+  for (const auto& site : system_.sites()) site.cluster->trees_rerouted();
 }
 
 // Each sender's tree: the union of its shortest paths to the members it still reaches.

@@ -138,9 +138,10 @@ void ComputeCluster::send_control(ChunkKind kind, int step, int dst, std::uint32
 
 // A ready message carries this site's ready stamp for `step` (also when repeated): to
 // `dst`, or with multicast to every member at once on the site's tree (tree_id, dst -1),
-// so that a link carries one per sender, not one per pair of members. Loss recovery: a member that
-// is not heard from gets the message again every timeout; a member that hears a repeated ready
-// message answers with its own (`reply`, never answered), in case its first one was the one lost.
+// so that a link carries one per sender, not one per pair of members.
+// Loss recovery: a member that is not heard from gets the message again every timeout; a
+// member that hears a repeated ready message answers with its own (`reply`, never
+// answered), in case its first one was the one lost.
 void ComputeCluster::send_ready(int step, int dst, bool reply, int tree_id) {
   auto& trans = pool_.allocate();
   auto& c = chunk_of(trans);
@@ -184,6 +185,18 @@ void ComputeCluster::align_start(int step, const ClusterRoundPlan& plan) {
   ready.started = true;
   const std::uint64_t start = std::max(ready.latest_ps, now_ps) + plan.start_delay_ps;
   if (start > to_ps(EventCalendar::now())) wait(ps_time(start) - EventCalendar::now());
+}
+
+// Copies are in flight for at most start_delay (the latest a ready message can take) after
+// it was sent. The copy sent again on the new tree is a reply: members that heard the
+// first one do not answer it.
+void ComputeCluster::trees_rerouted() {
+  if (own_ready_ps_.empty()) return;
+  const auto& [step, sent_ps] = *own_ready_ps_.rbegin();
+  const ClusterRoundPlan& plan = plan_of(step);
+  if (to_ps(EventCalendar::now()) >= sent_ps + plan.start_delay_ps) return;
+  send_ready(step, -1, true, plan.tree_id);
+  ++control_retransmissions_;
 }
 
 void ComputeCluster::on_ready(const ChunkExtension& chunk) {

@@ -65,8 +65,8 @@ struct ChunkExtension : tlm::tlm_extension<ChunkExtension> {
   std::uint32_t chunks = 1;
   std::uint32_t credits = 1;  ///< kGrant: window; kCredit: slots freed so far (cumulative)
   int requester = -1;         ///< kReduced re-sent for a retransmission: the sender to acknowledge
-  std::uint64_t crossing_wire_bytes = 0;
-  std::uint64_t stamp_ps = 0;  ///< kReady: the sender's ready time (synchronised clocks)
+  std::uint64_t crossing_wire_bytes = 0;  ///< set by the link crossed (see crossing_lost)
+  std::uint64_t stamp_ps = 0;             ///< kReady: the sender's ready time (synchronised clocks)
   std::shared_ptr<std::vector<float>> data;
 
   tlm::tlm_extension_base* clone() const override;

@@ -103,19 +103,20 @@ TEST(ControlPlane, StartDelayIsTheLargestReadyMessageLatencyBetweenMembers) {
   // Triangle a-b 1 ms, b-c 1 ms, a-c 5 ms: a and c are 2 ms apart (through b). A 64 B
   // ready message is 144 B on the wire: 2'880 ps on a 400 Gbps access link, 11'520 ps on
   // a 100 Gbps hop; access links 2 us each way. a -> c: up 2 us + 2'880, two hops of
-  // 1 ms + 11'520, down 2 us + 2'880. A member multicasts one ready message; without
-  // multicast it sends one per member, and in a group of three one queued message's
-  // serializations up to c's switch (2'880 + 2 x 11'520) are added.
+  // 1 ms + 11'520, down 2 us + 2'880. In a group of three the message may queue behind
+  // one other: without multicast a's own other message (sent back to back), on the links
+  // up to c's switch (2'880 + 2 x 11'520); with multicast b's (one message per member),
+  // converging on c, on those links and c's access link down (another 2'880).
   const Platform tri = make_platform(
       {"a", "b", "c"}, {{0, 1, 1 * kMs}, {1, 2, 1 * kMs}, {0, 2, 5 * kMs}}, 100'000'000'000);
   RunOptions o;
   const std::uint64_t a_to_c = 2 * kMs + 4 * kUs + 2 * 2'880 + 2 * 11'520;
   const std::uint64_t a_to_b = 1 * kMs + 4 * kUs + 2 * 2'880 + 11'520;
-  EXPECT_EQ(plan(tri, {0, 1, 2}, o).groups[0].start_delay_ps, a_to_c);
-  EXPECT_EQ(plan(tri, {0, 1}, o).groups[0].start_delay_ps, a_to_b);
+  EXPECT_EQ(plan(tri, {0, 1, 2}, o).groups[0].start_delay_ps, a_to_c + 2'880 + 2 * 11'520 + 2'880);
+  EXPECT_EQ(plan(tri, {0, 1}, o).groups[0].start_delay_ps, a_to_b);  // no other message
   o.multicast = false;
   EXPECT_EQ(plan(tri, {0, 1, 2}, o).groups[0].start_delay_ps, a_to_c + 2'880 + 2 * 11'520);
-  EXPECT_EQ(plan(tri, {0, 1}, o).groups[0].start_delay_ps, a_to_b);  // no other message
+  EXPECT_EQ(plan(tri, {0, 1}, o).groups[0].start_delay_ps, a_to_b);
   o.multicast = true;
   // On the line a - b - c only the ends are members: the message's latency to c's
   // aggregator, then c's access link down.

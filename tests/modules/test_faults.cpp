@@ -110,7 +110,8 @@ TEST(ControlTraffic, PayloadBytesEqualGradientBytesExactlyInCreditMode) {
 TEST(AlignedStart, EveryMemberStartsAtTheSamePicosecond) {
   // Everyone ready at 0. The farthest pair is a-c: the ready message a -> c crosses a's
   // access link up, the 21 ms link and c's access link down (2 us and a 64 B serialization
-  // each); the agreed start counts all of it, so no member starts late.
+  // each), and may queue behind b's (each member multicasts one) on each of them; the
+  // agreed start counts all of it, so no member starts late.
   RunOptions o;
   o.gradient_bytes = 4 << 20;
   o.chunk_bytes = 1 << 20;
@@ -119,13 +120,42 @@ TEST(AlignedStart, EveryMemberStartsAtTheSamePicosecond) {
   sc_core::sc_start();
   const std::uint64_t ser64_access = serialization_ps(wire_bytes(64, 2048, 80), 400'000'000'000);
   const std::uint64_t ser64_wan = serialization_ps(wire_bytes(64, 2048, 80), 100'000'000'000);
-  const std::uint64_t start = 2 * (2'000'000 + ser64_access) + 21 * kMs + ser64_wan;
+  const std::uint64_t start =
+      2 * (2'000'000 + ser64_access) + 21 * kMs + ser64_wan + (2 * ser64_access + ser64_wan);
   EXPECT_EQ(sys.round_plans()[0].groups[0].start_delay_ps, start);
   for (const auto& s : sys.sites()) {
     const auto& r = s.cluster->steps().at(0);
     EXPECT_EQ(r.agreed_start, ps_time(start));
     EXPECT_EQ(r.first_send, ps_time(start));
   }
+}
+
+// Four sites, a full mesh of equal 1 ms links, everyone ready at 0: each member's ready
+// messages from the three others reach its access link down at the same instant and queue
+// there. Every member still starts at the planned picosecond.
+void expect_converging_ready_messages_in_time(bool multicast) {
+  const Platform mesh =
+      make_platform({"a", "b", "c", "d"},
+                    {{0, 1, kMs}, {0, 2, kMs}, {0, 3, kMs}, {1, 2, kMs}, {1, 3, kMs}, {2, 3, kMs}},
+                    100'000'000'000);
+  RunOptions o;
+  o.gradient_bytes = 4 << 20;
+  o.chunk_bytes = 1 << 20;
+  o.alignment = SendAlignment::kNone;
+  o.multicast = multicast;
+  NetworkSystem sys("wan", mesh, one_group({0, 1, 2, 3}), o);
+  sc_core::sc_start();
+  const std::uint64_t start = sys.round_plans()[0].groups[0].start_delay_ps;
+  for (const auto& s : sys.sites())
+    EXPECT_EQ(s.cluster->steps().at(0).agreed_start, ps_time(start));
+}
+
+TEST(AlignedStart, MulticastReadyMessagesConvergingOnAMemberArriveBeforeTheAgreedStart) {
+  expect_converging_ready_messages_in_time(true);
+}
+
+TEST(AlignedStart, UnicastReadyMessagesConvergingOnAMemberArriveBeforeTheAgreedStart) {
+  expect_converging_ready_messages_in_time(false);
 }
 
 TEST(AlignedStart, WithoutMulticastEveryMemberStartsAtTheSamePicosecondToo) {
@@ -308,6 +338,35 @@ TEST(LossRecovery, AlignedStartSurvivesLostReadyMessages) {
   expect_every_invariant(sys);
   expect_exact(sys, 3 * 16);
   EXPECT_GT(lost_messages(sys) - lost_chunks(sys), 0u);
+}
+
+// a - c (1 ms) is down until 10.5 ms, so the ready messages both members send at 10 ms
+// (their compute done) take the detour through b (1 ms + 1 ms). When a - c comes back the
+// trees are rerouted onto it, b leaves them, and the copies reaching b are dropped there.
+// Each member sends its ready message again on the new tree at once: both hear each other
+// one direct latency (the start delay of a pair) after 10.5 ms, and start then, not a
+// retransmission timeout later.
+TEST(AlignedStart, ReadyMessagesOnATreeReroutedUnderThemAreSentAgain) {
+  RunOptions o;
+  o.gradient_bytes = 4 << 20;
+  o.chunk_bytes = 1 << 20;
+  o.faults.outages.push_back({{"a", "c"}, 1 * kMs, 10 * kMs + kMs / 2});
+  Platform p =
+      make_platform({"a", "b", "c"}, {{0, 1, kMs}, {1, 2, kMs}, {0, 2, kMs}}, 100'000'000'000);
+  for (auto& site : p.sites) site.cluster.compute_time_ps = 10 * kMs;
+  NetworkSystem sys("wan", p, one_group({0, 2}), o);
+  sc_core::sc_start();
+  ASSERT_FALSE(sys.watchdog().fired()) << sys.watchdog().diagnosis();
+  expect_every_invariant(sys);
+  const std::uint64_t start_delay = sys.round_plans()[0].groups[0].start_delay_ps;
+  for (int s : {0, 2}) {
+    EXPECT_EQ(sys.sites()[s].cluster->steps().at(0).agreed_start,
+              ps_time(10 * kMs + kMs / 2 + start_delay));
+  }
+  double unroutable = -1;
+  for (const auto& st : sys.sites()[1].sw->statistics())
+    if (st.name == "unroutable") unroutable = st.value;
+  EXPECT_EQ(unroutable, 2.0);  // both first copies, at b
 }
 
 // Pair {a, c}: a -> c goes direct (15 ms; via b 20 ms). At 10 Gbps a 1 MiB chunk
