@@ -28,10 +28,10 @@ void MulticastSwitch::set_unicast_route(int dst_site, int port) {
 }
 
 void MulticastSwitch::clear_multicast_group(int tree_id) {
-  if (slice_of(tree_id).count > 0) tree_slices_[tree_id].count = 0;
+  if (tree_id >= 0 && static_cast<std::size_t>(tree_id) < tree_lists_.size())
+    tree_lists_[tree_id] = 0;
 }
 
-// A tree re-set with no more ports than before (rerouting) keeps its place in the array.
 void MulticastSwitch::set_multicast_group(int tree_id, const std::vector<int>& ports) {
   if (ports.empty()) {
     throw std::invalid_argument(std::string(name()) + ": multicast group " +
@@ -47,29 +47,34 @@ void MulticastSwitch::set_multicast_group(int tree_id, const std::vector<int>& p
                                 std::to_string(tree_id) + " has a port outside [0, 65535] or " +
                                 "more than 65,535 ports");
   }
-  if (static_cast<std::size_t>(tree_id) >= tree_slices_.size()) tree_slices_.resize(tree_id + 1);
-  Slice& slice = tree_slices_[tree_id];
-  const auto count = static_cast<std::uint32_t>(ports.size());
-  const std::uint32_t rest = count > kInlinePorts ? count - kInlinePorts : 0;
-  if (rest > slice.capacity) {
-    slice.offset = static_cast<std::uint32_t>(tree_ports_.size());
-    slice.capacity = static_cast<std::uint16_t>(rest);
-    tree_ports_.resize(tree_ports_.size() + rest);
-  }
-  for (std::uint32_t i = 0; i < count; ++i) {
+  if (static_cast<std::size_t>(tree_id) >= tree_lists_.size()) tree_lists_.resize(tree_id + 1, 0);
+  tree_lists_[tree_id] = list_index(ports);
+}
+
+// The index of `ports` (in this order: a chunk is copied to them in it) in port_lists_,
+// added if new.
+std::uint32_t MulticastSwitch::list_index(const std::vector<int>& ports) {
+  const auto [it, added] =
+      list_indices_.try_emplace(ports, static_cast<std::uint32_t>(port_lists_.size()));
+  if (!added) return it->second;
+  PortList list;
+  list.count = static_cast<std::uint16_t>(ports.size());
+  list.offset = static_cast<std::uint32_t>(spilled_ports_.size());
+  for (std::size_t i = 0; i < ports.size(); ++i) {
     if (i < kInlinePorts) {
-      slice.first[i] = static_cast<std::uint16_t>(ports[i]);
+      list.first[i] = static_cast<std::uint16_t>(ports[i]);
     } else {
-      tree_ports_[slice.offset + i - kInlinePorts] = ports[i];
+      spilled_ports_.push_back(ports[i]);
     }
   }
-  slice.count = static_cast<std::uint16_t>(count);
+  port_lists_.push_back(list);
+  return it->second;
 }
 
 std::vector<int> MulticastSwitch::multicast_ports(int tree_id) const {
-  const Slice slice = slice_of(tree_id);
+  const PortList& list = list_of(tree_id);
   std::vector<int> ports;
-  for (std::uint32_t i = 0; i < slice.count; ++i) ports.push_back(port_at(slice, i));
+  for (std::uint32_t i = 0; i < list.count; ++i) ports.push_back(port_at(list, i));
   return ports;
 }
 
@@ -117,17 +122,17 @@ void MulticastSwitch::forward(tlm::tlm_generic_payload& trans) {
     send(port, trans);
     return;
   }
-  const Slice slice = slice_of(chunk.tree_id);
-  if (slice.count == 0) {  // this site left the tree when it was rerouted: dropped
+  const PortList list = list_of(chunk.tree_id);
+  if (list.count == 0) {  // this site left the tree when it was rerouted: dropped
     ++unroutable_;
     trans.release();
     return;
   }
-  for (std::uint32_t i = 1; i < slice.count; ++i) {
+  for (std::uint32_t i = 1; i < list.count; ++i) {
     ++replicated_;
-    send(port_at(slice, i), pool_.clone(trans));
+    send(port_at(list, i), pool_.clone(trans));
   }
-  send(slice.first[0], trans);
+  send(list.first[0], trans);
 }
 
 void MulticastSwitch::send(int port, tlm::tlm_generic_payload& trans) { egress_[port](trans); }

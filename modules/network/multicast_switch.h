@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <systemc>
 #include <tlm>
 #include <vector>
@@ -64,37 +65,41 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   void forward(tlm::tlm_generic_payload& trans);
   void send(int port, tlm::tlm_generic_payload& trans);
 
-  // Per tree id (dense: tree ids are round x sites + sender), its egress ports: the first
-  // kInlinePorts in the entry itself, the rest as a slice of `tree_ports_` (count 0 if
-  // this switch is on no such tree; capacity: the room the tree has there).
-  // A vector per tree cost two dependent cache misses per forward at hundreds of sites,
-  // a slice of one array still one after the entry's: nearly every switch of a tree has
-  // at most four egress ports on it, so one 16-byte load finds them.
+  // Per tree id (dense: tree ids are round x sites + sender), the index of its egress
+  // port list in `port_lists_` (0: this switch is on no such tree). Trees share lists: a
+  // switch has a few ports and its trees use a few dozen distinct lists of them. A
+  // 243-site all-to-all's entries are then 4 bytes per tree and switch (236 KiB in all,
+  // which the L2 holds), not a list each (16 bytes: 0.9 MiB, a miss on every forward).
+  // A list keeps its first kInlinePorts ports itself, the rest as a slice of
+  // `spilled_ports_`.
   static constexpr std::uint32_t kInlinePorts = 4;
-  struct Slice {
+  struct PortList {
     std::uint32_t offset = 0;
-    std::uint16_t count = 0, capacity = 0;
+    std::uint16_t count = 0;
     std::array<std::uint16_t, kInlinePorts> first{};
   };
-  int port_at(const Slice& slice, std::uint32_t i) const {
-    return i < kInlinePorts ? slice.first[i] : tree_ports_[slice.offset + i - kInlinePorts];
+  int port_at(const PortList& list, std::uint32_t i) const {
+    return i < kInlinePorts ? list.first[i] : spilled_ports_[list.offset + i - kInlinePorts];
   }
-  Slice slice_of(int tree_id) const {
-    return tree_id >= 0 && static_cast<std::size_t>(tree_id) < tree_slices_.size()
-               ? tree_slices_[tree_id]
-               : Slice{};
+  const PortList& list_of(int tree_id) const {
+    return port_lists_[tree_id >= 0 && static_cast<std::size_t>(tree_id) < tree_lists_.size()
+                           ? tree_lists_[tree_id]
+                           : 0];
   }
+  std::uint32_t list_index(const std::vector<int>& ports);
 
   // Read by every forward, kept together in two cache lines ahead of the kernel queue
   // (hundreds of bytes, used only with a latency): the switch is cold at each chunk.
   alignas(64) sc_core::sc_time latency_;
   std::uint64_t forwarded_ = 0, replicated_ = 0, unroutable_ = 0;
   ChunkPool& pool_;
-  std::vector<Slice> tree_slices_;
-  std::vector<int> tree_ports_;
+  std::vector<std::uint32_t> tree_lists_;
+  std::vector<PortList> port_lists_{PortList{}};  // [0]: no list
+  std::vector<int> spilled_ports_;
   std::vector<int> unicast_;       // destination site -> egress port, -1: no route
   std::vector<ChunkSink> egress_;  // per port of `out`: what it is bound to
   SwitchParams params_;
+  std::map<std::vector<int>, std::uint32_t> list_indices_;  // port list -> its index
   tlm_utils::peq_with_cb_and_phase<MulticastSwitch> peq_;
 };
 
