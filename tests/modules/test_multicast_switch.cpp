@@ -210,8 +210,24 @@ TEST(MulticastSwitch, TableEntriesAreReplacedAndAnEmptyPortListIsRejected) {
   EXPECT_TRUE(sw.multicast_ports(4).empty());
 }
 
-// A tree entry holds its first four ports itself and the rest apart; a re-set with more
-// ports than before moves the rest, and the other trees keep theirs.
+// Trees with the same port list share it: re-setting or clearing one leaves the others.
+TEST(MulticastSwitch, TreesSharingAPortListKeepItWhenOneOfThemChanges) {
+  ChunkPool pool;
+  MulticastSwitch sw("sw", SwitchParams{}, pool);
+  for (int tree : {0, 1, 2}) sw.set_multicast_group(tree, {1, 2});
+  sw.set_multicast_group(3, {2, 1});  // another order is another list (copies leave in it)
+  sw.set_multicast_group(1, {0});
+  sw.clear_multicast_group(2);
+  EXPECT_EQ(sw.multicast_ports(0), (std::vector<int>{1, 2}));
+  EXPECT_EQ(sw.multicast_ports(1), (std::vector<int>{0}));
+  EXPECT_TRUE(sw.multicast_ports(2).empty());
+  EXPECT_EQ(sw.multicast_ports(3), (std::vector<int>{2, 1}));
+  sw.set_multicast_group(2, {1, 2});
+  EXPECT_EQ(sw.multicast_ports(2), (std::vector<int>{1, 2}));
+}
+
+// A port list holds its first four ports itself and the rest apart; a tree re-set with
+// more ports than before gets them all, and the other trees keep theirs.
 TEST(MulticastSwitch, TreesWithMorePortsThanTheEntryHoldsReachEveryPortOnce) {
   Bench bench(0, 7);
   bench.sw.set_multicast_group(8, {6, 5, 4, 3, 2, 1});
