@@ -219,7 +219,8 @@ RoundPlan plan_round(const Platform& platform, const Routing& routing, const Rou
     // A ready message may queue behind |g| - 2 others on every link it crosses. Without
     // multicast a member sends its |g| - 1 back to back, on the links up to d's switch.
     // With multicast it sends one, on its tree (whose path to d is the shortest path), and
-    // the other members' converge on d: on those links and on d's access link down.
+    // the other members' converge on d: on those links and on d's access link down (a
+    // term the pair d -> s bounds already while access links are symmetric, as now).
     const std::uint64_t queued = group.members.size() - 2;
     for (int d : group.members)
       for (int s : others(group.members, d)) {

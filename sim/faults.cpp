@@ -112,12 +112,19 @@ void FaultInjector::reroute() {
       system_.sites()[static_cast<std::size_t>(u)].sw->set_unicast_route(d, port);
     }
   }
-  if (!system_.options().multicast) return;
-  install_trees(*routing_);
-  for (const auto& site : system_.sites()) site.cluster->trees_rerouted();
+  if (system_.options().multicast) install_trees(*routing_);
 }
 
-// Each sender's tree: the union of its shortest paths to the members it still reaches.
+namespace {
+bool same_ports(std::vector<int> a, std::vector<int> b) {
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  return a == b;
+}
+}  // namespace
+
+// Each sender's tree: the union of its shortest paths to the members it still reaches. A
+// sender whose tree changed is told (its ready message may be on the old one).
 void FaultInjector::install_trees(const Routing& routing) {
   const int n = static_cast<int>(system_.sites().size());
   for (std::size_t r = 0; r < system_.round_plans().size(); ++r) {
@@ -125,23 +132,49 @@ void FaultInjector::install_trees(const Routing& routing) {
       if (group.members.size() < 2) continue;
       for (int sender : group.members) {
         const int tree_id = static_cast<int>(r) * n + sender;
-        for (const auto& site : system_.sites()) site.sw->clear_multicast_group(tree_id);
-        std::map<int, std::vector<int>> ports;
-        std::set<std::pair<int, int>> hops;
-        for (int d : group.members) {
-          if (d == sender) continue;
-          const auto path = routing.path(sender, d);
-          if (path.empty()) continue;  // cut off
-          for (std::size_t i = 0; i + 1 < path.size(); ++i)
-            if (hops.insert({path[i], path[i + 1]}).second)
-              ports[path[i]].push_back(system_.port_to(path[i], path[i + 1]));
-          ports[d].push_back(system_.local_port(d));
-        }
-        for (auto& [site, list] : ports)
-          system_.sites()[static_cast<std::size_t>(site)].sw->set_multicast_group(tree_id, list);
+        if (set_tree(tree_id, tree_ports(routing, group.members, sender)))
+          system_.sites()[static_cast<std::size_t>(sender)].cluster->tree_rerouted(tree_id);
       }
     }
   }
+}
+
+// Installs tree `tree_id` (per switch on it, its egress ports); true if it reaches other
+// ports than before (not only in another order).
+bool FaultInjector::set_tree(int tree_id, const std::map<int, std::vector<int>>& ports) {
+  bool changed = false;
+  for (std::size_t u = 0; u < system_.sites().size(); ++u) {
+    auto& sw = *system_.sites()[u].sw;
+    const auto it = ports.find(static_cast<int>(u));
+    const std::vector<int> now = it == ports.end() ? std::vector<int>{} : it->second;
+    const std::vector<int> before = sw.multicast_ports(tree_id);
+    if (before == now) continue;
+    changed = changed || !same_ports(before, now);
+    if (now.empty()) {
+      sw.clear_multicast_group(tree_id);
+    } else {
+      sw.set_multicast_group(tree_id, now);
+    }
+  }
+  return changed;
+}
+
+// Per switch on the tree, its egress ports (parents before children, as at build time).
+std::map<int, std::vector<int>> FaultInjector::tree_ports(const Routing& routing,
+                                                          const std::vector<int>& members,
+                                                          int sender) const {
+  std::map<int, std::vector<int>> ports;
+  std::set<std::pair<int, int>> hops;
+  for (int d : members) {
+    if (d == sender) continue;
+    const auto path = routing.path(sender, d);
+    if (path.empty()) continue;  // cut off
+    for (std::size_t i = 0; i + 1 < path.size(); ++i)
+      if (hops.insert({path[i], path[i + 1]}).second)
+        ports[path[i]].push_back(system_.port_to(path[i], path[i + 1]));
+    ports[d].push_back(system_.local_port(d));
+  }
+  return ports;
 }
 
 std::string FaultInjector::outages() const {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <systemc>
@@ -45,6 +46,9 @@ class FaultInjector : public sc_core::sc_module {
   void set_link(int link, bool up);
   void reroute();
   void install_trees(const Routing& routing);
+  bool set_tree(int tree_id, const std::map<int, std::vector<int>>& ports);
+  std::map<int, std::vector<int>> tree_ports(const Routing& routing,
+                                             const std::vector<int>& members, int sender) const;
 
   const NetworkSystem& system_;
   std::vector<Event> events_;

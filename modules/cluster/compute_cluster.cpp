@@ -190,11 +190,12 @@ void ComputeCluster::align_start(int step, const ClusterRoundPlan& plan) {
 // Copies are in flight for at most start_delay (the latest a ready message can take) after
 // it was sent. The copy sent again on the new tree is a reply: members that heard the
 // first one do not answer it.
-void ComputeCluster::trees_rerouted() {
+void ComputeCluster::tree_rerouted(int tree_id) {
   if (own_ready_ps_.empty()) return;
   const auto& [step, sent_ps] = *own_ready_ps_.rbegin();
   const ClusterRoundPlan& plan = plan_of(step);
-  if (to_ps(EventCalendar::now()) >= sent_ps + plan.start_delay_ps) return;
+  if (plan.tree_id != tree_id || to_ps(EventCalendar::now()) >= sent_ps + plan.start_delay_ps)
+    return;
   send_ready(step, -1, true, plan.tree_id);
   ++control_retransmissions_;
 }

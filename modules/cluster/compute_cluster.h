@@ -162,9 +162,10 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   /// What the site waits for right now ("" when not waiting on the network) and since when.
   std::string waiting_for(const std::vector<std::string>& codes) const;
   sc_core::sc_time waiting_since() const { return wait_since_; }
-  /// The multicast trees were rerouted (faults): this member's ready message may still be
-  /// on its way on the old tree, whose branches a member may have left; it is sent again.
-  void trees_rerouted();
+  /// Multicast tree `tree_id` of this site was rerouted (faults): if it is the tree of the
+  /// round this site's last ready message announced, that message may still be on its way
+  /// on the old tree, whose branches a member may have left; it is sent again.
+  void tree_rerouted(int tree_id);
   /// Contributions sent and not yet acknowledged (loss recovery).
   std::size_t unacknowledged() const { return retransmitter_ ? retransmitter_->outstanding() : 0; }
   /// Stops retransmitting what can no longer be acknowledged (the watchdog, after every

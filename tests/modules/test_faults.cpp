@@ -351,8 +351,10 @@ TEST(AlignedStart, ReadyMessagesOnATreeReroutedUnderThemAreSentAgain) {
   o.gradient_bytes = 4 << 20;
   o.chunk_bytes = 1 << 20;
   o.faults.outages.push_back({{"a", "c"}, 1 * kMs, 10 * kMs + kMs / 2});
-  Platform p =
-      make_platform({"a", "b", "c"}, {{0, 1, kMs}, {1, 2, kMs}, {0, 2, kMs}}, 100'000'000'000);
+  // d hangs off b, on no tree: its link's outage reroutes, but no tree changes.
+  o.faults.outages.push_back({{"b", "d"}, 10 * kMs + kMs / 5, 10 * kMs + kMs / 4});
+  Platform p = make_platform({"a", "b", "c", "d"},
+                             {{0, 1, kMs}, {1, 2, kMs}, {0, 2, kMs}, {1, 3, kMs}}, 100'000'000'000);
   for (auto& site : p.sites) site.cluster.compute_time_ps = 10 * kMs;
   NetworkSystem sys("wan", p, one_group({0, 2}), o);
   sc_core::sc_start();
@@ -367,6 +369,12 @@ TEST(AlignedStart, ReadyMessagesOnATreeReroutedUnderThemAreSentAgain) {
   for (const auto& st : sys.sites()[1].sw->statistics())
     if (st.name == "unroutable") unroutable = st.value;
   EXPECT_EQ(unroutable, 2.0);  // both first copies, at b
+  for (int s : {0, 2}) {       // one ready message sent again each: when a - c came back
+    double again = -1;
+    for (const auto& st : sys.sites()[s].cluster->statistics())
+      if (st.name == "control_retransmissions") again = st.value;
+    EXPECT_EQ(again, 1.0);
+  }
 }
 
 // Pair {a, c}: a -> c goes direct (15 ms; via b 20 ms). At 10 Gbps a 1 MiB chunk
