@@ -11,6 +11,30 @@ namespace aggnet {
 
 using sc_core::sc_time;
 
+namespace {
+// A slot's senders: bit s of word s / 64 for site s.
+bool has_sender(const std::vector<std::uint64_t>& bits, int site) {
+  const auto word = static_cast<std::size_t>(site) / 64;
+  return site >= 0 && word < bits.size() && (bits[word] >> (site % 64) & 1u) != 0;
+}
+
+// Adds `site` (nothing if it is not a site).
+void mark_sender(std::vector<std::uint64_t>& bits, int site) {
+  if (site < 0) return;
+  const auto word = static_cast<std::size_t>(site) / 64;
+  if (word >= bits.size()) bits.resize(word + 1, 0);
+  bits[word] |= std::uint64_t{1} << (site % 64);
+}
+
+// Calls `each` with every sender, in site order.
+template <typename Each>
+void for_each_sender(const std::vector<std::uint64_t>& bits, Each&& each) {
+  for (std::size_t w = 0; w < bits.size(); ++w)
+    for (std::uint64_t rest = bits[w]; rest != 0; rest &= rest - 1)
+      each(static_cast<int>(w * 64) + __builtin_ctzll(rest));
+}
+}  // namespace
+
 FpgaAggregator::FpgaAggregator(sc_core::sc_module_name name, const FpgaAggregatorConfig& config,
                                ChunkPool& pool)
     : sc_module(name),
@@ -81,8 +105,7 @@ bool FpgaAggregator::absorb_duplicate(tlm::tlm_generic_payload& trans) {
   const auto key = key_of(chunk);
   const bool reduced = completed_.count(key) != 0;
   const Slot* slot = slots_.find(key);
-  const bool added = slot != nullptr && std::find(slot->senders.begin(), slot->senders.end(),
-                                                  chunk.src_site) != slot->senders.end();
+  const bool added = slot != nullptr && has_sender(slot->senders, chunk.src_site);
   if (!reduced && !added) return false;
   ++duplicates_;
   wasted_bytes_ += chunk.payload_bytes;
@@ -115,7 +138,7 @@ void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
   const bool add_twice = test_hook_ == TestHook::kDoubleAdd && slot.received == 0;
   for (int k = 0; k < (add_twice ? 2 : 1); ++k) {
     ++slot.received;
-    slot.senders.push_back(chunk.src_site);
+    mark_sender(slot.senders, chunk.src_site);
     if (!chunk.data) continue;
     if (!slot.sum) {
       slot.sum = std::make_shared<std::vector<float>>(*chunk.data);
@@ -177,34 +200,25 @@ FpgaAggregator::Slot& FpgaAggregator::fresh_slot(std::uint64_t key) {
   Slot& slot = slots_.insert(key);
   slot.received = 0;
   slot.expected = 0;
-  slot.senders.clear();
+  std::fill(slot.senders.begin(), slot.senders.end(), 0);
   slot.sum.reset();
   return slot;
 }
 
-// Invariant data: exactly one contribution from every other member. A site seen in this
-// check is stamped with the check's number (no sort, nothing cleared between checks).
+// Invariant data: exactly one contribution from every other member. A contribution
+// repeated or from no site sets no new sender bit.
 void FpgaAggregator::check_senders(const Slot& slot, int group_size) {
-  ++check_stamp_;
-  bool repeated = false;
-  for (int site : slot.senders) {
-    if (site < 0) {  // not a site: never a valid contribution
-      repeated = true;
-      continue;
-    }
-    if (static_cast<std::size_t>(site) >= seen_stamp_.size()) seen_stamp_.resize(site + 1, 0);
-    repeated = repeated || seen_stamp_[site] == check_stamp_;
-    seen_stamp_[site] = check_stamp_;
-  }
-  if (repeated || static_cast<int>(slot.senders.size()) != group_size - 1) ++bad_reductions_;
+  int senders = 0;
+  for (std::uint64_t word : slot.senders) senders += __builtin_popcountll(word);
+  if (senders != slot.received || slot.received != group_size - 1) ++bad_reductions_;
 }
 
 void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced) {
   const sc_time now = EventCalendar::now();
   const auto key = key_of(chunk_of(reduced));
   // The senders move out of the slot (capacities swapped, nothing allocated).
-  std::vector<int>& senders = credit_senders_;
-  senders.clear();
+  std::vector<std::uint64_t>& senders = credit_senders_;
+  std::fill(senders.begin(), senders.end(), 0);
   senders.swap(slots_.find(key)->senders);
   slots_.erase(key);
   const bool leak = test_hook_ == TestHook::kLeakSlot && !leaked_once_;
@@ -214,8 +228,9 @@ void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced) {
   reduced_ += chunk_of(reduced).chunks;
   if (reliable_) completed_[key] = chunk_of(reduced).data;
   if (return_credits_)
-    for (int sender : senders)
+    for_each_sender(senders, [&](int sender) {
       send_credit(chunk_of(reduced).step, chunk_of(reduced).chunk, sender, true);
+    });
   if (test_hook_ == TestHook::kDoubleDeliver) out_sink_(pool_.clone(reduced));
   out_sink_(reduced);
   admit_stalled();

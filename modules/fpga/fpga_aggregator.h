@@ -94,7 +94,7 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   struct Slot {
     int received = 0;
     int expected = 0;
-    std::vector<int> senders;
+    std::vector<std::uint64_t> senders;  // a bit per site: 32 bytes at 243 sites
     std::shared_ptr<std::vector<float>> sum;
   };
   struct Stalled {
@@ -151,9 +151,7 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   bool aggregate_, reliable_, drop_when_full_, return_credits_;
   // Reused (no allocation per reduced chunk): the senders a freed slot returns credits to,
   // and per site the number of the invariant check that last saw it.
-  std::uint64_t check_stamp_ = 0;
-  std::vector<std::uint64_t> seen_stamp_;
-  std::vector<int> credit_senders_;
+  std::vector<std::uint64_t> credit_senders_;
   FpgaAggregatorConfig config_;
   BufferMemory buffer_;
   SlotTable<Slot> slots_;
