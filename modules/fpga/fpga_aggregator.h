@@ -149,8 +149,7 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   int site_;
   TestHook test_hook_;
   bool aggregate_, reliable_, drop_when_full_, return_credits_;
-  // Reused (no allocation per reduced chunk): the senders a freed slot returns credits to,
-  // and per site the number of the invariant check that last saw it.
+  // Reused (no allocation per reduced chunk): the senders a freed slot returns credits to.
   std::vector<std::uint64_t> credit_senders_;
   FpgaAggregatorConfig config_;
   BufferMemory buffer_;

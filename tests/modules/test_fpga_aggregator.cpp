@@ -395,9 +395,9 @@ TEST(FpgaAggregator, CreditModeReturnsOneCreditPerSenderWhenTheSlotFrees) {
   ASSERT_EQ(credit.cluster.seen.size(), 1u);
   EXPECT_EQ(credit.cluster.seen[0].at_ps, free_at);
   ASSERT_EQ(credit.network.seen.size(), 3u);
-  std::multiset<int> to;
+  std::vector<int> to;  // in site order, not in the order the contributions came
   for (const auto& s : credit.network.seen) {
-    to.insert(s.chunk.dst_site);
+    to.push_back(s.chunk.dst_site);
     EXPECT_EQ(s.at_ps, free_at);
     EXPECT_EQ(s.chunk.kind, ChunkKind::kCredit);
     EXPECT_EQ(s.chunk.src_site, 4);
@@ -407,7 +407,7 @@ TEST(FpgaAggregator, CreditModeReturnsOneCreditPerSenderWhenTheSlotFrees) {
     EXPECT_EQ(s.chunk.credits, 1u);
     EXPECT_EQ(s.chunk.payload_bytes, 100u);
   }
-  EXPECT_EQ(to, (std::multiset<int>{2, 5, 7}));
+  EXPECT_EQ(to, (std::vector<int>{2, 5, 7}));
   // Without credit mode the same run sends nothing to the network.
   ASSERT_EQ(plain.cluster.seen.size(), 1u);
   EXPECT_EQ(plain.cluster.seen[0].at_ps, free_at);
