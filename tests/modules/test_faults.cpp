@@ -107,27 +107,34 @@ TEST(ControlTraffic, PayloadBytesEqualGradientBytesExactlyInCreditMode) {
   }
 }
 
-TEST(AlignedStart, EveryMemberStartsAtTheSamePicosecond) {
-  // Everyone ready at 0. The farthest pair is a-c: the ready message a -> c crosses a's
-  // access link up, the 21 ms link and c's access link down (2 us and a 64 B serialization
-  // each), and may queue behind b's (each member multicasts one) on each of them; the
-  // agreed start counts all of it, so no member starts late.
+// The triangle's group of three, everyone ready at 0: every member starts sending at the
+// agreed start, which is `start_ps` after 0.
+void expect_triangle_start(bool multicast, std::uint64_t start_ps) {
   RunOptions o;
   o.gradient_bytes = 4 << 20;
   o.chunk_bytes = 1 << 20;
   o.alignment = SendAlignment::kNone;
+  o.multicast = multicast;
   NetworkSystem sys("wan", triangle(), one_group({0, 1, 2}), o);
   sc_core::sc_start();
-  const std::uint64_t ser64_access = serialization_ps(wire_bytes(64, 2048, 80), 400'000'000'000);
-  const std::uint64_t ser64_wan = serialization_ps(wire_bytes(64, 2048, 80), 100'000'000'000);
-  const std::uint64_t start =
-      2 * (2'000'000 + ser64_access) + 21 * kMs + ser64_wan + (2 * ser64_access + ser64_wan);
-  EXPECT_EQ(sys.round_plans()[0].groups[0].start_delay_ps, start);
+  EXPECT_EQ(sys.round_plans()[0].groups[0].start_delay_ps, start_ps);
   for (const auto& s : sys.sites()) {
     const auto& r = s.cluster->steps().at(0);
-    EXPECT_EQ(r.agreed_start, ps_time(start));
-    EXPECT_EQ(r.first_send, ps_time(start));
+    EXPECT_EQ(r.agreed_start, ps_time(start_ps));
+    EXPECT_EQ(r.first_send, ps_time(start_ps));
   }
+}
+
+const std::uint64_t kReadyAccessPs = serialization_ps(wire_bytes(64, 2048, 80), 400'000'000'000);
+const std::uint64_t kReadyWanPs = serialization_ps(wire_bytes(64, 2048, 80), 100'000'000'000);
+
+TEST(AlignedStart, EveryMemberStartsAtTheSamePicosecond) {
+  // The farthest pair is a-c: the ready message a -> c crosses a's access link up, the
+  // 21 ms link and c's access link down (2 us and a 64 B serialization each), and may
+  // queue behind b's (each member multicasts one) on each of them; the agreed start
+  // counts all of it, so no member starts late.
+  expect_triangle_start(true, 2 * (2'000'000 + kReadyAccessPs) + 21 * kMs + kReadyWanPs +
+                                  (2 * kReadyAccessPs + kReadyWanPs));
 }
 
 // Four sites, a full mesh of equal 1 ms links, everyone ready at 0: each member's ready
@@ -162,23 +169,8 @@ TEST(AlignedStart, WithoutMulticastEveryMemberStartsAtTheSamePicosecondToo) {
   // As above, but a sends its two ready messages back to back: the one to c may queue
   // behind the one to b on a's access link (the bound adds one serialization per link up
   // to c's switch).
-  RunOptions o;
-  o.gradient_bytes = 4 << 20;
-  o.chunk_bytes = 1 << 20;
-  o.alignment = SendAlignment::kNone;
-  o.multicast = false;
-  NetworkSystem sys("wan", triangle(), one_group({0, 1, 2}), o);
-  sc_core::sc_start();
-  const std::uint64_t ser64_access = serialization_ps(wire_bytes(64, 2048, 80), 400'000'000'000);
-  const std::uint64_t ser64_wan = serialization_ps(wire_bytes(64, 2048, 80), 100'000'000'000);
-  const std::uint64_t start =
-      2 * (2'000'000 + ser64_access) + 21 * kMs + ser64_wan + (ser64_access + ser64_wan);
-  EXPECT_EQ(sys.round_plans()[0].groups[0].start_delay_ps, start);
-  for (const auto& s : sys.sites()) {
-    const auto& r = s.cluster->steps().at(0);
-    EXPECT_EQ(r.agreed_start, ps_time(start));
-    EXPECT_EQ(r.first_send, ps_time(start));
-  }
+  expect_triangle_start(false, 2 * (2'000'000 + kReadyAccessPs) + 21 * kMs + kReadyWanPs +
+                                   (kReadyAccessPs + kReadyWanPs));
 }
 
 // ----------------------------------------------------------------------------------------
