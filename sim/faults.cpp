@@ -159,7 +159,7 @@ bool FaultInjector::set_tree(int tree_id, const std::map<int, std::vector<int>>&
   return changed;
 }
 
-// Per switch on the tree, its egress ports (parents before children, as at build time).
+// Per switch on the tree, its egress ports.
 std::map<int, std::vector<int>> FaultInjector::tree_ports(const Routing& routing,
                                                           const std::vector<int>& members,
                                                           int sender) const {
