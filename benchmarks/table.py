@@ -50,6 +50,12 @@ def main(path):
     burst_table(rows)
     by = {r["label"]: r for r in rows if "run" in r}
     print()
+    for r in rows:
+        if "small" in r and "large" in r:
+            small, large = r["small"], r["large"]
+            print(f"{r['label']}: {large['sites']} sites {small['hops_per_cpu_s'] / large['hops_per_cpu_s']:.2f}x "
+                  f"lower than {small['sites']} sites, run in turns "
+                  f"({small['hops_per_cpu_s'] / 1e6:.2f} M against {large['hops_per_cpu_s'] / 1e6:.2f} M hops/CPU-s)")
     for fam in ("all-to-all", "triads", "rotating-3", "ring"):
         rates, crossings = {}, {}
         for label, r in by.items():
