@@ -14,11 +14,6 @@ using sc_core::sc_time;
 
 namespace {
 constexpr int kIdle = 0, kComputing = 1, kCommunicating = 2, kOffsetWait = 3;
-// A ring of n sites has 2(n - 1) ring steps: the key holds any (step, ring step) pair.
-std::uint64_t ring_key(int step, int ring_step) {
-  return static_cast<std::uint64_t>(static_cast<std::uint32_t>(step)) << 32 |
-         static_cast<std::uint32_t>(ring_step);
-}
 int mod(int a, int n) { return ((a % n) + n) % n; }
 }  // namespace
 
@@ -28,6 +23,8 @@ ComputeCluster::ComputeCluster(sc_core::sc_module_name name, const ComputeCluste
   in.bind(*this);
   const auto n = static_cast<std::uint64_t>(config_.ring_order.size());
   if (config_.ring && n > 0) ring_offsets_ = ring_segment_offsets(config_.gradient_bytes, n);
+  if (config_.ring) ring_progress_ = config_.ring_progress.get();
+  functional_ = config_.functional;
   if (config_.reliable) {
     retransmitter_ = std::make_unique<Retransmitter>(
         "retransmitter",
@@ -84,12 +81,14 @@ void ComputeCluster::run() {
     record.agreed_start = agreed_start_;
     record.transmit_complete = transmit_complete_;
     offset_wait_total_ += first_send_ - agreed_start_;
-    if (auto it = result_times_.find(step); it != result_times_.end()) {
-      record.first_result = it->second.first;
-      record.last_result = it->second.second;
-      if (noted_.step == step) noted_ = {};
-      result_times_.erase(it);
+    if (const auto times = result_times(step)) {
+      record.first_result = times->first;
+      record.last_result = times->second;
     }
+    if (noted_.step == step) noted_ = {};
+    result_times_.erase(step);
+    host_received_.erase(step);
+    if (host_receipts_.step == step) host_receipts_ = {};
     records_.push_back(record);
   }
   state_ = kIdle;
@@ -259,7 +258,7 @@ void ComputeCluster::send_grants(int step, const ClusterRoundPlan& plan,
 void ComputeCluster::regrant(int step, const ClusterRoundPlan& plan,
                              const std::vector<int>& receivers) {
   if (config_.flow_control != FlowControl::kCredit) return;
-  if (config_.aggregation && result_times_.count(step)) return;
+  if (config_.aggregation && result_times(step)) return;
   send_grants(step, plan, receivers);
   control_retransmissions_ += receivers.size();
 }
@@ -610,9 +609,7 @@ void ComputeCluster::ring_advance() {
       run.expected = start_ring_step(run.step, r, run.pos, run.successor);
       run.sent = true;
     }
-    const auto it = ring_received_.find(ring_key(run.step, r));
-    if (run.expected > 0 && (it == ring_received_.end() || it->second < run.expected)) return;
-    if (it != ring_received_.end()) ring_received_.erase(it);
+    if (run.expected > 0 && host_received(run.step, r) < run.expected) return;
     ++run.ring_step;
     run.sent = false;
   }
@@ -686,9 +683,36 @@ void ComputeCluster::receive(tlm::tlm_generic_payload& trans) {
 
 void ComputeCluster::note_result(int step) {
   const sc_time now = EventCalendar::now();
-  if (noted_.step != step)
-    noted_ = {step, &result_times_.try_emplace(step, now, now).first->second};
-  noted_.times->second = now;
+  if (noted_.step != step) {
+    flush_noted();
+    const auto it = result_times_.find(step);
+    noted_ = it == result_times_.end() ? Noted{step, now, now}
+                                       : Noted{step, it->second.first, it->second.second};
+  }
+  noted_.last = now;
+}
+
+void ComputeCluster::flush_noted() {
+  if (noted_.step >= 0) result_times_[noted_.step] = {noted_.first, noted_.last};
+}
+
+// (first, last) result time of `step`; none before its first result.
+std::optional<std::pair<sc_time, sc_time>> ComputeCluster::result_times(int step) const {
+  if (noted_.step == step) return std::pair{noted_.first, noted_.last};
+  const auto it = result_times_.find(step);
+  if (it == result_times_.end()) return std::nullopt;
+  return it->second;
+}
+
+// Tags are ring steps (2(n - 1) of them) or a point-to-point message's tag (0 or 1); a
+// step's counts never move, so wait_host_chunks may await one.
+std::uint64_t& ComputeCluster::host_received(int step, int tag) {
+  if (host_receipts_.step != step) {
+    auto& counts = host_received_[step];
+    if (counts.empty()) counts.assign(std::max<std::size_t>(2, 2 * config_.ring_order.size()), 0);
+    host_receipts_ = {step, counts.data()};
+  }
+  return host_receipts_.counts[tag];
 }
 
 // Loss recovery: a result (or passed-through contribution) received again is recognised
@@ -779,11 +803,11 @@ void ComputeCluster::accumulate_result(const ChunkExtension& chunk) {
 
 std::uint64_t ComputeCluster::on_ring_chunk(const ChunkExtension& chunk) {
   note_result(chunk.step);
-  const auto received = ++ring_received_[ring_key(chunk.step, static_cast<int>(chunk.ring_step))];
-  if (config_.ring && config_.ring_progress &&
+  const auto received = ++host_received(chunk.step, static_cast<int>(chunk.ring_step));
+  if (ring_progress_ != nullptr &&
       received == num_chunks(ring_offsets_[chunk.segment + 1] - ring_offsets_[chunk.segment]))
-    config_.ring_progress->mark(config_.site, chunk.step, static_cast<int>(chunk.ring_step));
-  if (!config_.functional) return received;
+    ring_progress_->mark(config_.site, chunk.step, static_cast<int>(chunk.ring_step));
+  if (!functional_) return received;
   const int n = static_cast<int>(config_.ring_order.size());
   const std::uint64_t first =
       (ring_offsets_[chunk.segment] + chunk.chunk * config_.chunk_bytes) / 4;
@@ -868,11 +892,10 @@ void ComputeCluster::send_streams(int step, int tag, const std::vector<int>& rec
 }
 
 void ComputeCluster::wait_host_chunks(int step, int tag, std::uint64_t expected) {
-  const std::uint64_t& received = ring_received_[ring_key(step, tag)];
+  const std::uint64_t& received = host_received(step, tag);
   awaited_ = {&received, expected};
   while (received < expected) wait(progress_);
   awaited_ = {};
-  ring_received_.erase(ring_key(step, tag));
 }
 
 // One-way transfer: the sender's step ends when its access link has sent the last chunk

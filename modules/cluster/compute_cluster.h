@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <systemc>
@@ -269,11 +270,21 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
     std::uint64_t* complete = nullptr;
   };
   Receiving& receiving(int step);
-  // The entry of result_times_ noted last (one lookup per step, not per result).
+  // The first and last result times of the step received last, kept here (not in
+  // result_times_, where the other steps' are) so that a result touches no map node.
   struct Noted {
     int step = -1;
-    std::pair<sc_core::sc_time, sc_core::sc_time>* times = nullptr;
+    sc_core::sc_time first, last;
   };
+  void flush_noted();
+  std::optional<std::pair<sc_core::sc_time, sc_core::sc_time>> result_times(int step) const;
+  // Host chunks received (ring segments, point-to-point messages), per step one count per
+  // tag (ring step), and the step received last cached: one lookup per step, not per chunk.
+  struct HostReceipts {
+    int step = -1;
+    std::uint64_t* counts = nullptr;
+  };
+  std::uint64_t& host_received(int step, int tag);
   // Pacing: the calendar emits the streams' chunks (a method call each, not a thread
   // switch); the thread waits for paced_done_.
   struct PacedStream {
@@ -304,13 +315,17 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
 
   ComputeClusterConfig config_;
   ChunkPool& pool_;
-  // Read per paced chunk or received result, kept together in three cache lines: the
-  // cluster's state is cold at each chunk.
+  // Read per paced chunk or received result or ring chunk, kept together in a few cache
+  // lines: the cluster's state is cold at each chunk.
   alignas(64) Paced paced_;
   ChunkSink out_sink_;  // what `out` is bound to
   Awaited awaited_;
   Receiving receiving_;
   Noted noted_;
+  HostReceipts host_receipts_;
+  RingRun ring_run_;
+  RingProgress* ring_progress_ = nullptr;  // config_.ring_progress, if the ring uses it
+  bool functional_ = false;                // config_.functional
   std::uint64_t accepted_results_ = 0, progress_count_ = 0;
   sc_core::sc_time first_send_;
   int state_ = 0;
@@ -318,9 +333,8 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   // Receipts per step: reduced chunks (or pass-through contributions) per chunk index.
   std::map<int, std::vector<int>> received_;
   std::map<int, std::uint64_t> complete_chunks_;
-  std::map<std::uint64_t, std::uint64_t> ring_received_;  // key: step << 32 | ring_step
-  RingRun ring_run_;
-  const DepartureClock* access_clock_ = nullptr;  // the access link `out` is bound to
+  std::map<int, std::vector<std::uint64_t>> host_received_;  // step -> chunks per tag
+  const DepartureClock* access_clock_ = nullptr;             // the access link `out` is bound to
   // Credit windows, (step, receiver) -> grant (-1: not yet), slots freed so far (cumulative
   // credit messages), credits spent.
   // Without aggregation a receiver acknowledges a contribution as it passes it on, which

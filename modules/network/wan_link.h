@@ -6,6 +6,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -114,8 +115,9 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   sc_core::sc_time jitter_sample();
   bool draw_loss();
   void count_loss(const tlm::tlm_generic_payload& trans, std::uint64_t wire);
-  // Wire size and serialization time of a payload, memoised per kind (data, control):
-  // a link carries few distinct sizes, and both need a 128-bit division.
+  // Wire size and serialization time of a payload, memoised (both need a 128-bit
+  // division): a link carries few distinct sizes. Data has two entries, since a ring's
+  // segments of a few chunks alternate full chunks with the segment's last, shorter one.
   struct Price {
     std::uint64_t payload_bytes = ~std::uint64_t{0};
     std::uint64_t wire_bytes = 0;
@@ -123,9 +125,16 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   };
   // Inline, the refresh out of line: a hit (nearly every crossing) saves no registers.
   const Price& price(const ChunkExtension& chunk, bool control) {
-    Price& p = control ? control_price_ : data_price_;
-    if (p.payload_bytes != chunk.payload_bytes) reprice(p, chunk);
-    return p;
+    if (control) {
+      if (control_price_.payload_bytes != chunk.payload_bytes) reprice(control_price_, chunk);
+      return control_price_;
+    }
+    if (data_prices_[0].payload_bytes == chunk.payload_bytes) return data_prices_[0];
+    if (data_prices_[1].payload_bytes == chunk.payload_bytes) return data_prices_[1];
+    Price& victim = data_prices_[next_victim_];
+    next_victim_ ^= 1;
+    reprice(victim, chunk);
+    return victim;
   }
   void reprice(Price& p, const ChunkExtension& chunk) const;
   static constexpr std::uint64_t kJitterEpochPs = 10'000'000'000;  // 10 ms
@@ -145,7 +154,8 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   bool jitter_enabled_;
   sc_core::sc_time busy_ = sc_core::SC_ZERO_TIME;
   std::uint64_t payload_bytes_ = 0, wire_bytes_ = 0, chunks_ = 0;
-  Price data_price_;
+  std::array<Price, 2> data_prices_;
+  unsigned next_victim_ = 0;
   Histogram queueing_ns_;
 
   Price control_price_;
