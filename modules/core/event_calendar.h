@@ -4,7 +4,8 @@
 // the kernel's timed-event heap (sc_ppq, a compare through a function pointer per level)
 // and the trigger of a cold event object took about a third of a run. The calendar keeps
 // one entry per non-empty queue (its earliest instant) in a flat min-heap and arms a
-// single kernel event for the earliest of them.
+// single kernel event for the earliest of them (CalendarQueue: a heap while few, a radix
+// heap while many).
 //
 // Running ahead (exact temporal decoupling): once the instants due now are done, the
 // calendar moves on to its next instant itself, without the kernel, while no other
@@ -18,7 +19,8 @@
 
 #include <cstdint>
 #include <systemc>
-#include <vector>
+
+#include "modules/core/calendar_queue.h"
 
 namespace aggnet {
 
@@ -88,7 +90,7 @@ class EventCalendar {
   EventCalendar();
   void fire();
   void fire_due();
-  void prefetch_next() const;
+  void prefetch_next();
   bool may_run_ahead_to(const sc_core::sc_time& at);
   void arm();
 
@@ -101,16 +103,11 @@ class EventCalendar {
     Client* client;
     sc_core::sc_time at;  // the key's instant (fills the key's alignment padding)
   };
-  static bool earlier(const Entry& a, const Entry& b) { return a.key < b.key; }
   void push(const Entry& entry);
-  void sift_up(std::size_t i);
-  void sift_down(std::size_t i);
-  void pop_top();
 
-  // A 4-ary min-heap on (at, order). The entry being fired stays at the top during its
-  // callback; a client that schedules itself again there (a link with more in flight) is
-  // re-keyed in place: one sift instead of a pop and a push.
-  std::vector<Entry> heap_;
+  // A client that schedules itself again during its callback (a link with more in flight)
+  // is held here and handed over after it: the heap then re-keys its top in place.
+  CalendarQueue<Entry> queue_;
   Client* firing_client_ = nullptr;
   bool rescheduled_ = false;
   Entry rescheduled_entry_{};
