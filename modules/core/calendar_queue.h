@@ -26,6 +26,7 @@ class CalendarQueue {
 
   bool empty() const { return radix_ ? radix_heap_.empty() : heap_.empty(); }
   std::size_t size() const { return radix_ ? radix_heap_.size() : heap_.size(); }
+  bool in_radix_form() const { return radix_; }
   const Entry& top() { return radix_ ? radix_heap_.top() : heap_.front(); }
 
   void push(const Entry& entry) {

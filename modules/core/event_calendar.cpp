@@ -32,8 +32,10 @@ void EventCalendar::cancel(Client& client) {
     rescheduled_ = false;
     return;
   }
-  // The kernel event may be armed for the entry removed.
-  if (queue_.remove(&client, firing_) && !firing_) {
+  // The kernel event may be armed for the entry removed, if it was the earliest; touching
+  // it otherwise would reorder the kernel's timed notifications due at that instant.
+  const bool earliest = !firing_ && !queue_.empty() && queue_.top().client == &client;
+  if (queue_.remove(&client, firing_) && earliest) {
     event_.cancel();
     armed_ = false;
     arm();

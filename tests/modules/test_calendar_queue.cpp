@@ -101,6 +101,8 @@ TEST(CalendarQueue, FiresInKeyOrderAcrossItsSwitchesBetweenHeapAndRadixHeap) {
   std::set<std::pair<Key, const int*>> reference;
   std::uint64_t order = 0, now = 0;
   std::size_t next_client = 0, largest = 0, smallest_after_largest = ~std::size_t{0};
+  int switches = 0;
+  bool radix = false;
   auto schedule = [&](const int* client, std::uint64_t at, bool held, Entry* hold) {
     const Entry entry{key_of(at, order++), client};
     reference.insert({entry.key, client});
@@ -136,13 +138,16 @@ TEST(CalendarQueue, FiresInKeyOrderAcrossItsSwitchesBetweenHeapAndRadixHeap) {
       next_client = (next_client + 1) % clients.size();
     }
     queue.end_firing(rearm ? &again : nullptr);
+    switches += queue.in_radix_form() != radix;
+    radix = queue.in_radix_form();
   }
+  EXPECT_GE(switches, 10);                 // both ways, several times
   EXPECT_GT(largest, 300u);                // the radix heap held them
   EXPECT_LT(smallest_after_largest, 48u);  // and the heap again
 }
 
 TEST(CalendarQueue, RemovesAClientInEitherForm) {
-  for (const int n : {5, 100}) {  // below and above the switch to the radix heap
+  for (const int n : {5, 200}) {  // below and above the switch to the radix heap
     std::vector<int> clients(static_cast<std::size_t>(n));
     CalendarQueue<Entry> queue;
     std::uint64_t order = 0;
@@ -153,6 +158,7 @@ TEST(CalendarQueue, RemovesAClientInEitherForm) {
     // One firing: the size check that switches forms runs at its end.
     queue.begin_firing();
     queue.end_firing(nullptr);
+    EXPECT_EQ(queue.in_radix_form(), n > 128) << n;
     const int* victim = &clients[static_cast<std::size_t>(n) / 2];
     EXPECT_TRUE(queue.remove(victim, false)) << n;
     EXPECT_FALSE(queue.remove(victim, false)) << n;
