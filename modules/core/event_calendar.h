@@ -3,9 +3,9 @@
 // Every link and FPGA pipeline used to own an sc_event: with hundreds of them pending,
 // the kernel's timed-event heap (sc_ppq, a compare through a function pointer per level)
 // and the trigger of a cold event object took about a third of a run. The calendar keeps
-// one entry per non-empty queue (its earliest instant) in a flat min-heap and arms a
-// single kernel event for the earliest of them (CalendarQueue: a heap while few, a radix
-// heap while many).
+// one entry per non-empty queue (its earliest instant) in a flat priority queue
+// (CalendarQueue: a 4-ary heap while few, a radix heap while many) and arms a single
+// kernel event for the earliest of them.
 //
 // Running ahead (exact temporal decoupling): once the instants due now are done, the
 // calendar moves on to its next instant itself, without the kernel, while no other
