@@ -1,6 +1,7 @@
 #include "modules/cluster/retransmitter.h"
 
 #include "modules/core/event_calendar.h"
+#include "modules/core/time.h"
 
 namespace aggnet {
 
@@ -32,7 +33,7 @@ bool Retransmitter::ack(int step, int from, std::uint32_t chunk) {
   const auto it = outstanding_.find({step, from, chunk});
   if (it == outstanding_.end()) return false;
   if (it->second.timed_out)
-    counters_.recovery_ns.add((EventCalendar::now() - it->second.first_timeout).to_seconds() * 1e9);
+    counters_.recovery_ns.add(to_ns(EventCalendar::now() - it->second.first_timeout));
   outstanding_.erase(it);
   return true;
 }

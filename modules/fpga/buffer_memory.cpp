@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "modules/core/time.h"
+
 namespace aggnet {
 
 std::size_t BufferMemory::table_capacity(std::uint64_t num_slots) {
@@ -36,7 +38,7 @@ void BufferMemory::allocate(std::uint64_t key, const sc_core::sc_time& now) {
 void BufferMemory::free(std::uint64_t key, const sc_core::sc_time& now) {
   const sc_core::sc_time* since = slots_.find(key);
   if (since == nullptr) return;
-  hold_ns_.add((now - *since).to_seconds() * 1e9);
+  hold_ns_.add(to_ns(now - *since));
   slots_.erase(key);
   occupancy_bytes_ -= slot_bytes_;
 }

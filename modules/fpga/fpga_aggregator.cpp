@@ -245,7 +245,7 @@ void FpgaAggregator::admit_stalled() {
       continue;
     }
     stall_time_ += now - it->since;
-    stall_ns_.add((now - it->since).to_seconds() * 1e9);
+    stall_ns_.add(to_ns(now - it->since));
     auto* trans = it->trans;
     waiting_bytes_ -= chunk_of(*trans).payload_bytes;
     it = stalled_.erase(it);

@@ -70,7 +70,7 @@ void WanLink::accept(tlm::tlm_generic_payload& trans) {
   if (start == now) {
     queueing_ns_.add(0.0);
   } else {
-    queueing_ns_.add((start - now).to_seconds() * 1e9);
+    queueing_ns_.add(to_ns(start - now));
   }
   busy_ += serialization;
   bytes_in_flight_ += wire;
