@@ -216,9 +216,9 @@ void FpgaAggregator::check_senders(const Slot& slot, int group_size) {
 void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced) {
   const sc_time now = EventCalendar::now();
   const auto key = key_of(chunk_of(reduced));
-  // The senders move out of the slot (capacities swapped, nothing allocated).
+  // The senders move out of the slot (capacities swapped, nothing allocated; the slot
+  // keeps the previous bits, which fresh_slot clears when it is taken again).
   std::vector<std::uint64_t>& senders = credit_senders_;
-  std::fill(senders.begin(), senders.end(), 0);
   senders.swap(slots_.find(key)->senders);
   slots_.erase(key);
   const bool leak = test_hook_ == TestHook::kLeakSlot && !leaked_once_;
