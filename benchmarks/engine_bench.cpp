@@ -1,6 +1,10 @@
 // Engine benchmarks, one measurement per process (a SystemC kernel elaborates once):
 //   aggnet_bench kernel EVENTS
 //       the bare kernel: one SC_METHOD re-notifying a timed event EVENTS times
+//   aggnet_bench memory
+//       the host's load-to-use latency at working sets from 32 KiB to 64 MiB (a chase of
+//       dependent loads through randomly ordered cache lines): the bare kernel fits in the
+//       L1 cache, hundreds of sites do not, and what their state costs is this latency
 //   aggnet_bench run PLATFORM SCHEDULE GRADIENT BUFFER STEPS [colocated] [noalign] [burst=K]
 //       the engine: builds the NetworkSystem(s) and simulates STEPS steps (STEPS 0: one
 //       period); `colocated` adds the co-located reference as `aggnet run` does, `noalign`
@@ -12,12 +16,16 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
 #include <memory>
+#include <numeric>
+#include <random>
 #include <string>
 #include <systemc>
+#include <vector>
 
 #include "common/units.h"
 #include "config/platform_loader.h"
@@ -63,6 +71,43 @@ int kernel(long events) {
       "{{\"bench\": \"kernel\", \"events\": {}, \"sim_cpu_s\": {:.6f}, "
       "\"events_per_cpu_s\": {:.1f}}}\n",
       events, sim, static_cast<double>(events) / sim);
+  return 0;
+}
+
+// One line per cache line, visited in a random cyclic order: each load's address is the
+// previous load's value, so neither the hardware prefetcher nor out-of-order execution
+// overlaps them.
+struct alignas(64) ChaseLine {
+  std::uint32_t next = 0;
+};
+
+double chase_ns(std::size_t bytes, std::mt19937_64& rng) {
+  const std::size_t lines = bytes / sizeof(ChaseLine);
+  std::vector<std::uint32_t> order(lines);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin() + 1, order.end(), rng);
+  std::vector<ChaseLine> chase(lines);
+  for (std::size_t i = 0; i < lines; ++i) chase[order[i]].next = order[(i + 1) % lines];
+  constexpr std::size_t kLoads = 4'000'000;
+  std::uint32_t at = 0;
+  for (std::size_t i = 0; i < lines; ++i) at = chase[at].next;  // warm the caches and TLB
+  const double c0 = cpu_s();
+  for (std::size_t i = 0; i < kLoads; ++i) at = chase[at].next;
+  const double c1 = cpu_s();
+  if (at >= lines) std::abort();  // uses `at`: the loop is not optimised away
+  return 1e9 * (c1 - c0) / static_cast<double>(kLoads);
+}
+
+int memory() {
+  std::mt19937_64 rng(1);
+  std::string sizes;
+  for (std::size_t kib = 32; kib <= 64 * 1024; kib *= 2) {
+    if (!sizes.empty()) sizes += ", ";
+    sizes += fmt::format("\"{}\": {:.1f}", kib, chase_ns(kib * 1024, rng));
+  }
+  // sim_cpu_s: the least-of-N helpers of run.sh pick rows by it.
+  fmt::print("{{\"bench\": \"memory\", \"sim_cpu_s\": {:.6f}, \"load_ns_by_kib\": {{{}}}}}\n",
+             cpu_s(), sizes);
   return 0;
 }
 
@@ -144,6 +189,7 @@ int sc_main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   try {
     if (mode == "kernel" && argc == 3) return kernel(std::atol(argv[2]));
+    if (mode == "memory" && argc == 2) return memory();
     if (mode == "run" && argc >= 7) {
       bool colocated = false, align = true;
       std::uint64_t burst = 1;
@@ -165,6 +211,7 @@ int sc_main(int argc, char** argv) {
   }
   std::cerr
       << "usage: aggnet_bench kernel EVENTS\n"
+         "       aggnet_bench memory\n"
          "       aggnet_bench run PLATFORM SCHEDULE GRADIENT BUFFER STEPS [colocated] [noalign] "
          "[burst=K]\n";
   return 2;

@@ -96,6 +96,14 @@ for n in $sizes; do
   row "hops $t $n" "$p" "$t" "${tri[$n]}" 4GiB 1
   row "hops ring $n" "$p" ring "${ring[$n]}" 0 1
 done
+# The host's load latency by working set (least of $repeats): the scale rows' ratios
+# follow the step from the L2 cache to memory, which differs between hosts.
+if [ "$quick" != --quick ]; then
+  memory_runs=""
+  for ((i = 0; i < repeats; i++)); do memory_runs+=$("$bench" memory)$'\n'; done
+  echo "{\"label\": \"memory\", \"memory\": $(printf '%s' "$memory_runs" | least)}" \
+    >> "$out/rows.jsonl"
+fi
 # Both long enough (0.4 and 2 CPU-s) that neither the pool's growth nor a fast moment of
 # the host favours one side: the 4 GiB row above is a 0.03 CPU-s run.
 if [ "$quick" != --quick ]; then

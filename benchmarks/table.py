@@ -51,6 +51,12 @@ def main(path):
     by = {r["label"]: r for r in rows if "run" in r}
     print()
     for r in rows:
+        if "memory" in r:
+            latency = ", ".join(f"{int(kib) // 1024} MiB {ns:.1f}" if int(kib) >= 1024
+                                else f"{kib} KiB {ns:.1f}"
+                                for kib, ns in r["memory"]["load_ns_by_kib"].items())
+            print(f"load latency (ns) by working set: {latency}")
+    for r in rows:
         if "small" in r and "large" in r:
             small, large = r["small"]["hops_per_cpu_s"], r["large"]["hops_per_cpu_s"]
             print(f"{r['label']}: {r['large']['sites']} sites {small / large:.2f}x lower "
