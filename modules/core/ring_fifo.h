@@ -2,22 +2,27 @@
 //
 // An ArrivalQueue is read and written once per link crossing, long after its last use: a
 // std::deque's 80-byte header (two four-pointer iterators) and its block map cost cache
-// misses there, this header is 24 bytes and the items are contiguous.
+// misses there, this header is 24 bytes and the items are contiguous, from the start of a
+// cache line.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 namespace aggnet {
 
 /// RingFifo<T>: push_back, front, back, pop_front in O(1) (amortised for push_back).
-/// T must be default-constructible and copy- or move-assignable. Errors: std::length_error
-/// beyond 2^31 items.
+/// T must be default-constructible, copy- or move-assignable and trivially destructible.
+/// Errors: std::length_error beyond 2^31 items.
 template <typename T>
 class RingFifo {
+  static_assert(std::is_trivially_destructible_v<T>, "RingFifo: items are never destroyed");
+
  public:
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
@@ -30,9 +35,13 @@ class RingFifo {
     items_[(head_ + size_) & mask_] = item;
     ++size_;
   }
+  // Emptied, the queue starts again at the array's first line (branch-free: whether it
+  // empties is as unpredictable as the traffic). A link holding a few items at a time then
+  // keeps to one line of its array instead of cycling through all of them: a 243-site
+  // ring's hot state then nearly fits in the L2 cache (docs/performance.md, step 11).
   void pop_front() {
-    head_ = (head_ + 1) & mask_;
     --size_;
+    head_ = (head_ + 1) & mask_ & (0u - static_cast<std::uint32_t>(size_ != 0));
   }
 
  private:
@@ -44,14 +53,20 @@ class RingFifo {
     const std::uint32_t old = capacity();
     if (old == kMaxCapacity) throw std::length_error("RingFifo: more than 2^31 items");
     const std::uint32_t fresh = old == 0 ? kInitialCapacity : 2 * old;
-    auto items = std::make_unique<T[]>(fresh);
+    Items items(static_cast<T*>(::operator new[](fresh * sizeof(T), kLine)));
+    std::uninitialized_default_construct_n(items.get(), fresh);
     for (std::uint32_t i = 0; i < size_; ++i) items[i] = std::move(items_[(head_ + i) & mask_]);
     items_ = std::move(items);
     head_ = 0;
     mask_ = fresh - 1;
   }
 
-  std::unique_ptr<T[]> items_;
+  static constexpr std::align_val_t kLine{64};
+  struct LineDelete {
+    void operator()(T* items) const { ::operator delete[](items, kLine); }
+  };
+  using Items = std::unique_ptr<T[], LineDelete>;
+  Items items_;
   std::uint32_t head_ = 0, size_ = 0, mask_ = 0;
 };
 

@@ -1,5 +1,6 @@
 // RingFifo against std::deque: the same items in the same order through wrap-around and
-// growth (the array doubles while items sit across its end).
+// growth (the array doubles while items sit across its end); and where its items sit: a
+// FIFO that empties starts again at its array's first cache line.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -54,6 +55,39 @@ TEST(RingFifo, EmptiedAndRefilledFromAnyHeadPosition) {
     }
     ASSERT_TRUE(fifo.empty());
   }
+}
+
+std::uintptr_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
+
+TEST(RingFifo, ArrayStartsOnACacheLine) {
+  for (int grow = 0; grow < 4; ++grow) {
+    RingFifo<std::uint64_t> fifo;
+    for (int k = 0; k < 16 << grow; ++k) fifo.push_back(k);
+    fifo.push_back(99);  // the array has doubled `grow + 1` times; the items start at index 0
+    EXPECT_EQ(address(&fifo.front()) % 64, 0u) << "after growing to " << (32 << grow);
+  }
+}
+
+// A queue that holds a few items at a time keeps them in the first line of its array
+// however many have passed through it.
+TEST(RingFifo, EmptiedRestartsAtTheFirstItem) {
+  RingFifo<std::uint64_t> fifo;
+  fifo.push_back(0);
+  const std::uintptr_t first = address(&fifo.front());
+  std::uint64_t next = 1;
+  for (int burst = 1; burst < 40; ++burst) {
+    fifo.pop_front();
+    ASSERT_TRUE(fifo.empty());
+    for (int k = 0; k < burst % 4 + 1; ++k) fifo.push_back(next++);
+    ASSERT_EQ(address(&fifo.front()), first) << "burst " << burst;
+    ASSERT_EQ(fifo.front(), next - (burst % 4 + 1));
+    while (fifo.size() > 1) fifo.pop_front();
+  }
+  // Never emptied, the head moves on: the last burst (39 % 4 + 1 = 4 items at indexes
+  // 0-3) left its last item at index 3; one more pushed and one popped leaves index 4.
+  fifo.push_back(next);
+  fifo.pop_front();
+  EXPECT_EQ(address(&fifo.front()), first + 4 * sizeof(std::uint64_t));
 }
 
 }  // namespace
