@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace aggnet {
@@ -28,8 +29,13 @@ class Histogram {
   Histogram() = default;
   Histogram(const Histogram& other);
   Histogram& operator=(const Histogram& other);
-  Histogram(Histogram&&) noexcept = default;
-  Histogram& operator=(Histogram&&) noexcept = default;
+  /// A histogram moved from is empty (and usable).
+  Histogram(Histogram&& other) noexcept { swap(other); }
+  Histogram& operator=(Histogram&& other) noexcept {
+    Histogram taken(std::move(other));
+    swap(taken);
+    return *this;
+  }
   ~Histogram() = default;
 
   /// Inline: a link adds one value per crossing, most of them zeros.
@@ -56,6 +62,14 @@ class Histogram {
  private:
   // A bucket array exists once a value went into it (values are finite).
   bool empty() const { return zeros_ == 0 && bucket_count_ == 0; }
+  void swap(Histogram& other) noexcept {
+    std::swap(sum_, other.sum_);
+    std::swap(min_, other.min_);
+    std::swap(max_, other.max_);
+    std::swap(zeros_, other.zeros_);
+    std::swap(buckets_, other.buckets_);
+    std::swap(bucket_count_, other.bucket_count_);
+  }
   void add_to_bucket(double value);
   double sum_ = 0;
   double min_ = std::numeric_limits<double>::infinity();

@@ -94,5 +94,22 @@ TEST(Histogram, CopiesAreIndependent) {
   EXPECT_DOUBLE_EQ(h.mean(), 5103.0 / 4);
 }
 
+TEST(Histogram, MovedFromIsEmptyAndUsable) {
+  Histogram h;
+  for (double v : {0.0, 3.0, 100.0}) h.add(v);
+  Histogram taken = std::move(h);
+  EXPECT_EQ(taken.count(), 3u);
+  EXPECT_EQ(h.count(), 0u);  // NOLINT(bugprone-use-after-move): the state is specified
+  EXPECT_TRUE(h.buckets().empty());
+  h.add(2.0);
+  EXPECT_EQ(h.buckets(), (std::vector<std::uint64_t>{0, 0, 1}));
+  Histogram other;
+  other.add(0.0);
+  other = std::move(taken);
+  EXPECT_EQ(other.count(), 3u);
+  EXPECT_DOUBLE_EQ(other.max(), 100.0);
+  EXPECT_EQ(taken.count(), 0u);  // NOLINT(bugprone-use-after-move)
+}
+
 }  // namespace
 }  // namespace aggnet
