@@ -42,11 +42,6 @@ inline bool is_control(ChunkKind kind) {
 /// Chunk metadata. `data` is empty in timing mode; in functional mode it holds the
 /// chunk's float values (payload_bytes / 4 of them), shared between multicast copies.
 struct ChunkExtension : tlm::tlm_extension<ChunkExtension> {
-  // The first 40 bytes share a line with the extension's vtable and the payload's
-  // reference count (ChunkPool::Block): all that a crossing reads or writes (a link: kind,
-  // sizes, the crossing's fields; a switch: dst_site, tree_id) and what a ring's receiving
-  // cluster reads, so a ring chunk touches one line of its transaction per hop. The
-  // aggregators' and loss recovery's fields fill the next line.
   ChunkKind kind = ChunkKind::kContribution;
   bool retransmission = false;  ///< a copy re-sent after a timeout (loss recovery)
   bool reply = false;           ///< kReady sent in answer to a repeated one (never answered)
@@ -54,24 +49,24 @@ struct ChunkExtension : tlm::tlm_extension<ChunkExtension> {
   /// kept here, the link's arrival FIFO holds 16 bytes per transaction, not 32, and its
   /// arrival reads no price): whether its loss draw lost it, and its wire bytes.
   bool crossing_lost = false;
-  int dst_site = -1;            ///< unicast destination, -1 for multicast
-  int tree_id = -1;             ///< multicast group table key, -1 for unicast
-  int step = 0;                 ///< training step (the round index of the run)
-  std::uint32_t ring_step = 0;  ///< ring all-reduce step (kRingSegment)
+  int src_site = -1;                ///< sender (the reducing FPGA's site for kReduced)
+  int dst_site = -1;                ///< unicast destination, -1 for multicast
+  int tree_id = -1;                 ///< multicast group table key, -1 for unicast
+  int step = 0;                     ///< training step (the round index of the run)
+  int group_size = 0;               ///< members of the sender's group in this round
+  int contributions = 1;            ///< contributions summed into this chunk
+  std::uint32_t chunk = 0;          ///< chunk index within the gradient (or ring segment)
+  std::uint32_t ring_step = 0;      ///< ring all-reduce step (kRingSegment)
+  std::uint32_t segment = 0;        ///< ring segment the chunk belongs to (kRingSegment)
+  std::uint64_t payload_bytes = 0;  ///< bytes of gradient data (before headers)
   /// Burst mode: chunks carried by this transaction (`chunk` then indexes the burst; all
   /// but the last are `burst_chunk_bytes` long). 1: one chunk (burst_chunk_bytes unused).
+  std::uint64_t burst_chunk_bytes = 0;
   std::uint32_t chunks = 1;
-  std::uint64_t payload_bytes = 0;        ///< bytes of gradient data (before headers)
-  std::uint64_t crossing_wire_bytes = 0;  ///< set by the link crossed (see crossing_lost)
-  int src_site = -1;                      ///< sender (the reducing FPGA's site for kReduced)
-  std::uint32_t chunk = 0;                ///< chunk index within the gradient (or ring segment)
-  std::uint32_t segment = 0;              ///< ring segment the chunk belongs to (kRingSegment)
-  int group_size = 0;                     ///< members of the sender's group in this round
-  int contributions = 1;                  ///< contributions summed into this chunk
   std::uint32_t credits = 1;  ///< kGrant: window; kCredit: slots freed so far (cumulative)
   int requester = -1;         ///< kReduced re-sent for a retransmission: the sender to acknowledge
-  std::uint64_t burst_chunk_bytes = 0;
-  std::uint64_t stamp_ps = 0;  ///< kReady: the sender's ready time (synchronised clocks)
+  std::uint64_t crossing_wire_bytes = 0;  ///< set by the link crossed (see crossing_lost)
+  std::uint64_t stamp_ps = 0;             ///< kReady: the sender's ready time (synchronised clocks)
   std::shared_ptr<std::vector<float>> data;
 
   tlm::tlm_extension_base* clone() const override;

@@ -2,27 +2,22 @@
 //
 // An ArrivalQueue is read and written once per link crossing, long after its last use: a
 // std::deque's 80-byte header (two four-pointer iterators) and its block map cost cache
-// misses there, this header is 24 bytes and the items are contiguous, from the start of a
-// cache line.
+// misses there, this header is 24 bytes and the items are contiguous.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <new>
 #include <stdexcept>
-#include <type_traits>
 #include <utility>
 
 namespace aggnet {
 
 /// RingFifo<T>: push_back, front, back, pop_front in O(1) (amortised for push_back).
-/// T must be default-constructible, copy- or move-assignable and trivially destructible.
-/// Errors: std::length_error beyond 2^31 items.
+/// T must be default-constructible and copy- or move-assignable. Errors: std::length_error
+/// beyond 2^31 items.
 template <typename T>
 class RingFifo {
-  static_assert(std::is_trivially_destructible_v<T>, "RingFifo: items are never destroyed");
-
  public:
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
@@ -35,13 +30,14 @@ class RingFifo {
     items_[(head_ + size_) & mask_] = item;
     ++size_;
   }
-  // Emptied, the queue starts again at the array's first line (branch-free: whether it
-  // empties is as unpredictable as the traffic). A link holding a few items at a time then
-  // keeps to one line of its array instead of cycling through all of them: a 243-site
-  // ring's hot state then nearly fits in the L2 cache (docs/performance.md, step 11).
+  // Emptied, the queue starts again at the array's first item: a link holding a few items
+  // at a time then keeps to the first line or two of its array instead of cycling through
+  // all of them, and a 243-site ring's hot state nearly fits in the L2 cache
+  // (docs/performance.md, step 11). A branch, not arithmetic: a queue that streams (most of
+  // a 9-site run's) predicts it, and a head computed from the size lengthens every pop.
   void pop_front() {
-    --size_;
-    head_ = (head_ + 1) & mask_ & (0u - static_cast<std::uint32_t>(size_ != 0));
+    head_ = (head_ + 1) & mask_;
+    if (--size_ == 0) head_ = 0;
   }
 
  private:
@@ -53,20 +49,14 @@ class RingFifo {
     const std::uint32_t old = capacity();
     if (old == kMaxCapacity) throw std::length_error("RingFifo: more than 2^31 items");
     const std::uint32_t fresh = old == 0 ? kInitialCapacity : 2 * old;
-    Items items(static_cast<T*>(::operator new[](fresh * sizeof(T), kLine)));
-    std::uninitialized_default_construct_n(items.get(), fresh);
+    auto items = std::make_unique<T[]>(fresh);
     for (std::uint32_t i = 0; i < size_; ++i) items[i] = std::move(items_[(head_ + i) & mask_]);
     items_ = std::move(items);
     head_ = 0;
     mask_ = fresh - 1;
   }
 
-  static constexpr std::align_val_t kLine{64};
-  struct LineDelete {
-    void operator()(T* items) const { ::operator delete[](items, kLine); }
-  };
-  using Items = std::unique_ptr<T[], LineDelete>;
-  Items items_;
+  std::unique_ptr<T[]> items_;
   std::uint32_t head_ = 0, size_ = 0, mask_ = 0;
 };
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <numeric>
 
 namespace aggnet {
 
@@ -19,39 +18,14 @@ int binary_exponent(double value) {
 
 }  // namespace
 
-Histogram::Histogram(const Histogram& other)
-    : sum_(other.sum_),
-      min_(other.min_),
-      max_(other.max_),
-      zeros_(other.zeros_),
-      bucket_count_(other.bucket_count_) {
-  if (bucket_count_ == 0) return;
-  buckets_ = std::make_unique<std::uint64_t[]>(bucket_count_);
-  std::copy_n(other.buckets_.get(), bucket_count_, buckets_.get());
-}
-
-Histogram& Histogram::operator=(const Histogram& other) {
-  if (this != &other) *this = Histogram(other);
-  return *this;
-}
-
 void Histogram::add_to_bucket(double value) {
-  const auto bucket = static_cast<std::uint32_t>(value < 1.0 ? 0 : binary_exponent(value) + 1);
-  if (bucket >= bucket_count_) {
-    auto grown = std::make_unique<std::uint64_t[]>(bucket + 1);  // zeroed
-    std::copy_n(buckets_.get(), bucket_count_, grown.get());
-    buckets_ = std::move(grown);
-    bucket_count_ = bucket + 1;
-  }
+  std::size_t bucket = value < 1.0 ? 0 : static_cast<std::size_t>(binary_exponent(value)) + 1;
+  if (buckets_.size() <= bucket) buckets_.resize(bucket + 1, 0);
   ++buckets_[bucket];
 }
 
-std::uint64_t Histogram::count() const {
-  return std::accumulate(buckets_.get(), buckets_.get() + bucket_count_, zeros_);
-}
-
 std::vector<std::uint64_t> Histogram::buckets() const {
-  std::vector<std::uint64_t> all(buckets_.get(), buckets_.get() + bucket_count_);
+  std::vector<std::uint64_t> all = buckets_;
   if (zeros_ == 0) return all;
   if (all.empty()) all.push_back(0);
   all[0] += zeros_;

@@ -22,7 +22,6 @@ WanLink::WanLink(sc_core::sc_module_name name, const WanLinkParams& params, bool
       jitter_enabled_(jitter_enabled && params.jitter_ps > 0),
       params_(params) {
   static_assert(sizeof(arrivals_) == 64, "WanLink: the arrival queue should fill one line");
-  static_assert(sizeof(Histogram) == 48, "WanLink: the histogram should end the fourth line");
   in.bind(*this);
   if (jitter_enabled_) jitter_rng_ = std::make_unique<std::mt19937_64>(seed);
 }

@@ -142,7 +142,7 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   // Read or written by every crossing, kept together: a link's state is cold by the time
   // its next chunk arrives, and each line is a miss. An arrival touches the first two
   // lines (the calendar fetches both ahead, see EventCalendar::prefetch_next), a hand-over
-  // all four (a queued one also its histogram's bucket).
+  // all four.
   alignas(64) BasicArrivalQueue<NoRecord, ArrivalHandler> arrivals_;  // FIFO; one line
   std::uint64_t bytes_in_flight_ = 0;
   std::uint64_t delivered_wire_bytes_ = 0;
@@ -152,11 +152,11 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   double loss_rate_ = 0;
   bool up_ = true;
   bool jitter_enabled_;
-  std::uint8_t next_victim_ = 0;  // the data price replaced next
   sc_core::sc_time busy_ = sc_core::SC_ZERO_TIME;
   std::uint64_t payload_bytes_ = 0, wire_bytes_ = 0, chunks_ = 0;
   std::array<Price, 2> data_prices_;
-  Histogram queueing_ns_;  // ends the fourth line
+  unsigned next_victim_ = 0;
+  Histogram queueing_ns_;
 
   Price control_price_;
   WanLinkParams params_;

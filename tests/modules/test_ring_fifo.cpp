@@ -1,6 +1,6 @@
 // RingFifo against std::deque: the same items in the same order through wrap-around and
 // growth (the array doubles while items sit across its end); and where its items sit: a
-// FIFO that empties starts again at its array's first cache line.
+// FIFO that empties starts again at its array's first item.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -58,15 +58,6 @@ TEST(RingFifo, EmptiedAndRefilledFromAnyHeadPosition) {
 }
 
 std::uintptr_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
-
-TEST(RingFifo, ArrayStartsOnACacheLine) {
-  for (int grow = 0; grow < 4; ++grow) {
-    RingFifo<std::uint64_t> fifo;
-    for (int k = 0; k < 16 << grow; ++k) fifo.push_back(k);
-    fifo.push_back(99);  // the array has doubled `grow + 1` times; the items start at index 0
-    EXPECT_EQ(address(&fifo.front()) % 64, 0u) << "after growing to " << (32 << grow);
-  }
-}
 
 // A queue that holds a few items at a time keeps them in the first line of its array
 // however many have passed through it.
