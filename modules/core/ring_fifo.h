@@ -32,7 +32,7 @@ class RingFifo {
   }
   // Emptied, the queue starts again at the array's first item: a link holding a few items
   // at a time then keeps to the first line or two of its array instead of cycling through
-  // all of them, and a 243-site ring's hot state nearly fits in the L2 cache
+  // all of them, and a 243-site ring's hot state comes closer to fitting in the L2 cache
   // (docs/performance.md, step 11). A branch, not arithmetic: a queue that streams (most of
   // a 9-site run's) predicts it, and a head computed from the size lengthens every pop.
   void pop_front() {
