@@ -60,8 +60,17 @@ pair_row() {
     # shellcheck disable=SC2086
     large_runs+=$("$bench" run $3)$'\n'
   done
-  echo "{\"label\": \"$label\", \"small\": $(printf '%s' "$small_runs" | least), \"large\": $(printf '%s' "$large_runs" | least)}" \
+  echo "{\"label\": \"$label\", \"small\": $(printf '%s' "$small_runs" | least), \"large\": $(printf '%s' "$large_runs" | least), \"turns\": $(turn_rates "$small_runs" "$large_runs")}" \
     >> "$out/rows.jsonl"
+}
+
+# turn_rates SMALL_LINES LARGE_LINES: [[small, large], ...] hop rates of each turn, so the
+# table can show how far the ratio moves between turns on a host whose speed drifts.
+turn_rates() {
+  /usr/bin/python3 -c 'import json, sys
+rates = [[json.loads(l)["hops_per_cpu_s"] for l in side.splitlines() if l.startswith("{")]
+         for side in sys.argv[1:]]
+print(json.dumps([list(turn) for turn in zip(*rates)]))' "$1" "$2"
 }
 
 # schedule_row LABEL PLATFORM [OPTION...]: CPU time of `aggnet schedule` (user + sys).

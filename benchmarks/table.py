@@ -59,9 +59,12 @@ def main(path):
     for r in rows:
         if "small" in r and "large" in r:
             small, large = r["small"]["hops_per_cpu_s"], r["large"]["hops_per_cpu_s"]
+            ratios = [s / g for s, g in r.get("turns", [])]
+            spread = (f"; turn by turn {min(ratios):.2f}x to {max(ratios):.2f}x"
+                      if len(ratios) > 1 else "")
             print(f"{r['label']}: {r['large']['sites']} sites {small / large:.2f}x lower "
                   f"than {r['small']['sites']} sites, run in turns "
-                  f"({small / 1e6:.2f} M against {large / 1e6:.2f} M hops/CPU-s)")
+                  f"({small / 1e6:.2f} M against {large / 1e6:.2f} M hops/CPU-s{spread})")
     for fam in ("all-to-all", "triads", "rotating-3", "ring"):
         rates, crossings = {}, {}
         for label, r in by.items():

@@ -119,6 +119,8 @@ TEST(Units, WireBytes) {
   EXPECT_EQ(wire_bytes(0, 2048, 80), 0ull);
   EXPECT_EQ(wire_bytes(1, 2048, 80), 81ull);
   EXPECT_THROW(wire_bytes(100, 80, 80), std::invalid_argument);
+  // Payload + packet - 1 beyond 64 bits: no wrapped count, an overflow error.
+  EXPECT_THROW(wire_bytes(~0ull - 100, 2048, 80), std::overflow_error);
 }
 
 TEST(Units, SerializationPs) {
@@ -134,6 +136,15 @@ TEST(Units, SerializationPs) {
   EXPECT_THROW(serialization_ps(1, 0), std::invalid_argument);
   // 1 TiB at 1 bit/s = 8.8e12 s = 8.8e24 ps > 2^64.
   EXPECT_THROW(serialization_ps(1'099'511'627'776ull, 1), std::overflow_error);
+  // Either side of bits x 1e12 + rate - 1 = 2^64 (64-bit division below, 128-bit above):
+  // ceil(bytes * 8e12 / rate) by plain 128-bit arithmetic.
+  const std::uint64_t rate = 100'000'000'007ull;
+  for (std::uint64_t bytes : {2'305'842ull, 2'305'843ull, 2'305'844ull, 2'305'845ull}) {
+    const unsigned __int128 bits_ps = static_cast<unsigned __int128>(bytes) * 8'000'000'000'000ull;
+    EXPECT_EQ(serialization_ps(bytes, rate),
+              static_cast<std::uint64_t>((bits_ps + rate - 1) / rate))
+        << bytes;
+  }
 }
 
 TEST(Units, Formatting) {
