@@ -70,7 +70,7 @@ turn_rates() {
   /usr/bin/python3 -c 'import json, sys
 rates = [[json.loads(l)["hops_per_cpu_s"] for l in side.splitlines() if l.startswith("{")]
          for side in sys.argv[1:]]
-print(json.dumps([list(turn) for turn in zip(*rates)]))' "$1" "$2"
+print(json.dumps([list(turn) for turn in zip(*rates, strict=True)]))' "$1" "$2"
 }
 
 # schedule_row LABEL PLATFORM [OPTION...]: CPU time of `aggnet schedule` (user + sys).

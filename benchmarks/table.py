@@ -59,7 +59,7 @@ def main(path):
     for r in rows:
         if "small" in r and "large" in r:
             small, large = r["small"]["hops_per_cpu_s"], r["large"]["hops_per_cpu_s"]
-            ratios = [s / g for s, g in r.get("turns", [])]
+            ratios = [small_rate / large_rate for small_rate, large_rate in r.get("turns", [])]
             spread = (f"; turn by turn {min(ratios):.2f}x to {max(ratios):.2f}x"
                       if len(ratios) > 1 else "")
             print(f"{r['label']}: {r['large']['sites']} sites {small / large:.2f}x lower "

@@ -303,12 +303,10 @@ std::uint64_t wire_bytes(std::uint64_t payload_bytes, std::uint64_t mtu_bytes,
     throw std::invalid_argument(
         fmt::format("wire_bytes: MTU {} B must exceed header {} B", mtu_bytes, header_bytes));
   }
+  // Quotient and remainder of one 64-bit division (the 128-bit one is a library call,
+  // and the optimizer prices every hop of every candidate's paths with this).
   const std::uint64_t per_packet = mtu_bytes - header_bytes;
-  // A 64-bit division where the sum fits (nearly always): the 128-bit one is a library
-  // call, and the optimizer prices every hop of every candidate's paths with it.
-  const u128 packets = payload_bytes <= kU64Max - (per_packet - 1)
-                           ? (payload_bytes + per_packet - 1) / per_packet
-                           : (static_cast<u128>(payload_bytes) + per_packet - 1) / per_packet;
+  const u128 packets = payload_bytes / per_packet + (payload_bytes % per_packet != 0 ? 1 : 0);
   const u128 total = static_cast<u128>(payload_bytes) + packets * header_bytes;
   if (total > kU64Max) throw std::overflow_error("wire_bytes: result exceeds 64 bits");
   return static_cast<std::uint64_t>(total);
@@ -317,10 +315,12 @@ std::uint64_t wire_bytes(std::uint64_t payload_bytes, std::uint64_t mtu_bytes,
 std::uint64_t serialization_ps(std::uint64_t bytes, std::uint64_t rate_bps) {
   if (rate_bps == 0) throw std::invalid_argument("serialization_ps: rate must be positive");
   const u128 bits_ps = static_cast<u128>(bytes) * 8u * static_cast<u128>(1'000'000'000'000ull);
-  const u128 rounded = bits_ps + rate_bps - 1;
-  const u128 ps = rounded <= kU64Max
-                      ? static_cast<std::uint64_t>(rounded) / rate_bps  // see wire_bytes
-                      : rounded / rate_bps;
+  // A 64-bit division while the dividend fits (bytes x 8e12 < 2^64: up to about 2.3 MB),
+  // which covers pricing a chunk; larger transactions (bursts) take the library's 128-bit
+  // division.
+  const u128 dividend = bits_ps + rate_bps - 1;
+  const u128 ps =
+      dividend <= kU64Max ? static_cast<std::uint64_t>(dividend) / rate_bps : dividend / rate_bps;
   if (ps > kU64Max) throw std::overflow_error("serialization_ps: result exceeds 64 bits");
   return static_cast<std::uint64_t>(ps);
 }

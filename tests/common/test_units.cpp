@@ -119,7 +119,11 @@ TEST(Units, WireBytes) {
   EXPECT_EQ(wire_bytes(0, 2048, 80), 0ull);
   EXPECT_EQ(wire_bytes(1, 2048, 80), 81ull);
   EXPECT_THROW(wire_bytes(100, 80, 80), std::invalid_argument);
-  // Payload + packet - 1 beyond 64 bits: no wrapped count, an overflow error.
+  // Payloads near 2^64: ceil(payload / (mtu - header)) without a wrapped sum.
+  constexpr std::uint64_t kHalf = std::uint64_t{1} << 63;
+  EXPECT_EQ(wire_bytes(kHalf, kHalf + 1, 1), kHalf + 1);      // 1 packet
+  EXPECT_EQ(wire_bytes(kHalf + 1, kHalf + 1, 1), kHalf + 3);  // 2 packets
+  EXPECT_EQ(wire_bytes(~0ull - 1, ~0ull, 1), ~0ull);          // 1 packet, 2^64 - 1
   EXPECT_THROW(wire_bytes(~0ull - 100, 2048, 80), std::overflow_error);
 }
 
@@ -145,6 +149,10 @@ TEST(Units, SerializationPs) {
               static_cast<std::uint64_t>((bits_ps + rate - 1) / rate))
         << bytes;
   }
+  // 2,305,843 x 8e12 = 2^64 - 73,709,551,616: these two rates put the dividend (that
+  // + rate - 1) at exactly 2^64 - 1 and 2^64; both quotients are 250,262,600.
+  EXPECT_EQ(serialization_ps(2'305'843ull, 73'709'551'616ull), 250'262'600ull);
+  EXPECT_EQ(serialization_ps(2'305'843ull, 73'709'551'617ull), 250'262'600ull);
 }
 
 TEST(Units, Formatting) {
