@@ -52,6 +52,14 @@ void plan_buffer_limit(const Platform& platform, const RunOptions& options, Grou
   }
 }
 
+// A message of `bytes` that reaches d's aggregator at `arrival_ps` reaches d's cluster:
+// d's access link down.
+std::uint64_t through_access_down_ps(const Platform& platform, int d, std::uint64_t arrival_ps,
+                                     std::uint64_t bytes) {
+  const WanLinkParams down = access_link(platform.sites[d]);
+  return arrival_ps + chunk_serialization_ps(down, bytes) + down.delay_ps;
+}
+
 ArrivalMatrix arrival_matrix(const Platform& platform, const Routing& routing,
                              const std::vector<int>& members, std::uint64_t chunk_bytes) {
   ArrivalMatrix a(members.size(), std::vector<std::uint64_t>(members.size(), 0));
@@ -130,7 +138,7 @@ double landing_ps(const ArrivalMatrix& a, const GroupPlan& group, const RunOptio
 // group land earlier (they cost the short-arm members' waiting).
 void plan_alignment(const Platform& platform, const Routing& routing, const RunOptions& options,
                     const std::vector<std::uint64_t>& given, GroupPlan& group) {
-  const ArrivalMatrix a = arrival_matrix(platform, routing, group.members, options.chunk_bytes);
+  ArrivalMatrix a = arrival_matrix(platform, routing, group.members, options.chunk_bytes);
   auto with = [&](bool align) {
     GroupPlan g = group;
     apply_alignment(a, align, options.multicast, g);
@@ -165,15 +173,15 @@ void plan_alignment(const Platform& platform, const Routing& routing, const RunO
                 ? std::move(*aligned)
                 : std::move(plain);
   }
+  group.arrival_ps = std::move(a);
 }
 
 }  // namespace
 
 std::uint64_t cluster_latency_ps(const Platform& platform, const Routing& routing, int s, int d,
                                  std::uint64_t bytes) {
-  const WanLinkParams down = access_link(platform.sites[d]);
-  return arrival_latency_ps(platform, routing, s, d, bytes) + chunk_serialization_ps(down, bytes) +
-         down.delay_ps;
+  return through_access_down_ps(platform, d, arrival_latency_ps(platform, routing, s, d, bytes),
+                                bytes);
 }
 
 std::uint64_t retransmit_timeout_ps(const Platform& platform, const Routing& routing,
@@ -224,15 +232,15 @@ RoundPlan plan_round(const Platform& platform, const Routing& routing, const Rou
     const std::uint64_t queued = group.members.size() - 2;
     for (int d : group.members)
       for (int s : others(group.members, d)) {
-        std::uint64_t serialization =
-            arrival_latency_ps(platform, routing, s, d, options.credit_bytes) -
-            arrival_latency_ps(platform, routing, s, d, 0);
+        const std::uint64_t arrival =
+            arrival_latency_ps(platform, routing, s, d, options.credit_bytes);
+        std::uint64_t serialization = arrival - arrival_latency_ps(platform, routing, s, d, 0);
         if (options.multicast)
           serialization +=
               chunk_serialization_ps(access_link(platform.sites[d]), options.credit_bytes);
         group.start_delay_ps =
             std::max(group.start_delay_ps,
-                     cluster_latency_ps(platform, routing, s, d, options.credit_bytes) +
+                     through_access_down_ps(platform, d, arrival, options.credit_bytes) +
                          queued * serialization);
       }
     const double fan_in = static_cast<double>(group.members.size() - 1);

@@ -53,6 +53,10 @@ struct GroupPlan {
   std::uint64_t start_delay_ps = 0;
   /// Per sender: the directed hops its chunks take (multicast tree or unicast paths).
   std::map<int, std::vector<Hop>> hops;
+  /// [i][j]: latency of a chunk from member i's cluster to member j's aggregator, as
+  /// `members` orders them (arrival_latency_ps; 0 on the diagonal); what the alignment
+  /// was planned from. Empty for a group of fewer than two.
+  std::vector<std::vector<std::uint64_t>> arrival_ps;
 };
 
 struct RoundPlan {

@@ -44,12 +44,12 @@ double pipe_s(std::uint64_t chunk, const FpgaParams& f) {
   return static_cast<double>(chunk) / static_cast<double>(f.throughput_bytes_per_s());
 }
 
-/// One chunk's latency from s's cluster to d's cluster: the control plane's arrival
-/// latency at d's aggregator, the FPGA pipeline (unless bypassed), access down.
-double chunk_latency_s(const Platform& p, const Routing& r, int s, int d, std::uint64_t chunk,
+/// One chunk's latency to d's cluster from its arrival latency at d's aggregator (the
+/// control plane's, `arrival_ps`): the FPGA pipeline (unless bypassed), access down.
+double chunk_latency_s(const Platform& p, int d, std::uint64_t arrival_ps, std::uint64_t chunk,
                        bool through_pipeline) {
   const WanLinkParams down = access_of(p.sites[d]);
-  double t = static_cast<double>(arrival_latency_ps(p, r, s, d, chunk)) * kPs;
+  double t = static_cast<double>(arrival_ps) * kPs;
   if (through_pipeline) {
     const auto& f = p.sites[d].fpga;
     t += pipe_s(chunk, f) + static_cast<double>(f.latency_ps()) * kPs;
@@ -102,7 +102,7 @@ RoundEstimate estimate_group_round(const Platform& p, const Routing& r, const Ro
     for (std::size_t i = 0; i < m.size(); ++i) {
       for (std::size_t j = 0; j < m.size(); ++j) {
         if (i == j) continue;
-        g.latency_sd_s[i][j] = chunk_latency_s(p, r, m[i], m[j], chunk, true);
+        g.latency_sd_s[i][j] = chunk_latency_s(p, m[j], gp.arrival_ps[i][j], chunk, true);
         g.latency_s = std::max(g.latency_s, g.latency_sd_s[i][j]);
       }
     }
@@ -223,7 +223,8 @@ RoundEstimate estimate_ring_round(const Platform& p, const Routing& r, const Rou
     for (const auto& h : path_hops(r, s, d)) {
       bottleneck = std::max(bottleneck, ser_s(c, hop_link(p, r, h)) * flows[h]);
     }
-    return chunk_latency_s(p, r, s, d, c, false) + static_cast<double>(k - 1) * bottleneck;
+    return chunk_latency_s(p, d, arrival_latency_ps(p, r, s, d, c), c, false) +
+           static_cast<double>(k - 1) * bottleneck;
   };
   // recv[i] = time site order[i] has received the current step's segment.
   std::vector<double> start(n, 0.0), recv(n, 0.0);

@@ -91,6 +91,23 @@ TEST(ControlPlane, ArrivalLatencyAddsAccessThenPerHopSwitchSerializationAndPropa
                                                      2 * kUs + 160'000 + 20 * kMs + 3 * kUs);
 }
 
+// The plan keeps the latencies its alignment was planned from, [sender][receiver] in the
+// group's member order (a -> c and c -> a differ: a's access link is slower).
+TEST(ControlPlane, GroupPlanKeepsItsArrivalLatenciesInMemberOrder) {
+  const Platform p = line3();
+  RunOptions o;
+  const GroupPlan g = plan(p, {2, 0}, o).groups[0];
+  ASSERT_EQ(g.arrival_ps.size(), 2u);
+  const std::uint64_t a_to_c = kSer1MiB_100G + 5 * kUs + 1 * kUs + kSer1MiB_10G + 10 * kMs +
+                               2 * kUs + kSer1MiB_bc + 20 * kMs + 3 * kUs;
+  const std::uint64_t c_to_a = kSer1MiB_400G + 2 * kUs + 3 * kUs + kSer1MiB_bc + 20 * kMs +
+                               2 * kUs + kSer1MiB_10G + 10 * kMs + 1 * kUs;
+  EXPECT_EQ(g.arrival_ps[0][1], c_to_a);  // member 0 is c
+  EXPECT_EQ(g.arrival_ps[1][0], a_to_c);
+  EXPECT_EQ(g.arrival_ps[0][0], 0u);
+  EXPECT_TRUE(plan(p, {1}, o).groups[0].arrival_ps.empty());
+}
+
 TEST(ControlPlane, PayloadRateIsTheLineRateLessHeaders) {
   WanLinkParams l;  // 100 Gbps, MTU 2048, header 80
   EXPECT_DOUBLE_EQ(payload_rate(l, kMiB), 12.5e9 * kChunk / kWire1MiB);
