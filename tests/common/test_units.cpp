@@ -140,7 +140,7 @@ TEST(Units, SerializationPs) {
   EXPECT_THROW(serialization_ps(1, 0), std::invalid_argument);
   // 1 TiB at 1 bit/s = 8.8e12 s = 8.8e24 ps > 2^64.
   EXPECT_THROW(serialization_ps(1'099'511'627'776ull, 1), std::overflow_error);
-  // Either side of bits x 1e12 + rate - 1 = 2^64 (64-bit division below, 128-bit above):
+  // Either side of bytes x 8e12 + rate - 1 = 2^64 (64-bit division below, 128-bit above):
   // ceil(bytes * 8e12 / rate) by plain 128-bit arithmetic.
   const std::uint64_t rate = 100'000'000'007ull;
   for (std::uint64_t bytes : {2'305'842ull, 2'305'843ull, 2'305'844ull, 2'305'845ull}) {
