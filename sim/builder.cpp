@@ -191,7 +191,7 @@ void NetworkSystem::build_sites() {
       made.cluster = std::make_unique<ComputeCluster>("cluster", cluster_config(s), pool_);
       made.access_up = std::make_unique<WanLink>("access_up", access_link(site));
       made.access_down = std::make_unique<WanLink>("access_down", access_link(site));
-      made.sw = std::make_unique<MulticastSwitch>("switch", site.sw, pool_);
+      made.sw = std::make_unique<MulticastSwitch>("switch", site.sw);
       FpgaAggregatorConfig fc;
       fc.site = s;
       fc.params = site.fpga;

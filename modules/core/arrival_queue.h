@@ -63,14 +63,19 @@ class BasicArrivalQueue : private EventCalendar::Client {
     if (!scheduled_) schedule(queue_.front().at);
   }
   std::size_t size() const { return queue_.size(); }
-  /// Removes every transaction waiting, oldest first, handing each to `each` instead of the
-  /// callback; the queue is then empty and unscheduled, and takes any time again.
+  /// Removes every transaction waiting, oldest first, handing each (and its Record, if the
+  /// queue keeps one) to `each` instead of the callback; the queue is then empty and
+  /// unscheduled, and takes any time again.
   template <typename Each>
   void clear(Each&& each) {
     while (!queue_.empty()) {
-      tlm::tlm_generic_payload* trans = queue_.front().trans;
+      const Item item = queue_.front();
       queue_.pop_front();
-      each(*trans);
+      if constexpr (kHasRecord) {
+        each(*item.trans, static_cast<const Record&>(item));
+      } else {
+        each(*item.trans);
+      }
     }
     if (scheduled_) calendar_.cancel(*this);
     scheduled_ = false;

@@ -4,7 +4,10 @@
 // Transport convention (aggnet "posted" AT protocol): an initiator calls
 // nb_transport_fw(trans, BEGIN_REQ, delay) where now + delay is the instant the chunk's
 // last bit is available to the target; the target returns TLM_COMPLETED at once and
-// takes ownership of the transaction (it forwards it or calls release()). There is no
+// takes over the reference it was handed (it forwards it or calls release()). A transaction
+// may be held by several modules at once, each with a reference (a multicast chunk on
+// every branch of its tree): once sent, its metadata is read and never written, and a
+// module that needs other metadata sends a new transaction (ChunkPool::clone). There is no
 // backward path: flow control is modelled explicitly (pacing rates, credit messages),
 // as on the real network.
 #pragma once
@@ -40,15 +43,11 @@ inline bool is_control(ChunkKind kind) {
 }
 
 /// Chunk metadata. `data` is empty in timing mode; in functional mode it holds the
-/// chunk's float values (payload_bytes / 4 of them), shared between multicast copies.
+/// chunk's float values (payload_bytes / 4 of them), shared with the clones made from it.
 struct ChunkExtension : tlm::tlm_extension<ChunkExtension> {
   ChunkKind kind = ChunkKind::kContribution;
   bool retransmission = false;  ///< a copy re-sent after a timeout (loss recovery)
   bool reply = false;           ///< kReady sent in answer to a repeated one (never answered)
-  /// Set by the link the transaction is crossing (a transaction is in one link at a time;
-  /// kept here, the link's arrival FIFO holds 16 bytes per transaction, not 32, and its
-  /// arrival reads no price): whether its loss draw lost it, and its wire bytes.
-  bool crossing_lost = false;
   int src_site = -1;                ///< sender (the reducing FPGA's site for kReduced)
   int dst_site = -1;                ///< unicast destination, -1 for multicast
   int tree_id = -1;                 ///< multicast group table key, -1 for unicast
@@ -65,8 +64,7 @@ struct ChunkExtension : tlm::tlm_extension<ChunkExtension> {
   std::uint32_t chunks = 1;
   std::uint32_t credits = 1;  ///< kGrant: window; kCredit: slots freed so far (cumulative)
   int requester = -1;         ///< kReduced re-sent for a retransmission: the sender to acknowledge
-  std::uint64_t crossing_wire_bytes = 0;  ///< set by the link crossed (see crossing_lost)
-  std::uint64_t stamp_ps = 0;             ///< kReady: the sender's ready time (synchronised clocks)
+  std::uint64_t stamp_ps = 0;  ///< kReady: the sender's ready time (synchronised clocks)
   std::shared_ptr<std::vector<float>> data;
 
   tlm::tlm_extension_base* clone() const override;

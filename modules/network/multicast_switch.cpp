@@ -9,13 +9,11 @@
 
 namespace aggnet {
 
-MulticastSwitch::MulticastSwitch(sc_core::sc_module_name name, const SwitchParams& params,
-                                 ChunkPool& pool)
+MulticastSwitch::MulticastSwitch(sc_core::sc_module_name name, const SwitchParams& params)
     : sc_module(name),
       in("in"),
       out("out"),
       latency_(ps_time(params.latency_ps)),
-      pool_(pool),
       params_(params),
       peq_(this, &MulticastSwitch::on_ready) {
   in.bind(*this);
@@ -128,10 +126,11 @@ void MulticastSwitch::forward(tlm::tlm_generic_payload& trans) {
     trans.release();
     return;
   }
-  for (std::uint32_t i = 1; i < list.count; ++i) {
-    ++replicated_;
-    send(port_at(list, i), pool_.clone(trans));
-  }
+  // Every port gets the same transaction, one reference each (taken before any is sent:
+  // a link that is down releases its reference at once).
+  for (std::uint32_t i = 1; i < list.count; ++i) trans.acquire();
+  replicated_ += list.count - 1;
+  for (std::uint32_t i = 1; i < list.count; ++i) send(port_at(list, i), trans);
   send(list.first[0], trans);
 }
 

@@ -26,8 +26,9 @@ namespace aggnet {
 /// only knows port numbers.
 ///
 /// Forwarding is store-and-forward per chunk: a chunk leaves `latency` after its last
-/// bit arrived. A multicast chunk is copied once per egress port in its group's entry,
-/// so a link carries each chunk at most once per tree.
+/// bit arrived. A multicast chunk leaves on every egress port in its group's entry, so a
+/// link carries each chunk at most once per tree; each port gets the same transaction,
+/// with a reference of its own (chunk.h: what has been sent is only read).
 class MulticastSwitch : public sc_core::sc_module, public NbTarget {
  public:
   /// Bound to the module itself (NbTarget): a crossing is one virtual call, not a
@@ -35,7 +36,7 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   tlm::tlm_target_socket<32, tlm::tlm_base_protocol_types, 0> in;
   tlm_utils::multi_passthrough_initiator_socket<MulticastSwitch> out;
 
-  MulticastSwitch(sc_core::sc_module_name name, const SwitchParams& params, ChunkPool& pool);
+  MulticastSwitch(sc_core::sc_module_name name, const SwitchParams& params);
 
   /// Unicast route: chunks for `dst_site` leave on egress `port` (-1: no route; such
   /// chunks are dropped and counted as `unroutable`, as after a link failure).
@@ -92,7 +93,6 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   // (hundreds of bytes, used only with a latency): the switch is cold at each chunk.
   alignas(64) sc_core::sc_time latency_;
   std::uint64_t forwarded_ = 0, replicated_ = 0, unroutable_ = 0;
-  ChunkPool& pool_;
   std::vector<std::uint32_t> tree_lists_;
   std::vector<PortList> port_lists_{PortList{}};  // [0]: no list
   std::vector<int> spilled_ports_;

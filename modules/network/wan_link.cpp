@@ -1,6 +1,8 @@
 #include "modules/network/wan_link.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "common/units.h"
 #include "modules/core/chunk.h"
@@ -43,7 +45,7 @@ void WanLink::on_input(tlm::tlm_generic_payload& trans, const tlm::tlm_phase&) {
 
 void WanLink::accept(tlm::tlm_generic_payload& trans) {
   const sc_time now = EventCalendar::now();
-  auto& chunk = chunk_of(trans);
+  const auto& chunk = chunk_of(trans);
   const bool control = is_control(chunk.kind);
   const Price& cost = price(chunk, control);
   const std::uint64_t wire = cost.wire_bytes;
@@ -74,9 +76,10 @@ void WanLink::accept(tlm::tlm_generic_payload& trans) {
   }
   busy_ += serialization;
   bytes_in_flight_ += wire;
-  chunk.crossing_lost = draw_loss();
-  chunk.crossing_wire_bytes = wire;
-  arrivals_.notify(trans, arrival - now);
+  Crossing crossing;
+  crossing.wire_bytes = wire;
+  crossing.lost = draw_loss();
+  arrivals_.notify(trans, arrival - now, crossing);
 }
 
 // Keyed by the payload alone: a run's bursts all have the same chunk size, so the payload
@@ -84,6 +87,11 @@ void WanLink::accept(tlm::tlm_generic_payload& trans) {
 void WanLink::reprice(Price& p, const ChunkExtension& chunk) const {
   p.payload_bytes = chunk.payload_bytes;
   p.wire_bytes = transaction_wire_bytes(chunk, params_.mtu_bytes, params_.header_bytes);
+  if (p.wire_bytes > kMaxWireBytes) {
+    throw std::overflow_error(std::string(name()) + ": a transaction of " +
+                              std::to_string(p.wire_bytes) +
+                              " wire bytes (at most 2^63 - 1 bytes cross a link at once)");
+  }
   p.serialization = ps_time(serialization_ps(p.wire_bytes, params_.bandwidth_bps));
 }
 
@@ -112,7 +120,9 @@ void WanLink::set_loss_rate(double rate, std::uint64_t seed) {
 void WanLink::set_down() {
   if (!up_) return;
   up_ = false;
-  arrivals_.clear([this](tlm::tlm_generic_payload& trans) { lose_in_flight(trans); });
+  arrivals_.clear([this](tlm::tlm_generic_payload& trans, const Crossing& crossing) {
+    lose_in_flight(trans, crossing.wire_bytes);
+  });
   busy_until_ = last_arrival_ = EventCalendar::now();
   down_since_ = EventCalendar::now();
 }
@@ -127,17 +137,15 @@ sc_time WanLink::down_time() const {
   return down_total_ + (up_ ? sc_core::SC_ZERO_TIME : EventCalendar::now() - down_since_);
 }
 
-void WanLink::on_arrival(tlm::tlm_generic_payload& trans) {
-  const auto& chunk = chunk_of(trans);
-  if (chunk.crossing_lost) return lose_in_flight(trans);
-  const std::uint64_t wire = chunk.crossing_wire_bytes;
+void WanLink::on_arrival(tlm::tlm_generic_payload& trans, const Crossing& crossing) {
+  const std::uint64_t wire = crossing.wire_bytes;
+  if (crossing.lost) return lose_in_flight(trans, wire);
   bytes_in_flight_ -= wire;
   delivered_wire_bytes_ += wire;
   out_sink_(trans);
 }
 
-void WanLink::lose_in_flight(tlm::tlm_generic_payload& trans) {
-  const std::uint64_t wire = chunk_of(trans).crossing_wire_bytes;
+void WanLink::lose_in_flight(tlm::tlm_generic_payload& trans, std::uint64_t wire) {
   bytes_in_flight_ -= wire;
   count_loss(trans, wire);
   trans.release();

@@ -103,14 +103,23 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   void start_of_simulation() override { out_sink_ = ChunkSink::of(out.operator->()); }
   void accept(tlm::tlm_generic_payload& trans);
   void on_input(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
-  // A crossing's loss draw and wire size travel in the transaction
-  // (ChunkExtension::crossing_lost, crossing_wire_bytes).
-  void on_arrival(tlm::tlm_generic_payload& trans);
-  void lose_in_flight(tlm::tlm_generic_payload& trans);
+  // A crossing's wire size and loss draw, kept with its transaction in the arrival FIFO:
+  // a multicast chunk is one transaction shared by every link of its tree (see
+  // MulticastSwitch::forward), so they cannot live in the transaction. 8 bytes: a FIFO
+  // item is 24.
+  struct Crossing {
+    std::uint64_t wire_bytes : 63;
+    std::uint64_t lost : 1;
+  };
+  static constexpr std::uint64_t kMaxWireBytes = (std::uint64_t{1} << 63) - 1;
+  void on_arrival(tlm::tlm_generic_payload& trans, const Crossing& crossing);
+  void lose_in_flight(tlm::tlm_generic_payload& trans, std::uint64_t wire);
   // The arrival FIFO's callback: a direct call, in 8 bytes of the link's hot state.
   struct ArrivalHandler {
     WanLink* link;
-    void operator()(tlm::tlm_generic_payload& trans) const { link->on_arrival(trans); }
+    void operator()(tlm::tlm_generic_payload& trans, const Crossing& crossing) const {
+      link->on_arrival(trans, crossing);
+    }
   };
   sc_core::sc_time jitter_sample();
   bool draw_loss();
@@ -143,7 +152,7 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   // its next chunk arrives, and each line is a miss. An arrival touches the first two
   // lines (the calendar fetches both ahead, see EventCalendar::prefetch_next), a hand-over
   // all four.
-  alignas(64) BasicArrivalQueue<NoRecord, ArrivalHandler> arrivals_;  // FIFO; one line
+  alignas(64) BasicArrivalQueue<Crossing, ArrivalHandler> arrivals_;  // FIFO; one line
   std::uint64_t bytes_in_flight_ = 0;
   std::uint64_t delivered_wire_bytes_ = 0;
   ChunkSink out_sink_;  // what `out` is bound to
