@@ -46,8 +46,8 @@ inline bool is_control(ChunkKind kind) {
 /// chunk's float values (payload_bytes / 4 of them), shared with the clones made from it.
 struct ChunkExtension : tlm::tlm_extension<ChunkExtension> {
   ChunkKind kind = ChunkKind::kContribution;
-  bool retransmission = false;  ///< a copy re-sent after a timeout (loss recovery)
-  bool reply = false;           ///< kReady sent in answer to a repeated one (never answered)
+  bool retransmission = false;      ///< a copy re-sent after a timeout (loss recovery)
+  bool reply = false;               ///< kReady sent in answer to a repeated one (never answered)
   int src_site = -1;                ///< sender (the reducing FPGA's site for kReduced)
   int dst_site = -1;                ///< unicast destination, -1 for multicast
   int tree_id = -1;                 ///< multicast group table key, -1 for unicast
@@ -62,8 +62,8 @@ struct ChunkExtension : tlm::tlm_extension<ChunkExtension> {
   /// but the last are `burst_chunk_bytes` long). 1: one chunk (burst_chunk_bytes unused).
   std::uint64_t burst_chunk_bytes = 0;
   std::uint32_t chunks = 1;
-  std::uint32_t credits = 1;  ///< kGrant: window; kCredit: slots freed so far (cumulative)
-  int requester = -1;         ///< kReduced re-sent for a retransmission: the sender to acknowledge
+  std::uint32_t credits = 1;   ///< kGrant: window; kCredit: slots freed so far (cumulative)
+  int requester = -1;          ///< kReduced re-sent for a retransmission: the sender to acknowledge
   std::uint64_t stamp_ps = 0;  ///< kReady: the sender's ready time (synchronised clocks)
   std::shared_ptr<std::vector<float>> data;
 

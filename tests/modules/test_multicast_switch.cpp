@@ -73,8 +73,7 @@ struct Bench {
   Source a{"a", pool}, b{"b", pool};
   MulticastSwitch sw;
   std::vector<std::unique_ptr<Port>> ports;
-  explicit Bench(std::uint64_t latency_ps, int num_ports = 3)
-      : sw("sw", SwitchParams{latency_ps}) {
+  explicit Bench(std::uint64_t latency_ps, int num_ports = 3) : sw("sw", SwitchParams{latency_ps}) {
     a.out.bind(sw.in);
     b.out.bind(sw.in);
     for (int i = 0; i < num_ports; ++i) {
