@@ -33,6 +33,7 @@ class ChunkSink {
   static ChunkSink of(tlm::tlm_fw_transport_if<>* target);
 
   void operator()(tlm::tlm_generic_payload& trans) const { handler_(module_, trans); }
+  bool bound() const { return handler_ != nullptr; }
 
  private:
   Handler handler_ = nullptr;

@@ -23,6 +23,15 @@ void MulticastSwitch::set_unicast_route(int dst_site, int port) {
   if (dst_site < 0) throw std::invalid_argument(std::string(name()) + ": negative site");
   if (static_cast<std::size_t>(dst_site) >= unicast_.size()) unicast_.resize(dst_site + 1, -1);
   unicast_[dst_site] = port < 0 ? -1 : port;
+  if (!egress_.empty()) resolve_unicast_sink(static_cast<std::size_t>(dst_site));  // rerouting
+}
+
+// Before the start of simulation the ports are not bound yet: start_of_simulation
+// resolves every route.
+void MulticastSwitch::resolve_unicast_sink(std::size_t dst_site) {
+  if (dst_site >= unicast_sinks_.size()) unicast_sinks_.resize(unicast_.size());
+  const int port = unicast_[dst_site];
+  unicast_sinks_[dst_site] = port < 0 ? ChunkSink{} : egress_.at(static_cast<std::size_t>(port));
 }
 
 void MulticastSwitch::clear_multicast_group(int tree_id) {
@@ -92,6 +101,8 @@ void MulticastSwitch::start_of_simulation() {
   egress_.clear();
   for (int port = 0; port < static_cast<int>(out.size()); ++port)
     egress_.push_back(ChunkSink::of(out[port]));
+  unicast_sinks_.assign(unicast_.size(), ChunkSink{});
+  for (std::size_t dst = 0; dst < unicast_.size(); ++dst) resolve_unicast_sink(dst);
 }
 
 void MulticastSwitch::receive(tlm::tlm_generic_payload& trans) {
@@ -108,16 +119,13 @@ void MulticastSwitch::forward(tlm::tlm_generic_payload& trans) {
   const auto& chunk = chunk_of(trans);
   ++forwarded_;
   if (chunk.tree_id < 0) {
-    const int port =
-        chunk.dst_site >= 0 && static_cast<std::size_t>(chunk.dst_site) < unicast_.size()
-            ? unicast_[chunk.dst_site]
-            : -1;
-    if (port < 0) {  // unreachable after a link failure: dropped
-      ++unroutable_;
-      trans.release();
+    const auto dst = static_cast<std::size_t>(chunk.dst_site);  // -1: out of range
+    if (dst < unicast_sinks_.size() && unicast_sinks_[dst].bound()) {
+      unicast_sinks_[dst](trans);
       return;
     }
-    send(port, trans);
+    ++unroutable_;  // unreachable after a link failure: dropped
+    trans.release();
     return;
   }
   const PortList list = list_of(chunk.tree_id);

@@ -65,6 +65,7 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   void on_ready(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
   void forward(tlm::tlm_generic_payload& trans);
   void send(int port, tlm::tlm_generic_payload& trans);
+  void resolve_unicast_sink(std::size_t dst_site);
 
   // Per tree id (dense: tree ids are round x sites + sender), the index of its egress
   // port list in `port_lists_` (0: this switch is on no such tree). Trees share lists: a
@@ -89,15 +90,20 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   }
   std::uint32_t list_index(const std::vector<int>& ports);
 
-  // Read by every forward, kept together in two cache lines ahead of the kernel queue
-  // (hundreds of bytes, used only with a latency): the switch is cold at each chunk.
+  // Read by every forward, kept together: the switch is cold at each chunk. A unicast
+  // forward reads the first line and its destination's sink; a multicast one the first
+  // two lines, its tree's entry and list, and its ports' sinks.
   alignas(64) sc_core::sc_time latency_;
-  std::uint64_t forwarded_ = 0, replicated_ = 0, unroutable_ = 0;
+  std::uint64_t forwarded_ = 0;
   std::vector<std::uint32_t> tree_lists_;
+  // Destination site -> what its egress port is bound to (unbound: no route), resolved
+  // from `unicast_` once the ports are bound.
+  std::vector<ChunkSink> unicast_sinks_;
   std::vector<PortList> port_lists_{PortList{}};  // [0]: no list
+  std::vector<ChunkSink> egress_;                 // per port of `out`: what it is bound to
+  std::uint64_t replicated_ = 0, unroutable_ = 0;
   std::vector<int> spilled_ports_;
-  std::vector<int> unicast_;       // destination site -> egress port, -1: no route
-  std::vector<ChunkSink> egress_;  // per port of `out`: what it is bound to
+  std::vector<int> unicast_;  // destination site -> egress port, -1: no route
   SwitchParams params_;
   std::map<std::vector<int>, std::uint32_t> list_indices_;  // port list -> its index
   tlm_utils::peq_with_cb_and_phase<MulticastSwitch> peq_;
