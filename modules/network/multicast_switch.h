@@ -62,6 +62,7 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   }
   void start_of_simulation() override;
   void receive(tlm::tlm_generic_payload& trans);
+  void forward_after(tlm::tlm_generic_payload& trans, const sc_core::sc_time& delay);
   void on_ready(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
   void forward(tlm::tlm_generic_payload& trans);
   void send(int port, tlm::tlm_generic_payload& trans);
