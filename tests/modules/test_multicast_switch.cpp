@@ -131,7 +131,7 @@ TEST(MulticastSwitch, UnicastLeavesOnItsRoutedPortAfterLastBitPlusLatency) {
   EXPECT_EQ(bench.sw.replicated(), 0u);
 }
 
-TEST(MulticastSwitch, MulticastMakesOneCopyPerListedPortAndNoneElsewhere) {
+TEST(MulticastSwitch, MulticastSendsOneReferencePerListedPortAndNoneElsewhere) {
   Bench bench(2 * kUs);
   bench.sw.set_multicast_group(17, {2, 0});
   bench.sw.set_multicast_group(18, {1});
@@ -269,6 +269,44 @@ TEST(MulticastSwitch, AChunkWithoutARouteIsDroppedAndCounted) {
   EXPECT_EQ(bench.ports[0]->seen.size(), 1u);  // only the routable chunk
   EXPECT_TRUE(bench.ports[1]->seen.empty());
   EXPECT_TRUE(bench.ports[2]->seen.empty());
+}
+
+// Rerouting (sim/faults.cpp) changes routes while chunks flow: a route set, moved or
+// removed after the start of simulation takes effect for the next chunk.
+struct Rerouter : sc_core::sc_module {
+  MulticastSwitch& sw;
+  SC_HAS_PROCESS(Rerouter);
+  Rerouter(sc_core::sc_module_name n, MulticastSwitch& s) : sc_module(n), sw(s) { SC_THREAD(run); }
+  void run() {
+    wait(ps_time(15 * kUs));
+    sw.set_unicast_route(5, 0);  // moved
+    sw.set_unicast_route(7, 1);  // a destination the switch had no route for
+    wait(ps_time(10 * kUs));
+    sw.set_unicast_route(5, -1);  // removed
+  }
+};
+
+TEST(MulticastSwitch, RoutesChangedDuringTheRunApplyToTheNextChunk) {
+  Bench bench(0);
+  bench.sw.set_unicast_route(5, 2);
+  Rerouter rerouter("rerouter", bench.sw);
+  bench.a.posts = {{10 * kUs, 0, unicast(5, 0)},
+                   {20 * kUs, 0, unicast(5, 1)},
+                   {20 * kUs, 0, unicast(7, 2)},
+                   {30 * kUs, 0, unicast(5, 3)}};
+  sc_core::sc_start();
+  const auto& p0 = bench.ports[0]->seen;
+  const auto& p1 = bench.ports[1]->seen;
+  const auto& p2 = bench.ports[2]->seen;
+  ASSERT_EQ(p2.size(), 1u);
+  EXPECT_EQ(p2[0].chunk.chunk, 0u);
+  ASSERT_EQ(p0.size(), 1u);
+  EXPECT_EQ(p0[0].chunk.chunk, 1u);
+  EXPECT_EQ(p0[0].at_ps, 20 * kUs);
+  ASSERT_EQ(p1.size(), 1u);
+  EXPECT_EQ(p1[0].chunk.chunk, 2u);
+  EXPECT_EQ(bench.sw.unroutable(), 1u);  // chunk 3: its route was removed
+  EXPECT_EQ(bench.sw.forwarded(), 4u);
 }
 
 }  // namespace
