@@ -1,6 +1,7 @@
 // MulticastSwitch alone between two posting initiators and three recording egress ports:
-// unicast routes, the multicast group table (one copy per listed port, no copy elsewhere),
-// and the switch latency added to the posted last-bit instant, exactly.
+// unicast routes (also changed during the run), the multicast group table (the chunk on every
+// listed port, a reference each, nowhere else), and the switch latency added to the posted
+// last-bit instant, exactly.
 #include <gtest/gtest.h>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
