@@ -110,6 +110,8 @@ class ChunkPool : public tlm::tlm_mm_interface {
   tlm::tlm_generic_payload& clone(const tlm::tlm_generic_payload& trans);
   void free(tlm::tlm_generic_payload* trans) override;
   std::size_t allocated() const { return all_.size(); }
+  /// Transactions held now (some reference not yet released).
+  std::size_t in_use() const { return all_.size() - free_.size(); }
 
  private:
   tlm::tlm_generic_payload& take();

@@ -23,15 +23,21 @@ void MulticastSwitch::set_unicast_route(int dst_site, int port) {
   if (dst_site < 0) throw std::invalid_argument(std::string(name()) + ": negative site");
   if (static_cast<std::size_t>(dst_site) >= unicast_.size()) unicast_.resize(dst_site + 1, -1);
   unicast_[dst_site] = port < 0 ? -1 : port;
-  if (!egress_.empty()) resolve_unicast_sink(static_cast<std::size_t>(dst_site));  // rerouting
+  // Rerouting during the run; before it the ports are not bound yet, and
+  // start_of_simulation resolves every route.
+  if (ports_bound_) resolve_unicast_sink(static_cast<std::size_t>(dst_site));
 }
 
-// Before the start of simulation the ports are not bound yet: start_of_simulation
-// resolves every route.
 void MulticastSwitch::resolve_unicast_sink(std::size_t dst_site) {
   if (dst_site >= unicast_sinks_.size()) unicast_sinks_.resize(unicast_.size());
   const int port = unicast_[dst_site];
-  unicast_sinks_[dst_site] = port < 0 ? ChunkSink{} : egress_.at(static_cast<std::size_t>(port));
+  if (port >= 0 && static_cast<std::size_t>(port) >= egress_.size()) {
+    throw std::invalid_argument(std::string(name()) + ": the route to site " +
+                                std::to_string(dst_site) + " leaves on port " +
+                                std::to_string(port) + ", but the switch has " +
+                                std::to_string(egress_.size()) + " ports");
+  }
+  unicast_sinks_[dst_site] = port < 0 ? ChunkSink{} : egress_[static_cast<std::size_t>(port)];
 }
 
 void MulticastSwitch::clear_multicast_group(int tree_id) {
@@ -58,8 +64,8 @@ void MulticastSwitch::set_multicast_group(int tree_id, const std::vector<int>& p
   tree_lists_[tree_id] = list_index(ports);
 }
 
-// The index of `ports` (in this order: a chunk is copied to them in it) in port_lists_,
-// added if new.
+// The index of `ports` in port_lists_, added if new. The order is the list's: a chunk leaves
+// on the second to the last port in it, then on the first.
 std::uint32_t MulticastSwitch::list_index(const std::vector<int>& ports) {
   const auto [it, added] =
       list_indices_.try_emplace(ports, static_cast<std::uint32_t>(port_lists_.size()));
@@ -109,6 +115,7 @@ void MulticastSwitch::start_of_simulation() {
     egress_.push_back(ChunkSink::of(out[port]));
   unicast_sinks_.assign(unicast_.size(), ChunkSink{});
   for (std::size_t dst = 0; dst < unicast_.size(); ++dst) resolve_unicast_sink(dst);
+  ports_bound_ = true;
 }
 
 // Not through nb_transport_fw, a virtual call: the switch's vtable pointer is on a line
@@ -152,7 +159,8 @@ void MulticastSwitch::send(int port, tlm::tlm_generic_payload& trans) { egress_[
 
 std::vector<Statistic> MulticastSwitch::statistics() const {
   return {{"forwarded", static_cast<double>(forwarded_), "chunks received and forwarded"},
-          {"replicated", static_cast<double>(replicated_), "extra copies made by multicast"},
+          {"replicated", static_cast<double>(replicated_),
+           "extra egress ports a multicast chunk left on (a reference each, no copy)"},
           {"unroutable", static_cast<double>(unroutable_),
            "chunks dropped without a route (a link failure cut the destination off)"}};
 }

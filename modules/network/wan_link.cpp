@@ -24,6 +24,7 @@ WanLink::WanLink(sc_core::sc_module_name name, const WanLinkParams& params, bool
       jitter_enabled_(jitter_enabled && params.jitter_ps > 0),
       params_(params) {
   static_assert(sizeof(arrivals_) == 64, "WanLink: the arrival queue should fill one line");
+  static_assert(sizeof(Crossing) == 8, "WanLink: a FIFO item should be 24 bytes");
   in.bind(*this);
   if (jitter_enabled_) jitter_rng_ = std::make_unique<std::mt19937_64>(seed);
 }
@@ -90,7 +91,7 @@ void WanLink::reprice(Price& p, const ChunkExtension& chunk) const {
   if (p.wire_bytes > kMaxWireBytes) {
     throw std::overflow_error(std::string(name()) + ": a transaction of " +
                               std::to_string(p.wire_bytes) +
-                              " wire bytes (at most 2^63 - 1 bytes cross a link at once)");
+                              " wire bytes (a transaction has at most 2^63 - 1)");
   }
   p.serialization = ps_time(serialization_ps(p.wire_bytes, params_.bandwidth_bps));
 }

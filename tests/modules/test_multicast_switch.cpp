@@ -53,6 +53,7 @@ struct Port : sc_core::sc_module {
     std::uint64_t at_ps;
     ChunkExtension chunk;
     const tlm::tlm_generic_payload* trans;
+    int references;  // the transaction's reference count as it arrived
   };
   tlm_utils::simple_target_socket<Port> in{"in"};
   std::vector<Seen> seen;
@@ -61,7 +62,7 @@ struct Port : sc_core::sc_module {
   }
   tlm::tlm_sync_enum fw(tlm::tlm_generic_payload& t, tlm::tlm_phase&, sc_core::sc_time& delay) {
     EXPECT_EQ(delay, sc_core::SC_ZERO_TIME);  // the switch hands over at the instant itself
-    seen.push_back({to_ps(EventCalendar::now()), chunk_of(t), &t});
+    seen.push_back({to_ps(EventCalendar::now()), chunk_of(t), &t, t.get_ref_count()});
     t.release();
     return tlm::TLM_COMPLETED;
   }
@@ -150,12 +151,14 @@ TEST(MulticastSwitch, MulticastSendsOneReferencePerListedPortAndNoneElsewhere) {
   EXPECT_EQ(p2[0].at_ps, 7 * kUs);
   EXPECT_EQ(p1[0].at_ps, 3 * kUs);
   EXPECT_EQ(p1[0].chunk.tree_id, 18);
-  // Tree 17's chunk leaves on both ports as one transaction, a reference each: the pool
-  // made two transactions, not three. Each port releases its reference as it receives
-  // it, port 2 first: had the switch not taken port 0's reference before, port 0 would
-  // get a transaction back in the pool (its functional data reset, checked below).
+  // Tree 17's chunk leaves on both ports as one transaction, a reference each. Its list is
+  // {2, 0}: port 0 gets it first, with both references taken (had port 2's been taken
+  // after, port 0's release would have returned the transaction to the pool, its data
+  // reset: checked below), then port 2 with the last one. No reference is left over.
   EXPECT_EQ(p0[0].trans, p2[0].trans);
-  EXPECT_EQ(bench.pool.allocated(), 2u);
+  EXPECT_EQ(p0[0].references, 2);
+  EXPECT_EQ(p2[0].references, 1);
+  EXPECT_EQ(bench.pool.in_use(), 0u);
   for (const auto* s : {&p0[0], &p2[0]}) {
     EXPECT_EQ(s->chunk.tree_id, 17);
     EXPECT_EQ(s->chunk.src_site, 9);
@@ -216,7 +219,7 @@ TEST(MulticastSwitch, TableEntriesAreReplacedAndAnEmptyPortListIsRejected) {
 TEST(MulticastSwitch, TreesSharingAPortListKeepItWhenOneOfThemChanges) {
   MulticastSwitch sw("sw", SwitchParams{});
   for (int tree : {0, 1, 2}) sw.set_multicast_group(tree, {1, 2});
-  sw.set_multicast_group(3, {2, 1});  // another order is another list (copies leave in it)
+  sw.set_multicast_group(3, {2, 1});  // another order is another list (chunks leave in it)
   sw.set_multicast_group(1, {0});
   sw.clear_multicast_group(2);
   EXPECT_EQ(sw.multicast_ports(0), (std::vector<int>{1, 2}));

@@ -242,5 +242,55 @@ TEST(WanLink, NoJitterWhenDisabled) {
   EXPECT_EQ(b.sink.arrivals.at(0), ps_time(10'000'000'000 + 144'000));
 }
 
+// A multicast chunk is one transaction on several links at once (MulticastSwitch): what
+// a link needs of its crossing (wire bytes, fate) is its own. The same 1 MiB transaction
+// on a 2048/80 link (1,091,216 wire bytes, delivered) and a 9000/40 link (118 packets:
+// 1,053,296 wire bytes), which fails while it propagates.
+struct TwoLinks : sc_core::sc_module {
+  tlm_utils::simple_initiator_socket<TwoLinks> to_a{"to_a"}, to_b{"to_b"};
+  ChunkPool pool;
+  WanLink a, b;
+  Sink sink_a{"sink_a"}, sink_b{"sink_b"};
+  SC_HAS_PROCESS(TwoLinks);
+  TwoLinks(sc_core::sc_module_name n, const WanLinkParams& pa, const WanLinkParams& pb)
+      : sc_module(n), a("a", pa), b("b", pb) {
+    to_a.bind(a.in);
+    to_b.bind(b.in);
+    a.out.bind(sink_a.in);
+    b.out.bind(sink_b.in);
+    SC_THREAD(run);
+  }
+  void run() {
+    auto& trans = pool.allocate();
+    chunk_of(trans).payload_bytes = 1 << 20;
+    trans.acquire();  // a reference for each link
+    for (auto* socket : {&to_a, &to_b}) {
+      tlm::tlm_phase phase = tlm::BEGIN_REQ;
+      sc_time delay = sc_core::SC_ZERO_TIME;
+      (*socket)->nb_transport_fw(trans, phase, delay);
+    }
+    wait(ps_time(5'000'000'000));  // both propagating
+    b.set_down();
+  }
+};
+
+TEST(WanLink, ATransactionOnTwoLinksAtOnceKeepsEachCrossingApart) {
+  WanLinkParams pb = ten_ms_10g();
+  pb.mtu_bytes = 9000;
+  pb.header_bytes = 40;
+  TwoLinks links("links", ten_ms_10g(), pb);
+  sc_core::sc_start();
+  EXPECT_EQ(links.sink_a.arrivals.size(), 1u);
+  EXPECT_TRUE(links.sink_b.arrivals.empty());
+  EXPECT_EQ(links.a.wire_bytes_delivered(), 1'091'216u);
+  EXPECT_EQ(links.a.wire_bytes_lost(), 0u);
+  EXPECT_EQ(links.b.wire_bytes_sent(), 1'053'296u);
+  EXPECT_EQ(links.b.wire_bytes_lost(), 1'053'296u);
+  EXPECT_EQ(links.b.wire_bytes_delivered(), 0u);
+  EXPECT_EQ(links.a.bytes_in_flight(), 0u);
+  EXPECT_EQ(links.b.bytes_in_flight(), 0u);
+  EXPECT_EQ(links.pool.in_use(), 0u);  // both references released
+}
+
 }  // namespace
 }  // namespace aggnet
