@@ -12,26 +12,17 @@ namespace aggnet {
 using sc_core::sc_time;
 
 namespace {
-// A slot's senders: bit s of word s / 64 for site s.
-bool has_sender(const std::vector<std::uint64_t>& bits, int site) {
-  const auto word = static_cast<std::size_t>(site) / 64;
-  return site >= 0 && word < bits.size() && (bits[word] >> (site % 64) & 1u) != 0;
-}
-
-// Adds `site` (nothing if it is not a site).
-void mark_sender(std::vector<std::uint64_t>& bits, int site) {
-  if (site < 0) return;
-  const auto word = static_cast<std::size_t>(site) / 64;
-  if (word >= bits.size()) bits.resize(word + 1, 0);
-  bits[word] |= std::uint64_t{1} << (site % 64);
-}
-
-// Calls `each` with every sender, in site order.
+// Calls `each` with every sender in `bits` (site s: bit s % 64 of word s / 64), in site
+// order.
 template <typename Each>
 void for_each_sender(const std::vector<std::uint64_t>& bits, Each&& each) {
   for (std::size_t w = 0; w < bits.size(); ++w)
     for (std::uint64_t rest = bits[w]; rest != 0; rest &= rest - 1)
       each(static_cast<int>(w * 64) + __builtin_ctzll(rest));
+}
+
+bool has_bit(const std::uint64_t* words, std::size_t count, std::size_t bit) {
+  return bit / 64 < count && (words[bit / 64] >> (bit % 64) & 1u) != 0;
 }
 }  // namespace
 
@@ -105,7 +96,7 @@ bool FpgaAggregator::absorb_duplicate(tlm::tlm_generic_payload& trans) {
   const auto key = key_of(chunk);
   const bool reduced = completed_.count(key) != 0;
   const Slot* slot = slots_.find(key);
-  const bool added = slot != nullptr && has_sender(slot->senders, chunk.src_site);
+  const bool added = slot != nullptr && has_sender(*slot, key, chunk.src_site);
   if (!reduced && !added) return false;
   ++duplicates_;
   wasted_bytes_ += chunk.payload_bytes;
@@ -138,7 +129,7 @@ void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
   const bool add_twice = test_hook_ == TestHook::kDoubleAdd && slot.received == 0;
   for (int k = 0; k < (add_twice ? 2 : 1); ++k) {
     ++slot.received;
-    mark_sender(slot.senders, chunk.src_site);
+    mark_sender(slot, key_of(chunk), chunk.src_site);
     if (!chunk.data) continue;
     if (!slot.sum) {
       slot.sum = std::make_shared<std::vector<float>>(*chunk.data);
@@ -153,7 +144,7 @@ void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
   pipeline_busy_ += service;
 
   if (slot.received == slot.expected) {
-    check_senders(slot, chunk.group_size);
+    check_senders(slot, key_of(chunk), chunk.group_size);
     auto& reduced = pool_.clone(trans);
     auto& r = chunk_of(reduced);
     r.kind = ChunkKind::kReduced;
@@ -181,7 +172,7 @@ sc_time FpgaAggregator::service_time(std::uint64_t payload_bytes) {
 }
 
 // The chunk's slot, taken (with its buffer slot) by its first contribution. A table entry
-// is reused: its fields are reset here, its senders vector keeps its capacity.
+// is reused: its fields are reset here.
 FpgaAggregator::Slot& FpgaAggregator::slot_for(const ChunkExtension& chunk) {
   const auto key = key_of(chunk);
   Slot* slot = slots_.find(key);
@@ -200,26 +191,60 @@ FpgaAggregator::Slot& FpgaAggregator::fresh_slot(std::uint64_t key) {
   Slot& slot = slots_.insert(key);
   slot.received = 0;
   slot.expected = 0;
-  std::fill(slot.senders.begin(), slot.senders.end(), 0);
+  slot.senders.fill(0);
   slot.sum.reset();
   return slot;
 }
 
+// Adds `site` (nothing if it is not a site).
+void FpgaAggregator::mark_sender(Slot& slot, std::uint64_t key, int site) {
+  if (site < 0) return;
+  if (site < kInlineSenderSites) {
+    slot.senders[site / 64] |= std::uint64_t{1} << (site % 64);
+    return;
+  }
+  std::vector<std::uint64_t>& high = high_senders_[key];
+  const auto bit = static_cast<std::size_t>(site - kInlineSenderSites);
+  if (bit / 64 >= high.size()) high.resize(bit / 64 + 1, 0);
+  high[bit / 64] |= std::uint64_t{1} << (bit % 64);
+}
+
+bool FpgaAggregator::has_sender(const Slot& slot, std::uint64_t key, int site) const {
+  if (site < 0) return false;
+  if (site < kInlineSenderSites)
+    return has_bit(slot.senders.data(), slot.senders.size(), static_cast<std::size_t>(site));
+  const auto high = high_senders_.find(key);
+  return high != high_senders_.end() &&
+         has_bit(high->second.data(), high->second.size(),
+                 static_cast<std::size_t>(site - kInlineSenderSites));
+}
+
+void FpgaAggregator::take_senders(const Slot& slot, std::uint64_t key,
+                                  std::vector<std::uint64_t>& bits) {
+  bits.assign(slot.senders.begin(), slot.senders.end());
+  if (high_senders_.empty()) return;
+  const auto high = high_senders_.find(key);
+  if (high == high_senders_.end()) return;
+  bits.insert(bits.end(), high->second.begin(), high->second.end());
+  high_senders_.erase(high);
+}
+
 // Invariant data: exactly one contribution from every other member. A contribution
 // repeated or from no site sets no new sender bit.
-void FpgaAggregator::check_senders(const Slot& slot, int group_size) {
+void FpgaAggregator::check_senders(const Slot& slot, std::uint64_t key, int group_size) {
   int senders = 0;
   for (std::uint64_t word : slot.senders) senders += __builtin_popcountll(word);
+  const auto high = high_senders_.empty() ? high_senders_.end() : high_senders_.find(key);
+  if (high != high_senders_.end())
+    for (std::uint64_t word : high->second) senders += __builtin_popcountll(word);
   if (senders != slot.received || slot.received != group_size - 1) ++bad_reductions_;
 }
 
 void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced) {
   const sc_time now = EventCalendar::now();
   const auto key = key_of(chunk_of(reduced));
-  // The senders move out of the slot (capacities swapped, nothing allocated; the slot
-  // keeps the previous bits, which fresh_slot clears when it is taken again).
-  std::vector<std::uint64_t>& senders = credit_senders_;
-  senders.swap(slots_.find(key)->senders);
+  std::vector<std::uint64_t>& senders = senders_;
+  take_senders(*slots_.find(key), key, senders);
   slots_.erase(key);
   const bool leak = test_hook_ == TestHook::kLeakSlot && !leaked_once_;
   leaked_once_ = leaked_once_ || leak;

@@ -5,6 +5,7 @@
 #include <tlm_utils/peq_with_cb_and_phase.h>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -91,12 +92,17 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   std::vector<NamedHistogram> histograms() const;
 
  private:
+  // A slot and its key fill one cache line (SlotTable), read by every contribution: the
+  // senders of sites below kInlineSenderSites are bits in it, those of sites beyond (rare)
+  // are in `high_senders_`.
+  static constexpr int kInlineSenderSites = 256;
   struct Slot {
     int received = 0;
     int expected = 0;
-    std::vector<std::uint64_t> senders;  // a bit per site: 32 bytes at 243 sites
+    std::array<std::uint64_t, kInlineSenderSites / 64> senders{};  // bit s % 64 of word s / 64
     std::shared_ptr<std::vector<float>> sum;
   };
+  static_assert(sizeof(Slot) + sizeof(std::uint64_t) == 64, "a slot with its key is a line");
   struct Stalled {
     tlm::tlm_generic_payload* trans;
     sc_core::sc_time since;
@@ -120,7 +126,12 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   Slot& slot_for(const ChunkExtension& chunk);
   Slot& fresh_slot(std::uint64_t key);
   sc_core::sc_time service_time(std::uint64_t payload_bytes);
-  void check_senders(const Slot& slot, int group_size);
+  void mark_sender(Slot& slot, std::uint64_t key, int site);
+  bool has_sender(const Slot& slot, std::uint64_t key, int site) const;
+  // Every sender's bit (site s: bit s % 64 of word s / 64) into `bits`, and the slot's
+  // senders beyond the inline ones forgotten.
+  void take_senders(const Slot& slot, std::uint64_t key, std::vector<std::uint64_t>& bits);
+  void check_senders(const Slot& slot, std::uint64_t key, int group_size);
   void on_reduced(tlm::tlm_generic_payload& trans);
   // The pipeline output FIFO's callback: a direct call, 8 bytes.
   struct OutputHandler {
@@ -149,11 +160,13 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   int site_;
   TestHook test_hook_;
   bool aggregate_, reliable_, drop_when_full_, return_credits_;
-  // Reused (no allocation per reduced chunk): the senders a freed slot returns credits to.
-  std::vector<std::uint64_t> credit_senders_;
+  // Reused (no allocation per reduced chunk): the senders of the slot just reduced.
+  std::vector<std::uint64_t> senders_;
   FpgaAggregatorConfig config_;
   BufferMemory buffer_;
   SlotTable<Slot> slots_;
+  // Slot key -> the senders of sites from kInlineSenderSites on (bit s - kInlineSenderSites).
+  std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> high_senders_;
   std::deque<Stalled> stalled_;
 
   sc_core::sc_time stall_time_ = sc_core::SC_ZERO_TIME;

@@ -18,6 +18,8 @@ namespace aggnet {
 /// hash map beyond. An erased entry keeps its value object, so a V holding a vector keeps
 /// its capacity when the entry is reused: `insert` returns the old value, the caller
 /// resets what it uses. Memory follows the keys held at once, not `max_capacity`.
+// An entry is its key and value, the key ~0 marking it free; an entry of 16, 32 or 64
+// bytes is aligned to its size, so that reading one reads one cache line.
 template <typename V>
 class SlotTable {
  public:
@@ -29,12 +31,12 @@ class SlotTable {
   /// The value of `key`, which must not be held (precondition).
   V& insert(std::uint64_t key) {
     ++size_;
-    while (entries_[index(key)].used && entries_.size() < max_capacity_) grow();
+    while (entries_[index(key)].key != kFree && entries_.size() < max_capacity_) grow();
     return place(key);
   }
   V* find(std::uint64_t key) {
     Entry& e = entries_[index(key)];
-    if (e.used && e.key == key) return &e.value;
+    if (e.key == key && key != kFree) return &e.value;
     if (overflow_.empty()) return nullptr;
     auto it = overflow_.find(key);
     return it == overflow_.end() ? nullptr : &it->second;
@@ -44,8 +46,8 @@ class SlotTable {
   /// Removes `key`; returns whether it was held.
   bool erase(std::uint64_t key) {
     Entry& e = entries_[index(key)];
-    if (e.used && e.key == key) {
-      e.used = false;
+    if (e.key == key && key != kFree) {
+      e.key = kFree;
     } else if (overflow_.erase(key) == 0) {
       return false;
     }
@@ -59,9 +61,15 @@ class SlotTable {
 
  private:
   static constexpr std::size_t kInitialCapacity = 16;
-  struct Entry {
-    std::uint64_t key = 0;
-    bool used = false;
+  static constexpr std::uint64_t kFree = ~std::uint64_t{0};  // a key kept in overflow_
+  static constexpr std::size_t entry_alignment() {
+    const std::size_t packed = sizeof(std::uint64_t) + sizeof(V);
+    const std::size_t natural = alignof(V) > alignof(std::uint64_t) ? alignof(V) : 8;
+    const bool line_fraction = packed <= 64 && (packed & (packed - 1)) == 0;
+    return line_fraction && packed > natural ? packed : natural;
+  }
+  struct alignas(entry_alignment()) Entry {
+    std::uint64_t key = kFree;
     V value{};
   };
   std::size_t index(std::uint64_t key) const {
@@ -70,8 +78,7 @@ class SlotTable {
   }
   V& place(std::uint64_t key) {
     Entry& e = entries_[index(key)];
-    if (e.used) return overflow_[key];
-    e.used = true;
+    if (e.key != kFree || key == kFree) return overflow_[key];
     e.key = key;
     return e.value;
   }
@@ -81,7 +88,7 @@ class SlotTable {
     std::unordered_map<std::uint64_t, V> spilled;
     spilled.swap(overflow_);
     for (Entry& e : old)
-      if (e.used) place(e.key) = std::move(e.value);
+      if (e.key != kFree) place(e.key) = std::move(e.value);
     for (auto& kv : spilled) place(kv.first) = std::move(kv.second);
   }
 

@@ -64,31 +64,43 @@ void MulticastSwitch::set_multicast_group(int tree_id, const std::vector<int>& p
   tree_lists_[tree_id] = list_index(ports);
 }
 
-// The index of `ports` in port_lists_, added if new. The order is the list's: a chunk leaves
+// The index of `ports` in lists_, added if new. The order is the list's: a chunk leaves
 // on the second to the last port in it, then on the first.
 std::uint32_t MulticastSwitch::list_index(const std::vector<int>& ports) {
   const auto [it, added] =
-      list_indices_.try_emplace(ports, static_cast<std::uint32_t>(port_lists_.size()));
+      list_indices_.try_emplace(ports, static_cast<std::uint32_t>(lists_.size()));
   if (!added) return it->second;
-  PortList list;
-  list.count = static_cast<std::uint16_t>(ports.size());
-  list.offset = static_cast<std::uint32_t>(spilled_ports_.size());
-  for (std::size_t i = 0; i < ports.size(); ++i) {
-    if (i < kInlinePorts) {
-      list.first[i] = static_cast<std::uint16_t>(ports[i]);
-    } else {
-      spilled_ports_.push_back(ports[i]);
-    }
-  }
-  port_lists_.push_back(list);
+  lists_.push_back(ports);
+  routes_.emplace_back();
+  // Rerouting during the run; before it the ports are not bound yet, and
+  // start_of_simulation resolves every list.
+  if (ports_bound_) resolve_route(it->second);
   return it->second;
 }
 
+void MulticastSwitch::resolve_route(std::uint32_t list) {
+  const std::vector<int>& ports = lists_[list];
+  Route route;
+  route.count = static_cast<std::uint32_t>(ports.size());
+  route.offset = static_cast<std::uint32_t>(spilled_sinks_.size());
+  for (std::size_t i = 0; i < ports.size(); ++i) {
+    if (static_cast<std::size_t>(ports[i]) >= egress_.size()) {
+      throw std::invalid_argument(std::string(name()) + ": a multicast group leaves on port " +
+                                  std::to_string(ports[i]) + ", but the switch has " +
+                                  std::to_string(egress_.size()) + " ports");
+    }
+    const ChunkSink& sink = egress_[static_cast<std::size_t>(ports[i])];
+    if (i < kInlineSinks) {
+      route.first[i] = sink;
+    } else {
+      spilled_sinks_.push_back(sink);
+    }
+  }
+  routes_[list] = route;
+}
+
 std::vector<int> MulticastSwitch::multicast_ports(int tree_id) const {
-  const PortList& list = list_of(tree_id);
-  std::vector<int> ports;
-  for (std::uint32_t i = 0; i < list.count; ++i) ports.push_back(port_at(list, i));
-  return ports;
+  return lists_[list_of(tree_id)];
 }
 
 tlm::tlm_sync_enum MulticastSwitch::nb_transport_fw(tlm::tlm_generic_payload& trans,
@@ -115,6 +127,8 @@ void MulticastSwitch::start_of_simulation() {
     egress_.push_back(ChunkSink::of(out[port]));
   unicast_sinks_.assign(unicast_.size(), ChunkSink{});
   for (std::size_t dst = 0; dst < unicast_.size(); ++dst) resolve_unicast_sink(dst);
+  spilled_sinks_.clear();
+  for (std::uint32_t list = 1; list < lists_.size(); ++list) resolve_route(list);
   ports_bound_ = true;
 }
 
@@ -141,21 +155,19 @@ void MulticastSwitch::forward(tlm::tlm_generic_payload& trans) {
     trans.release();
     return;
   }
-  const PortList list = list_of(chunk.tree_id);
-  if (list.count == 0) {  // this site left the tree when it was rerouted: dropped
+  const Route route = routes_[list_of(chunk.tree_id)];  // a copy: sends may reroute
+  if (route.count == 0) {  // this site left the tree when it was rerouted: dropped
     ++unroutable_;
     trans.release();
     return;
   }
   // Every port gets the same transaction, one reference each (taken before any is sent:
   // a link that is down releases its reference at once).
-  for (std::uint32_t i = 1; i < list.count; ++i) trans.acquire();
-  replicated_ += list.count - 1;
-  for (std::uint32_t i = 1; i < list.count; ++i) send(port_at(list, i), trans);
-  send(list.first[0], trans);
+  for (std::uint32_t i = 1; i < route.count; ++i) trans.acquire();
+  replicated_ += route.count - 1;
+  for (std::uint32_t i = 1; i < route.count; ++i) sink_at(route, i)(trans);
+  route.first[0](trans);
 }
-
-void MulticastSwitch::send(int port, tlm::tlm_generic_payload& trans) { egress_[port](trans); }
 
 std::vector<Statistic> MulticastSwitch::statistics() const {
   return {{"forwarded", static_cast<double>(forwarded_), "chunks received and forwarded"},

@@ -65,48 +65,50 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   void forward_after(tlm::tlm_generic_payload& trans, const sc_core::sc_time& delay);
   void on_ready(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
   void forward(tlm::tlm_generic_payload& trans);
-  void send(int port, tlm::tlm_generic_payload& trans);
   void resolve_unicast_sink(std::size_t dst_site);
 
   // Per tree id (dense: tree ids are round x sites + sender), the index of its egress
-  // port list in `port_lists_` (0: this switch is on no such tree). Trees share lists: a
-  // switch has a few ports and its trees use a few dozen distinct lists of them. A
-  // 243-site all-to-all's entries are then 4 bytes per tree and switch (236 KiB in all,
-  // which the L2 holds), not a list each (16 bytes: 0.9 MiB, a miss on every forward).
-  // A list keeps its first kInlinePorts ports itself, the rest as a slice of
-  // `spilled_ports_`.
-  static constexpr std::uint32_t kInlinePorts = 4;
-  struct PortList {
+  // port list (0: this switch is on no such tree). Trees share lists: a switch has a few
+  // ports and its trees use a few dozen distinct lists of them. A 243-site all-to-all's
+  // entries are then 4 bytes per tree and switch (236 KiB in all), not a list each.
+  // A list is kept twice: its port numbers (`lists_`, for rerouting and for
+  // multicast_ports) and, once the ports are bound, what they are bound to (`routes_`, one
+  // line read by a forward: the first kInlineSinks sinks, the rest a slice of
+  // `spilled_sinks_`).
+  static constexpr std::uint32_t kInlineSinks = 3;
+  struct alignas(64) Route {
+    std::array<ChunkSink, kInlineSinks> first{};
+    std::uint32_t count = 0;
     std::uint32_t offset = 0;
-    std::uint16_t count = 0;
-    std::array<std::uint16_t, kInlinePorts> first{};
   };
-  int port_at(const PortList& list, std::uint32_t i) const {
-    return i < kInlinePorts ? list.first[i] : spilled_ports_[list.offset + i - kInlinePorts];
+  const ChunkSink& sink_at(const Route& route, std::uint32_t i) const {
+    return i < kInlineSinks ? route.first[i] : spilled_sinks_[route.offset + i - kInlineSinks];
   }
-  const PortList& list_of(int tree_id) const {
-    return port_lists_[tree_id >= 0 && static_cast<std::size_t>(tree_id) < tree_lists_.size()
-                           ? tree_lists_[tree_id]
-                           : 0];
+  std::uint32_t list_of(int tree_id) const {
+    return tree_id >= 0 && static_cast<std::size_t>(tree_id) < tree_lists_.size()
+               ? tree_lists_[tree_id]
+               : 0;
   }
   std::uint32_t list_index(const std::vector<int>& ports);
+  void resolve_route(std::uint32_t list);
 
   // Read by every forward, kept together: the switch is cold at each chunk. A unicast
   // forward reads the first line and its destination's sink; a multicast one the first
-  // two lines, its tree's entry and list, and its ports' sinks.
+  // two lines, its tree's entry and its route.
   alignas(64) sc_core::sc_time latency_;
   std::uint64_t forwarded_ = 0;
   std::vector<std::uint32_t> tree_lists_;
   // Destination site -> what its egress port is bound to (unbound: no route), resolved
   // from `unicast_` once the ports are bound.
   std::vector<ChunkSink> unicast_sinks_;
-  std::vector<PortList> port_lists_{PortList{}};  // [0]: no list
-  std::vector<ChunkSink> egress_;                 // per port of `out`: what it is bound to
+  std::vector<Route> routes_{Route{}};  // per list; [0]: no list
   std::uint64_t replicated_ = 0, unroutable_ = 0;
-  std::vector<int> spilled_ports_;
-  std::vector<int> unicast_;  // destination site -> egress port, -1: no route
-  bool ports_bound_ = false;  // since the start of simulation
+  std::vector<ChunkSink> spilled_sinks_;
+  std::vector<ChunkSink> egress_;  // per port of `out`: what it is bound to
+  std::vector<int> unicast_;       // destination site -> egress port, -1: no route
+  bool ports_bound_ = false;       // since the start of simulation
   SwitchParams params_;
+  std::vector<std::vector<int>> lists_{{}};                   // per list: its ports
   std::map<std::vector<int>, std::uint32_t> list_indices_;  // port list -> its index
   tlm_utils::peq_with_cb_and_phase<MulticastSwitch> peq_;
 };
