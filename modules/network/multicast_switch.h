@@ -108,7 +108,7 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   std::vector<int> unicast_;       // destination site -> egress port, -1: no route
   bool ports_bound_ = false;       // since the start of simulation
   SwitchParams params_;
-  std::vector<std::vector<int>> lists_{{}};                   // per list: its ports
+  std::vector<std::vector<int>> lists_{{}};                 // per list: its ports
   std::map<std::vector<int>, std::uint32_t> list_indices_;  // port list -> its index
   tlm_utils::peq_with_cb_and_phase<MulticastSwitch> peq_;
 };
