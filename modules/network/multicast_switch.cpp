@@ -43,6 +43,7 @@ void MulticastSwitch::resolve_unicast_sink(std::size_t dst_site) {
 void MulticastSwitch::clear_multicast_group(int tree_id) {
   if (tree_id >= 0 && static_cast<std::size_t>(tree_id) < tree_lists_.size())
     tree_lists_[tree_id] = 0;
+  wide_lists_.erase(tree_id);
 }
 
 void MulticastSwitch::set_multicast_group(int tree_id, const std::vector<int>& ports) {
@@ -61,7 +62,10 @@ void MulticastSwitch::set_multicast_group(int tree_id, const std::vector<int>& p
                                 "more than 65,535 ports");
   }
   if (static_cast<std::size_t>(tree_id) >= tree_lists_.size()) tree_lists_.resize(tree_id + 1, 0);
-  tree_lists_[tree_id] = list_index(ports);
+  const std::uint32_t list = list_index(ports);
+  wide_lists_.erase(tree_id);
+  if (list >= kWideList) wide_lists_[tree_id] = list;
+  tree_lists_[tree_id] = static_cast<std::uint16_t>(std::min<std::uint32_t>(list, kWideList));
 }
 
 // The index of `ports` in lists_, added if new. The order is the list's: a chunk leaves

@@ -10,6 +10,7 @@
 #include <map>
 #include <systemc>
 #include <tlm>
+#include <unordered_map>
 #include <vector>
 
 #include "model/params/network.h"
@@ -70,11 +71,13 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   // Per tree id (dense: tree ids are round x sites + sender), the index of its egress
   // port list (0: this switch is on no such tree). Trees share lists: a switch has a few
   // ports and its trees use a few dozen distinct lists of them. A 243-site all-to-all's
-  // entries are then 4 bytes per tree and switch (236 KiB in all), not a list each.
+  // entries are then 2 bytes per tree and switch (118 KiB in all), not a list each. An
+  // index from kWideList on (a switch with that many lists) is kept in `wide_lists_`.
   // A list is kept twice: its port numbers (`lists_`, for rerouting and for
   // multicast_ports) and, once the ports are bound, what they are bound to (`routes_`, one
   // line read by a forward: the first kInlineSinks sinks, the rest a slice of
   // `spilled_sinks_`).
+  static constexpr std::uint16_t kWideList = 0xFFFF;
   static constexpr std::uint32_t kInlineSinks = 3;
   struct alignas(64) Route {
     std::array<ChunkSink, kInlineSinks> first{};
@@ -85,9 +88,9 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
     return i < kInlineSinks ? route.first[i] : spilled_sinks_[route.offset + i - kInlineSinks];
   }
   std::uint32_t list_of(int tree_id) const {
-    return tree_id >= 0 && static_cast<std::size_t>(tree_id) < tree_lists_.size()
-               ? tree_lists_[tree_id]
-               : 0;
+    if (tree_id < 0 || static_cast<std::size_t>(tree_id) >= tree_lists_.size()) return 0;
+    const std::uint16_t list = tree_lists_[static_cast<std::size_t>(tree_id)];
+    return list != kWideList ? list : wide_lists_.at(tree_id);
   }
   std::uint32_t list_index(const std::vector<int>& ports);
   void resolve_route(std::uint32_t list);
@@ -97,7 +100,7 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   // two lines, its tree's entry and its route.
   alignas(64) sc_core::sc_time latency_;
   std::uint64_t forwarded_ = 0;
-  std::vector<std::uint32_t> tree_lists_;
+  std::vector<std::uint16_t> tree_lists_;
   // Destination site -> what its egress port is bound to (unbound: no route), resolved
   // from `unicast_` once the ports are bound.
   std::vector<ChunkSink> unicast_sinks_;
@@ -110,6 +113,7 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   SwitchParams params_;
   std::vector<std::vector<int>> lists_{{}};                 // per list: its ports
   std::map<std::vector<int>, std::uint32_t> list_indices_;  // port list -> its index
+  std::unordered_map<int, std::uint32_t> wide_lists_;       // tree id -> list >= kWideList
   tlm_utils::peq_with_cb_and_phase<MulticastSwitch> peq_;
 };
 

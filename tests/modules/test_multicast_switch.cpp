@@ -258,6 +258,51 @@ TEST(MulticastSwitch, TreesWithMorePortsThanTheEntryHoldsReachEveryPortOnce) {
   EXPECT_EQ(bench.sw.replicated(), 6u + 6u);
 }
 
+// A switch's tree table holds a list index in 2 bytes; indices from 65,535 on are kept
+// apart. 70,000 trees with lists of their own (tree t: the base-3 digits of t as ports):
+// every tree, below and beyond that, keeps its own list, cleared and replaced alike, and a
+// chunk of the last tree leaves once per listed port.
+std::vector<int> digits_base3(int tree) {
+  std::vector<int> ports;
+  for (int i = 0; i < 11; ++i, tree /= 3) ports.push_back(tree % 3);
+  return ports;
+}
+
+TEST(MulticastSwitch, TreesBeyondTheNarrowTableKeepTheirOwnLists) {
+  Bench bench(0);
+  constexpr int kTrees = 70'000;
+  for (int tree = 0; tree < kTrees; ++tree) bench.sw.set_multicast_group(tree, digits_base3(tree));
+  for (int tree : {0, 1, 65'533, 65'534, 65'535, 65'536, kTrees - 1})
+    EXPECT_EQ(bench.sw.multicast_ports(tree), digits_base3(tree)) << "tree " << tree;
+  bench.sw.clear_multicast_group(65'600);
+  EXPECT_TRUE(bench.sw.multicast_ports(65'600).empty());
+  bench.sw.set_multicast_group(65'601, digits_base3(3));  // now a narrow list
+  EXPECT_EQ(bench.sw.multicast_ports(65'601), digits_base3(3));
+  bench.sw.set_multicast_group(2, digits_base3(66'000));  // now a wide one
+  EXPECT_EQ(bench.sw.multicast_ports(2), digits_base3(66'000));
+  bench.a.posts = {{0, 0, multicast(kTrees - 1, 7)}};
+  sc_core::sc_start();
+  std::vector<std::size_t> expected(3, 0);
+  for (int port : digits_base3(kTrees - 1)) ++expected[static_cast<std::size_t>(port)];
+  for (std::size_t p = 0; p < 3; ++p) EXPECT_EQ(bench.ports[p]->seen.size(), expected[p]);
+}
+
+// A multicast list naming a port the switch does not have is found when the ports are
+// bound, with the switch and the port named (not an out-of-range read per chunk).
+TEST(MulticastSwitch, AMulticastListWithAPortTheSwitchLacksIsAnErrorAtTheStart) {
+  Bench bench(0);
+  bench.sw.set_multicast_group(4, {0, 5});
+  try {
+    sc_core::sc_start();
+    ADD_FAILURE() << "no error";
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("sw: a multicast group leaves on port 5, but the switch has 3 ports"),
+              std::string::npos)
+        << what;
+  }
+}
+
 // A link failure can cut a destination off (sim/faults.cpp removes its route): such a
 // chunk, or one of a tree this switch has left, is dropped and counted, not forwarded.
 TEST(MulticastSwitch, AChunkWithoutARouteIsDroppedAndCounted) {
