@@ -220,12 +220,12 @@ bool FpgaAggregator::has_sender(const Slot& slot, std::uint64_t key, int site) c
 }
 
 void FpgaAggregator::take_senders(const Slot& slot, std::uint64_t key,
-                                  std::vector<std::uint64_t>& bits) {
-  bits.assign(slot.senders.begin(), slot.senders.end());
+                                  std::vector<std::uint64_t>* bits) {
+  if (bits != nullptr) bits->assign(slot.senders.begin(), slot.senders.end());
   if (high_senders_.empty()) return;
   const auto high = high_senders_.find(key);
   if (high == high_senders_.end()) return;
-  bits.insert(bits.end(), high->second.begin(), high->second.end());
+  if (bits != nullptr) bits->insert(bits->end(), high->second.begin(), high->second.end());
   high_senders_.erase(high);
 }
 
@@ -243,8 +243,8 @@ void FpgaAggregator::check_senders(const Slot& slot, std::uint64_t key, int grou
 void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced) {
   const sc_time now = EventCalendar::now();
   const auto key = key_of(chunk_of(reduced));
-  std::vector<std::uint64_t>& senders = senders_;
-  take_senders(*slots_.find(key), key, senders);
+  // Only credits need the senders once the slot is freed.
+  take_senders(*slots_.find(key), key, return_credits_ ? &senders_ : nullptr);
   slots_.erase(key);
   const bool leak = test_hook_ == TestHook::kLeakSlot && !leaked_once_;
   leaked_once_ = leaked_once_ || leak;
@@ -253,7 +253,7 @@ void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced) {
   reduced_ += chunk_of(reduced).chunks;
   if (reliable_) completed_[key] = chunk_of(reduced).data;
   if (return_credits_)
-    for_each_sender(senders, [&](int sender) {
+    for_each_sender(senders_, [&](int sender) {
       send_credit(chunk_of(reduced).step, chunk_of(reduced).chunk, sender, true);
     });
   if (test_hook_ == TestHook::kDoubleDeliver) out_sink_(pool_.clone(reduced));

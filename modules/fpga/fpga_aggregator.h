@@ -128,9 +128,9 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   sc_core::sc_time service_time(std::uint64_t payload_bytes);
   void mark_sender(Slot& slot, std::uint64_t key, int site);
   bool has_sender(const Slot& slot, std::uint64_t key, int site) const;
-  // Every sender's bit (site s: bit s % 64 of word s / 64) into `bits`, and the slot's
-  // senders beyond the inline ones forgotten.
-  void take_senders(const Slot& slot, std::uint64_t key, std::vector<std::uint64_t>& bits);
+  // Every sender's bit (site s: bit s % 64 of word s / 64) into `*bits` if given, and the
+  // slot's senders beyond the inline ones forgotten.
+  void take_senders(const Slot& slot, std::uint64_t key, std::vector<std::uint64_t>* bits);
   void check_senders(const Slot& slot, std::uint64_t key, int group_size);
   void on_reduced(tlm::tlm_generic_payload& trans);
   // The pipeline output FIFO's callback: a direct call, 8 bytes.
@@ -160,7 +160,7 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   int site_;
   TestHook test_hook_;
   bool aggregate_, reliable_, drop_when_full_, return_credits_;
-  // Reused (no allocation per reduced chunk): the senders of the slot just reduced.
+  // Reused (no allocation per reduced chunk): the senders of the slot just freed (credits).
   std::vector<std::uint64_t> senders_;
   FpgaAggregatorConfig config_;
   BufferMemory buffer_;
