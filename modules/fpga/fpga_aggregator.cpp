@@ -244,7 +244,9 @@ void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced) {
   const sc_time now = EventCalendar::now();
   const auto key = key_of(chunk_of(reduced));
   // Only credits need the senders once the slot is freed.
-  take_senders(*slots_.find(key), key, return_credits_ ? &senders_ : nullptr);
+  Slot& slot = *slots_.find(key);
+  take_senders(slot, key, return_credits_ ? &senders_ : nullptr);
+  slot.sum.reset();  // the result is the reduced chunk's now
   slots_.erase(key);
   const bool leak = test_hook_ == TestHook::kLeakSlot && !leaked_once_;
   leaked_once_ = leaked_once_ || leak;

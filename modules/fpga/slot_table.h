@@ -31,7 +31,8 @@ class SlotTable {
   /// The value of `key`, which must not be held (precondition).
   V& insert(std::uint64_t key) {
     ++size_;
-    while (entries_[index(key)].key != kFree && entries_.size() < max_capacity_) grow();
+    while (key != kFree && entries_[index(key)].key != kFree && entries_.size() < max_capacity_)
+      grow();
     return place(key);
   }
   V* find(std::uint64_t key) {

@@ -61,6 +61,8 @@ void MulticastSwitch::set_multicast_group(int tree_id, const std::vector<int>& p
                                 std::to_string(tree_id) + " has a port outside [0, 65535] or " +
                                 "more than 65,535 ports");
   }
+  // During the run (rerouting) the ports are bound: a list is checked before it is kept.
+  if (ports_bound_ && missing_port(ports) >= 0) throw_missing_port(tree_id, missing_port(ports));
   if (static_cast<std::size_t>(tree_id) >= tree_lists_.size()) tree_lists_.resize(tree_id + 1, 0);
   const std::uint32_t list = list_index(ports);
   wide_lists_.erase(tree_id);
@@ -82,17 +84,28 @@ std::uint32_t MulticastSwitch::list_index(const std::vector<int>& ports) {
   return it->second;
 }
 
+int MulticastSwitch::missing_port(const std::vector<int>& ports) const {
+  for (int port : ports)
+    if (static_cast<std::size_t>(port) >= egress_.size()) return port;
+  return -1;
+}
+
+void MulticastSwitch::throw_missing_port(int tree_id, int port) const {
+  throw std::invalid_argument(std::string(name()) + ": multicast group " + std::to_string(tree_id) +
+                              " leaves on port " + std::to_string(port) + ", but the switch has " +
+                              std::to_string(egress_.size()) + " ports");
+}
+
+// A list naming a port the switch lacks gets no route (start_of_simulation reports it if
+// a tree uses it).
 void MulticastSwitch::resolve_route(std::uint32_t list) {
   const std::vector<int>& ports = lists_[list];
   Route route;
-  route.count = static_cast<std::uint32_t>(ports.size());
-  route.offset = static_cast<std::uint32_t>(spilled_sinks_.size());
-  for (std::size_t i = 0; i < ports.size(); ++i) {
-    if (static_cast<std::size_t>(ports[i]) >= egress_.size()) {
-      throw std::invalid_argument(std::string(name()) + ": a multicast group leaves on port " +
-                                  std::to_string(ports[i]) + ", but the switch has " +
-                                  std::to_string(egress_.size()) + " ports");
-    }
+  if (missing_port(ports) < 0) {
+    route.count = static_cast<std::uint32_t>(ports.size());
+    route.offset = static_cast<std::uint32_t>(spilled_sinks_.size());
+  }
+  for (std::uint32_t i = 0; i < route.count; ++i) {
     const ChunkSink& sink = egress_[static_cast<std::size_t>(ports[i])];
     if (i < kInlineSinks) {
       route.first[i] = sink;
@@ -133,6 +146,10 @@ void MulticastSwitch::start_of_simulation() {
   for (std::size_t dst = 0; dst < unicast_.size(); ++dst) resolve_unicast_sink(dst);
   spilled_sinks_.clear();
   for (std::uint32_t list = 1; list < lists_.size(); ++list) resolve_route(list);
+  for (int tree = 0; tree < static_cast<int>(tree_lists_.size()); ++tree) {
+    const std::uint32_t list = list_of(tree);
+    if (list != 0 && routes_[list].count == 0) throw_missing_port(tree, missing_port(lists_[list]));
+  }
   ports_bound_ = true;
 }
 
@@ -159,18 +176,21 @@ void MulticastSwitch::forward(tlm::tlm_generic_payload& trans) {
     trans.release();
     return;
   }
-  const Route route = routes_[list_of(chunk.tree_id)];  // a copy: sends may reroute
-  if (route.count == 0) {  // this site left the tree when it was rerouted: dropped
+  // By index, not by reference: a send may reroute, which can add routes (a route once
+  // made never changes).
+  const std::uint32_t list = list_of(chunk.tree_id);
+  const std::uint32_t count = routes_[list].count;
+  if (count == 0) {  // this site left the tree when it was rerouted: dropped
     ++unroutable_;
     trans.release();
     return;
   }
   // Every port gets the same transaction, one reference each (taken before any is sent:
   // a link that is down releases its reference at once).
-  for (std::uint32_t i = 1; i < route.count; ++i) trans.acquire();
-  replicated_ += route.count - 1;
-  for (std::uint32_t i = 1; i < route.count; ++i) sink_at(route, i)(trans);
-  route.first[0](trans);
+  for (std::uint32_t i = 1; i < count; ++i) trans.acquire();
+  replicated_ += count - 1;
+  for (std::uint32_t i = 1; i < count; ++i) sink_at(routes_[list], i)(trans);
+  routes_[list].first[0](trans);
 }
 
 std::vector<Statistic> MulticastSwitch::statistics() const {

@@ -47,7 +47,8 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   std::uint64_t unroutable() const { return unroutable_; }
   /// Multicast group table entry: chunks of tree `tree_id` leave on every port listed.
   /// Errors: std::invalid_argument for an empty port list, a port outside [0, 65535] or
-  /// more than 65,535 ports.
+  /// more than 65,535 ports, and for a port the switch does not have: at once during the
+  /// simulation, from sc_start (start_of_simulation) for a tree set before it.
   void set_multicast_group(int tree_id, const std::vector<int>& ports);
   std::vector<int> multicast_ports(int tree_id) const;
 
@@ -84,6 +85,7 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
     std::uint32_t count = 0;
     std::uint32_t offset = 0;
   };
+  static_assert(sizeof(Route) == 64, "a route is one cache line");
   const ChunkSink& sink_at(const Route& route, std::uint32_t i) const {
     return i < kInlineSinks ? route.first[i] : spilled_sinks_[route.offset + i - kInlineSinks];
   }
@@ -94,6 +96,8 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   }
   std::uint32_t list_index(const std::vector<int>& ports);
   void resolve_route(std::uint32_t list);
+  int missing_port(const std::vector<int>& ports) const;  // -1: every port exists
+  [[noreturn]] void throw_missing_port(int tree_id, int port) const;
 
   // Read by every forward, kept together: the switch is cold at each chunk. A unicast
   // forward reads the first line and its destination's sink; a multicast one the first

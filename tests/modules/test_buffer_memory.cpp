@@ -196,6 +196,27 @@ TEST(SlotTable, ACollisionBelowTheBoundDoublesTheArray) {
   EXPECT_EQ(*t.find(key(0, 64)), 4);
 }
 
+// The key ~0 marks a free entry: as a key of its own it lives in the overflow map,
+// found, kept across the array's growth and erased like any other.
+TEST(SlotTable, TheKeyThatMarksAFreeEntryIsAKeyLikeTheOthers) {
+  SlotTable<int> t(64);
+  constexpr std::uint64_t kAllOnes = ~std::uint64_t{0};
+  EXPECT_EQ(t.find(kAllOnes), nullptr);  // not every free entry's key
+  t.insert(kAllOnes) = 7;
+  EXPECT_EQ(t.capacity(), 16u);  // no growth for it
+  EXPECT_EQ(t.overflowed(), 1u);
+  t.insert(key(0, 0)) = 1;
+  t.insert(key(0, 16)) = 2;  // grows to 32
+  EXPECT_EQ(t.capacity(), 32u);
+  EXPECT_EQ(*t.find(kAllOnes), 7);
+  EXPECT_EQ(t.size(), 3u);
+  EXPECT_TRUE(t.erase(kAllOnes));
+  EXPECT_EQ(t.find(kAllOnes), nullptr);
+  EXPECT_FALSE(t.erase(kAllOnes));
+  EXPECT_EQ(*t.find(key(0, 0)), 1);
+  EXPECT_EQ(t.size(), 2u);
+}
+
 TEST(SlotTable, AFreedEntryIsReusedWithItsValueObject) {
   SlotTable<std::vector<int>> t(16);
   auto& v = t.insert(key(0, 3));

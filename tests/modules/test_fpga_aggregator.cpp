@@ -417,7 +417,7 @@ TEST(FpgaAggregator, CreditModeReturnsOneCreditPerSenderWhenTheSlotFrees) {
 // A slot holds the senders of sites below 256 itself and keeps those beyond apart: they
 // are credited, recognised as repeated, counted by the invariant check and forgotten when
 // the slot frees, like the others. Group of 4 at site 4, chunk 3 of step 1, twice: senders
-// 300, 511, 7 and then (the key taken again, as without loss recovery) 300, 600, 7.
+// 256, 511, 255 and then (the key taken again, as without loss recovery) 300, 600, 7.
 std::vector<int> credited(const Recorder& network, std::size_t from, std::size_t to) {
   std::vector<int> sites;
   for (std::size_t i = from; i < to; ++i) sites.push_back(network.seen[i].chunk.dst_site);
@@ -429,16 +429,29 @@ TEST(FpgaAggregator, SendersFromSite256OnAreCreditedCheckedAndForgottenLikeTheOt
   with.return_credits = true;
   Bench b(with);
   b.feeder.posts = {
-      {100 * kUs, contribution(1, 3, 300, 4)}, {200 * kUs, contribution(1, 3, 511, 4)},
-      {300 * kUs, contribution(1, 3, 7, 4)},   {400 * kUs, contribution(1, 3, 300, 4)},
+      {100 * kUs, contribution(1, 3, 256, 4)}, {200 * kUs, contribution(1, 3, 511, 4)},
+      {300 * kUs, contribution(1, 3, 255, 4)}, {400 * kUs, contribution(1, 3, 300, 4)},
       {500 * kUs, contribution(1, 3, 600, 4)}, {600 * kUs, contribution(1, 3, 7, 4)}};
   sc_core::sc_start();
   ASSERT_EQ(b.cluster.seen.size(), 2u);
   EXPECT_EQ(b.cluster.seen[1].at_ps, 600 * kUs + kService1MiB + kLatency);
   ASSERT_EQ(b.network.seen.size(), 6u);
-  EXPECT_EQ(credited(b.network, 0, 3), (std::vector<int>{7, 300, 511}));
+  EXPECT_EQ(credited(b.network, 0, 3), (std::vector<int>{255, 256, 511}));
   EXPECT_EQ(credited(b.network, 3, 6), (std::vector<int>{7, 300, 600}));
   EXPECT_EQ(b.fpga.bad_reductions(), 0u);
+}
+
+// The same without credits: the slot's senders beyond 255 are forgotten all the same.
+TEST(FpgaAggregator, SendersFromSite256OnAreForgottenWithoutCreditsToo) {
+  Bench b(config(4));
+  b.feeder.posts = {
+      {100 * kUs, contribution(1, 3, 300, 4)}, {200 * kUs, contribution(1, 3, 511, 4)},
+      {300 * kUs, contribution(1, 3, 7, 4)},   {400 * kUs, contribution(1, 3, 300, 4)},
+      {500 * kUs, contribution(1, 3, 600, 4)}, {600 * kUs, contribution(1, 3, 7, 4)}};
+  sc_core::sc_start();
+  ASSERT_EQ(b.cluster.seen.size(), 2u);
+  EXPECT_EQ(b.fpga.bad_reductions(), 0u);
+  EXPECT_TRUE(b.network.seen.empty());
 }
 
 TEST(FpgaAggregator, ARepeatedContributionFromSite256OnIsRecognised) {

@@ -230,8 +230,8 @@ TEST(MulticastSwitch, TreesSharingAPortListKeepItWhenOneOfThemChanges) {
   EXPECT_EQ(sw.multicast_ports(2), (std::vector<int>{1, 2}));
 }
 
-// A port list holds its first four ports itself and the rest apart; a tree re-set with
-// more ports than before gets them all, and the other trees keep theirs.
+// A route holds its first three ports' sinks itself and the rest apart; a tree re-set
+// with more ports than before gets them all, and the other trees keep theirs.
 TEST(MulticastSwitch, TreesWithMorePortsThanTheEntryHoldsReachEveryPortOnce) {
   Bench bench(0, 7);
   bench.sw.set_multicast_group(8, {6, 5, 4, 3, 2, 1});
@@ -291,13 +291,15 @@ TEST(MulticastSwitch, TreesBeyondTheNarrowTableKeepTheirOwnLists) {
 // bound, with the switch and the port named (not an out-of-range read per chunk).
 TEST(MulticastSwitch, AMulticastListWithAPortTheSwitchLacksIsAnErrorAtTheStart) {
   Bench bench(0);
+  bench.sw.set_multicast_group(3, {0, 7});
+  bench.sw.set_multicast_group(3, {1});  // replaced before the start: no tree uses it
   bench.sw.set_multicast_group(4, {0, 5});
   try {
     sc_core::sc_start();
     ADD_FAILURE() << "no error";
   } catch (const std::exception& e) {
     const std::string what = e.what();
-    EXPECT_NE(what.find("sw: a multicast group leaves on port 5, but the switch has 3 ports"),
+    EXPECT_NE(what.find("sw: multicast group 4 leaves on port 5, but the switch has 3 ports"),
               std::string::npos)
         << what;
   }
@@ -356,6 +358,43 @@ TEST(MulticastSwitch, RoutesChangedDuringTheRunApplyToTheNextChunk) {
   EXPECT_EQ(p1[0].chunk.chunk, 2u);
   EXPECT_EQ(bench.sw.unroutable(), 1u);  // chunk 3: its route was removed
   EXPECT_EQ(bench.sw.forwarded(), 4u);
+}
+
+// Rerouting a tree during the run: a list new to the switch (resolved then, spilling past
+// the route's inline sinks), a list it has already, and a tree cleared.
+struct TreeRerouter : sc_core::sc_module {
+  MulticastSwitch& sw;
+  SC_HAS_PROCESS(TreeRerouter);
+  TreeRerouter(sc_core::sc_module_name n, MulticastSwitch& s) : sc_module(n), sw(s) {
+    SC_THREAD(run);
+  }
+  void run() {
+    wait(ps_time(15 * kUs));
+    sw.set_multicast_group(3, {5, 4, 3, 2, 1});
+    sw.set_multicast_group(4, {0});
+    sw.clear_multicast_group(5);
+  }
+};
+
+TEST(MulticastSwitch, TreesReroutedDuringTheRunApplyToTheNextChunk) {
+  Bench bench(0, 6);
+  bench.sw.set_multicast_group(3, {0});
+  bench.sw.set_multicast_group(5, {1, 2});
+  TreeRerouter rerouter("rerouter", bench.sw);
+  bench.a.posts = {{10 * kUs, 0, multicast(3, 0)},
+                   {10 * kUs, 0, multicast(5, 1)},
+                   {20 * kUs, 0, multicast(3, 2)},
+                   {20 * kUs, 0, multicast(4, 3)},
+                   {20 * kUs, 0, multicast(5, 4)}};
+  sc_core::sc_start();
+  const std::vector<std::vector<std::uint32_t>> expected = {{0, 3}, {1, 2}, {1, 2}, {2}, {2}, {2}};
+  for (std::size_t p = 0; p < bench.ports.size(); ++p) {
+    std::vector<std::uint32_t> chunks;
+    for (const auto& seen : bench.ports[p]->seen) chunks.push_back(seen.chunk.chunk);
+    EXPECT_EQ(chunks, expected[p]) << "port " << p;
+  }
+  EXPECT_EQ(bench.sw.unroutable(), 1u);  // chunk 4: its tree was cleared
+  EXPECT_EQ(bench.sw.replicated(), 1u + 4u);
 }
 
 }  // namespace
