@@ -418,6 +418,14 @@ TEST(FpgaAggregator, CreditModeReturnsOneCreditPerSenderWhenTheSlotFrees) {
 // are credited, recognised as repeated, counted by the invariant check and forgotten when
 // the slot frees, like the others. Group of 4 at site 4, chunk 3 of step 1, twice: senders
 // 256, 511, 255 and then (the key taken again, as without loss recovery) 300, 600, 7.
+// Contributions to chunk 3 of step 1 (group of 4) from `senders`, 100 us apart from 100 us.
+std::vector<Feeder::Post> chunk_3_from(const std::vector<int>& senders) {
+  std::vector<Feeder::Post> posts;
+  for (std::size_t i = 0; i < senders.size(); ++i)
+    posts.push_back({(i + 1) * 100 * kUs, contribution(1, 3, senders[i], 4)});
+  return posts;
+}
+
 std::vector<int> credited(const Recorder& network, std::size_t from, std::size_t to) {
   std::vector<int> sites;
   for (std::size_t i = from; i < to; ++i) sites.push_back(network.seen[i].chunk.dst_site);
@@ -428,10 +436,7 @@ TEST(FpgaAggregator, SendersFromSite256OnAreCreditedCheckedAndForgottenLikeTheOt
   FpgaAggregatorConfig with = config(4);
   with.return_credits = true;
   Bench b(with);
-  b.feeder.posts = {
-      {100 * kUs, contribution(1, 3, 256, 4)}, {200 * kUs, contribution(1, 3, 511, 4)},
-      {300 * kUs, contribution(1, 3, 255, 4)}, {400 * kUs, contribution(1, 3, 300, 4)},
-      {500 * kUs, contribution(1, 3, 600, 4)}, {600 * kUs, contribution(1, 3, 7, 4)}};
+  b.feeder.posts = chunk_3_from({256, 511, 255, 300, 600, 7});
   sc_core::sc_start();
   ASSERT_EQ(b.cluster.seen.size(), 2u);
   EXPECT_EQ(b.cluster.seen[1].at_ps, 600 * kUs + kService1MiB + kLatency);
@@ -444,10 +449,7 @@ TEST(FpgaAggregator, SendersFromSite256OnAreCreditedCheckedAndForgottenLikeTheOt
 // The same without credits: the slot's senders beyond 255 are forgotten all the same.
 TEST(FpgaAggregator, SendersFromSite256OnAreForgottenWithoutCreditsToo) {
   Bench b(config(4));
-  b.feeder.posts = {
-      {100 * kUs, contribution(1, 3, 300, 4)}, {200 * kUs, contribution(1, 3, 511, 4)},
-      {300 * kUs, contribution(1, 3, 7, 4)},   {400 * kUs, contribution(1, 3, 300, 4)},
-      {500 * kUs, contribution(1, 3, 600, 4)}, {600 * kUs, contribution(1, 3, 7, 4)}};
+  b.feeder.posts = chunk_3_from({300, 511, 7, 300, 600, 7});
   sc_core::sc_start();
   ASSERT_EQ(b.cluster.seen.size(), 2u);
   EXPECT_EQ(b.fpga.bad_reductions(), 0u);
@@ -458,10 +460,7 @@ TEST(FpgaAggregator, ARepeatedContributionFromSite256OnIsRecognised) {
   FpgaAggregatorConfig with = config(4);
   with.reliable = true;
   Bench b(with);
-  b.feeder.posts = {{100 * kUs, contribution(1, 3, 300, 4)},
-                    {200 * kUs, contribution(1, 3, 300, 4)},
-                    {300 * kUs, contribution(1, 3, 511, 4)},
-                    {400 * kUs, contribution(1, 3, 7, 4)}};
+  b.feeder.posts = chunk_3_from({300, 300, 511, 7});
   sc_core::sc_start();
   ASSERT_EQ(b.cluster.seen.size(), 1u);
   EXPECT_EQ(b.cluster.seen[0].chunk.contributions, 3);
