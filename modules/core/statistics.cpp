@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <numeric>
 
 namespace aggnet {
 
@@ -26,9 +27,10 @@ void Histogram::add_to_bucket(double value) {
 
 std::vector<std::uint64_t> Histogram::buckets() const {
   std::vector<std::uint64_t> all = buckets_;
-  if (zeros_ == 0) return all;
+  const std::uint64_t zeros = count_ - std::accumulate(all.begin(), all.end(), std::uint64_t{0});
+  if (zeros == 0) return all;
   if (all.empty()) all.push_back(0);
-  all[0] += zeros_;
+  all[0] += zeros;
   return all;
 }
 

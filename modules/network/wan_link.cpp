@@ -67,8 +67,10 @@ void WanLink::accept(tlm::tlm_generic_payload& trans) {
   const sc_time start = std::max(now, busy_until_);
   busy_until_ = start + serialization;
   sc_time arrival = busy_until_ + delay_;
-  if (jitter_enabled_) arrival = std::max(arrival + jitter_sample(), last_arrival_);
-  last_arrival_ = arrival;
+  if (jitter_enabled_) {  // jitter must not reorder the link's arrivals
+    arrival = std::max(arrival + jitter_sample(), last_arrival_);
+    last_arrival_ = arrival;
+  }
 
   if (start == now) {
     queueing_ns_.add(0.0);
@@ -97,7 +99,7 @@ void WanLink::reprice(Price& p, const ChunkExtension& chunk) const {
 }
 
 bool WanLink::draw_loss() {
-  if (loss_rate_ <= 0) return false;
+  if (!lossy_) return false;
   return std::uniform_real_distribution<double>(0.0, 1.0)(*loss_rng_) < loss_rate_;
 }
 
@@ -113,6 +115,7 @@ void WanLink::count_loss(const tlm::tlm_generic_payload& trans, std::uint64_t wi
 
 void WanLink::set_loss_rate(double rate, std::uint64_t seed) {
   loss_rate_ = rate;
+  lossy_ = rate > 0;
   loss_rng_ = std::make_unique<std::mt19937_64>(seed);
 }
 

@@ -149,28 +149,31 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   static constexpr std::uint64_t kJitterEpochPs = 10'000'000'000;  // 10 ms
 
   // Read or written by every crossing, kept together: a link's state is cold by the time
-  // its next chunk arrives, and each line is a miss. An arrival touches the first two
-  // lines (the calendar fetches both ahead, see EventCalendar::prefetch_next), a hand-over
-  // all four.
+  // its next chunk arrives, and each line is a miss. Four lines, each starting where its
+  // alignas says: the arrival FIFO's header; what an arrival reads (the calendar fetches
+  // these two ahead, see EventCalendar::prefetch_next) and the hand-over's timing; the
+  // prices and byte counts; the queueing histogram. A hand-over touches all four.
   alignas(64) BasicArrivalQueue<Crossing, ArrivalHandler> arrivals_;  // FIFO; one line
-  std::uint64_t bytes_in_flight_ = 0;
+  alignas(64) std::uint64_t bytes_in_flight_ = 0;
   std::uint64_t delivered_wire_bytes_ = 0;
   ChunkSink out_sink_;  // what `out` is bound to
   sc_core::sc_time busy_until_ = sc_core::SC_ZERO_TIME;
   sc_core::sc_time delay_;
-  double loss_rate_ = 0;
+  sc_core::sc_time busy_ = sc_core::SC_ZERO_TIME;
   bool up_ = true;
   bool jitter_enabled_;
-  sc_core::sc_time busy_ = sc_core::SC_ZERO_TIME;
-  std::uint64_t payload_bytes_ = 0, wire_bytes_ = 0, chunks_ = 0;
-  std::array<Price, 2> data_prices_;
-  unsigned next_victim_ = 0;
+  bool lossy_ = false;  // loss_rate_ > 0
+  std::uint8_t next_victim_ = 0;
+  alignas(64) std::array<Price, 2> data_prices_;
+  std::uint64_t payload_bytes_ = 0, wire_bytes_ = 0;
+  alignas(64) std::uint64_t chunks_ = 0;
   Histogram queueing_ns_;
 
   Price control_price_;
+  double loss_rate_ = 0;
   WanLinkParams params_;
   sc_core::sc_time jitter_, jitter_until_;
-  sc_core::sc_time last_arrival_ = sc_core::SC_ZERO_TIME;
+  sc_core::sc_time last_arrival_ = sc_core::SC_ZERO_TIME;  // with jitter only
   // Out of line and made only when used (jitter, a hand-over with a delay, loss): a
   // generator is 2.5 KiB and the queue 5 KiB with a process, per link of a full mesh.
   std::unique_ptr<std::mt19937_64> jitter_rng_;
