@@ -8,7 +8,7 @@
 //   aggnet_bench run PLATFORM SCHEDULE GRADIENT BUFFER STEPS [colocated] [noalign] [burst=K]
 //       the engine: builds the NetworkSystem(s) and simulates STEPS steps (STEPS 0: one
 //       period); `colocated` adds the co-located reference as `aggnet run` does, `noalign`
-//       is --alignment none (the send-offset LP of a large group is not the engine),
+//       is --alignment none (the tables' all-to-all rows beyond 27 sites use it),
 //       `burst=K` is --burst K (K chunks per transaction)
 // Each prints one JSON line with CPU seconds (CLOCK_PROCESS_CPUTIME_ID: the machine is
 // shared, wall time is not a measure) and peak RSS; benchmarks/run.sh forms the ratios.

@@ -146,8 +146,8 @@ void plan_alignment(const Platform& platform, const Routing& routing, const RunO
     plan_pacing(options, g);
     return g;
   };
-  const bool no_lp =
-      given.empty() && !options.offset_lp && options.multicast && !align_senders_closed_form(a);
+  const bool no_lp = given.empty() && !options.general_offsets && options.multicast &&
+                     !align_senders_closed_form(a);
   const bool none = !options.aligned_start || options.alignment == SendAlignment::kNone || no_lp;
   // Credit windows clock the senders; offsets would only delay the first window.
   const bool credit = options.flow_control == FlowControl::kCredit;

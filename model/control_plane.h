@@ -34,7 +34,7 @@ struct GroupPlan {
   std::map<int, std::map<int, std::uint64_t>> send_offset_ps;
   /// Per member: time it idles after the agreed start before its first chunk (ps).
   std::map<int, std::uint64_t> waiting_ps;
-  /// "none" (offsets 0), "closed-form", "lp", "per-copy" (unicast) or "given" (the
+  /// "none" (offsets 0), "closed-form", "cycle-mean", "per-copy" (unicast) or "given" (the
   /// schedule file's send_offsets).
   std::string alignment = "none";
   /// Per member d: aggregation slots (buffer / chunk).

@@ -1,4 +1,5 @@
-// Arrival-aligned sends: closed form for 2 or 3 members, a lexicographic LP (GLPK) otherwise.
+// Arrival-aligned sends: closed form for 2 or 3 members, else the minimum cycle mean (exact);
+// the lexicographic LP (GLPK) as a second method.
 #include "model/send_alignment.h"
 
 #include <glpk.h>
@@ -58,6 +59,115 @@ std::optional<Offsets> triad_closed_form(const ArrivalMatrix& arrival_ps) {
   const std::int64_t lowest = std::min({std::int64_t{0}, b, c});
   return Offsets{static_cast<std::uint64_t>(-lowest), static_cast<std::uint64_t>(b - lowest),
                  static_cast<std::uint64_t>(c - lowest)};
+}
+
+// --- Minimum cycle mean ---------------------------------------------------------------
+//
+// The LP's optimum (below) without an LP. For a fixed z the skew rows are difference
+// constraints: receiver j hears i at most z after k, o_i + a_ij - o_k - a_kj <= z, for
+// every j other than i and k, that is o_i - o_k <= z + w_ik, w_ik = min_j (a_kj - a_ij).
+// Such a system is feasible exactly when the graph with an edge k -> i of weight
+// z + w_ik has no negative cycle, so the least z is minus the minimum cycle mean of w
+// (Karp's algorithm). With that z the least offsets >= 0 meeting every constraint are
+// minus the shortest distances, along the reversed edges, from a source joined to every
+// member by 0-weight edges (Bellman-Ford). Being least in every member, they also give
+// the earliest last arrival and the least sum of offsets: the LP's second and third
+// stages. O(n^3) integer arithmetic, exact: z = p / q with q the critical cycle's
+// length, the edge weights scaled by q.
+
+__extension__ using Wide = __int128;
+using Weights = std::vector<std::vector<std::int64_t>>;
+
+/// w[k][i] = min over j != i, k of (a_kj - a_ij): the weight of the edge k -> i.
+Weights skew_weights(const ArrivalMatrix& arrival_ps) {
+  const std::size_t n = arrival_ps.size();
+  Weights w(n, std::vector<std::int64_t>(n, 0));
+  for (std::size_t k = 0; k < n; ++k) {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i == k) continue;
+      std::int64_t least = std::numeric_limits<std::int64_t>::max();
+      for (std::size_t j = 0; j < n; ++j) {
+        if (j == i || j == k) continue;
+        least = std::min(least, static_cast<std::int64_t>(arrival_ps[k][j]) -
+                                    static_cast<std::int64_t>(arrival_ps[i][j]));
+      }
+      w[k][i] = least;
+    }
+  }
+  return w;
+}
+
+/// walk[k][v]: the least weight of a k-edge walk ending at v, starting anywhere.
+std::vector<std::vector<Wide>> least_walks(const Weights& w) {
+  const std::size_t n = w.size();
+  std::vector<std::vector<Wide>> walk(n + 1, std::vector<Wide>(n, 0));
+  for (std::size_t k = 1; k <= n; ++k) {
+    for (std::size_t v = 0; v < n; ++v) {
+      bool any = false;
+      for (std::size_t u = 0; u < n; ++u) {
+        if (u == v) continue;
+        const Wide through = walk[k - 1][u] + w[u][v];
+        walk[k][v] = any ? std::min(walk[k][v], through) : through;
+        any = true;
+      }
+    }
+  }
+  return walk;
+}
+
+/// The minimum cycle mean of the complete graph `w` (n >= 2) as num / den, den > 0:
+/// min over v of max over k < n of (walk[n][v] - walk[k][v]) / (n - k) (Karp).
+std::pair<Wide, Wide> minimum_cycle_mean(const Weights& w) {
+  const std::size_t n = w.size();
+  const auto walk = least_walks(w);
+  Wide best_num = 0, best_den = 0;
+  for (std::size_t v = 0; v < n; ++v) {
+    Wide num = walk[n][v] - walk[0][v], den = static_cast<Wide>(n);
+    for (std::size_t k = 1; k < n; ++k) {
+      const Wide a = walk[n][v] - walk[k][v], b = static_cast<Wide>(n - k);
+      if (a * den > num * b) num = a, den = b;
+    }
+    if (best_den == 0 || num * best_den < best_num * den) best_num = num, best_den = den;
+  }
+  return {best_num, best_den};
+}
+
+/// The least offsets (scaled by den) with o_i - o_k <= -num / den + w[k][i], o >= 0:
+/// y = -o is the greatest solution of y <= 0 and y_k - y_i <= that bound, the shortest
+/// distances along edges i -> k from a source at distance 0 from every member.
+std::vector<Wide> least_scaled_offsets(const Weights& w, Wide num, Wide den) {
+  const std::size_t n = w.size();
+  std::vector<Wide> dist(n, 0);
+  for (std::size_t round = 0; round <= n; ++round) {
+    bool changed = false;
+    for (std::size_t k = 0; k < n; ++k) {
+      for (std::size_t i = 0; i < n; ++i) {
+        if (i == k) continue;
+        const Wide through = dist[i] + den * w[k][i] - num;
+        if (through < dist[k]) dist[k] = through, changed = true;
+      }
+    }
+    if (!changed) break;
+    if (round == n) throw std::logic_error("send alignment: a negative cycle at the least skew");
+  }
+  for (auto& d : dist) d = -d;
+  return dist;
+}
+
+/// round(x / q) for x >= 0, q > 0, halves down (the LP's answer sits at or just below
+/// the exact one: its skew bound carries a slack, which loosens the constraints).
+std::uint64_t rounded_ps(Wide x, Wide q) {
+  const Wide whole = x / q, rest = x % q;
+  return static_cast<std::uint64_t>(2 * rest > q ? whole + 1 : whole);
+}
+
+Offsets solve_by_cycle_mean(const ArrivalMatrix& arrival_ps) {
+  const Weights w = skew_weights(arrival_ps);
+  const auto [num, den] = minimum_cycle_mean(w);
+  Offsets offsets;
+  for (const Wide scaled : least_scaled_offsets(w, num, den))
+    offsets.push_back(rounded_ps(scaled, den));
+  return offsets;
 }
 
 // --- LP -------------------------------------------------------------------------------
@@ -256,7 +366,7 @@ std::optional<SenderAlignment> align_senders_closed_form(const ArrivalMatrix& ar
 
 SenderAlignment align_senders(const ArrivalMatrix& arrival_ps) {
   if (auto closed = align_senders_closed_form(arrival_ps)) return std::move(*closed);
-  return finish(arrival_ps, solve_lp(arrival_ps), "lp");
+  return finish(arrival_ps, solve_by_cycle_mean(arrival_ps), "cycle-mean");
 }
 
 SenderAlignment align_senders_lp(const ArrivalMatrix& arrival_ps) {

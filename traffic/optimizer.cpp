@@ -182,9 +182,9 @@ std::vector<Candidate> search(const Platform& platform, const Routing& routing,
   return out;
 }
 
-// The control plane solves an LP for a multicast group of 4 or more with an aligned start
-// and offsets (model/control_plane.cpp, plan_alignment).
-bool solves_offset_lps(const RunOptions& run) {
+// The control plane solves the general alignment problem for a multicast group of 4 or
+// more with an aligned start and offsets (model/control_plane.cpp, plan_alignment).
+bool solves_general_offsets(const RunOptions& run) {
   const bool credit_auto =
       run.flow_control == FlowControl::kCredit && run.alignment == SendAlignment::kAuto;
   return run.multicast && run.aligned_start && run.alignment != SendAlignment::kNone &&
@@ -193,7 +193,7 @@ bool solves_offset_lps(const RunOptions& run) {
 }  // namespace
 
 bool screened_search(int num_sites, const OptimizerOptions& options) {
-  return solves_offset_lps(options.run) && num_sites > options.exhaustive_alignment_sites;
+  return solves_general_offsets(options.run) && num_sites > options.exhaustive_alignment_sites;
 }
 
 std::vector<Candidate> optimize_schedules(const Platform& platform, const Routing& routing,
@@ -201,7 +201,7 @@ std::vector<Candidate> optimize_schedules(const Platform& platform, const Routin
   if (!screened_search(static_cast<int>(platform.sites.size()), options))
     return search(platform, routing, options);
   OptimizerOptions screening = options;
-  screening.run.offset_lp = false;
+  screening.run.general_offsets = false;
   std::vector<Candidate> out = search(platform, routing, screening);  // ranked
   const auto best = std::find_if(out.begin(), out.end(), [](const Candidate& c) {
     return c.schedule.collective == Collective::kGroupAverage;

@@ -30,8 +30,8 @@ struct Candidate {
   /// times (all members start together) of the first rounds_to_eps rounds (s).
   double isolated_time_to_eps_s = 0;
   /// A group-average candidate of a screened search outside the window
-  /// (OptimizerOptions::exhaustive_alignment_sites): timed without the send-offset LP, so
-  /// its times are upper estimates.
+  /// (OptimizerOptions::exhaustive_alignment_sites): timed without the offsets of its groups
+  /// of 4 or more, so its times are upper estimates.
   bool unaligned_estimate = false;
 };
 
@@ -46,16 +46,18 @@ struct OptimizerOptions {
   /// Random partitions sampled per group size k <= 4 when exhaustive enumeration is not
   /// possible (k does not divide n, or too many partitions); 0 disables sampling.
   int sample_partitions = 120;
-  /// Send offsets from an LP (multicast with an aligned start, `--alignment auto` or
-  /// `arrival`, groups of 4 or more; model/send_alignment.h) are exact for every
-  /// candidate up to this many sites. Beyond, the search is screened (a heuristic):
-  /// every candidate is first timed without the LP (closed-form offsets for groups of 2
-  /// and 3, none for groups needing the LP), and only the group-average candidates within
-  /// `alignment_window` times the best such time are timed again with their LPs and ranked
-  /// exactly; the others keep the screened times. The LP's offsets cut a candidate's time
-  /// by at most 46 % on nine_city and the 27-site synthetic platform (x 0.54), so a window
-  /// of 2 keeps every candidate that could win there; a larger cut elsewhere would be missed.
-  int exhaustive_alignment_sites = 32;
+  /// Send offsets of groups of 4 or more (multicast with an aligned start, `--alignment
+  /// auto` or `arrival`; model/send_alignment.h, the minimum cycle mean) are exact for
+  /// every candidate up to this many sites: 81 sites rank in about 6 CPU-s (4.3 screened).
+  /// Beyond, the search is screened (a heuristic): every candidate is first timed without
+  /// those offsets (closed-form offsets for groups of 2 and 3, none for larger groups), and
+  /// only the group-average candidates within `alignment_window` times the best such time
+  /// are timed again with them and ranked exactly; the others keep the screened times. The
+  /// offsets cut a candidate's time by at most 46 % on nine_city and the 27-site synthetic
+  /// platform (x 0.54), so a window of 2 keeps every candidate that could win there; a
+  /// larger cut elsewhere would be missed. (The limit was 32 sites while the offsets came
+  /// from an LP, which took minutes for a group of 81.)
+  int exhaustive_alignment_sites = 128;
   double alignment_window = 2.0;
 };
 

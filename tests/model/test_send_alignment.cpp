@@ -1,6 +1,8 @@
 // Arrival-aligned send offsets, against values derived by hand (in the comments), a
-// closed-form reference for triads and a brute-force grid search for five sites. Arrival
-// instants and skews are recomputed here from the offsets, not taken from the library.
+// closed-form reference for triads, a brute-force grid search for five sites, and the
+// two ways of solving groups of four or more against each other (the minimum cycle mean,
+// which runs, and the LP). Arrival instants and skews are recomputed here from the
+// offsets, not taken from the library.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -187,7 +189,7 @@ TEST(SendAlignment, ClosedFormAlignsRandomUpPathDownTriads) {
   }
 }
 
-TEST(SendAlignment, AsymmetricTriadFallsBackToLp) {
+TEST(SendAlignment, AsymmetricTriadFallsBackToTheCycleMean) {
   // Symmetric d_01 = 10, d_02 = 20, d_12 = 15 ms, except a_10 = 16. The signed skews
   // s_0 = (o_1 + a_10) - (o_2 + a_20), s_1 = (o_2 + a_21) - (o_0 + a_01) and
   // s_2 = (o_0 + a_02) - (o_1 + a_12) sum to a_10 - a_20 + a_21 - a_01 + a_02 - a_12 = 6
@@ -195,11 +197,12 @@ TEST(SendAlignment, AsymmetricTriadFallsBackToLp) {
   // 2: o_1 = o_0 + 3 (from s_2) and o_2 = o_0 - 3 (from s_1), i.e. o = (3, 6, 0) ms.
   const ArrivalMatrix a = scaled({{0, 10, 20}, {16, 0, 15}, {20, 15, 0}}, kMs);
   const SenderAlignment s = align_senders(a);
-  EXPECT_EQ(s.method, "lp");
-  EXPECT_NEAR(static_cast<double>(s.max_residual_skew_ps), 2.0 * kMs, 1.0);
+  EXPECT_EQ(s.method, "cycle-mean");
+  EXPECT_EQ(s.offset_ps, (Offsets{3 * kMs, 6 * kMs, 0}));
+  EXPECT_EQ(s.max_residual_skew_ps, 2 * kMs);
   EXPECT_EQ(s.max_residual_skew_ps, max_skew(a, s.offset_ps));
-  const Offsets expected = {3 * kMs, 6 * kMs, 0};
-  for (int i = 0; i < 3; ++i) EXPECT_LE(std::abs(diff(s.offset_ps[i], expected[i])), 1);
+  const SenderAlignment lp = align_senders_lp(a);
+  for (int i = 0; i < 3; ++i) EXPECT_LE(std::abs(diff(lp.offset_ps[i], s.offset_ps[i])), 1);
 }
 
 TEST(SendAlignment, FourSiteSquareHasPositiveMinimum) {
@@ -222,12 +225,15 @@ TEST(SendAlignment, FourSiteSquareHasPositiveMinimum) {
   }
   const ArrivalMatrix a = scaled(units, kMs);
   const SenderAlignment s = align_senders(a);
-  EXPECT_EQ(s.method, "lp");
-  EXPECT_NEAR(static_cast<double>(max_skew(a, s.offset_ps)), 4.0 * kMs, 1.0);
+  EXPECT_EQ(s.method, "cycle-mean");
+  EXPECT_EQ(s.offset_ps, (Offsets{5 * kMs, 2 * kMs, 4 * kMs, 0}));
+  EXPECT_EQ(max_skew(a, s.offset_ps), 4 * kMs);
   EXPECT_EQ(s.max_residual_skew_ps, max_skew(a, s.offset_ps));
-  const Offsets expected = {5 * kMs, 2 * kMs, 4 * kMs, 0};
-  for (int i = 0; i < 4; ++i) EXPECT_LE(std::abs(diff(s.offset_ps[i], expected[i])), 1);
-  EXPECT_NEAR(static_cast<double>(last_arrival(a, s.offset_ps)), 24.0 * kMs, 2.0);
+  EXPECT_EQ(last_arrival(a, s.offset_ps), 24 * kMs);
+  const SenderAlignment lp = align_senders_lp(a);
+  EXPECT_EQ(lp.method, "lp");
+  for (int i = 0; i < 4; ++i) EXPECT_LE(std::abs(diff(lp.offset_ps[i], s.offset_ps[i])), 1);
+  EXPECT_NEAR(static_cast<double>(last_arrival(a, lp.offset_ps)), 24.0 * kMs, 2.0);
 }
 
 TEST(SendAlignment, FourSiteTreeMetricAlignsExactly) {
@@ -240,14 +246,17 @@ TEST(SendAlignment, FourSiteTreeMetricAlignsExactly) {
     for (int j = 0; j < 4; ++j) units[i][j] = i == j ? 0 : x[i] + x[j];
   }
   const ArrivalMatrix a = scaled(units, kMs);
-  const SenderAlignment s = align_senders(a);
-  EXPECT_EQ(s.method, "lp");
-  EXPECT_LE(max_skew(a, s.offset_ps), 1u);
-  for (int i = 0; i < 4; ++i) {
-    const double expected = (12.125 - x[i]) * kMs;
-    EXPECT_NEAR(static_cast<double>(s.offset_ps[i]), expected, 1.0);
+  for (const SenderAlignment& s : {align_senders(a), align_senders_lp(a)}) {
+    const std::int64_t tolerance = s.method == "lp" ? 1 : 0;  // the cycle mean is exact
+    EXPECT_LE(static_cast<std::int64_t>(max_skew(a, s.offset_ps)), tolerance) << s.method;
+    for (int i = 0; i < 4; ++i) {
+      const auto expected = static_cast<std::uint64_t>((12.125 - x[i]) * kMs);
+      EXPECT_LE(std::abs(diff(s.offset_ps[i], expected)), tolerance) << s.method;
+    }
+    const auto last = static_cast<std::uint64_t>(2 * 12.125 * kMs);
+    EXPECT_LE(std::abs(diff(last_arrival(a, s.offset_ps), last)), 2 * tolerance) << s.method;
   }
-  EXPECT_NEAR(static_cast<double>(last_arrival(a, s.offset_ps)), 2 * 12.125 * kMs, 2.0);
+  EXPECT_EQ(align_senders(a).method, "cycle-mean");
 }
 
 // --- Brute force over a grid of offsets (five sites) -----------------------------------
@@ -312,7 +321,7 @@ GridPoint brute_force(const Grid& d) {
   return best;
 }
 
-TEST(SendAlignment, LpMatchesBruteForceOnFiveSites) {
+TEST(SendAlignment, MatchesBruteForceOnFiveSites) {
   // Symmetric random delays of 0..9 ms, searched on a grid of half a ms (search_box
   // bounds the search). The optimum need not lie on the grid (the LP's vertices can be
   // fractional: halves and thirds occur), but rounding an optimum's offsets to the grid
@@ -348,8 +357,8 @@ TEST(SendAlignment, LpMatchesBruteForceOnFiveSites) {
   EXPECT_GE(tight, 8);  // most of these optima are half-integral: the check is tight
 }
 
-TEST(SendAlignment, LpNeverWorseThanUnaligned) {
-  // Zero offsets are feasible, so the LP's largest skew is at most the unaligned one;
+TEST(SendAlignment, NeverWorseThanUnaligned) {
+  // Zero offsets are feasible, so the optimum's largest skew is at most the unaligned one;
   // and the earliest member starts at T. Latencies up to 1e12 ps (1 s).
   std::mt19937_64 rng(3);
   std::uniform_int_distribution<std::uint64_t> latency(0, 1'000'000'000'000ull);
@@ -406,8 +415,8 @@ TEST(SendAlignment, NonSquareMatrixThrows) {
 
 // Stars with spokes of seconds to an hour are tree metrics (a_ij = x_i + x_j), so exact
 // alignment exists; with such delays GLPK once failed or spun. The LP must return, with
-// a residual no larger than 1e-9 of the largest latency.
-TEST(SendAlignment, LpSolvesStarsWithDelaysOfMinutesToHours) {
+// a residual no larger than 1e-9 of the largest latency; the cycle mean, with none.
+TEST(SendAlignment, StarsWithDelaysOfMinutesToHoursAlign) {
   std::mt19937_64 rng(11);
   for (int trial = 0; trial < 20; ++trial) {
     const std::size_t n = 6 + static_cast<std::size_t>(trial % 3);
@@ -420,10 +429,79 @@ TEST(SendAlignment, LpSolvesStarsWithDelaysOfMinutesToHours) {
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t j = 0; j < n; ++j)
         if (i != j) largest = std::max(largest, a[i][j] = x[i] + x[j]);
-    const auto r = align_senders(a);
+    const auto r = align_senders_lp(a);
     EXPECT_EQ(r.method, "lp");
     EXPECT_LE(static_cast<double>(r.max_residual_skew_ps), 1e-9 * static_cast<double>(largest))
         << "trial " << trial;
+    EXPECT_EQ(align_senders(a).max_residual_skew_ps, 0u) << "trial " << trial;
+  }
+}
+
+/// Random latencies of three kinds: arbitrary (asymmetric), distances between points
+/// (a metric), and distances plus access arms up_i + d_ij + down_j.
+ArrivalMatrix random_group(std::size_t n, int kind, std::mt19937_64& rng) {
+  if (kind == 0) {
+    std::uniform_int_distribution<std::uint64_t> latency(0, 1'000'000'000'000ull);
+    ArrivalMatrix a(n, std::vector<std::uint64_t>(n, 0));
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j)
+        if (i != j) a[i][j] = latency(rng);
+    return a;
+  }
+  ArrivalMatrix a = random_points(n, rng);
+  if (kind == 1) return a;
+  std::uniform_int_distribution<std::uint64_t> arm(0, 20'000'000'000ull);
+  std::vector<std::uint64_t> up(n), down(n);
+  for (std::size_t i = 0; i < n; ++i) up[i] = arm(rng), down[i] = arm(rng);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      if (i != j) a[i][j] += up[i] + down[j];
+  return a;
+}
+
+// The two methods solve the same lexicographic problem (largest skew, then last arrival,
+// then the sum of offsets); the LP in floating point, so to within a ps or two.
+TEST(SendAlignment, CycleMeanMatchesTheLp) {
+  std::mt19937_64 rng(17);
+  for (std::size_t n : {4u, 5u, 6u, 8u, 12u, 16u}) {
+    for (int round = 0; round < 12; ++round) {
+      const ArrivalMatrix a = random_group(n, round % 3, rng);
+      const SenderAlignment exact = align_senders(a), lp = align_senders_lp(a);
+      ASSERT_EQ(exact.method, "cycle-mean");
+      EXPECT_LE(std::abs(diff(exact.max_residual_skew_ps, lp.max_residual_skew_ps)), 2)
+          << n << " sites, round " << round;
+      EXPECT_LE(std::abs(diff(last_arrival(a, exact.offset_ps), last_arrival(a, lp.offset_ps))), 2)
+          << n << " sites, round " << round;
+      for (std::size_t i = 0; i < n; ++i)
+        EXPECT_LE(std::abs(diff(exact.offset_ps[i], lp.offset_ps[i])), 2)
+            << n << " sites, round " << round << ", member " << i;
+    }
+  }
+}
+
+// Hundreds of members (an all-to-all of a 243-site platform), where the LP took minutes:
+// a star (tree metric) aligns exactly, at o_i = max x - x_i; any latencies are never
+// worse than unaligned, and the earliest member starts at T.
+TEST(SendAlignment, GroupsOfHundredsAreSolved) {
+  std::mt19937_64 rng(243);
+  const std::size_t n = 243;
+  std::uniform_int_distribution<std::uint64_t> spoke(1'000'000'000ull, 80'000'000'000ull);
+  std::vector<std::uint64_t> x(n);
+  for (auto& v : x) v = spoke(rng);
+  ArrivalMatrix star(n, std::vector<std::uint64_t>(n, 0));
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      if (i != j) star[i][j] = x[i] + x[j];
+  const SenderAlignment s = align_senders(star);
+  const std::uint64_t longest = *std::max_element(x.begin(), x.end());
+  EXPECT_EQ(s.max_residual_skew_ps, 0u);
+  for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(s.offset_ps[i], longest - x[i]) << i;
+  for (int kind = 0; kind < 3; ++kind) {
+    const ArrivalMatrix a = random_group(n, kind, rng);
+    const SenderAlignment r = align_senders(a);
+    EXPECT_LT(r.max_residual_skew_ps, unaligned(a).max_residual_skew_ps) << kind;
+    EXPECT_EQ(r.max_residual_skew_ps, max_skew(a, r.offset_ps)) << kind;
+    EXPECT_EQ(*std::min_element(r.offset_ps.begin(), r.offset_ps.end()), 0u) << kind;
   }
 }
 

@@ -1,5 +1,6 @@
-// The optimizer's screened search (send-offset LPs only for the finalists) against the
-// exhaustive one (an LP for every candidate) on platforms where both run.
+// The optimizer's screened search (the offsets of groups of 4 or more only for the
+// finalists) against the exhaustive one (offsets for every candidate) on platforms where
+// both run.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -39,7 +40,7 @@ std::string key(const Candidate& c) { return c.family + "/" + c.schedule.name; }
 
 // Runs both searches and checks: the same rank 1 with the same time; every candidate
 // inside the window timed exactly as the exhaustive search times it; every one outside
-// it timed as without the LP, and no better than the window allows.
+// it timed as without those offsets, and no better than the window allows.
 void expect_screening_keeps_the_winner(const Platform& p) {
   const Routing r(p);
   const int n = static_cast<int>(p.sites.size());
@@ -59,12 +60,12 @@ void expect_screening_keeps_the_winner(const Platform& p) {
 
   std::map<std::string, const Candidate*> exact;
   for (const auto& c : all) exact[key(c)] = &c;
-  OptimizerOptions no_lp = exhaustive;
-  no_lp.run.offset_lp = false;
+  OptimizerOptions no_offsets = exhaustive;
+  no_offsets.run.general_offsets = false;
   int inside = 0, outside = 0, moved = 0;
   for (const auto& c : few) {
     ASSERT_TRUE(exact.count(key(c))) << key(c);
-    const Candidate plain = score_schedule(p, r, c.schedule, c.family, no_lp);
+    const Candidate plain = score_schedule(p, r, c.schedule, c.family, no_offsets);
     if (plain.time_to_eps_s != exact[key(c)]->time_to_eps_s) ++moved;
     if (!c.unaligned_estimate) {
       ++inside;
@@ -77,7 +78,7 @@ void expect_screening_keeps_the_winner(const Platform& p) {
   }
   EXPECT_GT(inside, 1);
   EXPECT_GT(outside, 0);
-  // The LP matters on this platform (else the comparisons above would be vacuous).
+  // The offsets matter on this platform (else the comparisons above would be vacuous).
   EXPECT_GT(moved, 0);
 }
 
@@ -89,16 +90,17 @@ TEST(OptimizerScreening, KeepsTheExhaustiveWinnerOn27SyntheticSites) {
   expect_screening_keeps_the_winner(synthetic(27));
 }
 
-TEST(OptimizerScreening, ExhaustiveUpTo32SitesByDefault) {
+TEST(OptimizerScreening, ExhaustiveUpTo128SitesByDefault) {
   const OptimizerOptions defaults;
-  EXPECT_FALSE(screened_search(32, defaults));
-  EXPECT_TRUE(screened_search(33, defaults));
+  EXPECT_FALSE(screened_search(81, defaults));
+  EXPECT_FALSE(screened_search(128, defaults));
+  EXPECT_TRUE(screened_search(129, defaults));
   OptimizerOptions none = defaults;
-  none.run.alignment = SendAlignment::kNone;  // no LP to screen
-  EXPECT_FALSE(screened_search(81, none));
+  none.run.alignment = SendAlignment::kNone;  // no offsets to screen
+  EXPECT_FALSE(screened_search(243, none));
   OptimizerOptions unicast = defaults;
   unicast.run.multicast = false;  // per-copy offsets: a closed form
-  EXPECT_FALSE(screened_search(81, unicast));
+  EXPECT_FALSE(screened_search(243, unicast));
 }
 
 }  // namespace
