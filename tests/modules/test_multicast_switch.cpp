@@ -397,5 +397,31 @@ TEST(MulticastSwitch, TreesReroutedDuringTheRunApplyToTheNextChunk) {
   EXPECT_EQ(bench.sw.replicated(), 1u + 4u);
 }
 
+// During the run (rerouting after a failure) a list naming a port the switch lacks is
+// refused before anything changes: the tree keeps its list for the next chunk. The call
+// is made between two sc_start calls, outside any process.
+TEST(MulticastSwitch, AListWithAMissingPortDuringTheRunIsRefusedAndChangesNothing) {
+  Bench bench(0);
+  bench.sw.set_multicast_group(3, {0, 1});
+  bench.a.posts = {{10 * kUs, 0, multicast(3, 0)}, {30 * kUs, 0, multicast(3, 1)}};
+  sc_core::sc_start(ps_time(20 * kUs));
+  try {
+    bench.sw.set_multicast_group(3, {2, 5});
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("sw: multicast group 3 leaves on port 5, but the switch has 3 ports"),
+              std::string::npos)
+        << what;
+  }
+  sc_core::sc_start();
+  const std::vector<std::vector<std::uint32_t>> expected = {{0, 1}, {0, 1}, {}};
+  for (std::size_t p = 0; p < bench.ports.size(); ++p) {
+    std::vector<std::uint32_t> chunks;
+    for (const auto& seen : bench.ports[p]->seen) chunks.push_back(seen.chunk.chunk);
+    EXPECT_EQ(chunks, expected[p]) << "port " << p;
+  }
+}
+
 }  // namespace
 }  // namespace aggnet
