@@ -38,8 +38,8 @@ const char* kCaption =
     "aggnet schedule: rank schedules by analytic time to eps-consensus (and --verify them "
     "against the simulation). Send offsets (--alignment auto/arrival): for every group of "
     "every candidate up to 128 sites (exact); beyond, a screened search (a heuristic, stated "
-    "in the output): offsets of groups of 4 or more only for candidates within 2x the best "
-    "time without them";
+    "in the output): the offsets of groups beyond the closed form (4 or more members) only for "
+    "candidates within 2x the best time without them";
 
 std::vector<std::string> split_commas(const std::string& s) {
   std::vector<std::string> out;
@@ -347,7 +347,8 @@ int run_schedule(int argc, char** argv) {
   if (!values->has("schedules") && screened_search(n, opt))
     std::cout << fmt::format(
         "(screened search, a heuristic beyond {} sites: every candidate timed without the "
-        "send offsets of its groups of 4 or more, those within {}x the best group-average time "
+        "send offsets of its groups beyond the closed form, those within {}x the best "
+        "group-average time "
         "timed again with them and ranked exactly; rows marked * keep the time without them)\n",
         opt.exhaustive_alignment_sites, opt.alignment_window);
   std::cout << "\n";

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <optional>
 #include <stdexcept>
 
 #include "common/units.h"
@@ -146,9 +145,10 @@ void plan_alignment(const Platform& platform, const Routing& routing, const RunO
     plan_pacing(options, g);
     return g;
   };
-  const bool no_lp = given.empty() && !options.general_offsets && options.multicast &&
-                     !align_senders_closed_form(a);
-  const bool none = !options.aligned_start || options.alignment == SendAlignment::kNone || no_lp;
+  const bool screened_out = given.empty() && !options.general_offsets && options.multicast &&
+                            !align_senders_closed_form(a);
+  const bool none =
+      !options.aligned_start || options.alignment == SendAlignment::kNone || screened_out;
   // Credit windows clock the senders; offsets would only delay the first window.
   const bool credit = options.flow_control == FlowControl::kCredit;
   if (!given.empty() && !none) {
@@ -161,17 +161,10 @@ void plan_alignment(const Platform& platform, const Routing& routing, const RunO
   } else if (options.alignment == SendAlignment::kArrival) {
     group = with(true);
   } else {
-    GroupPlan plain = with(false);
-    std::optional<GroupPlan> aligned;
-    try {
-      aligned = with(true);
-    } catch (const std::runtime_error&) {
-      // `auto` only keeps offsets that help: an LP beyond its iteration limit (hundreds
-      // of members) gives none, as `none` would.
-    }
-    group = aligned && landing_ps(a, *aligned, options) < landing_ps(a, plain, options)
-                ? std::move(*aligned)
-                : std::move(plain);
+    // `auto` only keeps offsets that help.
+    GroupPlan plain = with(false), aligned = with(true);
+    group = landing_ps(a, aligned, options) < landing_ps(a, plain, options) ? std::move(aligned)
+                                                                            : std::move(plain);
   }
   group.arrival_ps = std::move(a);
 }

@@ -39,9 +39,9 @@ struct RunOptions {
   bool aligned_start = true;
   /// Send offsets (needs an aligned start; ignored otherwise).
   SendAlignment alignment = SendAlignment::kAuto;
-  /// false: a multicast group whose offsets need the general method (4 or more members;
-  /// model/send_alignment.h) gets none, as with kNone; the closed form still applies (the
-  /// optimizer's screening).
+  /// false: a multicast group whose offsets need the general method (4 or more members,
+  /// or a triad the closed form cannot align; model/send_alignment.h) gets none, as with
+  /// kNone; the closed form still applies (the optimizer's screening).
   bool general_offsets = true;
   bool multicast = true;            ///< false: one unicast copy per receiver
   bool aggregation = true;          ///< false: FPGAs pass contributions through

@@ -7,11 +7,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace aggnet {
@@ -49,7 +48,7 @@ SenderAlignment finish(const ArrivalMatrix& arrival_ps, Offsets offsets, std::st
 /// Members a = 0, b = 1, c = 2. Receiver c is aligned by o_b - o_a = a_ac - a_bc and
 /// receiver b by o_c - o_a = a_ab - a_cb; receiver a is then aligned exactly when the
 /// cyclic asymmetry (a_ab - a_ba) + (a_bc - a_cb) + (a_ca - a_ac) is 0 (otherwise no
-/// offsets align all three, and nullopt sends the caller to the LP).
+/// offsets align all three, and nullopt sends the caller to the general method).
 std::optional<Offsets> triad_closed_form(const ArrivalMatrix& arrival_ps) {
   const auto a = [&](int i, int j) { return static_cast<std::int64_t>(arrival_ps[i][j]); };
   const std::int64_t cyclic = (a(0, 1) - a(1, 0)) + (a(1, 2) - a(2, 1)) + (a(2, 0) - a(0, 2));
@@ -63,20 +62,32 @@ std::optional<Offsets> triad_closed_form(const ArrivalMatrix& arrival_ps) {
 
 // --- Minimum cycle mean ---------------------------------------------------------------
 //
-// The LP's optimum (below) without an LP. For a fixed z the skew rows are difference
-// constraints: receiver j hears i at most z after k, o_i + a_ij - o_k - a_kj <= z, for
-// every j other than i and k, that is o_i - o_k <= z + w_ik, w_ik = min_j (a_kj - a_ij).
-// Such a system is feasible exactly when the graph with an edge k -> i of weight
-// z + w_ik has no negative cycle, so the least z is minus the minimum cycle mean of w
-// (Karp's algorithm). With that z the least offsets >= 0 meeting every constraint are
-// minus the shortest distances, along the reversed edges, from a source joined to every
-// member by 0-weight edges (Bellman-Ford). Being least in every member, they also give
-// the earliest last arrival and the least sum of offsets: the LP's second and third
-// stages. O(n^3) integer arithmetic, exact: z = p / q with q the critical cycle's
-// length, the edge weights scaled by q.
+// The LP's optimum (below) without an LP, and over whole-ps offsets. For a bound z on the
+// skew, "receiver j hears i at most z after k" for every j other than i and k are the
+// difference constraints o_i - o_k <= z + w[k][i], w[k][i] = min_j (a_kj - a_ij): an edge
+// k -> i of weight z + w[k][i]. They are feasible exactly when no cycle is negative, so
+// the least skew is z* = -(the minimum cycle mean of w) (Karp's algorithm), and whole-ps
+// offsets reach ceil(z*) at best. With z = ceil(z*) the least offsets >= 0 are minus the
+// shortest distances along the reversed edges from a source joined to every member by
+// 0-weight edges (Bellman-Ford), integers since every weight is. Being least for every
+// member, they also give the earliest last arrival and the least total waiting: the
+// LP's second and third stages. O(n^3), exact integer arithmetic.
 
 __extension__ using Wide = __int128;
 using Weights = std::vector<std::vector<std::int64_t>>;
+
+/// Latencies at most 2^62 ps (53 days), so that their differences fit in 64 bits.
+void require_representable(const ArrivalMatrix& arrival_ps) {
+  constexpr std::uint64_t kMaxPs = std::uint64_t{1} << 62;
+  for (const auto& row : arrival_ps) {
+    for (const std::uint64_t ps : row) {
+      if (ps > kMaxPs) {
+        throw std::invalid_argument("send alignment: a latency of " + std::to_string(ps) +
+                                    " ps (at most 2^62 ps)");
+      }
+    }
+  }
+}
 
 /// w[k][i] = min over j != i, k of (a_kj - a_ij): the weight of the edge k -> i.
 Weights skew_weights(const ArrivalMatrix& arrival_ps) {
@@ -100,24 +111,23 @@ Weights skew_weights(const ArrivalMatrix& arrival_ps) {
 /// walk[k][v]: the least weight of a k-edge walk ending at v, starting anywhere.
 std::vector<std::vector<Wide>> least_walks(const Weights& w) {
   const std::size_t n = w.size();
-  std::vector<std::vector<Wide>> walk(n + 1, std::vector<Wide>(n, 0));
+  const Wide kNone = Wide{1} << 120;  // above any walk (n * 2^63 * a few)
+  std::vector<std::vector<Wide>> walk(n + 1, std::vector<Wide>(n, kNone));
+  walk[0].assign(n, 0);
   for (std::size_t k = 1; k <= n; ++k) {
-    for (std::size_t v = 0; v < n; ++v) {
-      bool any = false;
-      for (std::size_t u = 0; u < n; ++u) {
-        if (u == v) continue;
-        const Wide through = walk[k - 1][u] + w[u][v];
-        walk[k][v] = any ? std::min(walk[k][v], through) : through;
-        any = true;
+    for (std::size_t u = 0; u < n; ++u) {  // row by row: w[u] is read in order
+      for (std::size_t v = 0; v < n; ++v) {
+        if (v != u) walk[k][v] = std::min(walk[k][v], walk[k - 1][u] + w[u][v]);
       }
     }
   }
   return walk;
 }
 
-/// The minimum cycle mean of the complete graph `w` (n >= 2) as num / den, den > 0:
-/// min over v of max over k < n of (walk[n][v] - walk[k][v]) / (n - k) (Karp).
-std::pair<Wide, Wide> minimum_cycle_mean(const Weights& w) {
+/// The least skew whole-ps offsets can reach: ceil(-(the minimum cycle mean of w)), the
+/// mean being min over v of max over k < n of (walk[n][v] - walk[k][v]) / (n - k) (Karp;
+/// n >= 2).
+std::int64_t least_whole_skew(const Weights& w) {
   const std::size_t n = w.size();
   const auto walk = least_walks(w);
   Wide best_num = 0, best_den = 0;
@@ -129,45 +139,38 @@ std::pair<Wide, Wide> minimum_cycle_mean(const Weights& w) {
     }
     if (best_den == 0 || num * best_den < best_num * den) best_num = num, best_den = den;
   }
-  return {best_num, best_den};
+  // ceil(-num / den) = -floor(num / den), den > 0.
+  const Wide floor = best_num / best_den - (best_num % best_den != 0 && best_num < 0 ? 1 : 0);
+  return static_cast<std::int64_t>(-floor);
 }
 
-/// The least offsets (scaled by den) with o_i - o_k <= -num / den + w[k][i], o >= 0:
-/// y = -o is the greatest solution of y <= 0 and y_k - y_i <= that bound, the shortest
-/// distances along edges i -> k from a source at distance 0 from every member.
-std::vector<Wide> least_scaled_offsets(const Weights& w, Wide num, Wide den) {
+/// The least offsets >= 0 with o_i - o_k <= z + w[k][i]: y = -o is the greatest solution
+/// of y <= 0 and y_k - y_i <= z + w[k][i], the shortest distances along edges i -> k
+/// from a source at distance 0 from every member.
+Offsets least_offsets(const Weights& w, std::int64_t z) {
   const std::size_t n = w.size();
   std::vector<Wide> dist(n, 0);
   for (std::size_t round = 0; round <= n; ++round) {
     bool changed = false;
-    for (std::size_t k = 0; k < n; ++k) {
-      for (std::size_t i = 0; i < n; ++i) {
-        if (i == k) continue;
-        const Wide through = dist[i] + den * w[k][i] - num;
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t k = 0; k < n; ++k) {
+        if (k == i) continue;
+        const Wide through = dist[i] + w[k][i] + z;
         if (through < dist[k]) dist[k] = through, changed = true;
       }
     }
     if (!changed) break;
     if (round == n) throw std::logic_error("send alignment: a negative cycle at the least skew");
   }
-  for (auto& d : dist) d = -d;
-  return dist;
-}
-
-/// round(x / q) for x >= 0, q > 0, halves down (the LP's answer sits at or just below
-/// the exact one: its skew bound carries a slack, which loosens the constraints).
-std::uint64_t rounded_ps(Wide x, Wide q) {
-  const Wide whole = x / q, rest = x % q;
-  return static_cast<std::uint64_t>(2 * rest > q ? whole + 1 : whole);
+  Offsets offsets;
+  for (const Wide d : dist) offsets.push_back(static_cast<std::uint64_t>(-d));
+  return offsets;
 }
 
 Offsets solve_by_cycle_mean(const ArrivalMatrix& arrival_ps) {
+  require_representable(arrival_ps);
   const Weights w = skew_weights(arrival_ps);
-  const auto [num, den] = minimum_cycle_mean(w);
-  Offsets offsets;
-  for (const Wide scaled : least_scaled_offsets(w, num, den))
-    offsets.push_back(rounded_ps(scaled, den));
-  return offsets;
+  return least_offsets(w, least_whole_skew(w));
 }
 
 // --- LP -------------------------------------------------------------------------------
@@ -293,7 +296,7 @@ Offsets SkewLp::offsets_ps() const {
 /// Lexicographic: the largest residual z, then the last arrival t, then (to pick one of
 /// the remaining optima deterministically) the sum of the offsets. Each optimum becomes a
 /// bound of the next stage; a weighted single objective would trade t for offsets.
-Offsets solve_lp_uncached(const ArrivalMatrix& arrival_ps) {
+Offsets solve_lp(const ArrivalMatrix& arrival_ps) {
   SkewLp lp(arrival_ps);
   lp.cap(lp.z(), lp.minimise({lp.z()}));
   lp.cap(lp.t(), lp.minimise({lp.t()}));
@@ -301,30 +304,6 @@ Offsets solve_lp_uncached(const ArrivalMatrix& arrival_ps) {
   for (std::size_t i = 0; i < arrival_ps.size(); ++i) offsets.push_back(lp.offset(i));
   lp.minimise(offsets);
   return lp.offsets_ps();
-}
-
-/// The LP's offsets are a function of the matrix alone, and the optimizer meets the same
-/// group (the same matrix) in many candidate schedules and rounds: solved once. Bounded
-/// by the matrices' total entries (an 81-member group is 6,561); failures are not kept.
-Offsets solve_lp(const ArrivalMatrix& arrival_ps) {
-  static std::mutex mutex;
-  static std::map<ArrivalMatrix, Offsets> solved;
-  static std::size_t entries = 0;
-  constexpr std::size_t kMaxEntries = 4'000'000;  // 32 MB of latencies
-  {
-    const std::lock_guard<std::mutex> lock(mutex);
-    const auto it = solved.find(arrival_ps);
-    if (it != solved.end()) return it->second;
-  }
-  Offsets offsets = solve_lp_uncached(arrival_ps);
-  const std::lock_guard<std::mutex> lock(mutex);
-  const std::size_t size = arrival_ps.size() * arrival_ps.size();
-  if (entries + size > kMaxEntries) {
-    solved.clear();
-    entries = 0;
-  }
-  if (solved.emplace(arrival_ps, offsets).second) entries += size;
-  return offsets;
 }
 
 }  // namespace

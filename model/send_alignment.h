@@ -40,18 +40,20 @@ SenderAlignment unaligned(const ArrivalMatrix& arrival_ps);
 /// cancels, as for any latency of the form up_i + path_ij + down_j with a symmetric
 /// path term; otherwise they fall back to the general method); 4 or more members are
 /// solved exactly in O(n^3) integer arithmetic through the minimum cycle mean of the skew
-/// constraints' graph (Karp) and shortest paths ("cycle-mean"; the optimum of the LP of
-/// align_senders_lp, without one: 243 members in tens of ms). Offsets are rounded to
-/// whole ps and the residuals recomputed exactly from them.
-/// Errors: std::invalid_argument if the matrix is not square.
+/// constraints' graph (Karp) and shortest paths ("cycle-mean": the optimum of the LP of
+/// align_senders_lp over whole-ps offsets, without one; 243 members in tens of ms).
+/// Errors: std::invalid_argument if the matrix is not square or holds a latency above
+/// 2^62 ps.
 SenderAlignment align_senders(const ArrivalMatrix& arrival_ps);
 
-/// align_senders where it needs no LP (the closed form of 2 or 3 members), else nullopt.
+/// align_senders where the closed form of 2 or 3 members applies, else nullopt.
 std::optional<SenderAlignment> align_senders_closed_form(const ArrivalMatrix& arrival_ps);
 
-/// The same optimisation always through a linear program (GLPK, in floating point: to
-/// within a ps or two; tests compare it with the closed form and the cycle mean).
-/// Errors: std::runtime_error if GLPK fails (it takes minutes from about 200 members).
+/// The same optimisation over real offsets, always through a linear program (GLPK), its
+/// offsets rounded to whole ps: within a few ps of align_senders for latencies up to
+/// about a second (its tolerances scale with the latencies' spread). Tests compare it
+/// with the closed form and the cycle mean; it takes minutes from about 200 members.
+/// Errors: std::runtime_error if GLPK fails.
 SenderAlignment align_senders_lp(const ArrivalMatrix& arrival_ps);
 
 /// Without multicast every unicast copy i -> j has its own offset: perfect alignment,

@@ -30,8 +30,9 @@ struct Candidate {
   /// times (all members start together) of the first rounds_to_eps rounds (s).
   double isolated_time_to_eps_s = 0;
   /// A group-average candidate of a screened search outside the window
-  /// (OptimizerOptions::exhaustive_alignment_sites): timed without the offsets of its groups
-  /// of 4 or more, so its times are upper estimates.
+  /// (OptimizerOptions::exhaustive_alignment_sites): timed without the offsets of the groups
+  /// that need the general method (see RunOptions::general_offsets), so its times are
+  /// upper estimates.
   bool unaligned_estimate = false;
 };
 
@@ -46,11 +47,12 @@ struct OptimizerOptions {
   /// Random partitions sampled per group size k <= 4 when exhaustive enumeration is not
   /// possible (k does not divide n, or too many partitions); 0 disables sampling.
   int sample_partitions = 120;
-  /// Send offsets of groups of 4 or more (multicast with an aligned start, `--alignment
+  /// Send offsets of the groups that need the general method (4 or more members, or a
+  /// triad the closed form cannot align; multicast with an aligned start, `--alignment
   /// auto` or `arrival`; model/send_alignment.h, the minimum cycle mean) are exact for
-  /// every candidate up to this many sites: 81 sites rank in about 6 CPU-s (4.3 screened).
-  /// Beyond, the search is screened (a heuristic): every candidate is first timed without
-  /// those offsets (closed-form offsets for groups of 2 and 3, none for larger groups), and
+  /// every candidate up to this many sites: 81 sites rank in about 6 CPU-s (4.3 screened),
+  /// 128 in 20 (15 screened). Beyond, the search is screened (a heuristic): every candidate
+  /// is first timed without those offsets (the closed form still applies), and
   /// only the group-average candidates within `alignment_window` times the best such time
   /// are timed again with them and ranked exactly; the others keep the screened times. The
   /// offsets cut a candidate's time by at most 46 % on nine_city and the 27-site synthetic

@@ -25,6 +25,10 @@ WanLink::WanLink(sc_core::sc_module_name name, const WanLinkParams& params, bool
       params_(params) {
   static_assert(sizeof(arrivals_) == 64, "WanLink: the arrival queue should fill one line");
   static_assert(sizeof(Crossing) == 8, "WanLink: a FIFO item should be 24 bytes");
+  // The third hot line holds both prices and two counters, the fourth a counter and the
+  // histogram (wan_link.h).
+  static_assert(sizeof(data_prices_) + 2 * sizeof(std::uint64_t) == 64, "WanLink: line 3");
+  static_assert(sizeof(chunks_) + sizeof(queueing_ns_) == 64, "WanLink: line 4");
   in.bind(*this);
   if (jitter_enabled_) jitter_rng_ = std::make_unique<std::mt19937_64>(seed);
 }

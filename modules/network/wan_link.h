@@ -173,7 +173,7 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   double loss_rate_ = 0;
   WanLinkParams params_;
   sc_core::sc_time jitter_, jitter_until_;
-  sc_core::sc_time last_arrival_ = sc_core::SC_ZERO_TIME;  // with jitter only
+  sc_core::sc_time last_arrival_ = sc_core::SC_ZERO_TIME;  // read with jitter only
   // Out of line and made only when used (jitter, a hand-over with a delay, loss): a
   // generator is 2.5 KiB and the queue 5 KiB with a process, per link of a full mesh.
   std::unique_ptr<std::mt19937_64> jitter_rng_;

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <random>
 #include <stdexcept>
+#include <tuple>
 #include <vector>
 
 #include "model/send_alignment.h"
@@ -323,12 +324,13 @@ GridPoint brute_force(const Grid& d) {
 
 TEST(SendAlignment, MatchesBruteForceOnFiveSites) {
   // Symmetric random delays of 0..9 ms, searched on a grid of half a ms (search_box
-  // bounds the search). The optimum need not lie on the grid (the LP's vertices can be
-  // fractional: halves and thirds occur), but rounding an optimum's offsets to the grid
-  // moves each arrival by at most half a step, so its skew by at most one step:
-  //   LP <= grid (+ 1 ps for the LP's rounding to whole ps) and grid <= LP + one step.
-  // When the grid reaches the LP's skew (half-integral optimum), the best last arrival
-  // among those grid points bounds the LP's last arrival from above.
+  // bounds the search). The real optimum need not lie on the grid (halves and thirds of a
+  // ms occur), but rounding an optimum's offsets to the grid moves each arrival by at
+  // most half a step, so its skew by at most one step:
+  //   ours <= grid (+ 1 ps: ours is the whole-ps optimum, at most 1 ps above the real
+  //   one) and grid <= ours + one step.
+  // When the grid reaches our skew (half-integral optimum), the best last arrival among
+  // those grid points bounds ours from above.
   constexpr std::int64_t kStepsPerMs = 2;
   constexpr std::int64_t kStepPs = static_cast<std::int64_t>(kMs) / kStepsPerMs;
   std::mt19937_64 rng(5);
@@ -344,14 +346,14 @@ TEST(SendAlignment, MatchesBruteForceOnFiveSites) {
       }
     }
     const GridPoint grid = brute_force(d);
-    const SenderAlignment lp = align_senders(a);
-    const auto lp_skew = static_cast<std::int64_t>(max_skew(a, lp.offset_ps));
-    EXPECT_LE(lp_skew, grid.skew * kStepPs + 1) << "round " << round;
-    EXPECT_LE(grid.skew * kStepPs, lp_skew + kStepPs) << "round " << round;
-    if (std::abs(lp_skew - grid.skew * kStepPs) <= 1) {
+    const SenderAlignment s = align_senders(a);
+    const auto skew = static_cast<std::int64_t>(max_skew(a, s.offset_ps));
+    EXPECT_LE(skew, grid.skew * kStepPs + 1) << "round " << round;
+    EXPECT_LE(grid.skew * kStepPs, skew + kStepPs) << "round " << round;
+    if (std::abs(skew - grid.skew * kStepPs) <= 1) {
       ++tight;
-      const auto lp_last = static_cast<std::int64_t>(last_arrival(a, lp.offset_ps));
-      EXPECT_LE(lp_last, grid.last * kStepPs + 2) << "round " << round;
+      const auto last = static_cast<std::int64_t>(last_arrival(a, s.offset_ps));
+      EXPECT_LE(last, grid.last * kStepPs + 2) << "round " << round;
     }
   }
   EXPECT_GE(tight, 8);  // most of these optima are half-integral: the check is tight
@@ -460,7 +462,12 @@ ArrivalMatrix random_group(std::size_t n, int kind, std::mt19937_64& rng) {
 }
 
 // The two methods solve the same lexicographic problem (largest skew, then last arrival,
-// then the sum of offsets); the LP in floating point, so to within a ps or two.
+// then the sum of offsets): the LP over real offsets in floating point (its answer
+// rounded), the cycle mean exactly over whole ps. So the cycle mean's skew is never
+// larger, at most 2 ps smaller (the LP's rounding), and at an equal skew its last arrival
+// is never later; each offset is within about n ps of the LP's (the rounded real
+// optimum against the whole-ps one). Latencies up to 1 s: at hours the LP's tolerances
+// are several ps.
 TEST(SendAlignment, CycleMeanMatchesTheLp) {
   std::mt19937_64 rng(17);
   for (std::size_t n : {4u, 5u, 6u, 8u, 12u, 16u}) {
@@ -468,15 +475,69 @@ TEST(SendAlignment, CycleMeanMatchesTheLp) {
       const ArrivalMatrix a = random_group(n, round % 3, rng);
       const SenderAlignment exact = align_senders(a), lp = align_senders_lp(a);
       ASSERT_EQ(exact.method, "cycle-mean");
-      EXPECT_LE(std::abs(diff(exact.max_residual_skew_ps, lp.max_residual_skew_ps)), 2)
-          << n << " sites, round " << round;
-      EXPECT_LE(std::abs(diff(last_arrival(a, exact.offset_ps), last_arrival(a, lp.offset_ps))), 2)
-          << n << " sites, round " << round;
+      const std::int64_t skew = diff(lp.max_residual_skew_ps, exact.max_residual_skew_ps);
+      EXPECT_GE(skew, 0) << n << " sites, round " << round;
+      EXPECT_LE(skew, 2) << n << " sites, round " << round;
+      const std::int64_t last =
+          diff(last_arrival(a, lp.offset_ps), last_arrival(a, exact.offset_ps));
+      if (skew == 0) {
+        EXPECT_GE(last, 0) << n << " sites, round " << round;
+      }
+      EXPECT_LE(std::abs(last), static_cast<std::int64_t>(n)) << n << " sites, round " << round;
       for (std::size_t i = 0; i < n; ++i)
-        EXPECT_LE(std::abs(diff(exact.offset_ps[i], lp.offset_ps[i])), 2)
+        EXPECT_LE(std::abs(diff(exact.offset_ps[i], lp.offset_ps[i])), static_cast<std::int64_t>(n))
             << n << " sites, round " << round << ", member " << i;
     }
   }
+}
+
+/// The lexicographically best whole-ps offsets (largest skew, last arrival, sum) in
+/// [0, bound]^n, by enumeration.
+Offsets best_on_grid(const ArrivalMatrix& a, std::uint64_t bound) {
+  const std::size_t n = a.size();
+  Offsets o(n, 0), best;
+  std::uint64_t best_skew = UINT64_MAX, best_last = UINT64_MAX, best_sum = UINT64_MAX;
+  while (true) {
+    const std::uint64_t skew = max_skew(a, o), last = last_arrival(a, o);
+    std::uint64_t sum = 0;
+    for (const std::uint64_t v : o) sum += v;
+    if (std::tie(skew, last, sum) < std::tie(best_skew, best_last, best_sum))
+      best = o, best_skew = skew, best_last = last, best_sum = sum;
+    std::size_t i = 0;
+    while (i < n && o[i] == bound) o[i++] = 0;
+    if (i == n) return best;
+    ++o[i];
+  }
+}
+
+// Without GLPK: small integer latencies (0-6 ps), every offset vector in a box three times
+// the latencies' spread enumerated. The optimum over whole ps is unique (the least
+// offsets at the least skew), so the offsets must be equal, not just as good.
+TEST(SendAlignment, CycleMeanIsTheBestWholePsOffsets) {
+  std::mt19937_64 rng(29);
+  std::uniform_int_distribution<std::uint64_t> latency(0, 6);
+  int nonzero = 0;
+  for (std::size_t n : {3u, 4u, 5u}) {
+    for (int round = 0; round < (n == 5 ? 6 : 30); ++round) {
+      ArrivalMatrix a(n, std::vector<std::uint64_t>(n, 0));
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < n; ++j)
+          if (i != j) a[i][j] = latency(rng);
+      const SenderAlignment s = align_senders(a);
+      if (s.method != "cycle-mean") continue;  // a triad the closed form aligns
+      const std::uint64_t bound = 18;
+      ASSERT_LE(*std::max_element(s.offset_ps.begin(), s.offset_ps.end()), bound);
+      EXPECT_EQ(s.offset_ps, best_on_grid(a, bound)) << n << " sites, round " << round;
+      if (s.max_residual_skew_ps > 0) ++nonzero;
+    }
+  }
+  EXPECT_GE(nonzero, 40);  // the cases have something to optimise
+}
+
+TEST(SendAlignment, LatenciesBeyond2To62PsAreAnError) {
+  const std::uint64_t huge = (std::uint64_t{1} << 62) + 1;
+  const ArrivalMatrix a = {{0, 1, 2, huge}, {1, 0, 2, 3}, {2, 2, 0, 3}, {3, 3, 3, 0}};
+  EXPECT_THROW(align_senders(a), std::invalid_argument);
 }
 
 // Hundreds of members (an all-to-all of a 243-site platform), where the LP took minutes:
