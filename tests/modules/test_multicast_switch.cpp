@@ -83,7 +83,28 @@ struct Bench {
       sw.out.bind(ports.back()->in);
     }
   }
+  /// The chunk indices each port received, in order.
+  std::vector<std::vector<std::uint32_t>> chunks_by_port() const {
+    std::vector<std::vector<std::uint32_t>> all;
+    for (const auto& port : ports) {
+      all.emplace_back();
+      for (const auto& seen : port->seen) all.back().push_back(seen.chunk.chunk);
+    }
+    return all;
+  }
 };
+
+/// `call` throws an error whose message contains `text` (from sc_start, SystemC reports
+/// the switch's std::invalid_argument as an sc_report).
+template <typename Call>
+void expect_error(Call call, const std::string& text) {
+  try {
+    call();
+    ADD_FAILURE() << "no error";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+  }
+}
 
 ChunkExtension unicast(int dst, std::uint32_t chunk) {
   ChunkExtension c;
@@ -248,12 +269,11 @@ TEST(MulticastSwitch, TreesWithMorePortsThanTheEntryHoldsReachEveryPortOnce) {
   EXPECT_THROW(bench.sw.set_multicast_group(11, {-1}), std::invalid_argument);
   bench.a.posts = {{0, 0, multicast(8, 0)}, {0, 0, multicast(9, 1)}, {0, 0, multicast(10, 2)}};
   sc_core::sc_start();
+  const auto chunks = bench.chunks_by_port();
   for (std::size_t p = 0; p < bench.ports.size(); ++p) {
-    std::vector<std::uint32_t> chunks;
-    for (const auto& seen : bench.ports[p]->seen) chunks.push_back(seen.chunk.chunk);
     const std::vector<std::uint32_t> expected =
         p == 6 ? std::vector<std::uint32_t>{0, 1, 2} : std::vector<std::uint32_t>{0, 1};
-    EXPECT_EQ(chunks, expected) << "port " << p;
+    EXPECT_EQ(chunks[p], expected) << "port " << p;
   }
   EXPECT_EQ(bench.sw.replicated(), 6u + 6u);
 }
@@ -294,15 +314,8 @@ TEST(MulticastSwitch, AMulticastListWithAPortTheSwitchLacksIsAnErrorAtTheStart) 
   bench.sw.set_multicast_group(3, {0, 7});
   bench.sw.set_multicast_group(3, {1});  // replaced before the start: no tree uses it
   bench.sw.set_multicast_group(4, {0, 5});
-  try {
-    sc_core::sc_start();
-    ADD_FAILURE() << "no error";
-  } catch (const std::exception& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find("sw: multicast group 4 leaves on port 5, but the switch has 3 ports"),
-              std::string::npos)
-        << what;
-  }
+  expect_error([] { sc_core::sc_start(); },
+               "sw: multicast group 4 leaves on port 5, but the switch has 3 ports");
 }
 
 // A link failure can cut a destination off (sim/faults.cpp removes its route): such a
@@ -388,11 +401,7 @@ TEST(MulticastSwitch, TreesReroutedDuringTheRunApplyToTheNextChunk) {
                    {20 * kUs, 0, multicast(5, 4)}};
   sc_core::sc_start();
   const std::vector<std::vector<std::uint32_t>> expected = {{0, 3}, {1, 2}, {1, 2}, {2}, {2}, {2}};
-  for (std::size_t p = 0; p < bench.ports.size(); ++p) {
-    std::vector<std::uint32_t> chunks;
-    for (const auto& seen : bench.ports[p]->seen) chunks.push_back(seen.chunk.chunk);
-    EXPECT_EQ(chunks, expected[p]) << "port " << p;
-  }
+  EXPECT_EQ(bench.chunks_by_port(), expected);
   EXPECT_EQ(bench.sw.unroutable(), 1u);  // chunk 4: its tree was cleared
   EXPECT_EQ(bench.sw.replicated(), 1u + 4u);
 }
@@ -405,22 +414,14 @@ TEST(MulticastSwitch, AListWithAMissingPortDuringTheRunIsRefusedAndChangesNothin
   bench.sw.set_multicast_group(3, {0, 1});
   bench.a.posts = {{10 * kUs, 0, multicast(3, 0)}, {30 * kUs, 0, multicast(3, 1)}};
   sc_core::sc_start(ps_time(20 * kUs));
-  try {
-    bench.sw.set_multicast_group(3, {2, 5});
-    ADD_FAILURE() << "no error";
-  } catch (const std::invalid_argument& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find("sw: multicast group 3 leaves on port 5, but the switch has 3 ports"),
-              std::string::npos)
-        << what;
-  }
+  expect_error(
+      [&] {
+        bench.sw.set_multicast_group(3, {2, 5});
+      },
+      "sw: multicast group 3 leaves on port 5, but the switch has 3 ports");
   sc_core::sc_start();
   const std::vector<std::vector<std::uint32_t>> expected = {{0, 1}, {0, 1}, {}};
-  for (std::size_t p = 0; p < bench.ports.size(); ++p) {
-    std::vector<std::uint32_t> chunks;
-    for (const auto& seen : bench.ports[p]->seen) chunks.push_back(seen.chunk.chunk);
-    EXPECT_EQ(chunks, expected[p]) << "port " << p;
-  }
+  EXPECT_EQ(bench.chunks_by_port(), expected);
 }
 
 }  // namespace
