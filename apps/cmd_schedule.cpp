@@ -348,8 +348,8 @@ int run_schedule(int argc, char** argv) {
     std::cout << fmt::format(
         "(screened search, a heuristic beyond {} sites: every candidate timed without the "
         "send offsets of its groups beyond the closed form, those within {}x the best "
-        "group-average time "
-        "timed again with them and ranked exactly; rows marked * keep the time without them)\n",
+        "group-average time timed again with them and ranked exactly; rows marked * keep the "
+        "time without them)\n",
         opt.exhaustive_alignment_sites, opt.alignment_window);
   std::cout << "\n";
   print_table(cs, static_cast<int>(values->integer("top")), n, platform);

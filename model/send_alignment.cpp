@@ -76,14 +76,15 @@ std::optional<Offsets> triad_closed_form(const ArrivalMatrix& arrival_ps) {
 __extension__ using Wide = __int128;
 using Weights = std::vector<std::vector<std::int64_t>>;
 
-/// Latencies at most 2^62 ps (53 days), so that their differences fit in 64 bits.
+/// Latencies at most 2^62 ps (53 days), so that their differences fit in 64 bits (the
+/// diagonal is ignored).
 void require_representable(const ArrivalMatrix& arrival_ps) {
   constexpr std::uint64_t kMaxPs = std::uint64_t{1} << 62;
-  for (const auto& row : arrival_ps) {
-    for (const std::uint64_t ps : row) {
-      if (ps > kMaxPs) {
-        throw std::invalid_argument("send alignment: a latency of " + std::to_string(ps) +
-                                    " ps (at most 2^62 ps)");
+  for (std::size_t i = 0; i < arrival_ps.size(); ++i) {
+    for (std::size_t j = 0; j < arrival_ps.size(); ++j) {
+      if (i != j && arrival_ps[i][j] > kMaxPs) {
+        throw std::invalid_argument("send alignment: a latency of " +
+                                    std::to_string(arrival_ps[i][j]) + " ps (at most 2^62 ps)");
       }
     }
   }
