@@ -410,6 +410,11 @@ TEST(MulticastSwitch, TreesReroutedDuringTheRunApplyToTheNextChunk) {
 // refused before anything changes: the tree keeps its list for the next chunk. The call
 // is made between two sc_start calls, outside any process.
 TEST(MulticastSwitch, AListWithAMissingPortDuringTheRunIsRefusedAndChangesNothing) {
+#if defined(__SANITIZE_ADDRESS__)
+  // Even outside any process, a throw after SystemC's coroutines have run gives ASan a
+  // false stack-buffer-overflow report (google/sanitizers#189). The Release suite runs it.
+  GTEST_SKIP() << "a throw after the kernel's threads ran misleads ASan";
+#endif
   Bench bench(0);
   bench.sw.set_multicast_group(3, {0, 1});
   bench.a.posts = {{10 * kUs, 0, multicast(3, 0)}, {30 * kUs, 0, multicast(3, 1)}};
