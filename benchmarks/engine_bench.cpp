@@ -12,8 +12,14 @@
 //       `burst=K` is --burst K (K chunks per transaction)
 // Each prints one JSON line with CPU seconds (CLOCK_PROCESS_CPUTIME_ID: the machine is
 // shared, wall time is not a measure) and peak RSS; benchmarks/run.sh forms the ratios.
+// With AGGNET_BENCH_PERF_CTL and AGGNET_BENCH_PERF_ACK naming the fifos of
+// `perf record -D -1 --control fifo:CTL,ACK`, `run` enables perf's events for sc_start
+// alone, so that a profile holds the simulation without the set-up
+// (benchmarks/hop_profile.py).
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -23,6 +29,7 @@
 #include <memory>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <systemc>
 #include <vector>
@@ -139,6 +146,39 @@ double step0_span_s(const aggnet::NetworkSystem& s) {
   return last > first ? (last - first).to_seconds() : 0.0;
 }
 
+// perf's control fifos, if the environment names them: enable() and disable() return once
+// perf has acknowledged the command.
+class PerfControl {
+ public:
+  PerfControl() {
+    const char* ctl = std::getenv("AGGNET_BENCH_PERF_CTL");
+    const char* ack = std::getenv("AGGNET_BENCH_PERF_ACK");
+    if (ctl == nullptr || ack == nullptr) return;
+    ctl_ = open(ctl, O_WRONLY | O_CLOEXEC);
+    ack_ = open(ack, O_RDONLY | O_CLOEXEC);
+    if (ctl_ < 0 || ack_ < 0) throw std::runtime_error("cannot open perf's control fifos");
+  }
+  PerfControl(const PerfControl&) = delete;
+  PerfControl& operator=(const PerfControl&) = delete;
+  ~PerfControl() {
+    if (ctl_ >= 0) close(ctl_);
+    if (ack_ >= 0) close(ack_);
+  }
+  void enable() { command("enable\n"); }
+  void disable() { command("disable\n"); }
+
+ private:
+  void command(const std::string& text) {
+    if (ctl_ < 0) return;
+    char reply[16];
+    if (write(ctl_, text.data(), text.size()) != static_cast<ssize_t>(text.size()) ||
+        read(ack_, reply, sizeof reply) <= 0)
+      throw std::runtime_error("perf did not acknowledge '" + text.substr(0, text.size() - 1) +
+                               "'");
+  }
+  int ctl_ = -1, ack_ = -1;
+};
+
 int run(const std::string& platform_file, const std::string& schedule_name,
         const std::string& gradient, const std::string& buffer, int steps, bool colocated,
         bool align, std::uint64_t burst) {
@@ -162,9 +202,12 @@ int run(const std::string& platform_file, const std::string& schedule_name,
     const aggnet::ColocatedReference c = aggnet::colocated_reference(platform, schedule, o);
     ref = std::make_unique<aggnet::NetworkSystem>("colocated", c.platform, c.schedule, o);
   }
+  PerfControl perf;
+  perf.enable();
   const double c2 = cpu_s();
   sc_core::sc_start();
   const double c3 = cpu_s();
+  perf.disable();
   const std::uint64_t hops = wan_hops(wan) + (ref ? wan_hops(*ref) : 0);
   const std::uint64_t control_hops = wan_control_hops(wan) + (ref ? wan_control_hops(*ref) : 0);
   fmt::print(

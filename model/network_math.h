@@ -3,6 +3,7 @@
 // Plain C++. One definition each, so the two sides cannot drift apart.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,6 +20,26 @@ std::uint64_t num_chunks(std::uint64_t bytes, std::uint64_t chunk_bytes);
 /// The ring all-reduce's n segments of a gradient, in whole floats (4 bytes), the first
 /// (elements mod n) one float larger: byte offsets, n + 1 values from 0 to the end.
 std::vector<std::uint64_t> ring_segment_offsets(std::uint64_t gradient_bytes, std::uint64_t n);
+
+/// The same split without a table (a ring's clusters read it per chunk, and a table of
+/// n + 1 offsets per cluster is n^2 words touched at hundreds of sites): segment s starts
+/// at 4 (s floats + min(s, longer)) bytes.
+class RingSegmentSplit {
+ public:
+  RingSegmentSplit() = default;
+  RingSegmentSplit(std::uint64_t gradient_bytes, std::uint64_t n)
+      : floats_(gradient_bytes / 4 / n), longer_(gradient_bytes / 4 % n) {}
+  std::uint64_t offset_bytes(std::uint64_t segment) const {
+    return 4 * (segment * floats_ + std::min(segment, longer_));
+  }
+  std::uint64_t bytes(std::uint64_t segment) const {
+    return 4 * (floats_ + (segment < longer_ ? 1 : 0));
+  }
+
+ private:
+  std::uint64_t floats_ = 0;  // whole floats of every segment
+  std::uint64_t longer_ = 0;  // segments one float longer (the first ones)
+};
 
 /// Serialization of one chunk on a link: header-inflated wire bytes at the link rate,
 /// rounded up to a whole ps.

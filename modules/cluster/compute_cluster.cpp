@@ -22,7 +22,7 @@ ComputeCluster::ComputeCluster(sc_core::sc_module_name name, const ComputeCluste
     : sc_module(name), out("out"), in("in"), config_(config), pool_(pool) {
   in.bind(*this);
   const auto n = static_cast<std::uint64_t>(config_.ring_order.size());
-  if (config_.ring && n > 0) ring_offsets_ = ring_segment_offsets(config_.gradient_bytes, n);
+  if (config_.ring && n > 0) ring_split_ = RingSegmentSplit(config_.gradient_bytes, n);
   if (config_.ring) ring_progress_ = config_.ring_progress.get();
   functional_ = config_.functional;
   if (config_.reliable) {
@@ -544,8 +544,8 @@ tlm::tlm_generic_payload& ComputeCluster::host_chunk(int step, int tag, int dst,
 }
 
 void ComputeCluster::send_segment(int step, int ring_step, int dst, int segment) {
-  const std::uint64_t offset_bytes = ring_offsets_[segment];
-  const std::uint64_t bytes = ring_offsets_[segment + 1] - offset_bytes;
+  const std::uint64_t offset_bytes = ring_split_.offset_bytes(static_cast<std::uint64_t>(segment));
+  const std::uint64_t bytes = ring_split_.bytes(static_cast<std::uint64_t>(segment));
   const std::uint64_t n = num_chunks(bytes);
   for (std::uint64_t i = 0; i < n; ++i) {
     const std::uint64_t off = i * config_.chunk_bytes;
@@ -568,7 +568,7 @@ void ComputeCluster::run_ring(int step) {
   if (config_.ring_step_rule == RingStepRule::kReceive) {
     // Each ring step starts when the previous one's chunks are all in: at that arrival,
     // from receive(), as the loop below would once its thread ran at the same instant.
-    ring_run_ = {true, step, config_.ring_steps_begin, end, pos, succ};
+    ring_run_ = {step, config_.ring_steps_begin, end, pos, succ, true};
     ring_advance();
     awaited_ = {&ring_run_.finished, 1};
     while (ring_run_.finished == 0) wait(progress_);
@@ -596,7 +596,7 @@ std::uint64_t ComputeCluster::start_ring_step(int step, int r, int pos, int succ
   const int send_seg = reduce_scatter ? mod(pos - r, n) : mod(pos + 1 - (r - (n - 1)), n);
   const int recv_seg = reduce_scatter ? mod(pos - 1 - r, n) : mod(pos - (r - (n - 1)), n);
   send_segment(step, r, successor, send_seg);
-  return num_chunks(ring_offsets_[recv_seg + 1] - ring_offsets_[recv_seg]);
+  return num_chunks(ring_split_.bytes(static_cast<std::uint64_t>(recv_seg)));
 }
 
 // Sends the current ring step's segment, and moves on while a ring step's chunks are all in
@@ -804,13 +804,12 @@ void ComputeCluster::accumulate_result(const ChunkExtension& chunk) {
 std::uint64_t ComputeCluster::on_ring_chunk(const ChunkExtension& chunk) {
   note_result(chunk.step);
   const auto received = ++host_received(chunk.step, static_cast<int>(chunk.ring_step));
-  if (ring_progress_ != nullptr &&
-      received == num_chunks(ring_offsets_[chunk.segment + 1] - ring_offsets_[chunk.segment]))
+  if (ring_progress_ != nullptr && received == num_chunks(ring_split_.bytes(chunk.segment)))
     ring_progress_->mark(config_.site, chunk.step, static_cast<int>(chunk.ring_step));
   if (!functional_) return received;
   const int n = static_cast<int>(config_.ring_order.size());
   const std::uint64_t first =
-      (ring_offsets_[chunk.segment] + chunk.chunk * config_.chunk_bytes) / 4;
+      (ring_split_.offset_bytes(chunk.segment) + chunk.chunk * config_.chunk_bytes) / 4;
   const bool reduce_scatter = static_cast<int>(chunk.ring_step) < n - 1;
   auto& values = ring_buffer(chunk.step);
   for (std::size_t k = 0; k < chunk.data->size(); ++k) {

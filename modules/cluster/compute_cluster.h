@@ -16,6 +16,7 @@
 #include <tuple>
 #include <vector>
 
+#include "model/network_math.h"
 #include "model/params/cluster.h"
 #include "model/platform.h"
 #include "model/schedule.h"
@@ -247,8 +248,8 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   void wait_ring_step_rule(int step, int ring_step, int successor);
   // A ring under the receive rule, driven by its arrivals (no thread switch per ring step).
   struct RingRun {
-    bool active = false;
     int step = 0, ring_step = 0, end = 0, pos = 0, successor = 0;
+    bool active = false;
     bool sent = false;           // ring_step's segment handed to the access link
     std::uint64_t expected = 0;  // chunks of ring_step to receive
     std::uint64_t finished = 0;  // 1 once the last ring step is received (awaited)
@@ -315,18 +316,23 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
 
   ComputeClusterConfig config_;
   ChunkPool& pool_;
-  // Read per paced chunk or received result or ring chunk, kept together in a few cache
-  // lines: the cluster's state is cold at each chunk.
+  // Read per paced chunk or received result or ring chunk, kept together in four cache
+  // lines (the cluster's state is cold at each chunk): the pacing; what every received
+  // chunk reads; a received ring chunk; a received result, and a ring step's segment.
   alignas(64) Paced paced_;
-  ChunkSink out_sink_;  // what `out` is bound to
+  alignas(64) ChunkSink out_sink_;  // what `out` is bound to
   Awaited awaited_;
-  Receiving receiving_;
   Noted noted_;
-  HostReceipts host_receipts_;
+  bool functional_ = false;  // config_.functional
+  alignas(64) HostReceipts host_receipts_;
   RingRun ring_run_;
   RingProgress* ring_progress_ = nullptr;  // config_.ring_progress, if the ring uses it
-  bool functional_ = false;                // config_.functional
+  alignas(64) Receiving receiving_;
   std::uint64_t accepted_results_ = 0, progress_count_ = 0;
+  RingSegmentSplit ring_split_;  // the ring's segments (ring only)
+  static_assert(sizeof(ChunkSink) + sizeof(Awaited) + sizeof(Noted) + sizeof(bool) <= 64);
+  static_assert(sizeof(HostReceipts) + sizeof(RingRun) + sizeof(RingProgress*) <= 64);
+  static_assert(sizeof(Receiving) + 2 * sizeof(std::uint64_t) + sizeof(RingSegmentSplit) <= 64);
   sc_core::sc_time first_send_;
   int state_ = 0;
   std::vector<StepRecord> records_;
@@ -369,7 +375,6 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   std::vector<float> data_;       // functional: this step's own gradient (group rounds)
   std::map<int, std::vector<float>> reduced_sum_;  // functional: step -> sum of the others
   std::map<int, std::vector<float>> ring_data_;    // functional: step -> ring working copy
-  std::vector<std::uint64_t> ring_offsets_;        // byte offset of each ring segment
   std::vector<float> result_;
   sc_core::sc_time agreed_start_, transmit_complete_;
   sc_core::sc_time offset_wait_total_;  // sum over steps of first_send - agreed_start
