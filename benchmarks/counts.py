@@ -13,11 +13,12 @@ the 243-site ring and all-to-all, about 6 minutes more).
 """
 import argparse
 import json
-import os
 import re
 import subprocess
 import sys
 import tempfile
+
+from bench_setup import bench_path, enter_repository, synthetic_platforms
 
 ROWS = [  # label, platform, schedule, (small, large) gradient, buffer[, options] (one step each)
     ("nine_city all-to-all", "platforms/nine_city.yaml", "all-to-all", ("1GiB", "2GiB"), "4GiB"),
@@ -87,14 +88,10 @@ def main():
     parser.add_argument("--platforms", help="synthetic platforms (default: generated)")
     parser.add_argument("--only", help="only the workloads whose label contains this")
     args = parser.parse_args()
-    os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-    bench = os.path.join(args.build, "benchmarks", "aggnet_bench")
+    enter_repository()
+    bench = bench_path(args.build)
     with tempfile.TemporaryDirectory() as tmp:
-        platforms = args.platforms or tmp
-        if not args.platforms:
-            for n in (9, 243):
-                subprocess.run([sys.executable, "scripts/make_platforms.py", "--synthetic", str(n),
-                                "--seed", "1", "--out", tmp], check=True, capture_output=True)
+        platforms = synthetic_platforms(args.platforms, tmp)
         kernel = kernel_row(bench)
         print("| workload | instructions / hop | kernel instructions / event ÷ that | "
               "L1d misses / hop | L2 data misses / hop | mispredicts / hop |")

@@ -21,6 +21,8 @@ import subprocess
 import sys
 import tempfile
 
+from bench_setup import bench_path, enter_repository, synthetic_platforms
+
 PAIRS = {  # as benchmarks/run.sh's `scale` rows: (small, large) arguments of `aggnet_bench run`
     "ring": (("synthetic_9.yaml", "ring", "1GiB", "0", "512"),
              ("synthetic_243.yaml", "ring", "1GiB", "0", "8")),
@@ -81,14 +83,10 @@ def main():
     parser.add_argument("--top", type=int, default=15, help="functions listed")
     parser.add_argument("--repeats", type=int, default=3, help="runs per side (the least kept)")
     args = parser.parse_args()
-    os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-    bench = os.path.join(args.build, "benchmarks", "aggnet_bench")
+    enter_repository()
+    bench = bench_path(args.build)
     with tempfile.TemporaryDirectory() as tmp:
-        platforms = args.platforms or tmp
-        if not args.platforms:
-            for n in (9, 243):
-                subprocess.run([sys.executable, "scripts/make_platforms.py", "--synthetic", str(n),
-                                "--seed", "1", "--out", tmp], check=True, capture_output=True)
+        platforms = synthetic_platforms(args.platforms, tmp)
         sides = []
         for platform, *rest in PAIRS[args.pair]:
             sides.append(ns_per_hop(bench, [os.path.join(platforms, platform), *rest],
