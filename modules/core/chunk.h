@@ -44,24 +44,27 @@ inline bool is_control(ChunkKind kind) {
 
 /// Chunk metadata. `data` is empty in timing mode; in functional mode it holds the
 /// chunk's float values (payload_bytes / 4 of them), shared with the clones made from it.
+// The fields up to src_site share a cache line with the payload's reference count
+// (ChunkPool::Block): what every link crossing and switch reads is there, so that a hop
+// touches one line of the transaction; the rest is read where a chunk ends its journey.
 struct ChunkExtension : tlm::tlm_extension<ChunkExtension> {
   ChunkKind kind = ChunkKind::kContribution;
-  bool retransmission = false;      ///< a copy re-sent after a timeout (loss recovery)
-  bool reply = false;               ///< kReady sent in answer to a repeated one (never answered)
-  int src_site = -1;                ///< sender (the reducing FPGA's site for kReduced)
-  int dst_site = -1;                ///< unicast destination, -1 for multicast
-  int tree_id = -1;                 ///< multicast group table key, -1 for unicast
+  bool retransmission = false;  ///< a copy re-sent after a timeout (loss recovery)
+  bool reply = false;           ///< kReady sent in answer to a repeated one (never answered)
+  int dst_site = -1;            ///< unicast destination, -1 for multicast
+  int tree_id = -1;             ///< multicast group table key, -1 for unicast
+  /// Burst mode: chunks carried by this transaction (`chunk` then indexes the burst; all
+  /// but the last are `burst_chunk_bytes` long). 1: one chunk (burst_chunk_bytes unused).
+  std::uint32_t chunks = 1;
+  std::uint64_t payload_bytes = 0;  ///< bytes of gradient data (before headers)
   int step = 0;                     ///< training step (the round index of the run)
+  int src_site = -1;                ///< sender (the reducing FPGA's site for kReduced)
   int group_size = 0;               ///< members of the sender's group in this round
   int contributions = 1;            ///< contributions summed into this chunk
   std::uint32_t chunk = 0;          ///< chunk index within the gradient (or ring segment)
   std::uint32_t ring_step = 0;      ///< ring all-reduce step (kRingSegment)
   std::uint32_t segment = 0;        ///< ring segment the chunk belongs to (kRingSegment)
-  std::uint64_t payload_bytes = 0;  ///< bytes of gradient data (before headers)
-  /// Burst mode: chunks carried by this transaction (`chunk` then indexes the burst; all
-  /// but the last are `burst_chunk_bytes` long). 1: one chunk (burst_chunk_bytes unused).
   std::uint64_t burst_chunk_bytes = 0;
-  std::uint32_t chunks = 1;
   std::uint32_t credits = 1;   ///< kGrant: window; kCredit: slots freed so far (cumulative)
   int requester = -1;          ///< kReduced re-sent for a retransmission: the sender to acknowledge
   std::uint64_t stamp_ps = 0;  ///< kReady: the sender's ready time (synchronised clocks)

@@ -33,8 +33,8 @@ TEST(RingSegmentSplit, FewerFloatsThanSegments) {
 }
 
 TEST(RingSegmentSplit, MatchesTheTable) {
-  const std::vector<std::uint64_t> gradients{4, 40, 1'000'004, std::uint64_t{1} << 30,
-                                             (std::uint64_t{1} << 40) + 12, 140'000'000'004};
+  const std::vector<std::uint64_t> gradients{
+      4, 40, 1'000'004, std::uint64_t{1} << 30, (std::uint64_t{1} << 40) + 12, 140'000'000'004};
   for (const std::uint64_t g : gradients) {
     for (const std::uint64_t n : {1, 2, 3, 9, 27, 81, 243, 1000}) {
       const auto table = ring_segment_offsets(g, n);
