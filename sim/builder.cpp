@@ -189,8 +189,10 @@ void NetworkSystem::build_sites() {
     SiteModules m = in_scope(*scopes_.back(), [&] {
       SiteModules made;
       made.cluster = std::make_unique<ComputeCluster>("cluster", cluster_config(s), pool_);
-      made.access_up = std::make_unique<WanLink>("access_up", access_link(site));
-      made.access_down = std::make_unique<WanLink>("access_down", access_link(site));
+      const WanLinkParams access = access_link(site);
+      made.access_up = std::make_unique<WanLink>("access_up", access, false, 1, prices_.of(access));
+      made.access_down =
+          std::make_unique<WanLink>("access_down", access, false, 1, prices_.of(access));
       made.sw = std::make_unique<MulticastSwitch>("switch", site.sw);
       FpgaAggregatorConfig fc;
       fc.site = s;
@@ -253,7 +255,8 @@ void NetworkSystem::build_links() {
       d.to = to;
       const std::string name = "link_to_" + platform_.sites[to].code;
       d.link = in_scope(*scopes_[from], [&] {
-        return std::make_unique<WanLink>(name.c_str(), spec.params, options_.jitter, seed);
+        return std::make_unique<WanLink>(name.c_str(), spec.params, options_.jitter, seed,
+                                         prices_.of(spec.params));
       });
       ++seed;
       sites_[from].sw->out.bind(d.link->in);

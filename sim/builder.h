@@ -16,6 +16,7 @@
 #include "modules/core/chunk.h"
 #include "modules/fpga/fpga_aggregator.h"
 #include "modules/network/multicast_switch.h"
+#include "modules/network/price_table.h"
 #include "modules/network/wan_link.h"
 
 namespace aggnet {
@@ -85,6 +86,7 @@ class NetworkSystem : public sc_core::sc_module {
   Routing routing_;
   int steps_;
   ChunkPool pool_;
+  PriceTables prices_;  // the links' wire sizes and serialization times, per kind of link
   std::vector<RoundPlan> plans_;
   // Ring step rules sendrecv and barrier: which sites have which ring step's segment.
   std::shared_ptr<RingProgress> ring_progress_;

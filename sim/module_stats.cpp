@@ -65,7 +65,7 @@ json row(const sc_core::sc_object& module, const std::string& type,
          {"histograms", json::object()},
          {"series", json::object()}};
   for (const auto& s : stats) o["statistics"][s.name] = s.value;
-  for (const auto& h : histograms) o["histograms"][h.name] = histogram_json(*h.histogram);
+  for (const auto& h : histograms) o["histograms"][h.name] = histogram_json(h.histogram);
   return o;
 }
 

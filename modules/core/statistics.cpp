@@ -19,15 +19,15 @@ int binary_exponent(double value) {
 
 }  // namespace
 
-void Histogram::add_to_bucket(double value) {
+void LogBuckets::add(double value) {
   std::size_t bucket = value < 1.0 ? 0 : static_cast<std::size_t>(binary_exponent(value)) + 1;
-  if (buckets_.size() <= bucket) buckets_.resize(bucket + 1, 0);
-  ++buckets_[bucket];
+  if (counts_.size() <= bucket) counts_.resize(bucket + 1, 0);
+  ++counts_[bucket];
 }
 
 std::vector<std::uint64_t> Histogram::buckets() const {
-  std::vector<std::uint64_t> all = buckets_;
-  const std::uint64_t zeros = count_ - std::accumulate(all.begin(), all.end(), std::uint64_t{0});
+  std::vector<std::uint64_t> all = buckets_.counts();
+  const std::uint64_t zeros = count() - std::accumulate(all.begin(), all.end(), std::uint64_t{0});
   if (zeros == 0) return all;
   if (all.empty()) all.push_back(0);
   all[0] += zeros;

@@ -16,9 +16,9 @@ struct Statistic {
   std::string description;
 };
 
-/// Running distribution: count, sum, min, max and power-of-two buckets of the value
-/// expressed in `unit_scale` units (e.g. ns), enough for queueing-delay histograms.
-class Histogram {
+/// A distribution's count, sum, min and max: 32 bytes, the part of a histogram that every
+/// value updates (a link keeps it in its hot state and its buckets apart).
+class RunningStats {
  public:
   /// Inline: a link adds one value per crossing, most of them zeros.
   void add(double value) {
@@ -30,30 +30,57 @@ class Histogram {
     }
     ++count_;
     sum_ += value;
-    if (value != 0.0) add_to_bucket(value);
   }
   std::uint64_t count() const { return count_; }
   double mean() const { return count_ ? sum_ / count_ : 0.0; }
   double min() const { return count_ ? min_ : 0.0; }
   double max() const { return count_ ? max_ : 0.0; }
-  /// bucket b counts values in [2^(b-1), 2^b) (bucket 0: values < 1).
+
+ private:
+  std::uint64_t count_ = 0;
+  double sum_ = 0, min_ = 0, max_ = 0;
+};
+
+/// Power-of-two buckets of the non-zero values: bucket b counts values in [2^(b-1), 2^b)
+/// (bucket 0: values < 1). Zeros, the common case (a link crossing that did not queue),
+/// touch no bucket: a histogram counts them as its count less the buckets' total.
+class LogBuckets {
+ public:
+  void add(double value);
+  const std::vector<std::uint64_t>& counts() const { return counts_; }
+
+ private:
+  std::vector<std::uint64_t> counts_;
+};
+
+/// Running distribution: count, sum, min, max and power-of-two buckets of the value
+/// expressed in `unit_scale` units (e.g. ns), enough for queueing-delay histograms.
+class Histogram {
+ public:
+  Histogram() = default;
+  /// A histogram of values kept as their running stats and their non-zero values' buckets.
+  Histogram(const RunningStats& stats, const LogBuckets& buckets)
+      : stats_(stats), buckets_(buckets) {}
+  void add(double value) {
+    stats_.add(value);
+    if (value != 0.0) buckets_.add(value);
+  }
+  std::uint64_t count() const { return stats_.count(); }
+  double mean() const { return stats_.mean(); }
+  double min() const { return stats_.min(); }
+  double max() const { return stats_.max(); }
+  /// bucket b counts values in [2^(b-1), 2^b) (bucket 0: values < 1, zeros included).
   std::vector<std::uint64_t> buckets() const;
 
  private:
-  void add_to_bucket(double value);
-
-  std::uint64_t count_ = 0;
-  double sum_ = 0, min_ = 0, max_ = 0;
-  // Zeros (a link crossing that did not queue, the common case) are in count_ only, joined
-  // to bucket 0 when read (count_ less the buckets' total): adding one touches no memory
-  // but these fields, and the histogram is one cache line (56 bytes) in a link's hot state.
-  std::vector<std::uint64_t> buckets_;
+  RunningStats stats_;
+  LogBuckets buckets_;
 };
 
 /// A named histogram of one module instance.
 struct NamedHistogram {
   std::string name;  ///< carries the unit, e.g. "queueing_delay_ns"
-  const Histogram* histogram;
+  Histogram histogram;
   std::string description;
 };
 

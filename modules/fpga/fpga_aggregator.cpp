@@ -340,8 +340,8 @@ std::vector<Statistic> FpgaAggregator::statistics(const sc_time& window) const {
 }
 
 std::vector<NamedHistogram> FpgaAggregator::histograms() const {
-  return {{"slot_hold_time_ns", &buffer_.hold_time_ns(), "first contribution to slot free"},
-          {"slot_stall_ns", &stall_ns_, "wait of a contribution for a free slot"}};
+  return {{"slot_hold_time_ns", buffer_.hold_time_ns(), "first contribution to slot free"},
+          {"slot_stall_ns", stall_ns_, "wait of a contribution for a free slot"}};
 }
 
 }  // namespace aggnet

@@ -1,6 +1,8 @@
 #include "modules/network/wan_link.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -15,20 +17,24 @@ using sc_core::SC_PS;
 using sc_core::sc_time;
 
 WanLink::WanLink(sc_core::sc_module_name name, const WanLinkParams& params, bool jitter_enabled,
-                 std::uint64_t seed)
+                 std::uint64_t seed, std::shared_ptr<PriceTable> prices)
     : sc_module(name),
       in("in"),
       out("out"),
       arrivals_(std::string(this->name()) + ".arrivals", ArrivalHandler{this}),
       delay_(ps_time(params.delay_ps)),
       jitter_enabled_(jitter_enabled && params.jitter_ps > 0),
+      shared_prices_(prices ? std::move(prices) : std::make_shared<PriceTable>(params)),
       params_(params) {
   static_assert(sizeof(arrivals_) == 64, "WanLink: the arrival queue should fill one line");
   static_assert(sizeof(Crossing) == 8, "WanLink: a FIFO item should be 24 bytes");
-  // The third hot line holds both prices and two counters, the fourth a counter and the
-  // histogram (wan_link.h).
-  static_assert(sizeof(data_prices_) + 2 * sizeof(std::uint64_t) == 64, "WanLink: line 3");
-  static_assert(sizeof(chunks_) + sizeof(queueing_ns_) == 64, "WanLink: line 4");
+  // The third hot line: three counters, the busy time and the queueing delay's stats.
+  static_assert(3 * sizeof(std::uint64_t) + sizeof(busy_) + sizeof(queueing_ns_) == 64,
+                "WanLink: line 3");
+  if (!shared_prices_->prices(params))
+    throw std::invalid_argument(std::string(this->name()) +
+                                ": its price table is for links of another kind");
+  prices_ = shared_prices_.get();
   in.bind(*this);
   if (jitter_enabled_) jitter_rng_ = std::make_unique<std::mt19937_64>(seed);
 }
@@ -52,8 +58,12 @@ void WanLink::accept(tlm::tlm_generic_payload& trans) {
   const sc_time now = EventCalendar::now();
   const auto& chunk = chunk_of(trans);
   const bool control = is_control(chunk.kind);
-  const Price& cost = price(chunk, control);
+  const PriceTable::Price& cost = price(chunk, control);
   const std::uint64_t wire = cost.wire_bytes;
+  if (wire > kMaxWireBytes) {
+    throw std::overflow_error(std::string(name()) + ": a transaction of " + std::to_string(wire) +
+                              " wire bytes (a transaction has at most 2^63 - 1)");
+  }
   wire_bytes_ += wire;
   if (control) {
     ++control_messages_;
@@ -79,7 +89,9 @@ void WanLink::accept(tlm::tlm_generic_payload& trans) {
   if (start == now) {
     queueing_ns_.add(0.0);
   } else {
-    queueing_ns_.add(to_ns(start - now));
+    const double queued_ns = to_ns(start - now);
+    queueing_ns_.add(queued_ns);
+    if (queued_ns != 0.0) queueing_buckets_.add(queued_ns);
   }
   busy_ += serialization;
   bytes_in_flight_ += wire;
@@ -87,19 +99,6 @@ void WanLink::accept(tlm::tlm_generic_payload& trans) {
   crossing.wire_bytes = wire;
   crossing.lost = draw_loss();
   arrivals_.notify(trans, arrival - now, crossing);
-}
-
-// Keyed by the payload alone: a run's bursts all have the same chunk size, so the payload
-// fixes the chunk count.
-void WanLink::reprice(Price& p, const ChunkExtension& chunk) const {
-  p.payload_bytes = chunk.payload_bytes;
-  p.wire_bytes = transaction_wire_bytes(chunk, params_.mtu_bytes, params_.header_bytes);
-  if (p.wire_bytes > kMaxWireBytes) {
-    throw std::overflow_error(std::string(name()) + ": a transaction of " +
-                              std::to_string(p.wire_bytes) +
-                              " wire bytes (a transaction has at most 2^63 - 1)");
-  }
-  p.serialization = ps_time(serialization_ps(p.wire_bytes, params_.bandwidth_bps));
 }
 
 bool WanLink::draw_loss() {
@@ -198,8 +197,22 @@ std::vector<Statistic> WanLink::statistics(const sc_time& window) const {
   };
 }
 
+int WanLink::hot_state_lines() const {
+  std::set<std::uintptr_t> lines;
+  const auto add = [&lines](const auto& field) {
+    const auto first = reinterpret_cast<std::uintptr_t>(&field);
+    for (std::uintptr_t a = first; a < first + sizeof(field); a += 8) lines.insert(a / 64);
+    lines.insert((first + sizeof(field) - 1) / 64);
+  };
+  add(arrivals_);
+  add(bytes_in_flight_), add(delivered_wire_bytes_), add(out_sink_), add(busy_until_);
+  add(delay_), add(prices_), add(up_), add(jitter_enabled_), add(lossy_);
+  add(payload_bytes_), add(wire_bytes_), add(chunks_), add(busy_), add(queueing_ns_);
+  return static_cast<int>(lines.size());
+}
+
 std::vector<NamedHistogram> WanLink::histograms() const {
-  return {{"queueing_delay_ns", &queueing_ns_, "wait before serialization starts"}};
+  return {{"queueing_delay_ns", queueing_delay_ns(), "wait before serialization starts"}};
 }
 
 }  // namespace aggnet

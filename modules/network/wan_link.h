@@ -19,6 +19,7 @@
 #include "modules/core/chunk.h"
 #include "modules/core/nb_target.h"
 #include "modules/core/statistics.h"
+#include "modules/network/price_table.h"
 
 namespace aggnet {
 
@@ -48,8 +49,10 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
 
   /// `seed` seeds the jitter generator (only used when params.jitter_ps > 0 and
   /// `jitter_enabled`).
+  /// `prices`: the table of the links of this kind in the same network (PriceTables; it
+  /// must price `params`), or none for a table of its own.
   WanLink(sc_core::sc_module_name name, const WanLinkParams& params, bool jitter_enabled = false,
-          std::uint64_t seed = 1);
+          std::uint64_t seed = 1, std::shared_ptr<PriceTable> prices = nullptr);
 
   const WanLinkParams& params() const { return params_; }
   /// Loss injection: every transaction handed over from now is lost with probability
@@ -92,9 +95,11 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   sc_core::sc_time busy_time() const { return busy_; }
   /// busy time / `window` (0 if the window is empty).
   double utilization(const sc_core::sc_time& window) const;
-  const Histogram& queueing_delay_ns() const { return queueing_ns_; }
+  Histogram queueing_delay_ns() const { return {queueing_ns_, queueing_buckets_}; }
   std::vector<Statistic> statistics(const sc_core::sc_time& window) const;
   std::vector<NamedHistogram> histograms() const;
+  /// Cache lines the state every crossing reads or writes spans (three, see below).
+  int hot_state_lines() const;
 
  private:
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
@@ -124,52 +129,34 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   sc_core::sc_time jitter_sample();
   bool draw_loss();
   void count_loss(const tlm::tlm_generic_payload& trans, std::uint64_t wire);
-  // Wire size and serialization time of a payload, memoised (both need a 128-bit
-  // division): a link carries few distinct sizes. Data has two entries, since a ring's
-  // segments of a few chunks alternate full chunks with the segment's last, shorter one.
-  struct Price {
-    std::uint64_t payload_bytes = ~std::uint64_t{0};
-    std::uint64_t wire_bytes = 0;
-    sc_core::sc_time serialization;
-  };
-  // Inline, the refresh out of line: a hit (nearly every crossing) saves no registers.
-  const Price& price(const ChunkExtension& chunk, bool control) {
-    if (control) {
-      if (control_price_.payload_bytes != chunk.payload_bytes) reprice(control_price_, chunk);
-      return control_price_;
-    }
-    if (data_prices_[0].payload_bytes == chunk.payload_bytes) return data_prices_[0];
-    if (data_prices_[1].payload_bytes == chunk.payload_bytes) return data_prices_[1];
-    Price& victim = data_prices_[next_victim_];
-    next_victim_ ^= 1;
-    reprice(victim, chunk);
-    return victim;
+  const PriceTable::Price& price(const ChunkExtension& chunk, bool control) {
+    return control ? prices_->control(chunk) : prices_->data(chunk);
   }
-  void reprice(Price& p, const ChunkExtension& chunk) const;
   static constexpr std::uint64_t kJitterEpochPs = 10'000'000'000;  // 10 ms
 
   // Read or written by every crossing, kept together: a link's state is cold by the time
-  // its next chunk arrives, and each line is a miss. Four lines, each starting where its
+  // its next chunk arrives, and each line is a miss. Three lines, each starting where its
   // alignas says: the arrival FIFO's header; what an arrival reads (the calendar fetches
   // these two ahead, see EventCalendar::prefetch_next) and the hand-over's timing; the
-  // prices and byte counts; the queueing histogram. A hand-over touches all four.
+  // byte counts and the queueing delay's running stats. A hand-over touches all three,
+  // and the queueing delay's bucket (kept apart) when it queued.
   alignas(64) BasicArrivalQueue<Crossing, ArrivalHandler> arrivals_;  // FIFO; one line
   alignas(64) std::uint64_t bytes_in_flight_ = 0;
   std::uint64_t delivered_wire_bytes_ = 0;
   ChunkSink out_sink_;  // what `out` is bound to
   sc_core::sc_time busy_until_ = sc_core::SC_ZERO_TIME;
   sc_core::sc_time delay_;
-  sc_core::sc_time busy_ = sc_core::SC_ZERO_TIME;
+  PriceTable* prices_ = nullptr;  // the table shared_prices_ holds
   bool up_ = true;
   bool jitter_enabled_;
   bool lossy_ = false;  // loss_rate_ > 0
-  std::uint8_t next_victim_ = 0;
-  alignas(64) std::array<Price, 2> data_prices_;
-  std::uint64_t payload_bytes_ = 0, wire_bytes_ = 0;
-  alignas(64) std::uint64_t chunks_ = 0;
-  Histogram queueing_ns_;
+  alignas(64) std::uint64_t payload_bytes_ = 0;  // (an alignas applies to each declarator)
+  std::uint64_t wire_bytes_ = 0, chunks_ = 0;
+  sc_core::sc_time busy_ = sc_core::SC_ZERO_TIME;
+  RunningStats queueing_ns_;
 
-  Price control_price_;
+  LogBuckets queueing_buckets_;
+  std::shared_ptr<PriceTable> shared_prices_;  // the network's, or the link's own
   double loss_rate_ = 0;
   WanLinkParams params_;
   sc_core::sc_time jitter_, jitter_until_;

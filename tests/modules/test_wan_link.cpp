@@ -4,12 +4,17 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <systemc>
+#include <vector>
 
 #include "modules/core/chunk.h"
 #include "modules/core/event_calendar.h"
 #include "modules/core/time.h"
+#include "modules/network/price_table.h"
 #include "modules/network/wan_link.h"
 
 namespace aggnet {
@@ -122,6 +127,72 @@ TEST(WanLink, BackToBackChunksQueueFifo) {
   }
   // The i-th chunk waited i serializations; the mean wait is 3 of them.
   EXPECT_NEAR(b.link.queueing_delay_ns().mean(), 3 * kSerialization1MiB / 1000.0, 1e-3);
+  // Waits of 0, 872,972.8 ns (in [2^19, 2^20): bucket 20), 1.75 ms (21), 2.62 and 3.49 ms
+  // (22), 4.36 and 5.24 ms (23).
+  std::vector<std::uint64_t> buckets(24, 0);
+  buckets[0] = 1;
+  buckets[20] = buckets[21] = 1;
+  buckets[22] = buckets[23] = 2;
+  EXPECT_EQ(b.link.queueing_delay_ns().buckets(), buckets);
+}
+
+// Wire bytes with MTU 2048 and 80-byte headers: ceil(p / 1968) packets; at 10 Gbps a wire
+// byte takes 800 ps.
+std::uint64_t wire_2048_80(std::uint64_t payload) { return payload + (payload + 1967) / 1968 * 80; }
+
+ChunkExtension data_chunk(std::uint64_t payload) {
+  ChunkExtension c;
+  c.payload_bytes = payload;
+  return c;
+}
+
+// Payloads that share the table's entries evict one another and are priced again.
+TEST(PriceTable, EveryPayloadIsPricedRightWhateverItEvicts) {
+  PriceTable table(ten_ms_10g());
+  std::vector<std::uint64_t> payloads{1 << 20};
+  for (std::uint64_t p = 1; p <= 100'000; p += 997) payloads.push_back(p);
+  for (int round = 0; round < 2; ++round) {
+    for (const std::uint64_t p : payloads) {
+      const auto& price = table.data(data_chunk(p));
+      ASSERT_EQ(price.payload_bytes, p);
+      ASSERT_EQ(price.wire_bytes, wire_2048_80(p)) << p;
+      ASSERT_EQ(price.serialization, ps_time(800 * wire_2048_80(p))) << p;
+    }
+  }
+  EXPECT_EQ(table.data(data_chunk(1 << 20)).serialization, ps_time(kSerialization1MiB));
+  EXPECT_EQ(table.control(data_chunk(64)).wire_bytes, 144u);
+  EXPECT_EQ(table.data(data_chunk(1 << 20)).wire_bytes, 1'091'216u);  // the control entry apart
+}
+
+TEST(PriceTable, ANetworkHasOneTablePerKindOfLink) {
+  PriceTables tables;
+  WanLinkParams other_delay = ten_ms_10g();
+  other_delay.delay_ps = 1;  // the delay is not part of a price
+  WanLinkParams other_mtu = ten_ms_10g();
+  other_mtu.mtu_bytes = 9000;
+  EXPECT_EQ(tables.of(ten_ms_10g()), tables.of(other_delay));
+  EXPECT_NE(tables.of(ten_ms_10g()), tables.of(other_mtu));
+  EXPECT_TRUE(tables.of(other_mtu)->prices(other_mtu));
+  EXPECT_FALSE(tables.of(other_mtu)->prices(ten_ms_10g()));
+}
+
+// wan_link.h lays a crossing's state out in three aligned lines (a declaration of several
+// fields under one alignas once spread a line over three).
+TEST(WanLink, ACrossingsStateIsThreeCacheLines) {
+  WanLink link("link", ten_ms_10g());
+  EXPECT_EQ(link.hot_state_lines(), 3);
+}
+
+TEST(WanLink, APriceTableOfAnotherKindIsRefused) {
+  WanLinkParams other = ten_ms_10g();
+  other.bandwidth_bps = 100'000'000'000;
+  auto table = std::make_shared<PriceTable>(other);
+  try {
+    WanLink link("link", ten_ms_10g(), false, 1, table);
+    FAIL() << "a table of another kind was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("price table"), std::string::npos) << e.what();
+  }
 }
 
 TEST(WanLink, PropagationIsNotOccupancy) {
