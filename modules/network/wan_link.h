@@ -149,7 +149,7 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   PriceTable* prices_ = nullptr;  // the table shared_prices_ holds
   bool up_ = true;
   bool jitter_enabled_;
-  bool lossy_ = false;  // loss_rate_ > 0
+  bool lossy_ = false;                           // loss_rate_ > 0
   alignas(64) std::uint64_t payload_bytes_ = 0;  // (an alignas applies to each declarator)
   std::uint64_t wire_bytes_ = 0, chunks_ = 0;
   sc_core::sc_time busy_ = sc_core::SC_ZERO_TIME;
