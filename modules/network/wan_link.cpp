@@ -201,8 +201,8 @@ int WanLink::hot_state_lines() const {
   std::set<std::uintptr_t> lines;
   const auto add = [&lines](const auto& field) {
     const auto first = reinterpret_cast<std::uintptr_t>(&field);
-    for (std::uintptr_t a = first; a < first + sizeof(field); a += 8) lines.insert(a / 64);
-    lines.insert((first + sizeof(field) - 1) / 64);
+    for (auto line = first / 64; line <= (first + sizeof(field) - 1) / 64; ++line)
+      lines.insert(line);
   };
   add(arrivals_);
   add(bytes_in_flight_), add(delivered_wire_bytes_), add(out_sink_), add(busy_until_);
