@@ -80,7 +80,7 @@ void FpgaAggregator::on_arrival(tlm::tlm_generic_payload& trans) {
   }
   if (needs_slot) {
     ++stalls_;
-    stalled_.push_back({&trans, EventCalendar::now()});
+    stalled_.push(trans, EventCalendar::now(), key_of(chunk));
     waiting_bytes_ += chunk.payload_bytes;
     waiting_high_water_bytes_ = std::max(waiting_high_water_bytes_, waiting_bytes_);
     return;
@@ -263,21 +263,33 @@ void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced) {
   admit_stalled();
 }
 
+// One pass over the waiting contributions in arrival order, admitting each whose chunk
+// holds a slot or finds one free, without visiting the others. Between passes every
+// waiting contribution's chunk holds no slot and the buffer is full (a contribution
+// waits only then; a pass ends with the queue empty or the buffer full, and takes every
+// waiting contribution of each chunk it gave a slot to), and only this pass frees
+// nothing. So the pass admits contributions from the front while the buffer has room,
+// then, once full, the later ones of the chunks it gave slots to: in arrival order.
 void FpgaAggregator::admit_stalled() {
   const sc_time now = EventCalendar::now();
-  for (auto it = stalled_.begin(); it != stalled_.end();) {
-    const auto key = key_of(chunk_of(*it->trans));
-    if (!buffer_.holds(key) && buffer_.full()) {
-      ++it;
-      continue;
-    }
-    stall_time_ += now - it->since;
-    stall_ns_.add(to_ns(now - it->since));
-    auto* trans = it->trans;
-    waiting_bytes_ -= chunk_of(*trans).payload_bytes;
-    it = stalled_.erase(it);
-    admit(*trans);
+  newly_held_.clear();
+  while (!stalled_.empty() && !buffer_.full()) {
+    const StallQueue::Stalled front = stalled_.pop_front();
+    admit_waiting(front, now);
+    if (buffer_.holds(front.key)) newly_held_.push_back(front.key);
   }
+  same_slot_.clear();
+  for (const std::uint64_t key : newly_held_) stalled_.take_key(key, same_slot_);
+  std::sort(same_slot_.begin(), same_slot_.end(),
+            [](const auto& a, const auto& b) { return a.order < b.order; });
+  for (const auto& stalled : same_slot_) admit_waiting(stalled, now);
+}
+
+void FpgaAggregator::admit_waiting(const StallQueue::Stalled& stalled, const sc_time& now) {
+  stall_time_ += now - stalled.since;
+  stall_ns_.add(to_ns(now - stalled.since));
+  waiting_bytes_ -= chunk_of(*stalled.trans).payload_bytes;
+  admit(*stalled.trans);
 }
 
 bool FpgaAggregator::first_pass(const ChunkExtension& chunk) {

@@ -22,6 +22,7 @@
 #include "modules/core/statistics.h"
 #include "modules/fpga/buffer_memory.h"
 #include "modules/fpga/slot_table.h"
+#include "modules/fpga/stall_queue.h"
 
 namespace aggnet {
 
@@ -103,11 +104,6 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
     std::shared_ptr<std::vector<float>> sum;
   };
   static_assert(sizeof(Slot) + sizeof(std::uint64_t) == 64, "a slot with its key is a line");
-  struct Stalled {
-    tlm::tlm_generic_payload* trans;
-    sc_core::sc_time since;
-  };
-
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay) override;
   ChunkSink chunk_sink() override {
@@ -139,6 +135,7 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
     void operator()(tlm::tlm_generic_payload& trans) const { fpga->on_reduced(trans); }
   };
   void admit_stalled();
+  void admit_waiting(const StallQueue::Stalled& stalled, const sc_core::sc_time& now);
   static std::uint64_t key_of(const ChunkExtension& c) {
     return (static_cast<std::uint64_t>(c.step) << 32) | c.chunk;
   }
@@ -167,7 +164,9 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   SlotTable<Slot> slots_;
   // Slot key -> the senders of sites from kInlineSenderSites on (bit s - kInlineSenderSites).
   std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> high_senders_;
-  std::deque<Stalled> stalled_;
+  StallQueue stalled_;
+  std::vector<std::uint64_t> newly_held_;       // admit_stalled's scratch
+  std::vector<StallQueue::Stalled> same_slot_;  // admit_stalled's scratch
 
   sc_core::sc_time stall_time_ = sc_core::SC_ZERO_TIME;
   std::uint64_t stalls_ = 0;

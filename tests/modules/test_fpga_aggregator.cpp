@@ -325,6 +325,40 @@ TEST(FpgaAggregator, StalledContributionsOfOneChunkAreAdmittedTogetherWhenTheSlo
   EXPECT_EQ(b.fpga.waiting_contributions(), 0u);
 }
 
+// A freed slot goes to the earliest waiting contribution, then to the later ones of its
+// chunk, past the waiting contributions of other chunks (which wait for the next slot).
+TEST(FpgaAggregator, AFreedSlotTakesTheEarliestChunkAndItsLaterContributionsOnly) {
+  Bench b(config(1));
+  b.feeder.posts = {{0, contribution(0, 0, 1, 3)},          // [0, 32.768] us
+                    {1 * kUs, contribution(0, 1, 1, 3)},    // stall
+                    {2 * kUs, contribution(0, 2, 1, 3)},    // stall
+                    {3 * kUs, contribution(0, 1, 2, 3)},    // stall
+                    {4 * kUs, contribution(0, 2, 2, 3)},    // stall
+                    {40 * kUs, contribution(0, 0, 2, 3)}};  // [40, 72.768]: frees at 72.896
+  const std::uint64_t free0 = 40 * kUs + kService1MiB + kLatency;
+  // Chunk 1's two contributions (arrived 1 and 3 us) back to back from free0; chunk 2's
+  // (2 and 4 us) when chunk 1's slot frees.
+  const std::uint64_t free1 = free0 + 2 * kService1MiB + kLatency;
+  const std::uint64_t free2 = free1 + 2 * kService1MiB + kLatency;
+  std::vector<std::size_t> waiting;
+  auto sample = [&] { waiting.push_back(b.fpga.waiting_contributions()); };
+  b.probe.checks = {{free0 - 1, sample}, {free0 + 1, sample}, {free1 + 1, sample}};
+  sc_core::sc_start();
+  EXPECT_EQ(waiting, (std::vector<std::size_t>{4, 2, 0}));
+  ASSERT_EQ(b.cluster.seen.size(), 3u);
+  for (std::uint32_t c = 0; c < 3; ++c) {
+    EXPECT_EQ(b.cluster.seen[c].chunk.chunk, c);
+    EXPECT_EQ(b.cluster.seen[c].chunk.contributions, 2);
+  }
+  EXPECT_EQ(b.cluster.seen[0].at_ps, free0);
+  EXPECT_EQ(b.cluster.seen[1].at_ps, free1);
+  EXPECT_EQ(b.cluster.seen[2].at_ps, free2);
+  EXPECT_EQ(b.fpga.slot_stalls(), 4u);
+  EXPECT_EQ(b.fpga.stall_time(),
+            ps_time((free0 - 1 * kUs) + (free0 - 3 * kUs) + (free1 - 2 * kUs) + (free1 - 4 * kUs)));
+  EXPECT_EQ(b.fpga.buffer().high_water_bytes(), kMiB);
+}
+
 TEST(FpgaAggregator, WithoutAggregationContributionsPassThroughAtOnce) {
   FpgaAggregatorConfig c = config(1);
   c.aggregate = false;
