@@ -311,9 +311,11 @@ int simulate(const RunSetup& s) {
     const std::string stalled = fired ? system->watchdog().diagnosis() : stall_diagnosis(*system);
     if (stalled.empty()) continue;
     if (vcd) std::remove((vcd_base + ".vcd").c_str());  // no half-written outputs
-    std::cerr << "aggnet run: the run stopped progressing at "
-              << format_time_ps(static_cast<double>(sc_core::sc_time_stamp().value())) << " ("
-              << system->basename() << "): " << stalled << "\n";
+    std::cerr << "aggnet run: the run "
+              << (fired ? system->watchdog().stop_reason() : "stopped progressing") << " at "
+              << format_time_ps(static_cast<double>(
+                     (fired ? system->watchdog().fired_at() : sc_core::sc_time_stamp()).value()))
+              << " (" << system->basename() << "): " << stalled << "\n";
     return kStalledRunExit;
   }
   if (sc_core::sc_pending_activity()) {

@@ -4,6 +4,7 @@
 #include <set>
 #include <utility>
 
+#include "common/host.h"
 #include "modules/core/event_calendar.h"
 #include "sim/faults.h"
 #include "sim/watchdog.h"
@@ -57,6 +58,8 @@ NetworkSystem::NetworkSystem(sc_core::sc_module_name name, const Platform& platf
   install_routes();
   faults_ = std::make_unique<FaultInjector>("faults", *this);  // loss, outages, stalls
   watchdog_ = std::make_unique<Watchdog>("watchdog", *this, faults_.get());
+  const std::uint64_t chunk_memory = memory_limit_bytes() / 4;
+  pool_.set_limit(chunk_memory, [this, chunk_memory] { watchdog_->stop_for_memory(chunk_memory); });
 }
 
 NetworkSystem::~NetworkSystem() = default;

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "common/units.h"
+#include "modules/core/event_calendar.h"
 #include "modules/core/time.h"
 #include "sim/builder.h"
 #include "sim/faults.h"
@@ -84,19 +86,52 @@ void Watchdog::check() {
       return;
     }
   } else if (now - last_progress_ >= window_) {
-    fired_ = true;
-    fired_at_ = now;
-    diagnosis_ =
+    stop(
+        "stopped progressing",
         fmt::format("no progress for {} (watchdog window {}): {}",
                     format_time_ps(static_cast<double>(to_ps(now - last_progress_))),
-                    format_time_ps(static_cast<double>(to_ps(window_))), stall_diagnosis(system_));
-    // The kernel's "simulation stopped by user" note is noise next to the diagnosis.
-    sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO,
-                                            sc_core::SC_DO_NOTHING);
-    sc_core::sc_stop();
+                    format_time_ps(static_cast<double>(to_ps(window_))), stall_diagnosis(system_)));
     return;
   }
   tick_.notify(window_ / 8);
+}
+
+void Watchdog::stop(std::string reason, std::string diagnosis) {
+  fired_ = true;
+  fired_at_ = EventCalendar::now();
+  stop_reason_ = std::move(reason);
+  diagnosis_ = std::move(diagnosis);
+  // The kernel's "simulation stopped by user" note is noise next to the diagnosis.
+  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO,
+                                          sc_core::SC_DO_NOTHING);
+  sc_core::sc_stop();
+  EventCalendar::current().stop();  // the caller may be a client of the calendar
+}
+
+// Chunks that pile up without bound: with loss recovery, a retransmission timeout that
+// is shorter than the queues it creates (a congestion collapse).
+void Watchdog::stop_for_memory(std::uint64_t limit_bytes) {
+  std::size_t unacknowledged = 0;
+  for (const auto& site : system_.sites()) unacknowledged += site.cluster->unacknowledged();
+  std::string diagnosis = fmt::format(
+      "its chunk transactions took more than {} (a quarter of the memory it may use: "
+      "AGGNET_MEMORY_LIMIT, else the memory available when it started)",
+      format_bytes(limit_bytes));
+  const DirectedLink* fullest = nullptr;
+  for (const auto& l : system_.links())
+    if (!fullest || l.link->bytes_in_flight() > fullest->link->bytes_in_flight()) fullest = &l;
+  if (fullest)
+    diagnosis += fmt::format("; the fullest link, {}->{}, held {} on the wire or queued",
+                             system_.platform().sites[fullest->from].code,
+                             system_.platform().sites[fullest->to].code,
+                             format_bytes(fullest->link->bytes_in_flight()));
+  if (unacknowledged > 0)
+    diagnosis += fmt::format(
+        "; {} contributions unacknowledged: retransmitted copies arrive faster than the links "
+        "drain them (loss recovery's fixed timeout under congestion; --flow-control pacing or "
+        "credit keeps the queues bounded)",
+        unacknowledged);
+  stop("ran out of memory", std::move(diagnosis));
 }
 
 std::string stall_diagnosis(const NetworkSystem& system) {

@@ -28,8 +28,13 @@ class Watchdog : public sc_core::sc_module {
   sc_core::sc_time window() const { return window_; }
   bool fired() const { return fired_; }
   sc_core::sc_time fired_at() const { return fired_at_; }
+  /// What it stopped the run for ("stopped progressing", "ran out of memory").
+  const std::string& stop_reason() const { return stop_reason_; }
   /// The diagnosis written when it fired.
   const std::string& diagnosis() const { return diagnosis_; }
+  /// Stops the run now: its chunk transactions took more than `limit_bytes` (the system's
+  /// chunk pool calls this; see NetworkSystem).
+  void stop_for_memory(std::uint64_t limit_bytes);
 
  private:
   void check();
@@ -41,9 +46,11 @@ class Watchdog : public sc_core::sc_module {
   sc_core::sc_time window_, last_progress_;
   std::uint64_t last_count_ = 0;
   sc_core::sc_event tick_;
+  void stop(std::string reason, std::string diagnosis);
+
   bool fired_ = false;
   sc_core::sc_time fired_at_;
-  std::string diagnosis_;
+  std::string stop_reason_, diagnosis_;
 };
 
 /// Who waits for what since when, per unfinished site, with the links down and the group

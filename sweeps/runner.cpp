@@ -10,10 +10,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+
+#include "common/host.h"
 
 namespace fs = std::filesystem;
 
@@ -350,6 +353,14 @@ std::vector<Job> submit_points(const SweepSpec& spec, const std::vector<Point>& 
   return jobs;
 }
 
+// Points running at once share the machine: each may use an equal share of the memory
+// (aggnet run's limits, docs/simulation-semantics.md "Limits"), unless the user set it.
+void share_memory(std::size_t workers) {
+  if (const char* set = std::getenv("AGGNET_MEMORY_LIMIT"); set != nullptr && *set != '\0') return;
+  const std::uint64_t share = memory_limit_bytes() / std::max<std::size_t>(workers, 1);
+  ::setenv("AGGNET_MEMORY_LIMIT", (std::to_string(share) + "B").c_str(), 1);
+}
+
 }  // namespace
 
 RunSummary run_points(const SweepSpec& spec, const std::vector<Point>& points,
@@ -357,6 +368,7 @@ RunSummary run_points(const SweepSpec& spec, const std::vector<Point>& points,
                       const RunnerOptions& opt) {
   RunSummary sum;
   sum.total = points.size();
+  share_memory(opt.workers);
   RunPool pool(opt.aggnet, opt.workers, opt.timeout_ms);
   const std::vector<Job> jobs =
       submit_points(spec, points, skip_ids, opt.out_dir, pool, sum.skipped);

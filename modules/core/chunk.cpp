@@ -50,6 +50,7 @@ tlm::tlm_generic_payload& ChunkPool::take() {
   if (free_.empty()) {
     all_.push_back(std::make_unique<Block>(this));
     t = &all_.back()->trans;
+    if (limit_blocks_ != 0 && all_.size() == limit_blocks_ + 1 && exceeded_) exceeded_();
   } else {
     t = free_.back();
     free_.pop_back();

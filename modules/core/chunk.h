@@ -13,8 +13,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <tlm>
+#include <utility>
 #include <vector>
 
 #include "common/units.h"
@@ -115,6 +117,14 @@ class ChunkPool : public tlm::tlm_mm_interface {
   std::size_t allocated() const { return all_.size(); }
   /// Transactions held now (some reference not yet released).
   std::size_t in_use() const { return all_.size() - free_.size(); }
+  /// The memory of every transaction made (the pool keeps them for reuse).
+  std::uint64_t bytes() const { return all_.size() * sizeof(Block); }
+  /// Calls `exceeded`, once, when the pool's transactions first take more than
+  /// `limit_bytes` (a guard against runs whose chunks pile up without bound).
+  void set_limit(std::uint64_t limit_bytes, std::function<void()> exceeded) {
+    limit_blocks_ = limit_bytes / sizeof(Block);
+    exceeded_ = std::move(exceeded);
+  }
 
  private:
   tlm::tlm_generic_payload& take();
@@ -130,6 +140,8 @@ class ChunkPool : public tlm::tlm_mm_interface {
   };
   std::vector<std::unique_ptr<Block>> all_;
   std::vector<tlm::tlm_generic_payload*> free_;
+  std::size_t limit_blocks_ = 0;  // 0: none
+  std::function<void()> exceeded_;
 };
 
 /// Wire bytes of a transaction: each chunk of a burst keeps its own packet headers, so a

@@ -57,7 +57,7 @@ void EventCalendar::fire() {
   kernel_touched_ = true;
   while (true) {
     fire_due();
-    if (queue_.empty() || !may_run_ahead_to(queue_.top().at)) break;
+    if (stopped_ || queue_.empty() || !may_run_ahead_to(queue_.top().at)) break;
     now_ = queue_.top().at;
     ahead_ = this;
   }
@@ -72,7 +72,7 @@ void EventCalendar::fire() {
 
 void EventCalendar::fire_due() {
   const Key due = (Key{now_.value()} << 64) | ~std::uint64_t{0};  // all entries at <= now_
-  while (!queue_.empty() && queue_.top().key <= due) {
+  while (!stopped_ && !queue_.empty() && queue_.top().key <= due) {
     firing_client_ = queue_.top().client;
     queue_.begin_firing();
     prefetch_next();
@@ -110,7 +110,7 @@ bool EventCalendar::may_run_ahead_to(const sc_core::sc_time& at) {
 // A pending notification later than the earliest entry is replaced (sc_event keeps the
 // earliest of two timed notifications).
 void EventCalendar::arm() {
-  if (queue_.empty()) return;
+  if (queue_.empty() || stopped_) return;
   const sc_core::sc_time at = queue_.top().at;
   if (armed_ && armed_at_ <= at) return;
   event_.notify(at - sc_core::sc_time_stamp());

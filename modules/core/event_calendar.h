@@ -65,6 +65,9 @@ class EventCalendar {
   /// The end time given to sc_start, which the kernel knows and the calendar cannot ask
   /// for: it does not run ahead past it.
   void set_horizon(const sc_core::sc_time& end) { horizon_ = end; }
+  /// Fires nothing more once the client firing now returns: for a client that stops the
+  /// simulation (sc_stop ends the kernel's loop, not the calendar's running ahead).
+  void stop() { stopped_ = true; }
 
   /// The simulated time as the modules see it: the kernel's, or the calendar's instant
   /// while it runs ahead of the kernel.
@@ -118,6 +121,7 @@ class EventCalendar {
   bool armed_ = false;
   bool firing_ = false;
   bool run_ahead_enabled_ = false, run_ahead_forbidden_ = false;
+  bool stopped_ = false;
   sc_core::sc_time now_;
   sc_core::sc_time horizon_ = sc_core::sc_max_time();
   // The kernel's next activity, valid until a client notifies a kernel event.

@@ -215,5 +215,29 @@ TEST(EventCalendar, RunningAheadStopsAtTheHorizonOfSimStart) {
   EXPECT_EQ(sc_core::sc_time_stamp(), horizon);
 }
 
+// A client that stops the simulation (sc_stop) while the calendar runs ahead: nothing
+// fires after it, neither a later instant nor another client due at the same one.
+TEST(EventCalendar, AStoppedCalendarFiresNothingMore) {
+  EventCalendar::current().enable_run_ahead();
+  std::vector<Firing> log;
+  Ticker ticker(1, log), tied(2, log);
+  ticker.instants_ps = every(10, 200);
+  tied.instants_ps = {300};
+  ticker.on_fire = [](std::uint64_t now) {
+    if (now != 300) return;
+    sc_core::sc_stop();
+    EventCalendar::current().stop();
+  };
+  ticker.after_rearm = [&tied](std::uint64_t now) {
+    if (now == 290) tied.start();  // due at 300 after the ticker (scheduled later)
+  };
+  Probe starter("starter");
+  starter.body = [&] { ticker.start(); };
+  sc_core::sc_start();
+  EXPECT_EQ(log.size(), 30u);  // 10 ... 300 ps, the stopping firing last
+  EXPECT_EQ(log.back().id, 1);
+  EXPECT_EQ(log.back().at_ps, 300u);
+}
+
 }  // namespace
 }  // namespace aggnet
