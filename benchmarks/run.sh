@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Engine benchmarks (not tests): prints the table of docs/performance.md.
+# Engine benchmarks (not tests): prints the tables of docs/performance.md.
 #   bash benchmarks/run.sh [BUILD_DIR] [--quick]
 # Every figure is CPU time (the machine is shared) and every rate is also given as a ratio
 # to the bare SystemC kernel rate measured just before it, in the same run.
@@ -155,3 +155,11 @@ fi
 cp "$out/rows.jsonl" "${BENCH_ROWS:-/dev/null}"
 [ -f "$out/failed.txt" ] && sed 's/^/failed: /' "$out/failed.txt"
 /usr/bin/python3 benchmarks/table.py "$out/rows.jsonl"
+# The shipped sweeps, one worker (CPU per point, hop rate against the kernel's, start-up
+# share); the crossover sweep's 1,248 points take minutes, so --quick leaves it out.
+echo
+if [ "$quick" = --quick ]; then
+  /usr/bin/python3 benchmarks/sweeps.py --build "$build" sweeps/ablation.yaml sweeps/bench40.yaml
+else
+  /usr/bin/python3 benchmarks/sweeps.py --build "$build"
+fi
