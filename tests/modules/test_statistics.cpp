@@ -3,8 +3,10 @@
 // SystemC's own to_seconds, bit for bit (the histograms' statistics must not move).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <systemc>
 #include <vector>
@@ -58,6 +60,37 @@ TEST(Histogram, EmptyHasNoBuckets) {
   const Histogram h;
   EXPECT_TRUE(h.buckets().empty());
   EXPECT_EQ(h.count(), 0u);
+}
+
+// Every value's bucket against std::ilogb's (a second method), up to the largest double.
+TEST(LogBuckets, CountsEveryBucketAsIlogbDoes) {
+  std::mt19937_64 rng(5);
+  std::vector<double> values = {0.25,
+                                1.0,
+                                std::ldexp(1.0, 39) - 1,
+                                std::ldexp(1.0, 45) * 1.5,
+                                1e300,
+                                std::numeric_limits<double>::max()};
+  for (int i = 0; i < 10'000; ++i)
+    values.push_back(std::ldexp(1.0 + static_cast<double>(rng() % 1000) / 1000, rng() % 60));
+  LogBuckets buckets;
+  std::vector<std::uint64_t> expected;
+  for (const double v : values) {
+    buckets.add(v);
+    const auto b = v < 1.0 ? std::size_t{0} : static_cast<std::size_t>(std::ilogb(v)) + 1;
+    if (expected.size() <= b) expected.resize(b + 1, 0);
+    ++expected[b];
+  }
+  EXPECT_EQ(buckets.counts(), expected);
+  EXPECT_EQ(expected.size(), 1025u);  // the largest double: bucket 1024
+}
+
+TEST(LogBuckets, EndAtTheHighestUsed) {
+  LogBuckets buckets;
+  EXPECT_TRUE(buckets.counts().empty());
+  buckets.add(5.0);  // bucket 3: [4, 8)
+  buckets.add(1.5);  // bucket 1: [1, 2)
+  EXPECT_EQ(buckets.counts(), (std::vector<std::uint64_t>{0, 1, 0, 1}));
 }
 
 }  // namespace
