@@ -39,14 +39,17 @@ bool Retransmitter::ack(int step, int from, std::uint32_t chunk) {
 }
 
 bool Retransmitter::oldest(int& step, int& dst, std::uint32_t& chunk, sc_time& since) const {
-  bool found = false;
-  for (const auto& [key, s] : outstanding_) {
-    if (found && s.sent >= since) continue;
-    std::tie(step, dst, chunk) = key;
-    since = s.sent;
-    found = true;
+  const std::pair<const Key, State>* best = nullptr;
+  for (const auto& entry : outstanding_) {
+    if (best &&
+        std::tie(entry.second.sent, entry.first) >= std::tie(best->second.sent, best->first))
+      continue;
+    best = &entry;
   }
-  return found;
+  if (!best) return false;
+  std::tie(step, dst, chunk) = best->first;
+  since = best->second.sent;
+  return true;
 }
 
 // The earliest timer wakes the method (an event keeps its earliest pending notification;

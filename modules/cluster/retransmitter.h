@@ -6,10 +6,10 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <queue>
 #include <systemc>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "modules/core/statistics.h"
@@ -41,7 +41,8 @@ class Retransmitter : public sc_core::sc_module {
     counters_.abandoned += outstanding_.size();
     outstanding_.clear();
   }
-  /// The oldest outstanding (step, receiver, chunk) and when it was first sent.
+  /// The oldest outstanding (step, receiver, chunk) and when it was first sent (of those
+  /// sent at the same instant, the least (step, receiver, chunk)).
   bool oldest(int& step, int& dst, std::uint32_t& chunk, sc_core::sc_time& since) const;
 
   struct Counters {
@@ -56,6 +57,17 @@ class Retransmitter : public sc_core::sc_module {
 
  private:
   using Key = std::tuple<int, int, std::uint32_t>;  // step, receiver, chunk
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      const auto [step, dst, chunk] = k;
+      std::uint64_t h = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(step)) << 32) ^
+                        (static_cast<std::uint64_t>(static_cast<std::uint32_t>(dst)) << 20) ^ chunk;
+      h ^= h >> 33;  // the murmur3 finalizer: the low bits depend on every field
+      h *= 0xff51afd7ed558ccdULL;
+      h ^= h >> 33;
+      return static_cast<std::size_t>(h);
+    }
+  };
   struct State {
     sc_core::sc_time sent, deadline, timeout, first_timeout, departure;
     std::uint64_t bytes = 0;
@@ -70,7 +82,9 @@ class Retransmitter : public sc_core::sc_module {
   void arm();
 
   Resend resend_;
-  std::map<Key, State> outstanding_;
+  // A hash map: every contribution a site sends is tracked, looked up when its timer
+  // fires and erased at its acknowledgement (a tree's lookups were a third of a lossy run).
+  std::unordered_map<Key, State, KeyHash> outstanding_;
   std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
   sc_core::sc_event wake_;
   Counters counters_;
