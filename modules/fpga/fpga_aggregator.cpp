@@ -271,6 +271,7 @@ void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced) {
 // nothing. So the pass admits contributions from the front while the buffer has room,
 // then, once full, the later ones of the chunks it gave slots to: in arrival order.
 void FpgaAggregator::admit_stalled() {
+  if (stalled_.empty()) return;  // the usual case
   const sc_time now = EventCalendar::now();
   newly_held_.clear();
   while (!stalled_.empty() && !buffer_.full()) {
