@@ -267,9 +267,9 @@ void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced) {
 // holds a slot or finds one free, without visiting the others. Between passes every
 // waiting contribution's chunk holds no slot and the buffer is full (a contribution
 // waits only then; a pass ends with the queue empty or the buffer full, and takes every
-// waiting contribution of each chunk it gave a slot to), and only this pass frees
-// nothing. So the pass admits contributions from the front while the buffer has room,
-// then, once full, the later ones of the chunks it gave slots to: in arrival order.
+// waiting contribution of each chunk it gave a slot to), and a pass frees no slot. So it
+// admits contributions from the front while the buffer has room, then, once full, the
+// later ones of the chunks it gave slots to, in arrival order.
 void FpgaAggregator::admit_stalled() {
   if (stalled_.empty()) return;  // the usual case
   const sc_time now = EventCalendar::now();

@@ -43,7 +43,7 @@ class StallQueue {
     queue_.pop_front();
     ++front_order_;
     auto it = by_key_.find(front.key);
-    it->second.pop_front();  // the earliest of its chunk too
+    it->second.erase(it->second.begin());  // the earliest of its chunk too
     if (it->second.empty()) by_key_.erase(it);
     --waiting_;
     return front;
@@ -81,7 +81,9 @@ class StallQueue {
   std::deque<Entry> queue_;  // queue_[i] has order front_order_ + i
   std::uint64_t front_order_ = 0, next_order_ = 0;
   std::size_t waiting_ = 0;
-  std::unordered_map<std::uint64_t, std::deque<std::uint64_t>> by_key_;  // orders, ascending
+  // Per chunk, the orders of its waiting contributions, ascending: a few (one per other
+  // group member, and copies sent again), so a vector.
+  std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> by_key_;
 };
 
 }  // namespace aggnet
