@@ -125,13 +125,15 @@ void Watchdog::stop_for_memory(std::uint64_t limit_bytes) {
                              system_.platform().sites[fullest->from].code,
                              system_.platform().sites[fullest->to].code,
                              format_bytes(fullest->link->bytes_in_flight()));
-  if (unacknowledged > 0)
+  if (unacknowledged > 0) {
+    const bool drop = system_.options().flow_control == FlowControl::kDrop;
     diagnosis += fmt::format(
         "; {} contributions unacknowledged: retransmitted copies arrive faster than the links "
-        "drain them (loss recovery's fixed timeout under congestion; --flow-control pacing or "
-        "credit keeps the queues bounded)",
-        unacknowledged);
-  stop("ran out of memory", std::move(diagnosis));
+        "drain them (loss recovery's fixed timeout under congestion; {} keeps the queues "
+        "bounded)",
+        unacknowledged, drop ? "--flow-control pacing or credit" : "a longer --retransmit-timeout");
+  }
+  stop("reached its memory limit", std::move(diagnosis));
 }
 
 std::string stall_diagnosis(const NetworkSystem& system) {

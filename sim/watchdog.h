@@ -28,7 +28,7 @@ class Watchdog : public sc_core::sc_module {
   sc_core::sc_time window() const { return window_; }
   bool fired() const { return fired_; }
   sc_core::sc_time fired_at() const { return fired_at_; }
-  /// What it stopped the run for ("stopped progressing", "ran out of memory").
+  /// What it stopped the run for ("stopped progressing", "reached its memory limit").
   const std::string& stop_reason() const { return stop_reason_; }
   /// The diagnosis written when it fired.
   const std::string& diagnosis() const { return diagnosis_; }

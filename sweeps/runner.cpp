@@ -355,9 +355,9 @@ std::vector<Job> submit_points(const SweepSpec& spec, const std::vector<Point>& 
 
 // Points running at once share the machine: each may use an equal share of the memory
 // (aggnet run's limits, docs/simulation-semantics.md "Limits"), unless the user set it.
-void share_memory(std::size_t workers) {
+void share_memory(std::size_t at_once) {
   if (const char* set = std::getenv("AGGNET_MEMORY_LIMIT"); set != nullptr && *set != '\0') return;
-  const std::uint64_t share = memory_limit_bytes() / std::max<std::size_t>(workers, 1);
+  const std::uint64_t share = memory_limit_bytes() / std::max<std::size_t>(at_once, 1);
   ::setenv("AGGNET_MEMORY_LIMIT", (std::to_string(share) + "B").c_str(), 1);
 }
 
@@ -368,7 +368,9 @@ RunSummary run_points(const SweepSpec& spec, const std::vector<Point>& points,
                       const RunnerOptions& opt) {
   RunSummary sum;
   sum.total = points.size();
-  share_memory(opt.workers);
+  const auto to_run = static_cast<std::size_t>(std::count_if(
+      points.begin(), points.end(), [&](const Point& p) { return skip_ids.count(p.id) == 0; }));
+  share_memory(std::min(opt.workers, to_run));
   RunPool pool(opt.aggnet, opt.workers, opt.timeout_ms);
   const std::vector<Job> jobs =
       submit_points(spec, points, skip_ids, opt.out_dir, pool, sum.skipped);

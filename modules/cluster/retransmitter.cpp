@@ -38,20 +38,6 @@ bool Retransmitter::ack(int step, int from, std::uint32_t chunk) {
   return true;
 }
 
-bool Retransmitter::oldest(int& step, int& dst, std::uint32_t& chunk, sc_time& since) const {
-  const std::pair<const Key, State>* best = nullptr;
-  for (const auto& entry : outstanding_) {
-    if (best &&
-        std::tie(entry.second.sent, entry.first) >= std::tie(best->second.sent, best->first))
-      continue;
-    best = &entry;
-  }
-  if (!best) return false;
-  std::tie(step, dst, chunk) = best->first;
-  since = best->second.sent;
-  return true;
-}
-
 // The earliest timer wakes the method (an event keeps its earliest pending notification;
 // stale heap entries are skipped when popped).
 void Retransmitter::arm() {

@@ -41,9 +41,6 @@ class Retransmitter : public sc_core::sc_module {
     counters_.abandoned += outstanding_.size();
     outstanding_.clear();
   }
-  /// The oldest outstanding (step, receiver, chunk) and when it was first sent (of those
-  /// sent at the same instant, the least (step, receiver, chunk)).
-  bool oldest(int& step, int& dst, std::uint32_t& chunk, sc_core::sc_time& since) const;
 
   struct Counters {
     std::uint64_t timeouts = 0;             ///< timer expiries = contributions sent again
@@ -60,8 +57,9 @@ class Retransmitter : public sc_core::sc_module {
   struct KeyHash {
     std::size_t operator()(const Key& k) const {
       const auto [step, dst, chunk] = k;
-      std::uint64_t h = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(step)) << 32) ^
-                        (static_cast<std::uint64_t>(static_cast<std::uint32_t>(dst)) << 20) ^ chunk;
+      std::uint64_t h =
+          (static_cast<std::uint64_t>(static_cast<std::uint32_t>(step)) << 32) ^ chunk ^
+          static_cast<std::uint64_t>(static_cast<std::uint32_t>(dst)) * 0x9E3779B97F4A7C15ULL;
       h ^= h >> 33;  // the murmur3 finalizer: the low bits depend on every field
       h *= 0xff51afd7ed558ccdULL;
       h ^= h >> 33;

@@ -117,8 +117,6 @@ class ChunkPool : public tlm::tlm_mm_interface {
   std::size_t allocated() const { return all_.size(); }
   /// Transactions held now (some reference not yet released).
   std::size_t in_use() const { return all_.size() - free_.size(); }
-  /// The memory of every transaction made (the pool keeps them for reuse).
-  std::uint64_t bytes() const { return all_.size() * sizeof(Block); }
   /// Calls `exceeded`, once, when the pool's transactions first take more than
   /// `limit_bytes` (a guard against runs whose chunks pile up without bound).
   void set_limit(std::uint64_t limit_bytes, std::function<void()> exceeded) {

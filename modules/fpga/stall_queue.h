@@ -1,10 +1,11 @@
 // The contributions waiting for an aggregation slot, in arrival order and by chunk.
 //
-// A freed slot admits the earliest waiting contribution and then every later one of the
-// same chunk (they share its slot); the others keep waiting. Scanning the whole queue for
-// those at every freed slot cost O(waiting) per reduced chunk: 60 % of a sequential-3 run
-// with a 4 MiB buffer at 10 Gb/s (88,763 stalls). Here each chunk's contributions are
-// also listed apart, so a freed slot costs what it admits.
+// A freed slot admits waiting contributions in arrival order while the buffer has room
+// (usually one: it takes the slot), then every later one of the chunks given a slot (they
+// share it); the others keep waiting. Scanning the whole queue for those at every freed
+// slot cost O(waiting) per reduced chunk: 60 % of a sequential-3 run with a 4 MiB buffer
+// at 10 Gb/s (88,763 stalls). Here each chunk's contributions are also listed apart, so a
+// freed slot costs what it admits.
 #pragma once
 
 #include <cstddef>
