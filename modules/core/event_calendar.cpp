@@ -72,7 +72,7 @@ void EventCalendar::fire() {
 
 void EventCalendar::fire_due() {
   const Key due = (Key{now_.value()} << 64) | ~std::uint64_t{0};  // all entries at <= now_
-  while (!stopped_ && !queue_.empty() && queue_.top().key <= due) {
+  while (!queue_.empty() && queue_.top().key <= due) {
     firing_client_ = queue_.top().client;
     queue_.begin_firing();
     prefetch_next();

@@ -65,8 +65,9 @@ class EventCalendar {
   /// The end time given to sc_start, which the kernel knows and the calendar cannot ask
   /// for: it does not run ahead past it.
   void set_horizon(const sc_core::sc_time& end) { horizon_ = end; }
-  /// Fires nothing more once the client firing now returns: for a client that stops the
-  /// simulation (sc_stop ends the kernel's loop, not the calendar's running ahead).
+  /// Fires nothing after the current instant (what is due at it still fires, as the
+  /// kernel finishes its delta cycle): for a client that stops the simulation (sc_stop
+  /// ends the kernel's loop, not the calendar's running ahead).
   void stop() { stopped_ = true; }
 
   /// The simulated time as the modules see it: the kernel's, or the calendar's instant

@@ -215,14 +215,14 @@ TEST(EventCalendar, RunningAheadStopsAtTheHorizonOfSimStart) {
   EXPECT_EQ(sc_core::sc_time_stamp(), horizon);
 }
 
-// A client that stops the simulation (sc_stop) while the calendar runs ahead: nothing
-// fires after it, neither a later instant nor another client due at the same one.
-TEST(EventCalendar, AStoppedCalendarFiresNothingMore) {
+// A client that stops the simulation (sc_stop) while the calendar runs ahead: what is
+// due at that instant still fires (another client scheduled after it), nothing later does.
+TEST(EventCalendar, AStoppedCalendarFiresNothingAfterItsInstant) {
   EventCalendar::current().enable_run_ahead();
   std::vector<Firing> log;
   Ticker ticker(1, log), tied(2, log);
   ticker.instants_ps = every(10, 200);
-  tied.instants_ps = {300};
+  tied.instants_ps = {300, 310};
   ticker.on_fire = [](std::uint64_t now) {
     if (now != 300) return;
     sc_core::sc_stop();
@@ -234,8 +234,10 @@ TEST(EventCalendar, AStoppedCalendarFiresNothingMore) {
   Probe starter("starter");
   starter.body = [&] { ticker.start(); };
   sc_core::sc_start();
-  EXPECT_EQ(log.size(), 30u);  // 10 ... 300 ps, the stopping firing last
-  EXPECT_EQ(log.back().id, 1);
+  ASSERT_EQ(log.size(), 31u);  // the ticker at 10 ... 300 ps, then the tied client at 300
+  EXPECT_EQ(log[29].id, 1);
+  EXPECT_EQ(log[29].at_ps, 300u);
+  EXPECT_EQ(log.back().id, 2);
   EXPECT_EQ(log.back().at_ps, 300u);
 }
 
