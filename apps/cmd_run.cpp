@@ -24,6 +24,7 @@
 #include "model/network_math.h"
 #include "modules/core/event_calendar.h"
 #include "options/option_values.h"
+#include "sim/bound_report.h"
 #include "sim/builder.h"
 #include "sim/gtkw_view.h"
 #include "sim/invariants.h"
@@ -334,6 +335,7 @@ int simulate(const RunSetup& s) {
   report["platform_file"] = s.platform.file;
   report["options"] = options_json(s);
   add_consensus(report, s.rounds_to_eps);
+  add_bound(report, s.platform, s.schedule, s.options.gradient_bytes);
   for (const auto& inv : invariants)
     report["invariants"][inv.name] = inv.holds() ? "holds" : inv.violation;
   report["summary"]["events"] = static_cast<std::uint64_t>(sc_core::sc_delta_count());

@@ -15,6 +15,7 @@
 #include "common/strings.h"
 #include "common/units.h"
 #include "config/schedule_io.h"
+#include "sim/bound_report.h"
 
 namespace aggnet {
 
@@ -609,6 +610,7 @@ std::string format_report(const json& report, std::size_t busiest_links) {
   line(fmt::format("  all-reduce bandwidth     {:.2f} Gbps (gradient / mean round time)",
                    sm["allreduce_bandwidth_gbps"].get<double>()));
   if (sm.contains("rounds_to_eps")) out += consensus_line(report);
+  out += bound_lines(report);
   line(fmt::format(
       "  buffer high-water (max)  {}",
       format_bytes(static_cast<std::uint64_t>(sm["buffer_high_water_bytes_max"].get<double>()))));

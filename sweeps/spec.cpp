@@ -428,6 +428,7 @@ const std::vector<std::string>& summary_metrics() {
       "round_time_s_mean", "round_time_s_max", "total_time_s", "time_to_eps_s",
       "comm_time_to_eps_s", "colocated_step_time_s_mean", "slowdown_vs_colocated",
       "recovery_time_s_max", "wall_time_s",  // wall_time_s: in the summary of older versions
+      "bound_s", "exact_average_time_s", "efficiency",
       // rates and fractions
       "gpu_idle_fraction", "allreduce_bandwidth_gbps", "link_utilization_max",
       // counts

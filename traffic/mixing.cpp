@@ -158,18 +158,21 @@ MixingStats analyze_mixing(const Schedule& schedule, int n) {
     const std::size_t components = r.groups.size() + (static_cast<std::size_t>(n) - covered);
     st.round_spectral_gaps.push_back(n >= 2 && components >= 2 ? 0.0 : 1.0);
   }
+  st.rounds_to_exact = rounds_to_exact(schedule, n);
+  return st;
+}
+
+long rounds_to_exact(const Schedule& schedule, int n) {
+  for (const auto& r : schedule.rounds) check_sites(r, n);
   Eigen::MatrixXd e = centering(n);  // W_r ... W_1 - J
   ErrorTest test(n);
   const std::size_t p = schedule.rounds.size();
   const long limit = static_cast<long>(p) * 2;  // J, once reached, stays
   for (long r = 1; r <= limit && p > 0; ++r) {
     apply_round(schedule.rounds[(r - 1) % p], e);
-    if (test.within(e, 1e-12)) {
-      st.rounds_to_exact = r;
-      break;
-    }
+    if (test.within(e, 1e-12)) return r;
   }
-  return st;
+  return -1;
 }
 
 long rounds_to_eps(const Schedule& schedule, int n, double eps, long exact_limit) {

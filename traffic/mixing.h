@@ -49,6 +49,9 @@ struct MixingStats {
   long rounds_to_exact = -1;
 };
 
+/// First r <= 2 P with consensus error <= 1e-12 (the exact average), or -1. O(n^2 P).
+long rounds_to_exact(const Schedule& schedule, int n);
+
 /// Mixing summary for `schedule` on n sites (n = platform site count).
 MixingStats analyze_mixing(const Schedule& schedule, int n);
 

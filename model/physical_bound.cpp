@@ -1,0 +1,348 @@
+// The physical lower bound (docs/physical-bound.md). The network as a directed graph of
+// clusters and switches: access links up (cluster -> its switch) and down (switch -> its
+// cluster, through the FPGA, which a pass-through does not delay), WAN links both ways.
+// A switch's forwarding latency is charged on every edge into it.
+#include "model/physical_bound.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+// GCC 12 warns of uninitialized edge iterators inside Boost.Graph's max-flow (a false
+// positive of its optional-based iterator); the headers' lines are exempt.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/boykov_kolmogorov_max_flow.hpp>
+#pragma GCC diagnostic pop
+#include <functional>
+#include <limits>
+#include <queue>
+#include <stdexcept>
+
+#include "model/network_math.h"
+
+namespace aggnet {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+struct Edge {
+  int from = 0, to = 0;
+  double rate_bytes_per_s = 0;  // payload: a packet of mtu wire bytes carries mtu - header
+  double delay_s = 0;
+  std::string label;
+};
+
+// Payload bytes per second a link carries at best (whole MTU-sized packets).
+double payload_rate_bytes_per_s(const WanLinkParams& p) {
+  const double mtu = static_cast<double>(p.mtu_bytes);
+  return static_cast<double>(p.bandwidth_bps) / 8 * (mtu - static_cast<double>(p.header_bytes)) /
+         mtu;
+}
+
+double seconds(std::uint64_t ps) { return static_cast<double>(ps) * 1e-12; }
+
+class Network {
+ public:
+  explicit Network(const Platform& platform) : n_(static_cast<int>(platform.sites.size())) {
+    const auto& sites = platform.sites;
+    for (int i = 0; i < n_; ++i) {
+      const WanLinkParams access = access_link(sites[i]);
+      const double rate = payload_rate_bytes_per_s(access);
+      const double up = seconds(access.delay_ps) + seconds(sites[i].sw.latency_ps);
+      add({i, n_ + i, rate, up, sites[i].code + " access up"});
+      add({n_ + i, i, rate, seconds(access.delay_ps), sites[i].code + " access down"});
+    }
+    for (const LinkSpec& l : platform.links) {
+      const double rate = payload_rate_bytes_per_s(l.params);
+      for (auto [u, v] : {std::pair{l.a, l.b}, std::pair{l.b, l.a}}) {
+        const double delay = seconds(l.params.delay_ps) + seconds(sites[v].sw.latency_ps);
+        add({n_ + u, n_ + v, rate, delay, sites[u].code + "->" + sites[v].code});
+      }
+    }
+  }
+
+  int sites() const { return n_; }
+  int nodes() const { return 2 * n_; }
+  const std::vector<Edge>& edges() const { return edges_; }
+
+  /// Shortest delay from any of `sources` to every node (reverse: from every node to any
+  /// of them).
+  std::vector<double> distances(const std::vector<int>& sources, bool reverse) const {
+    std::vector<double> dist(static_cast<std::size_t>(nodes()), kInf);
+    using Item = std::pair<double, int>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<>> queue;
+    for (int s : sources) {
+      dist[s] = 0;
+      queue.push({0, s});
+    }
+    const auto& adjacency = reverse ? in_ : out_;
+    while (!queue.empty()) {
+      const auto [d, u] = queue.top();
+      queue.pop();
+      if (d > dist[u]) continue;
+      for (int e : adjacency[u]) {
+        const int v = reverse ? edges_[e].from : edges_[e].to;
+        const double via = d + edges_[e].delay_s;
+        if (via < dist[v]) {
+          dist[v] = via;
+          queue.push({via, v});
+        }
+      }
+    }
+    return dist;
+  }
+
+ private:
+  void add(Edge e) {
+    out_.resize(static_cast<std::size_t>(nodes()));
+    in_.resize(static_cast<std::size_t>(nodes()));
+    out_[e.from].push_back(static_cast<int>(edges_.size()));
+    in_[e.to].push_back(static_cast<int>(edges_.size()));
+    edges_.push_back(std::move(e));
+  }
+
+  int n_;
+  std::vector<Edge> edges_;
+  std::vector<std::vector<int>> out_, in_;  // edge indices per node
+};
+
+// The largest cluster-to-cluster shortest delay: the last site's result depends on it.
+BoundTerm path_term(const Network& net) {
+  BoundTerm best;
+  for (int s = 0; s < net.sites(); ++s) {
+    const auto dist = net.distances({s}, false);
+    for (int d = 0; d < net.sites(); ++d) {
+      if (d == s || dist[d] <= best.time_s) continue;
+      best.time_s = dist[d];
+      best.sites = {s, d};
+    }
+  }
+  return best;
+}
+
+// A cut: `inside` marks the nodes on the sending side; the clusters inside are S.
+class CutEvaluator {
+ public:
+  CutEvaluator(const Network& net, double payload_bytes) : net_(net), payload_(payload_bytes) {}
+
+  // Sets the clusters on the sending side (and their distances); then evaluate() any
+  // switch side with those clusters.
+  void set_clusters(const std::vector<char>& cluster_inside) {
+    std::vector<int> in, out;
+    for (int i = 0; i < net_.sites(); ++i) (cluster_inside[i] ? in : out).push_back(i);
+    from_inside_ = net_.distances(in, false);
+    to_outside_ = net_.distances(out, true);
+  }
+
+  BoundTerm evaluate(const std::vector<char>& inside) {
+    ++evaluated_;
+    std::vector<std::pair<double, double>> items;
+    BoundTerm term;
+    term.kind = BoundTerm::Kind::kCut;
+    for (const Edge& e : net_.edges()) {
+      if (!inside[e.from] || inside[e.to]) continue;
+      const double start = from_inside_[e.from] + e.delay_s + to_outside_[e.to];
+      if (start == kInf) continue;  // carries nothing from the inside to the outside
+      items.push_back({e.rate_bytes_per_s, start});
+      term.capacity_bps += e.rate_bytes_per_s * 8;
+      term.edges.push_back(e.label);
+    }
+    term.time_s = cut_time_s(std::move(items), payload_);
+    for (int i = 0; i < net_.sites(); ++i)
+      if (inside[i]) term.sites.push_back(i);
+    return term;
+  }
+
+  std::uint64_t evaluated() const { return evaluated_; }
+
+ private:
+  const Network& net_;
+  double payload_;
+  std::vector<double> from_inside_, to_outside_;
+  std::uint64_t evaluated_ = 0;
+};
+
+void keep_larger(BoundTerm& best, BoundTerm candidate) {
+  if (candidate.time_s > best.time_s) best = std::move(candidate);
+}
+
+std::vector<char> cluster_mask(int n, std::uint64_t bits) {
+  std::vector<char> mask(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) mask[i] = static_cast<char>(bits >> i & 1u);
+  return mask;
+}
+
+// Every split of the clusters, and for it every split of the switches.
+BoundTerm all_cuts(const Network& net, CutEvaluator& eval, bool switches_follow_clusters) {
+  const int n = net.sites();
+  const std::uint64_t all = (std::uint64_t{1} << n) - 1;
+  BoundTerm best;
+  std::vector<char> inside(static_cast<std::size_t>(net.nodes()));
+  for (std::uint64_t s = 1; s < all; ++s) {
+    const auto clusters = cluster_mask(n, s);
+    eval.set_clusters(clusters);
+    std::copy(clusters.begin(), clusters.end(), inside.begin());
+    const std::uint64_t first = switches_follow_clusters ? s : 0;
+    const std::uint64_t last = switches_follow_clusters ? s : all;
+    for (std::uint64_t w = first;; ++w) {
+      for (int i = 0; i < n; ++i) inside[n + i] = static_cast<char>(w >> i & 1u);
+      keep_larger(best, eval.evaluate(inside));
+      if (w == last) break;
+    }
+  }
+  return best;
+}
+
+// One cluster alone on either side (its access link up or down, and more if its switch
+// has less capacity out than the access link).
+BoundTerm access_cuts(const Network& net, CutEvaluator& eval) {
+  const int n = net.sites();
+  BoundTerm best;
+  for (int i = 0; i < n; ++i) {
+    for (bool alone_inside : {true, false}) {
+      std::vector<char> clusters(static_cast<std::size_t>(n), alone_inside ? 0 : 1);
+      clusters[i] = alone_inside ? 1 : 0;
+      eval.set_clusters(clusters);
+      std::vector<char> inside(static_cast<std::size_t>(net.nodes()), alone_inside ? 0 : 1);
+      inside[i] = clusters[i];
+      keep_larger(best, eval.evaluate(inside));
+    }
+  }
+  return best;
+}
+
+// The minimum cut between two clusters (Boost.Graph's Boykov-Kolmogorov max-flow): the
+// nodes still reachable from the source in the residual graph.
+std::vector<char> min_cut(const Network& net, int source, int sink) {
+  using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
+  struct EdgeProps {
+    double capacity = 0, residual = 0;
+    Traits::edge_descriptor reverse;
+  };
+  using Graph = boost::adjacency_list<
+      boost::vecS, boost::vecS, boost::directedS,
+      boost::property<boost::vertex_index_t, long,
+                      boost::property<boost::vertex_color_t, boost::default_color_type,
+                                      boost::property<boost::vertex_distance_t, long,
+                                                      boost::property<boost::vertex_predecessor_t,
+                                                                      Traits::edge_descriptor>>>>,
+      EdgeProps>;
+  Graph g(static_cast<std::size_t>(net.nodes()));
+  for (const Edge& e : net.edges()) {
+    const auto fwd = boost::add_edge(e.from, e.to, g).first;
+    const auto back = boost::add_edge(e.to, e.from, g).first;
+    g[fwd].capacity = e.rate_bytes_per_s;
+    g[back].capacity = 0;
+    g[fwd].reverse = back;
+    g[back].reverse = fwd;
+  }
+  boost::boykov_kolmogorov_max_flow(
+      g, boost::get(&EdgeProps::capacity, g), boost::get(&EdgeProps::residual, g),
+      boost::get(&EdgeProps::reverse, g), boost::get(boost::vertex_index, g),
+      static_cast<std::size_t>(source), static_cast<std::size_t>(sink));
+  std::vector<char> reached(static_cast<std::size_t>(net.nodes()));
+  std::vector<std::size_t> stack = {static_cast<std::size_t>(source)};
+  reached[source] = 1;
+  while (!stack.empty()) {
+    const auto u = stack.back();
+    stack.pop_back();
+    for (auto [it, end] = boost::out_edges(u, g); it != end; ++it) {
+      const auto v = boost::target(*it, g);
+      if (reached[v] || g[*it].residual <= g[*it].capacity * 1e-12) continue;
+      reached[v] = 1;
+      stack.push_back(v);
+    }
+  }
+  return reached;
+}
+
+BoundTerm max_flow_cuts(const Network& net, CutEvaluator& eval) {
+  BoundTerm best;
+  for (int d = 1; d < net.sites(); ++d) {
+    for (auto [s, t] : {std::pair{0, d}, std::pair{d, 0}}) {
+      const auto inside = min_cut(net, s, t);
+      eval.set_clusters(std::vector<char>(inside.begin(), inside.begin() + net.sites()));
+      keep_larger(best, eval.evaluate(inside));
+    }
+  }
+  return best;
+}
+
+std::string site_list(const Platform& platform, const std::vector<int>& sites) {
+  std::string out;
+  for (int s : sites) out += (out.empty() ? "" : " ") + platform.sites[s].code;
+  return out;
+}
+
+}  // namespace
+
+double cut_time_s(std::vector<std::pair<double, double>> rate_and_start, double payload_bytes) {
+  std::sort(rate_and_start.begin(), rate_and_start.end(),
+            [](const auto& a, const auto& b) { return a.second < b.second; });
+  // With the first k edges delivering: T = (payload + sum r c) / sum r, valid while T is
+  // not past the next edge's start.
+  double rate = 0, weighted = 0;
+  for (std::size_t k = 0; k < rate_and_start.size(); ++k) {
+    rate += rate_and_start[k].first;
+    weighted += rate_and_start[k].first * rate_and_start[k].second;
+    const double t = (payload_bytes + weighted) / rate;
+    if (k + 1 == rate_and_start.size() || t <= rate_and_start[k + 1].second) return t;
+  }
+  return kInf;  // nothing crosses
+}
+
+const char* bound_method_name(BoundMethod method) {
+  switch (method) {
+    case BoundMethod::kAllCuts:
+      return "all cuts";
+    case BoundMethod::kSiteCuts:
+      return "site cuts";
+    case BoundMethod::kMaxFlowCuts:
+      return "max-flow cuts";
+  }
+  return "?";
+}
+
+std::string BoundTerm::describe(const Platform& platform) const {
+  if (kind == Kind::kPath) {
+    return fmt::format("path {} -> {}: {:.3f} ms", platform.sites[sites.at(0)].code,
+                       platform.sites[sites.at(1)].code, time_s * 1e3);
+  }
+  std::string crossing;
+  for (const auto& e : edges) crossing += (crossing.empty() ? "" : ", ") + e;
+  return fmt::format("cut {{{}}} -> rest: {:.3f} ms over {:.4g} Gbps ({})",
+                     site_list(platform, sites), time_s * 1e3, capacity_bps * 1e-9, crossing);
+}
+
+PhysicalBound physical_bound(const Platform& platform, std::uint64_t gradient_bytes) {
+  const int n = static_cast<int>(platform.sites.size());
+  const BoundMethod method = n <= kAllCutsMaxSites    ? BoundMethod::kAllCuts
+                             : n <= kSiteCutsMaxSites ? BoundMethod::kSiteCuts
+                                                      : BoundMethod::kMaxFlowCuts;
+  return physical_bound(platform, gradient_bytes, method);
+}
+
+PhysicalBound physical_bound(const Platform& platform, std::uint64_t gradient_bytes,
+                             BoundMethod method) {
+  const int n = static_cast<int>(platform.sites.size());
+  if (n < 2) throw std::invalid_argument("physical bound: expected at least two sites");
+  if (gradient_bytes == 0) throw std::invalid_argument("physical bound: expected a gradient");
+  if (method != BoundMethod::kMaxFlowCuts && n > kSiteCutsMaxSites)
+    throw std::invalid_argument("physical bound: too many sites to enumerate cuts");
+  const Network net(platform);
+  CutEvaluator eval(net, static_cast<double>(gradient_bytes));
+  PhysicalBound b;
+  b.method = method;
+  b.path = path_term(net);
+  b.cut = method == BoundMethod::kAllCuts ? all_cuts(net, eval, false) : access_cuts(net, eval);
+  if (method == BoundMethod::kSiteCuts) keep_larger(b.cut, all_cuts(net, eval, true));
+  if (method == BoundMethod::kMaxFlowCuts) keep_larger(b.cut, max_flow_cuts(net, eval));
+  b.cuts_evaluated = eval.evaluated();
+  b.binding = b.cut.time_s > b.path.time_s ? b.cut : b.path;
+  b.bound_s = b.binding.time_s;
+  return b;
+}
+
+}  // namespace aggnet
