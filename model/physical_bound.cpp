@@ -293,6 +293,37 @@ double cut_time_s(std::vector<std::pair<double, double>> rate_and_start, double 
   return kInf;  // nothing crosses
 }
 
+double forest_rate_bytes_per_s(const Platform& platform, std::vector<int>* parts) {
+  const int n = static_cast<int>(platform.sites.size());
+  if (n < 2 || n > kAllCutsMaxSites)
+    throw std::invalid_argument("forest rate: expected 2 to 10 sites");
+  // Partitions as restricted growth strings: part[0] = 0, part[i] <= 1 + max(part[0..i)).
+  std::vector<int> part(static_cast<std::size_t>(n), 0), best_part;
+  double best = kInf;
+  while (true) {
+    const int count = 1 + *std::max_element(part.begin(), part.end());
+    if (count >= 2) {
+      double crossing = 0;
+      for (const LinkSpec& l : platform.links)
+        if (part[l.a] != part[l.b]) crossing += payload_rate_bytes_per_s(l.params);
+      if (crossing / (count - 1) < best) {
+        best = crossing / (count - 1);
+        best_part = part;
+      }
+    }
+    int i = n - 1;  // the next string: increase the last position that may grow
+    for (; i > 0; --i) {
+      const int prefix_max = *std::max_element(part.begin(), part.begin() + i);
+      if (part[i] <= prefix_max) break;
+    }
+    if (i == 0) break;
+    ++part[i];
+    std::fill(part.begin() + i + 1, part.end(), 0);
+  }
+  if (parts) *parts = best_part;
+  return best;
+}
+
 const char* bound_method_name(BoundMethod method) {
   switch (method) {
     case BoundMethod::kAllCuts:

@@ -56,6 +56,15 @@ PhysicalBound physical_bound(const Platform& platform, std::uint64_t gradient_by
 
 const char* bound_method_name(BoundMethod method);
 
+/// Spanning-tree packing of the WAN (Nash-Williams and Tutte, fractional and weighted):
+/// the most payload bytes/s a set of trees spanning every site can carry when each tree
+/// edge carries its tree's rate in each direction (a reduce-then-broadcast forest), i.e.
+/// the least over partitions P of the sites (|P| >= 2) of the payload rate of the links
+/// joining different parts over |P| - 1. Exact by enumerating the partitions (Bell(n):
+/// 21,147 for nine sites); `parts` gets the partition that sets it (a part per site).
+/// Throws std::invalid_argument above kAllCutsMaxSites sites.
+double forest_rate_bytes_per_s(const Platform& platform, std::vector<int>* parts = nullptr);
+
 /// Time for the edges of a cut to carry `payload_bytes` when edge i can start delivering
 /// useful bytes only c_i seconds after the start and carries r_i payload bytes/s: the
 /// smallest T with sum_i r_i max(0, T - c_i) >= payload_bytes (water-filling).

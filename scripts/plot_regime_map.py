@@ -48,17 +48,37 @@ def load(db):
     return rows, axes, rate
 
 
+def panel_of(r, axes, rate):
+    return (num(r, rate) if rate else None,
+            r.get(axes["alignment"]["name"]) if "alignment" in axes else None)
+
+
 def cells(rows, axes, rate, metric):
     """{(rate, alignment): {(buffer, gradient): {schedule: metric or None}}}."""
     out = {}
     for r in rows:
-        panel = (num(r, rate) if rate else None,
-                 r.get(axes["alignment"]["name"]) if "alignment" in axes else None)
+        panel = panel_of(r, axes, rate)
         key = (num(r, axes["buffer"]), num(r, axes["gradient"]))
         ok = r["status"] == "ok" and r.get(metric) is not None
         out.setdefault(panel, {}).setdefault(key, {})[short_name(r[axes["schedule"]["name"]])] = (
             r[metric] if ok else None)
     return out
+
+
+def bounds(rows, axes, rate):
+    """{(rate, alignment): {(buffer, gradient): bound_s}} (the physical bound of the
+    platform and gradient, docs/physical-bound.md); empty for databases without it."""
+    out = {}
+    for r in rows:
+        if r.get("bound_s") is not None:
+            key = (num(r, axes["buffer"]), num(r, axes["gradient"]))
+            out.setdefault(panel_of(r, axes, rate), {})[key] = r["bound_s"]
+    return out
+
+
+def efficiency(values, bound):
+    win = winner(values)[0]
+    return bound / values[win] if win and bound and values[win] else None
 
 
 def winner(values):
@@ -88,8 +108,9 @@ def two_line_bytes(b):
     return f"{value}\n{unit}"
 
 
-def draw(ax, grid, colors):
-    """Cells coloured by the winner, its lead written in; crossovers as thick bars."""
+def draw(ax, grid, colors, cell_bounds):
+    """Cells coloured by the winner, its lead and efficiency written in; crossovers as thick
+    bars."""
     bufs = sorted({b for b, _ in grid})
     grads = sorted({g for _, g in grid})
     best = {}
@@ -99,8 +120,12 @@ def draw(ax, grid, colors):
         x, y = bufs.index(b), grads.index(g)
         ax.add_patch(plt.Rectangle((x - 0.5, y - 0.5), 1, 1, facecolor=colors.get(win, "white"),
                                    edgecolor="white", hatch="//" if incomplete else None))
-        if lead is not None:
-            ax.text(x, y, f"{lead:.2f}" if lead < 10 else f"{lead:.3g}", ha="center", va="center", fontsize=8.5)
+        label = "" if lead is None else f"{lead:.2f}" if lead < 10 else f"{lead:.3g}"
+        eff = efficiency(values, cell_bounds.get((b, g)))
+        if eff is not None:
+            label += f"\n{100 * eff:.0f}%"
+        if label:
+            ax.text(x, y, label, ha="center", va="center", fontsize=7.5, linespacing=1.1)
     crossovers = []
     for y, g in enumerate(grads):
         for x in range(1, len(bufs)):
@@ -119,15 +144,19 @@ def draw(ax, grid, colors):
     return crossovers
 
 
-def numbers(data, metric):
+def numbers(data, metric, cell_bounds):
     lines = [f"# winner per (buffer, gradient); {metric} of every schedule (s); lead = "
-             "runner-up / winner"]
+             "runner-up / winner; bound = the physical bound (s), efficiency = bound / winner"]
     for panel in sorted(data, key=lambda p: (p[0] or 0, str(p[1]))):
         lines.append(f"[{panel_title(panel)}]")
         for (b, g), values in sorted(data[panel].items(), key=lambda kv: (kv[0][1], kv[0][0])):
             best, lead, _ = winner(values)
             each = " ".join(f"{s}={v:.6g}" if v is not None else f"{s}=failed"
                             for s, v in sorted(values.items()))
+            bound = cell_bounds.get(panel, {}).get((b, g))
+            eff = efficiency(values, bound)
+            if eff is not None:
+                each += f" bound={bound:.6g} efficiency={eff:.3f}"
             lines.append(f"gradient {fmt_bytes(g)} buffer {fmt_bytes(b)}: {best} "
                          f"(lead {lead:.3g}x) {each}" if lead else
                          f"gradient {fmt_bytes(g)} buffer {fmt_bytes(b)}: {best} {each}")
@@ -142,6 +171,7 @@ def main():
     args = ap.parse_args()
     rows, axes, rate = load(args.db)
     data = cells(rows, axes, rate, args.metric)
+    cell_bounds = bounds(rows, axes, rate)
     schedules = sorted({s for grid in data.values() for v in grid.values() for s in v})
     colors = {s: SCHEDULE_COLORS.get(s, plt.get_cmap("tab10")(i % 10))
               for i, s in enumerate(schedules)}
@@ -154,7 +184,8 @@ def main():
     crossings, winners, failed = [], set(), False
     for panel in panels:
         ax = axs[rates.index(panel[0])][aligns.index(panel[1])]
-        crossings += [(panel,) + c for c in draw(ax, data[panel], colors)]
+        crossings += [(panel,) + c
+                      for c in draw(ax, data[panel], colors, cell_bounds.get(panel, {}))]
         winners |= {winner(v)[0] for v in data[panel].values()}
         failed = failed or any(winner(v)[2] for v in data[panel].values())
         ax.set_title(panel_title(panel), fontsize=11)
@@ -171,7 +202,8 @@ def main():
         handles.append(Patch(facecolor="white", edgecolor="grey", hatch="//",
                              label="a schedule failed in this cell"))
     fig.legend(handles=handles, loc="lower center", ncol=2, fontsize=9.5, frameon=True,
-               title="cell colour = fastest schedule;  number = runner-up time / fastest time",
+               title="cell colour = fastest schedule;  top number = runner-up time / fastest "
+                     "time;  % = physical bound / fastest time",
                title_fontsize=9.5, bbox_to_anchor=(0.5, 0.0))
     fig.suptitle(f"Fastest schedule by {metric_words(args.metric).split(' (')[0]}", fontsize=13, y=0.995)
     fig.text(0.5, 0.955, run_parameters(rows, args.db, skip={"buffer", "gradient", "schedule",
@@ -184,7 +216,7 @@ def main():
     for ext in ("png", "svg"):
         fig.savefig(os.path.join(args.out, f"regime_map.{ext}"), dpi=110)
     with open(os.path.join(args.out, "regime_map.txt"), "w") as f:
-        f.write(numbers(data, args.metric))
+        f.write(numbers(data, args.metric, cell_bounds))
         f.write("# crossovers (panel, gradient: buffer below -> buffer above: winner below -> "
                 "winner above)\n")
         for panel, g, b0, b1, a, b in crossings:

@@ -54,6 +54,11 @@ void add_bound(nlohmann::json& report, const Platform& platform, const Schedule&
                      {"cut", b.cut.describe(platform)},
                      {"method", bound_method_name(b.method)},
                      {"cuts_evaluated", b.cuts_evaluated}};
+  if (platform.sites.size() <= static_cast<std::size_t>(kAllCutsMaxSites)) {
+    const double forest = forest_rate_bytes_per_s(platform);
+    report["bound"]["forest_rate_gbps"] = forest * 8e-9;
+    report["bound"]["forest_bandwidth_s"] = static_cast<double>(gradient_bytes) / forest;
+  }
   add_efficiency(summary, report["steps"], platform, schedule);
 }
 

@@ -138,6 +138,25 @@ TEST(PhysicalBound, MaxFlowFindsTheBottleneck) {
   EXPECT_NEAR(physical_bound(p, kOneSecondOfLink).bound_s, b.bound_s, 1e-12);
 }
 
+// Equal links: a line of three packs one tree (2 links / 2 parts less one), a triangle
+// 1.5 (3 / 2, the singletons), a square 4/3, two triangles joined by one link 1 (the
+// bridge alone separates two parts).
+TEST(PhysicalBound, ForestRateIsTheNashWilliamsPartitionMinimum) {
+  const double r = kOneSecondOfLink;  // payload bytes/s of one link
+  EXPECT_NEAR(forest_rate_bytes_per_s(make_platform(3, {{0, 1, kMs}, {1, 2, kMs}})), r, 1e-3);
+  EXPECT_NEAR(forest_rate_bytes_per_s(make_platform(3, {{0, 1, kMs}, {1, 2, kMs}, {2, 0, kMs}})),
+              1.5 * r, 1e-3);
+  EXPECT_NEAR(forest_rate_bytes_per_s(
+                  make_platform(4, {{0, 1, kMs}, {1, 2, kMs}, {2, 3, kMs}, {3, 0, kMs}})),
+              4.0 / 3 * r, 1e-3);
+  std::vector<int> parts;
+  const auto bridged = make_platform(
+      6,
+      {{0, 1, kMs}, {1, 2, kMs}, {2, 0, kMs}, {3, 4, kMs}, {4, 5, kMs}, {5, 3, kMs}, {2, 3, kMs}});
+  EXPECT_NEAR(forest_rate_bytes_per_s(bridged, &parts), r, 1e-3);
+  EXPECT_EQ(parts, (std::vector<int>{0, 0, 0, 1, 1, 1}));
+}
+
 TEST(PhysicalBound, RefusesOneSiteAndNoGradient) {
   EXPECT_THROW(physical_bound(make_platform(1, {}), 1), std::invalid_argument);
   EXPECT_THROW(physical_bound(make_platform(2, {{0, 1, kMs}}), 0), std::invalid_argument);

@@ -1,0 +1,58 @@
+#!/usr/bin/python3
+"""The findings' table of how far the fastest plan is from the physical bound, from the
+numbers file of a regime map (`plot_regime_map.py` writes regime_map.txt):
+
+    /usr/bin/python3 scripts/bound_table.py docs/img/regime_map_nine_city.txt
+
+Per (link rate, alignment, gradient): the bound, and over the buffer sizes the fastest
+plan's time and efficiency (bound / time) at the smallest and the largest buffer, the best
+efficiency of the row, and the host ring's efficiency. A Markdown table on stdout;
+tests/workflow/test_docs_bound.py checks that docs/findings.md holds this output.
+"""
+import re
+import sys
+
+CELL = re.compile(r"gradient (\S+ \S+) buffer (\S+ \S+): (\S+)")
+VALUE = re.compile(r"(\S+)=([0-9.e+-]+|failed)")
+
+
+def parse(path):
+    rows, panel = {}, None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("[") and line.rstrip().endswith("]"):
+                panel = line.strip()[1:-1]
+                continue
+            m = CELL.match(line)
+            if not m or panel is None:
+                continue
+            values = {k: float(v) for k, v in VALUE.findall(line) if v != "failed"}
+            rows.setdefault((panel, m.group(1)), []).append((m.group(2), m.group(3), values))
+    return rows
+
+
+def efficiency_text(bound, seconds):
+    return f"{seconds:.3f} s, {100 * bound / seconds:.0f} %"
+
+
+def table(rows):
+    out = ["| panel | gradient | bound (s) | fastest at the smallest buffer | "
+           "fastest at the largest buffer | best efficiency | ring |",
+           "|---|---|---|---|---|---|---|"]
+    for (panel, gradient), cells in rows.items():
+        bound = cells[0][2].get("bound")
+        if bound is None:
+            continue
+        first, last = cells[0], cells[-1]
+        best = max(bound / c[2][c[1]] for c in cells)
+        ring = cells[0][2].get("ring")
+        out.append(
+            f"| {panel} | {gradient} | {bound:.3f} | {first[1]} ({first[0]}): "
+            f"{efficiency_text(bound, first[2][first[1]])} | {last[1]} ({last[0]}): "
+            f"{efficiency_text(bound, last[2][last[1]])} | {100 * best:.0f} % | "
+            f"{efficiency_text(bound, ring) if ring else '-'} |")
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(table(parse(sys.argv[1])))
