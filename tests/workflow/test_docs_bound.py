@@ -53,7 +53,7 @@ def main():
             rate = re.match(r"(\S+) Gb/s", panel).group(1)
             got = bound_of(aggnet, rate, gradient.replace(" ", ""), tmp)
             want = cells[0][2]["bound"]
-            if abs(got - want) > 1e-6 * want:
+            if abs(got - want) > 5e-6 * want:  # the numbers file keeps 6 digits
                 print(f"{panel} {gradient}: the numbers file has bound {want}, aggnet {got}")
                 failures += 1
     return 1 if failures else 0
