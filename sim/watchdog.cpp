@@ -51,7 +51,7 @@ Watchdog::Watchdog(sc_core::sc_module_name name, const NetworkSystem& system,
   SC_METHOD(check);
   sensitive << tick_;
   dont_initialize();
-  tick_.notify(window_ / 8);
+  tick_.notify(interval());
 }
 
 std::uint64_t Watchdog::progress() const {
@@ -93,7 +93,7 @@ void Watchdog::check() {
                     format_time_ps(static_cast<double>(to_ps(window_))), stall_diagnosis(system_)));
     return;
   }
-  tick_.notify(window_ / 8);
+  tick_.notify(interval());
 }
 
 void Watchdog::stop(std::string reason, std::string diagnosis) {
