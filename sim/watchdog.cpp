@@ -115,7 +115,8 @@ void Watchdog::stop_for_memory(std::uint64_t limit_bytes) {
   for (const auto& site : system_.sites()) unacknowledged += site.cluster->unacknowledged();
   std::string diagnosis = fmt::format(
       "its chunk transactions took more than {} (a quarter of the memory it may use: "
-      "AGGNET_MEMORY_LIMIT, else the memory available when it started)",
+      "AGGNET_MEMORY_LIMIT, else the memory available when it started, within the "
+      "process's address-space, data and cgroup limits)",
       format_bytes(limit_bytes));
   const DirectedLink* fullest = nullptr;
   for (const auto& l : system_.links())

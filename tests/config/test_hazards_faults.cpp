@@ -14,6 +14,10 @@
 #include "tests/config/hazard_fixture.h"
 
 namespace aggnet {
+constexpr int kStalledRunExit = 3;  // sim/watchdog.h: the watchdog or the memory guard
+}
+
+namespace aggnet {
 namespace {
 
 namespace fs = std::filesystem;
@@ -159,6 +163,29 @@ TEST_F(Hazards, ManyP2pMessagesAreRefusedBeforeTheyFillMemory) {
       aggnet(issue_run({"--schedule", "p2p:lon-nycx999999"}), {"AGGNET_MEMORY_LIMIT=8GiB"});
   expect_refused(r, {"--schedule", "63999936 chunk transactions", "8.0 GiB available"});
   EXPECT_LT(r.elapsed_s, 20);
+}
+
+TEST_F(Hazards, AddressSpaceLimitIsSeenByTheMemoryGuard) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves more address space than the limit";
+#endif
+  // A collapse (1 % loss, a 1 ps timeout) under `ulimit -v`: the guard read MemAvailable
+  // only, and the run ended in an uncaught bad_alloc (exit 1).
+  Command c;
+  std::string line = "ulimit -v 1000000 && exec '" + std::string(AGGNET_EXE) + "'";
+  for (const auto& a : issue_run({"--loss", "0.01", "--retransmit-timeout", "1ps", "--json",
+                                  (dir_ / "r.json").string()}))
+    line += " '" + a + "'";
+  c.argv = {"sh", "-c", line};
+  c.out = Redirect::capture();
+  c.err = Redirect::capture();
+  c.timeout = Millis(120'000);
+  Subprocess p(c);
+  const auto r = p.wait();
+  EXPECT_EQ(r.exit_code, kStalledRunExit) << r.err;
+  EXPECT_NE(r.err.find("the run reached its memory limit"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("bad_alloc"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "r.json"));
 }
 
 TEST_F(Hazards, OutputsAppearAllOrNone) {
