@@ -116,8 +116,11 @@ void check_horizon(const RunSetup& s) {
                     kLimitS, bound_s));
 }
 
-// --fault specs against the platform; loss recovery covers group-average rounds only.
+// The platform's link faults, then the --fault specs, against the platform; loss recovery
+// covers group-average rounds only.
 void prepare_faults(RunSetup& s) {
+  for (const auto& link : s.platform.links)
+    for (const auto& spec : link.faults) add_fault_spec(s.options.faults, spec);  // checked
   try {
     for (const auto& spec : s.values.list("fault")) add_fault_spec(s.options.faults, spec);
     check_faults(s.options.faults, s.platform);
@@ -125,7 +128,9 @@ void prepare_faults(RunSetup& s) {
     s.values.fail("fault", e.what());
   }
   if (s.options.faults.lossy() && s.schedule.collective != Collective::kGroupAverage)
-    s.values.fail(s.values.has("fault") ? "fault" : "loss",
+    s.values.fail(s.values.has("fault")                ? "fault"
+                  : s.options.faults.wan_loss_rate > 0 ? "loss"
+                                                       : "platform",
                   "expected a group-average schedule with losses (loss recovery covers "
                   "multicast + in-line aggregation rounds; the host-based " +
                       collective_name(s.schedule.collective) + " would wait forever)");

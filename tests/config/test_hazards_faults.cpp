@@ -173,8 +173,8 @@ TEST_F(Hazards, AddressSpaceLimitIsSeenByTheMemoryGuard) {
   // only, and the run ended in an uncaught bad_alloc (exit 1).
   Command c;
   std::string line = "ulimit -v 1000000 && exec '" + std::string(AGGNET_EXE) + "'";
-  for (const auto& a : issue_run({"--loss", "0.01", "--retransmit-timeout", "1ps", "--json",
-                                  (dir_ / "r.json").string()}))
+  for (const auto& a : issue_run(
+           {"--loss", "0.01", "--retransmit-timeout", "1ps", "--json", (dir_ / "r.json").string()}))
     line += " '" + a + "'";
   c.argv = {"sh", "-c", line};
   c.out = Redirect::capture();
@@ -186,6 +186,39 @@ TEST_F(Hazards, AddressSpaceLimitIsSeenByTheMemoryGuard) {
   EXPECT_NE(r.err.find("the run reached its memory limit"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("bad_alloc"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir_ / "r.json"));
+}
+
+TEST_F(Hazards, LinkFaultsInThePlatformAreTheFaultOptions) {
+  // loss: and down: beside a link's delay run as --fault loss:/down: on that link do.
+  std::string text = read(kPlatform);
+  const std::string link = "- {a: nyc, b: lon, delay: 33.465ms,";
+  ASSERT_NE(text.find(link), std::string::npos);
+  text.replace(text.find(link), link.size(),
+               link + " loss: 0.01, down: [1000ms-1200ms, 1100ms-3000ms],");
+  const fs::path platform = dir_ / "faulty.yaml";
+  std::ofstream(platform) << text;
+  const fs::path declared = dir_ / "declared.json", options = dir_ / "options.json";
+  std::vector<std::string> in_file = issue_run({"--json", declared.string()});
+  in_file[3] = platform.string();  // --platform
+  const auto a = aggnet(in_file);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  const auto b =
+      aggnet(issue_run({"--fault", "loss:nyc-lon=0.01", "--fault", "down:nyc-lon@1000ms-1200ms",
+                        "--fault", "down:nyc-lon@1100ms-3000ms", "--json", options.string()}));
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  json from_file = outcome(declared), from_options = outcome(options);
+  from_file.erase("platform_file");
+  from_options.erase("platform_file");
+  EXPECT_EQ(from_file, from_options);
+  const json& nyc_lon = link_between(from_file, "nyc", "lon");
+  EXPECT_DOUBLE_EQ(nyc_lon["down_time_s"].get<double>(), 2.0);
+  EXPECT_GT(nyc_lon["lost_chunks"].get<int>(), 0);
+  // The same checks as --fault, naming the file, line and key, with the value written.
+  text.replace(text.find("loss: 0.01"), 10, "loss: 1.5");
+  std::ofstream(platform, std::ios::trunc) << text;
+  expect_refused(
+      run({"--platform", platform.string()}),
+      {platform.string() + ":", "links.nyc-lon.loss: expected a loss rate in [0, 1), got '1.5'"});
 }
 
 TEST_F(Hazards, OutputsAppearAllOrNone) {

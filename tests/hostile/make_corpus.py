@@ -219,6 +219,26 @@ platform_case("surrogate_utf8", "an encoded UTF-16 surrogate",
               {"hex": ("# x\n# \xed\xa0\x80\n".encode("latin-1") + (LINE3 % "").encode()).hex()},
               "p.yaml:2: expected UTF-8 text, got the byte 0xed")
 
+for name, value, want in [
+    ("loss_above_one", "loss: 1.5", "links.a-b.loss: expected a loss rate in [0, 1), got '1.5'"),
+    ("loss_list", "loss: [0.1]", "links.a-b.loss: expected a single value"),
+    ("loss_percent", "loss: 1%", "links.a-b.loss: expected a plain number"),
+    ("down_reversed", "down: 2s-1s", "links.a-b.down: expected the end of the window after"),
+    ("down_empty_list", "down: []", "links.a-b.down: expected a window T1[-T2] or a list"),
+    ("down_mapping", "down: [1s, {at: 2s}]", "links.a-b.down: expected a window T1[-T2]"),
+    ("down_no_unit", "down: 5", "links.a-b.down: expected a time with its unit"),
+]:
+    platform_case(f"link_{name}", f"a link fault '{value}' in the platform",
+                  LINE3 % (", " + value), want)
+platform_case("link_faults_ok", "a link's loss and overlapping down windows in the platform",
+              LINE3 % ", loss: 0.01, down: [5ms-20ms, 10ms-40ms, 1e-1s-2e-1s]", None)
+case("platform_link_loss_with_ring", "a lossy link in the platform with the host ring",
+     RUN + ["--platform", "{dir}/p.yaml", "--schedule", "ring"],
+     refused("--platform: expected a group-average schedule with losses"),
+     files={"p.yaml": text(LINE3 % ", loss: 0.01")})
+case("set_link_loss", "a link's loss set by --set",
+     RUN + ["--set", "links.lon-nyc.loss=2"], refused("links.nyc-lon.loss: expected a loss rate"))
+
 # --- Sweep specs -------------------------------------------------------------------------
 def sweep_case(name, about, axes, want, base=None, stdout=None):
     body = SWEEP % axes
