@@ -97,7 +97,10 @@ void check_horizon(const RunSetup& s) {
   constexpr double kLimitS = 1e6;
   double compute_s = 0, slowest_bps = 1e300;
   for (const auto& site : s.platform.sites) {
-    compute_s = std::max(compute_s, static_cast<double>(site.cluster.compute_time_ps) * 1e-12);
+    const int index = static_cast<int>(&site - s.platform.sites.data());
+    compute_s = std::max(
+        compute_s,
+        static_cast<double>(slowed_compute_ps(s.options.faults, s.platform, index)) * 1e-12);
     slowest_bps = std::min(slowest_bps, static_cast<double>(site.cluster.access_bandwidth_bps));
   }
   for (const auto& link : s.platform.links)
@@ -114,8 +117,11 @@ void check_horizon(const RunSetup& s) {
                     kLimitS, bound_s));
 }
 
-// --fault specs against the platform; loss recovery covers group-average rounds only.
+// The platform's link faults, then the --fault specs, against the platform; loss recovery
+// covers group-average rounds only.
 void prepare_faults(RunSetup& s) {
+  for (const auto& link : s.platform.links)
+    for (const auto& spec : link.faults) add_fault_spec(s.options.faults, spec);  // checked
   try {
     for (const auto& spec : s.values.list("fault")) add_fault_spec(s.options.faults, spec);
     check_faults(s.options.faults, s.platform);
@@ -123,13 +129,26 @@ void prepare_faults(RunSetup& s) {
     s.values.fail("fault", e.what());
   }
   if (s.options.faults.lossy() && s.schedule.collective != Collective::kGroupAverage)
-    s.values.fail(s.values.has("fault") ? "fault" : "loss",
+    s.values.fail(s.values.has("fault")                ? "fault"
+                  : s.options.faults.wan_loss_rate > 0 ? "loss"
+                                                       : "platform",
                   "expected a group-average schedule with losses (loss recovery covers "
                   "multicast + in-line aggregation rounds; the host-based " +
                       collective_name(s.schedule.collective) + " would wait forever)");
   if (s.options.flow_control == FlowControl::kDrop &&
       s.schedule.collective != Collective::kGroupAverage)
     s.values.fail("flow-control", "expected a group-average schedule with drop flow control");
+}
+
+// The ring collectives split the gradient into segments of whole 4-byte floats: below one
+// float nothing moves (round time 0), and the bytes past the last whole float never did.
+void check_ring_gradient(const RunSetup& s) {
+  const std::uint64_t g = s.options.gradient_bytes;
+  if (!is_ring_collective(s.schedule.collective) || (g >= 4 && g % 4 == 0)) return;
+  s.values.fail("gradient",
+                "expected a whole number of 4-byte floats, at least 4B, with the " +
+                    collective_name(s.schedule.collective) + " (its segments are whole floats)",
+                s.values.text("gradient"));
 }
 
 std::optional<RunSetup> prepare(int argc, char** argv) {
@@ -141,6 +160,8 @@ std::optional<RunSetup> prepare(int argc, char** argv) {
   s.quiet = s.values.flag("quiet");
   s.platform = cli::load_platform(s.values, s.options);
   s.schedule = make_schedule(s.values.text("schedule"), s.platform);
+  check_ring_gradient(s);
+  prepare_faults(s);
   plan_steps(s);
   check_horizon(s);
   if (s.schedule.collective == Collective::kGroupAverage)
@@ -149,11 +170,10 @@ std::optional<RunSetup> prepare(int argc, char** argv) {
   if (s.options.functional && c != Collective::kGroupAverage && c != Collective::kRing)
     s.values.fail("functional", "expected a group-average or ring schedule (the " +
                                     collective_name(c) + " carries no averaged data to check)");
-  prepare_faults(s);
   cli::check_outputs(s.values);
   prepare_trace_and_stats(s);
   check_run_footprint(kWhere, s.platform, s.options, s.colocated,
-                      s.values.has("stats") ? s.stats_interval_ps : 0);
+                      s.values.has("stats") ? s.stats_interval_ps : 0, &s.schedule);
   return s;
 }
 
@@ -215,7 +235,7 @@ void guard_partial(const std::string& path) {
 
 // The GTKWave view of the waveform: --gtkw FILE, else the VCD's name with .gtkw.
 void write_view(const RunSetup& s, const NetworkSystem& wan, const WindowedVcd& vcd,
-                const std::vector<TracedSignal>& traced) {
+                const std::vector<TracedSignal>& traced, OutputBatch& outputs) {
   const std::string& vcd_path = s.values.text("vcd");
   std::string path = s.values.text("gtkw");
   if (path.empty() && is_special_file(vcd_path)) return;  // no view of /dev/null in /dev
@@ -229,26 +249,28 @@ void write_view(const RunSetup& s, const NetworkSystem& wan, const WindowedVcd& 
   for (const auto& t : traced)
     view.signals.push_back(
         {t.site, t.vcd_name, t.label, t.bytes, t.source ? vcd.range(t.source).max : 0});
-  write_file_atomically(path, gtkw_text(view));
+  outputs.add(path, gtkw_text(view));
 }
 
-// The JSON, the committed waveform and its view, and the statistics the command line asks
-// for.
+// The JSON, the waveform and its view, and the statistics the command line asks for: all
+// of them or none (a full device for one leaves no other written).
 void write_outputs(const RunSetup& s, const nlohmann::json& report, const NetworkSystem& wan,
                    const OccupancySampler* sampler, const WindowedVcd* vcd,
                    const std::vector<TracedSignal>& traced) {
   const std::string& json_path = s.values.text("json");
   const std::string& stats_path = s.values.text("stats");
-  if (!json_path.empty()) write_file_atomically(json_path, report.dump(2) + "\n");
+  OutputBatch outputs;
   if (vcd) {
-    commit_file(temporary_path_for(s.values.text("vcd"), ".partial.vcd"), s.values.text("vcd"));
-    write_view(s, wan, *vcd, traced);
+    outputs.adopt(temporary_path_for(s.values.text("vcd"), ".partial.vcd"), s.values.text("vcd"));
+    write_view(s, wan, *vcd, traced, outputs);
   }
-  if (stats_path.empty()) return;
-  const auto rows = collect_module_stats(wan, sampler);
-  write_file_atomically(stats_path, fs::path(stats_path).extension() == ".json"
-                                        ? rows.dump(1) + "\n"
-                                        : module_stats_csv(rows));
+  if (!json_path.empty()) outputs.add(json_path, report.dump(2) + "\n");
+  if (!stats_path.empty()) {
+    const auto rows = collect_module_stats(wan, sampler);
+    outputs.add(stats_path, fs::path(stats_path).extension() == ".json" ? rows.dump(1) + "\n"
+                                                                        : module_stats_csv(rows));
+  }
+  outputs.commit();
 }
 
 // The systems of the run. A simulation context cannot elaborate again after sc_start, so

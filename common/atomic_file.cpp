@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -93,6 +94,37 @@ void write_file_atomically(const std::string& path, const std::string& content) 
     }
   }
   commit_file(temporary, target);
+}
+
+OutputBatch::~OutputBatch() {
+  for (const auto& s : staged_) std::remove(s.temporary.c_str());
+}
+
+void OutputBatch::add(const std::string& path, const std::string& content) {
+  check_not_directory(path);
+  const std::string suffix =
+      ".tmp." + std::to_string(::getpid()) + "." + std::to_string(staged_.size());
+  const bool special = is_special_file(path);
+  const std::string temporary =
+      special ? temporary_path_for(path, suffix) : resolve_links(path) + suffix;
+  staged_.push_back({temporary, path, special});
+  std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+  out << content;
+  out.flush();
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+void OutputBatch::adopt(const std::string& temporary, const std::string& path) {
+  staged_.push_back({temporary, path, is_special_file(path)});
+}
+
+void OutputBatch::commit() {
+  std::stable_partition(staged_.begin(), staged_.end(), [](const Staged& s) { return s.special; });
+  while (!staged_.empty()) {
+    const Staged next = staged_.front();
+    staged_.erase(staged_.begin());
+    commit_file(next.temporary, next.path);  // removes the temporary, also on failure
+  }
 }
 
 }  // namespace aggnet

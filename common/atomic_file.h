@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace aggnet {
 
@@ -28,5 +29,33 @@ bool is_special_file(const std::string& path);
 /// for a regular file, in the system's temporary directory for a special file (no stray
 /// files in /dev for `--vcd /dev/null`).
 std::string temporary_path_for(const std::string& path, const std::string& suffix);
+
+/// The outputs of one command, which appear all or none. add() stages each in a temporary
+/// (next to a regular file's target, in the temporary directory for a special file);
+/// commit() writes the special files through first (the only writes that can still fail
+/// for lack of room, like /dev/full), then renames the regular ones. A failure leaves no
+/// output of the batch committed except special files already written through; the
+/// destructor removes the temporaries not committed.
+class OutputBatch {
+ public:
+  OutputBatch() = default;
+  OutputBatch(const OutputBatch&) = delete;
+  OutputBatch& operator=(const OutputBatch&) = delete;
+  ~OutputBatch();
+
+  /// Stages `content` for `path`. Errors: std::runtime_error naming the path.
+  void add(const std::string& path, const std::string& content);
+  /// Takes over a temporary already written (e.g. a streamed waveform) as the output `path`.
+  void adopt(const std::string& temporary, const std::string& path);
+  /// Commits every staged output. Errors: std::runtime_error naming the path.
+  void commit();
+
+ private:
+  struct Staged {
+    std::string temporary, path;
+    bool special = false;
+  };
+  std::vector<Staged> staged_;
+};
 
 }  // namespace aggnet

@@ -1,14 +1,17 @@
 #include "common/host.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "common/config_error.h"
 #include "common/units.h"
 
 namespace aggnet {
@@ -35,19 +38,88 @@ std::optional<std::uint64_t> meminfo_available_bytes() {
   return static_cast<std::uint64_t>(kib) * 1024;
 }
 
+// The first number in the file at `path` (one read(2)); nullopt if none ("max").
+std::optional<std::uint64_t> number_in(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  char buffer[256];
+  const ssize_t n = ::read(fd, buffer, sizeof buffer - 1);
+  ::close(fd);
+  if (n <= 0) return std::nullopt;
+  buffer[n] = '\0';
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(buffer, &end, 10);
+  if (end == buffer) return std::nullopt;
+  return static_cast<std::uint64_t>(v);
+}
+
+std::uint64_t page_bytes() { return static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)); }
+
+// What the process's own limits leave it: RLIMIT_AS minus the address space it maps now,
+// RLIMIT_DATA minus its data segment (/proc/self/statm: size and data, in pages).
+std::optional<std::uint64_t> rlimit_headroom_bytes() {
+  std::optional<std::uint64_t> headroom;
+  const auto statm = [](int field) -> std::uint64_t {
+    const int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    char buffer[256];
+    const ssize_t n = ::read(fd, buffer, sizeof buffer - 1);
+    ::close(fd);
+    if (n <= 0) return 0;
+    buffer[n] = '\0';
+    char* at = buffer;
+    unsigned long long v = 0;
+    for (int i = 0; i <= field; ++i) v = std::strtoull(at, &at, 10);
+    return static_cast<std::uint64_t>(v) * page_bytes();
+  };
+  for (const auto& [resource, field] : {std::pair{RLIMIT_AS, 0}, std::pair{RLIMIT_DATA, 5}}) {
+    struct rlimit limit {};
+    if (::getrlimit(resource, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) continue;
+    const std::uint64_t cap = limit.rlim_cur, used = statm(field);
+    const std::uint64_t left = cap > used ? cap - used : 0;
+    headroom = std::min(headroom.value_or(left), left);
+  }
+  return headroom;
+}
+
+// The memory cgroup's limit minus its usage (v2 memory.max/current, v1
+// memory.limit_in_bytes/usage_in_bytes), at the process's cgroup or the mount's root.
+std::optional<std::uint64_t> cgroup_headroom_bytes() {
+  constexpr std::uint64_t kNoLimit = 1ull << 60;  // v1 writes "no limit" as ~2^63
+  const struct {
+    const char *dir, *limit, *usage;
+  } layouts[] = {{"/sys/fs/cgroup", "memory.max", "memory.current"},
+                 {"/sys/fs/cgroup/memory", "memory.limit_in_bytes", "memory.usage_in_bytes"}};
+  for (const auto& l : layouts) {
+    const auto limit = number_in(std::string(l.dir) + "/" + l.limit);
+    if (!limit || *limit >= kNoLimit) continue;
+    const std::uint64_t usage = number_in(std::string(l.dir) + "/" + l.usage).value_or(0);
+    return *limit > usage ? *limit - usage : 0;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::uint64_t memory_limit_bytes() {
-  if (const char* limit = std::getenv("AGGNET_MEMORY_LIMIT"); limit && *limit) {
+  std::uint64_t limit = 0;
+  if (const char* text = std::getenv("AGGNET_MEMORY_LIMIT"); text && *text) {
     try {
-      return parse_bytes(limit);
+      limit = parse_bytes(text);
     } catch (const UnitError& e) {
-      throw UnitError(std::string("AGGNET_MEMORY_LIMIT: ") + e.what() + ", got '" + limit + "'");
+      throw ConfigError("environment", 0, "AGGNET_MEMORY_LIMIT",
+                        std::string("expected a size like '2GiB' (") + e.what() + ")", text);
     }
+  } else if (const auto available = meminfo_available_bytes()) {
+    limit = *available;
+  } else {
+    limit = static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * page_bytes();
   }
-  if (const auto available = meminfo_available_bytes()) return *available;
-  return static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) *
-         static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  // The process's own limits bind whatever the machine has (an address-space limit once
+  // ended a lossy run in bad_alloc before the guard saw anything).
+  for (const auto& cap : {rlimit_headroom_bytes(), cgroup_headroom_bytes()})
+    if (cap) limit = std::min(limit, *cap);
+  return limit;
 }
 
 }  // namespace aggnet

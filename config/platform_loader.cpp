@@ -15,6 +15,7 @@
 #include "common/config_error.h"
 #include "common/strings.h"
 #include "config/yaml_reader.h"
+#include "model/faults.h"
 
 namespace aggnet {
 namespace {
@@ -26,7 +27,7 @@ namespace {
 const std::vector<std::string> kTopKeys = {"name",      "description", "defaults",
                                            "colocated", "sites",       "links"};
 const std::vector<std::string> kSiteFields = {"code", "name", "continent", "lat_deg", "lng_deg"};
-const std::vector<std::string> kLinkFields = {"a", "b", "source"};
+const std::vector<std::string> kLinkFields = {"a", "b", "source", "loss", "down"};
 
 const std::string& link_section() { return WanLinkParams::table().info().section; }
 
@@ -314,7 +315,9 @@ void override_link(const OverrideCtx& o) {
   if (o.parts.size() != 3) bad_override(o.path, "expected links.<a>-<b>.<key>");
   const std::vector<std::string> ends = split(o.parts[1], '-');
   if (ends.size() != 2) bad_override(o.path, "expected a link named '<a>-<b>' like 'nyc-lon'");
-  require_key(o.parts[2], concat(param_keys(WanLinkParams::table().info()), {"source"}), o.path);
+  require_key(o.parts[2],
+              concat(param_keys(WanLinkParams::table().info()), {"source", "loss", "down"}),
+              o.path);
   YAML::Node seq = sequence_of(o.root, "links", o.path, o.file);
   for (std::size_t i = 0; i < seq.size(); ++i) {
     const std::string a = scalar_field(seq[i], "a"), b = scalar_field(seq[i], "b");
@@ -332,7 +335,7 @@ void override_link(const OverrideCtx& o) {
 ///   colocated.link.<param>
 ///   sites.<code>.<name|continent|lat_deg|lng_deg>
 ///   sites.<code>.<fpga|switch|cluster>.<param>
-///   links.<a>-<b>.<param|source>        (either order of a and b)
+///   links.<a>-<b>.<param|source|loss|down> (either order of a and b)
 void apply_override(YAML::Node& root, const std::string& file, const Override& ov) {
   const std::vector<std::string> parts = split(ov.first, '.');
   for (const auto& p : parts) {
@@ -472,6 +475,42 @@ std::vector<std::string> site_codes(const Platform& plat) {
   return codes;
 }
 
+/// A link's declared faults, `loss: RATE` and `down: T1[-T2]` or a list of windows, as
+/// the `--fault` specs loss:A-B=RATE and down:A-B@T1[-T2]: one parser and one set of
+/// checks for both (model/faults.h). Errors: ConfigError at the key.
+std::vector<std::string> read_link_faults(const YamlMap& lm, const std::string& a,
+                                          const std::string& b) {
+  std::vector<std::pair<YAML::Node, std::string>> specs;  // node, spec
+  if (const YAML::Node loss = lm.optional("loss"))
+    specs.emplace_back(loss, "loss:" + a + "-" + b + "=" + lm.scalar("loss"));
+  if (const YAML::Node down = lm.optional("down")) {
+    const bool list = down.IsSequence();
+    if (list && down.size() == 0)
+      throw_at(down, lm.file(), lm.key_path("down"), "expected a window T1[-T2] or a list of them");
+    for (std::size_t i = 0; i < (list ? down.size() : 1); ++i) {
+      const YAML::Node window = list ? down[i] : down;
+      if (!window.IsScalar())
+        throw_at(window, lm.file(), lm.key_path("down"),
+                 "expected a window T1[-T2] or a list of them, e.g. [1s-2s, 5s]");
+      specs.emplace_back(window, "down:" + a + "-" + b + "@" + window.Scalar());
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& [node, spec] : specs) {
+    FaultPlan check;
+    try {
+      add_fault_spec(check, spec);
+    } catch (const std::invalid_argument& e) {
+      const std::string key = spec.rfind("loss:", 0) == 0 ? "loss" : "down";
+      const std::string what = e.what();  // "... (got 'SPEC')": the value is what was got
+      throw_at(node, lm.file(), lm.key_path(key), what.substr(0, what.rfind(" (got '")),
+               node.Scalar());
+    }
+    out.push_back(spec);
+  }
+  return out;
+}
+
 /// One links[*] entry, named "links.<a>-<b>" in every message (as in --set paths).
 LinkSpec read_link(const YAML::Node& entry, std::size_t i, const Platform& plat,
                    const Filled<WanLinkParams>& defaults, std::map<std::pair<int, int>, int>& seen,
@@ -506,6 +545,7 @@ LinkSpec read_link(const YAML::Node& entry, std::size_t i, const Platform& plat,
   check_invariants(params, entry, r.file, label);
   l.params = params.params;
   l.source = lm.scalar_or("source", "");
+  l.faults = read_link_faults(lm, a, b);
   return l;
 }
 

@@ -12,6 +12,7 @@
 
 #include "common/atomic_file.h"
 #include "common/config_error.h"
+#include "common/input_file.h"
 #include "common/strings.h"
 #include "common/units.h"
 #include "config/yaml_reader.h"
@@ -452,11 +453,7 @@ Schedule parse_schedule(const std::string& yaml_text, const Platform& platform,
 }
 
 Schedule load_schedule(const std::string& path, const Platform& platform) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(path, 0, "<file>", "a readable schedule file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_schedule(ss.str(), platform, path);
+  return parse_schedule(read_input_file(path), platform, path);
 }
 
 std::string schedule_to_yaml(const Schedule& schedule, const Platform& platform) {
@@ -504,17 +501,11 @@ int site_named(const std::string& code, const Platform& platform, const std::str
                         did_you_mean(code, code_list(platform)));
 }
 
-// `p2p:` followed by `spec`: pairs `A-B[,C-D...]` and an optional `xK` (K messages);
-// nullopt unless the pairs are made of word characters, ',' and '-'.
-std::optional<Schedule> point_to_point_named(const std::string& spec, const std::string& name,
-                                             const Platform& platform) {
-  std::string list = spec;
-  std::optional<std::string> count;
-  const std::size_t x = spec.rfind('x');
-  if (x != std::string::npos && x > 0 && all_digits(spec.substr(x + 1))) {
-    list = spec.substr(0, x);
-    count = spec.substr(x + 1);
-  }
+// Pairs `A-B[,C-D...]` as site indices; nullopt unless made of word characters, ',' and '-'.
+// Errors: ConfigError for a malformed pair or an unknown site.
+std::optional<std::vector<std::pair<int, int>>> site_pairs(const std::string& list,
+                                                           const std::string& name,
+                                                           const Platform& platform) {
   const auto list_char = [](char c) { return is_word_char(c) || c == ',' || c == '-'; };
   if (list.empty() || !std::all_of(list.begin(), list.end(), list_char)) return std::nullopt;
   std::vector<std::pair<int, int>> pairs;
@@ -527,8 +518,47 @@ std::optional<Schedule> point_to_point_named(const std::string& spec, const std:
                         "pairs SRC-DST like p2p:lon-nyc,ams-chi, got '" + pair + "'");
     pairs.emplace_back(site_named(from, platform, name), site_named(to, platform, name));
   }
+  return pairs;
+}
+
+// Whether `list` reads as pairs of the platform's sites.
+bool reads_as_pairs(const std::string& list, const std::string& name, const Platform& platform) {
+  try {
+    return site_pairs(list, name, platform).has_value();
+  } catch (const ConfigError&) {
+    return false;
+  }
+}
+
+// `p2p:` followed by `spec`: pairs `A-B[,C-D...]` and an optional `xK` (K messages);
+// nullopt unless the pairs are made of word characters, ',' and '-'. A site code may end
+// in x and digits: `lon-nyx2` on a platform with sites ny and nyx2 reads both ways and is
+// refused rather than guessed.
+std::optional<Schedule> point_to_point_named(const std::string& spec, const std::string& name,
+                                             const Platform& platform) {
+  std::string list = spec;
+  std::optional<std::string> count;
+  const std::size_t x = spec.rfind('x');
+  if (x != std::string::npos && x > 0 && all_digits(spec.substr(x + 1))) {
+    const std::string before = spec.substr(0, x);
+    const bool counted = reads_as_pairs(before, name, platform);
+    const bool whole = reads_as_pairs(spec, name, platform);
+    if (counted && whole)
+      throw ConfigError("<command line>", 0, "schedule",
+                        "an unambiguous p2p list, got '" + name + "': the last site is '" +
+                            spec.substr(spec.rfind('-') + 1) + "' with one message or '" +
+                            before.substr(before.rfind('-') + 1) + "' with " + spec.substr(x + 1) +
+                            "; write p2p:" + spec +
+                            "x1 for the first, a schedule file with messages: for the other");
+    if (!whole) {
+      list = before;
+      count = spec.substr(x + 1);
+    }
+  }
+  const auto pairs = site_pairs(list, name, platform);
+  if (!pairs) return std::nullopt;
   const int messages = count ? family_count(*count, name, 1, 999'999, "a message count xK") : 1;
-  Schedule s = point_to_point_schedule(platform, pairs, messages);
+  Schedule s = point_to_point_schedule(platform, *pairs, messages);
   validate_schedule(s, platform, "<command line>");
   return s;
 }

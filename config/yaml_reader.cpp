@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/input_file.h"
 #include "common/strings.h"
 #include "common/units.h"
 
@@ -208,14 +209,7 @@ YAML::Node parse_yaml(const std::string& text, const std::string& file) {
 }
 
 YAML::Node load_yaml_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw ConfigError(path, 0, "", "expected a YAML file, got a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path, 0, "", "cannot read file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_yaml(text.str(), path);
+  return parse_yaml(read_input_file(path), path);
 }
 
 bool yaml_has_position(const YAML::Node& node) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <stdexcept>
 
 #include "common/units.h"
@@ -42,15 +43,22 @@ double number_of(const std::string& spec, const std::string& text) {
   }
 }
 
-// "T1-T2" or "T1" (then `open_end`).
+// "T1-T2" or "T1" (then `open_end`). A time may hold a '-' in its exponent (1e-1s), so
+// the window splits at the one dash that leaves a time on each side.
 std::pair<std::uint64_t, std::uint64_t> window(const std::string& spec, const std::string& text,
                                                std::uint64_t open_end) {
-  const auto dash = text.find('-');
-  if (dash == std::string::npos) return {time_of(spec, text), open_end};
-  const auto from = time_of(spec, text.substr(0, dash));
-  const auto to = time_of(spec, text.substr(dash + 1));
-  if (to <= from) bad(spec, "expected the end of the window after its start");
-  return {from, to};
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> found;
+  for (auto dash = text.find('-'); dash != std::string::npos; dash = text.find('-', dash + 1)) {
+    try {
+      const auto from = parse_time_ps(text.substr(0, dash));
+      found = {from, parse_time_ps(text.substr(dash + 1))};
+      break;
+    } catch (const UnitError&) {
+    }
+  }
+  if (!found) return {time_of(spec, text), open_end};
+  if (found->second <= found->first) bad(spec, "expected the end of the window after its start");
+  return *found;
 }
 
 // Splits "name@rest" or "name=rest".
@@ -91,8 +99,8 @@ void add_fault_spec(FaultPlan& plan, const std::string& spec) {
     plan.outages.push_back({link_name(spec, link), down, up});
   } else if (kind == "stall") {
     const auto [site, times] = split_at(spec, body, '@');
-    if (times.find('-') == std::string::npos) bad(spec, "expected a stall window T1-T2");
     const auto [from, to] = window(spec, times, 0);
+    if (to == 0) bad(spec, "expected a stall window T1-T2");
     plan.stalls.push_back({site, from, to});
   } else if (kind == "slow") {
     const auto [site, factor] = split_at(spec, body, '=');
@@ -131,7 +139,10 @@ void check_faults(const FaultPlan& plan, const Platform& platform) {
   for (const auto& l : plan.link_loss) check_link(platform, l.link, "loss");
   for (const auto& o : plan.outages) check_link(platform, o.link, "down");
   for (const auto& s : plan.stalls) check_site(platform, s.site, "stall");
-  for (const auto& s : plan.slowdowns) check_site(platform, s.site, "slow");
+  for (const auto& s : plan.slowdowns) {
+    check_site(platform, s.site, "slow");
+    slowed_compute_ps(plan, platform, platform.site_index(s.site));
+  }
 }
 
 }  // namespace aggnet

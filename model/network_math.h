@@ -11,6 +11,7 @@
 #include "model/platform.h"
 #include "model/routing.h"
 #include "model/run_options.h"
+#include "model/schedule.h"
 
 namespace aggnet {
 
@@ -75,11 +76,19 @@ struct RunFootprint {
 RunFootprint estimate_run_footprint(const Platform& platform, const RunOptions& options,
                                     bool colocated, std::uint64_t stats_interval_ps);
 
+/// The host-to-host chunk transactions one step of a host collective hands to the access
+/// links at once (point-to-point: messages x chunks per pair; parameter server: the
+/// server's copies to its workers; unicast all-to-all: every member's copies to every
+/// other): they all exist until they have crossed. 0 for group averages and rings, whose
+/// chunks go out paced or a segment at a time.
+std::uint64_t queued_host_chunks(const Schedule& schedule, const RunOptions& options);
+
 /// Refuses a run whose estimate exceeds memory_limit_bytes() (common/host.h), before it
-/// allocates anything. Errors: ConfigError(where, 0, "--platform" or "--stats-interval",
-/// what would fit and the estimate).
+/// allocates anything; with `schedule`, also one whose host chunks queued at once
+/// (queued_host_chunks) would not fit. Errors: ConfigError(where, 0, "--platform",
+/// "--stats-interval" or "--schedule", what would fit and the estimate).
 void check_run_footprint(const std::string& where, const Platform& platform,
-                         const RunOptions& options, bool colocated,
-                         std::uint64_t stats_interval_ps);
+                         const RunOptions& options, bool colocated, std::uint64_t stats_interval_ps,
+                         const Schedule* schedule = nullptr);
 
 }  // namespace aggnet

@@ -35,6 +35,9 @@ struct LinkSpec {
   /// position in Platform::links (the co-located reference built for some pairs keeps
   /// the full mesh's positions, so its links draw the same jitter as in the full mesh).
   int seed_index = -1;
+  /// Faults declared on the link (`loss:`, `down:` in the platform file) as `--fault`
+  /// specs, e.g. "loss:nyc-lon=0.001", "down:nyc-lon@1s-2s" (model/faults.h).
+  std::vector<std::string> faults;
 };
 
 /// The co-located reference: the same clusters in one data centre, every pair of

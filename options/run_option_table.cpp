@@ -169,8 +169,9 @@ std::vector<OptionSpec> make_table() {
           .sets([](O& o, S v) { o.faults.retransmit_timeout_ps = parse_time_ps(v); }),
       Row("watchdog", Kind::kTime, kRunInput,
           "end a run without progress for this long (simulated) with a diagnosis, exit "
-          "status 3 (default: 20 retransmission timeouts + the longest outage, >= 1s)")
-          .within(0, kInf, "()")
+          "status 3 (default: 20 retransmission timeouts + the longest outage, >= 1s; at "
+          "least 1ms: it looks every window / 8)")
+          .within(1e-3, kInf, "[)")
           .sets([](O& o, S v) { o.faults.watchdog_ps = parse_time_ps(v); }),
       Row("vcd", Kind::kOutput, kRun,
           "write a VCD waveform to FILE, and its GTKWave view to FILE with .gtkw"),
@@ -346,6 +347,8 @@ std::string expectation(const OptionSpec& spec) {
     case Kind::kBytes:
       return "expected a positive size like '64MiB'";
     case Kind::kTime:
+      if (spec.range.lo > 0)
+        return "expected a time of at least " + format_time_ps(spec.range.lo * 1e12);
       return spec.range.lo_open ? "expected a positive time like '1ms'"
                                 : "expected a time like '1.5s'";
     case Kind::kInteger:

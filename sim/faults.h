@@ -43,6 +43,7 @@ class FaultInjector : public sc_core::sc_module {
     std::uint64_t until_ps;
   };
   void run();
+  bool all_finished() const;
   void set_link(int link, bool up);
   void reroute();
   void install_trees(const Routing& routing);
@@ -54,6 +55,7 @@ class FaultInjector : public sc_core::sc_module {
   std::vector<Event> events_;
   std::vector<bool> up_;                      // [platform link]
   std::vector<std::uint64_t> down_since_ps_;  // [platform link]
+  std::vector<int> down_windows_;             // [platform link] down windows open now
   std::unique_ptr<Routing> routing_;
   std::uint64_t reroutes_ = 0;
 };

@@ -51,7 +51,7 @@ Watchdog::Watchdog(sc_core::sc_module_name name, const NetworkSystem& system,
   SC_METHOD(check);
   sensitive << tick_;
   dont_initialize();
-  tick_.notify(window_ / 8);
+  tick_.notify(interval());
 }
 
 std::uint64_t Watchdog::progress() const {
@@ -93,7 +93,7 @@ void Watchdog::check() {
                     format_time_ps(static_cast<double>(to_ps(window_))), stall_diagnosis(system_)));
     return;
   }
-  tick_.notify(window_ / 8);
+  tick_.notify(interval());
 }
 
 void Watchdog::stop(std::string reason, std::string diagnosis) {
@@ -115,7 +115,8 @@ void Watchdog::stop_for_memory(std::uint64_t limit_bytes) {
   for (const auto& site : system_.sites()) unacknowledged += site.cluster->unacknowledged();
   std::string diagnosis = fmt::format(
       "its chunk transactions took more than {} (a quarter of the memory it may use: "
-      "AGGNET_MEMORY_LIMIT, else the memory available when it started)",
+      "AGGNET_MEMORY_LIMIT, else the memory available when it started, within the "
+      "process's address-space, data and cgroup limits)",
       format_bytes(limit_bytes));
   const DirectedLink* fullest = nullptr;
   for (const auto& l : system_.links())

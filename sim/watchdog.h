@@ -3,6 +3,7 @@
 // spinning on retransmissions or reporting a finished run.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <systemc>
@@ -38,6 +39,10 @@ class Watchdog : public sc_core::sc_module {
 
  private:
   void check();
+  /// Between two checks: window / 8, at least 1 ps (a zero delay would never advance).
+  sc_core::sc_time interval() const {
+    return std::max(window_ / 8, sc_core::sc_time(1, sc_core::SC_PS));
+  }
   std::uint64_t progress() const;
   bool all_finished() const;
 

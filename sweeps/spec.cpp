@@ -15,6 +15,7 @@
 
 #include "common/config_error.h"
 #include "common/data_dir.h"
+#include "common/input_file.h"
 #include "common/strings.h"
 #include "common/units.h"
 #include "options/run_option_table.h"
@@ -85,13 +86,22 @@ struct Ctx {
     return node.Scalar();
   }
 
+  /// The text of a mapping's key under `path`. Errors: ConfigError for a key that is a
+  /// list or mapping (yaml-cpp would say "bad conversion" with neither file nor key).
+  std::string key(const YAML::Node& node, const std::string& path) const {
+    if (!node.IsScalar())
+      fail(node, path.empty() ? "<key>" : path + ".<key>",
+           std::string("expected a plain key, got a ") + (node.IsSequence() ? "list" : "mapping"));
+    return node.Scalar();
+  }
+
   /// Checks the keys of a mapping against `allowed`.
   void allow_keys(const YAML::Node& map, const std::string& path,
                   const std::vector<std::string>& allowed) const {
     if (!map.IsMap()) fail(map, path, "expected a mapping");
     std::set<std::string> seen;
     for (const auto& kv : map) {
-      std::string k = kv.first.as<std::string>();
+      std::string k = key(kv.first, path);
       std::string key = path.empty() ? k : path + "." + k;
       if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
         std::string list;
@@ -217,14 +227,14 @@ void read_options(const Ctx& ctx, const YAML::Node& map, const std::string& path
   if (!map.IsMap()) ctx.fail(map, path, "expected a mapping of run options");
   std::set<std::string> seen;
   for (const auto& kv : map) {
-    const std::string raw = kv.first.as<std::string>();
+    const std::string raw = ctx.key(kv.first, path);
     const std::string key = path.empty() ? raw : path + "." + raw;
     if (skip.count(raw)) continue;
     if (!seen.insert(raw).second) ctx.fail(kv.first, key, "duplicate key");
     if (raw == "set") {
       if (!kv.second.IsMap()) ctx.fail(kv.second, key, "expected a mapping PATH: VALUE");
       for (const auto& s : kv.second) {
-        const std::string p = s.first.as<std::string>();
+        const std::string p = ctx.key(s.first, key);
         out.sets[p] = check_value(ctx, "set:" + p, s.second, key + "." + p);
       }
       continue;
@@ -238,8 +248,24 @@ void read_options(const Ctx& ctx, const YAML::Node& map, const std::string& path
     if (!sweep_option(opt)) {
       ctx.fail(kv.first, key, "unknown run option, expected one of: " + option_list());
     }
+    if (sweep_option(opt)->repeatable && kv.second.IsSequence()) {
+      // A repeatable option (fault) takes a list: one value per line, as repeat_values reads.
+      std::string values;
+      for (std::size_t i = 0; i < kv.second.size(); ++i)
+        values +=
+            (i ? "\n" : "") + check_value(ctx, opt, kv.second[i], fmt::format("{}[{}]", key, i));
+      if (values.empty()) ctx.fail(kv.second, key, "expected a non-empty list");
+      out.options[opt] = values;
+      continue;
+    }
     out.options[opt] = check_value(ctx, opt, kv.second, key);
   }
+}
+
+/// The values of a repeatable option held as one line each.
+std::vector<std::string> repeat_values(const std::string& option, const std::string& value) {
+  if (!sweep_option(option)->repeatable) return {value};
+  return split(value, '\n');
 }
 
 /// Writes an integral value of `kind` with the largest unit dividing it.
@@ -515,13 +541,7 @@ std::string resolve_file(const std::string& path, const std::string& spec_dir) {
   return {};
 }
 
-SweepSpec load_spec(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(path, 0, "", "cannot read the sweep spec file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_spec(ss.str(), path);
-}
+SweepSpec load_spec(const std::string& path) { return parse_spec(read_input_file(path), path); }
 
 SweepSpec parse_spec(const std::string& yaml_text, const std::string& file) {
   Ctx ctx{file, fs::path(file).parent_path().string()};
@@ -683,6 +703,11 @@ SweepSpec parse_spec(const std::string& yaml_text, const std::string& file) {
             }
           }
           if (!labels.insert(av.label).second) ctx.fail(vals[j], vkey, "duplicate value", av.label);
+          for (const auto& earlier : axis.values)
+            if (axis.kind != ValueKind::kText && !bundles && earlier.number == av.number)
+              ctx.fail(vals[j], vkey,
+                       "duplicate value: equals '" + earlier.label + "' (one point each)",
+                       av.label);
           axis.values.push_back(std::move(av));
         }
       } else {
@@ -797,8 +822,10 @@ std::vector<std::string> Point::run_args(const std::string& json_path,
       std::string r = resolve_file(value, spec_dir);
       if (!r.empty()) v = r;
     }
-    args.push_back("--" + opt);
-    args.push_back(v);
+    for (const auto& one : repeat_values(opt, v)) {
+      args.push_back("--" + opt);
+      args.push_back(one);
+    }
   }
   for (const auto& [path, value] : options.sets) {
     args.push_back("--set");
@@ -854,7 +881,11 @@ std::vector<Point> expand_points(const SweepSpec& spec) {
       const AxisValue& v = spec.axes[a].values[combo[a]];
       p.labels.push_back(v.label);
       p.numbers.push_back(v.number);
-      for (const auto& [o, val] : v.assigns.options) p.options.options[o] = val;
+      for (const auto& [o, val] : v.assigns.options) {
+        // A repeatable option (fault) adds to the base's values; any other replaces them.
+        std::string& to = p.options.options[o];
+        to = to.empty() || !sweep_option(o)->repeatable ? val : to + "\n" + val;
+      }
       for (const auto& [path, val] : v.assigns.sets) p.options.sets[path] = val;
     }
     p.id = stable_hash(p.options_json());

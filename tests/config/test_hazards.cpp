@@ -3,71 +3,18 @@
 // replace what is not a regular file; the same seed gives byte-identical JSON.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
-#include <vector>
 
-#include "common/subprocess.h"
+#include "tests/config/hazard_fixture.h"
 
 namespace aggnet {
 namespace {
 
 namespace fs = std::filesystem;
-
-const std::string kPlatform = std::string(AGGNET_SOURCE_DIR) + "/platforms/nine_city.yaml";
-
-class Hazards : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("aggnet-hazards-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  /// `aggnet run` on a small nine-city case plus `args`; `env` entries like "A=b".
-  ProcessResult run(std::vector<std::string> args, std::vector<std::string> env = {}) {
-    Command c;
-    c.argv = {"env"};
-    for (auto& e : env) c.argv.push_back(e);
-    for (std::string a :
-         {std::string(AGGNET_EXE), std::string("run"), std::string("-q"), std::string("--gradient"),
-          std::string("4MiB"), std::string("--steps"), std::string("1")})
-      c.argv.push_back(a);
-    if (std::find(args.begin(), args.end(), "--platform") == args.end()) {
-      c.argv.push_back("--platform");
-      c.argv.push_back(kPlatform);
-    }
-    for (auto& a : args) c.argv.push_back(a);
-    c.out = Redirect::capture();
-    c.err = Redirect::capture();
-    c.timeout = Millis(60'000);
-    Subprocess p(c);
-    return p.wait();
-  }
-  /// Exit 2 with one line on stderr containing every `needles`, and not a timeout.
-  void expect_refused(const ProcessResult& r, const std::vector<std::string>& needles) {
-    EXPECT_FALSE(r.timed_out);
-    EXPECT_TRUE(r.exited);
-    EXPECT_EQ(r.exit_code, 2) << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    for (const auto& n : needles) EXPECT_NE(r.err.find(n), std::string::npos) << r.err;
-  }
-  static std::string read(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
-  fs::path dir_;
-};
 
 TEST_F(Hazards, LatencyCyclesBeyondTheDelayBoundIsRefusedNotWrapped) {
   // 2e13 cycles at 500 MHz = 40000 s: once wrapped in 64-bit ps (cycles x 1e12).

@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+"""Writes the hostile corpus: one JSON file per case in tests/hostile/cases/, each an input
+built to break aggnet (run options, fault specs, platform files, sweep specs) with the
+outcome it must have: a one-line error with exit status 2 naming what was wrong, or a run
+that succeeds. run_case.py runs one case; CMake adds one ctest per file (label hostile).
+
+Usage: make_corpus.py [--check]   (--check: exit 1 if the files differ from this script's)
+"""
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES = os.path.join(HERE, "cases")
+
+RUN = ["run", "-q", "--gradient", "4MiB", "--steps", "1", "--no-colocated"]
+# The issue's R (aggnet run -q --gradient 64MiB --json out.json), without the reference.
+ISSUE = ["run", "-q", "--gradient", "64MiB", "--no-colocated", "--json", "{dir}/out.json"]
+
+NY_PLATFORM = """name: ny_nyx2
+defaults:
+  link: {bandwidth: 10Gbps}
+sites:
+  - {code: a}
+  - {code: ny}
+  - {code: nyx2}
+links:
+  - {a: a, b: ny, delay: 10ms}
+  - {a: ny, b: nyx2, delay: 30ms}
+"""
+
+LINE3 = """name: line3
+defaults:
+  link: {bandwidth: 10Gbps}
+sites:
+  - {code: a}
+  - {code: b}
+  - {code: c}
+links:
+  - {a: a, b: b, delay: 10ms%s}
+  - {a: b, b: c, delay: 30ms}
+"""
+
+SWEEP = """name: hostile
+base: {gradient: 256KiB, chunk: 64KiB, steps: 1}
+axes:
+%s
+"""
+
+
+def refused(stderr):
+    return {"exit": 2, "stderr": stderr}
+
+
+OK = {"exit": 0}
+
+cases = {}
+
+
+def case(name, about, argv, expect, files=None, env=None):
+    assert name not in cases, name
+    c = {"about": about, "argv": argv, "expect": expect}
+    if files:
+        c["files"] = files
+    if env:
+        c["env"] = env
+    cases[name] = c
+
+
+def text(t):
+    return {"text": t}
+
+
+# --- Issue 35's second hostile pass ---------------------------------------------------
+case("issue_watchdog_1ps", "a watchdog window whose check interval (window / 8) is 0 ps",
+     ISSUE + ["--loss", "0.01", "--watchdog", "1ps"],
+     refused("--watchdog: expected a time of at least 1.000 ms"))
+case("issue_overlapping_down", "overlapping down windows of one link",
+     ISSUE + ["--fault", "down:nyc-lon@1000ms-1200ms", "--fault", "down:nyc-lon@1100ms-3000ms"], OK)
+case("issue_down_beyond_run", "a down window that starts after the run and ends past the horizon",
+     ISSUE + ["--fault", "down:nyc-lon@100s-10000001s"], OK)
+case("issue_p2p_many_messages", "999999 point-to-point messages queued at once",
+     ISSUE + ["--schedule", "p2p:lon-nycx999999"],
+     refused("--schedule: expected transfers that fit in memory"),
+     env={"AGGNET_MEMORY_LIMIT": "8GiB"})
+case("issue_p2p_ambiguous", "p2p:a-nyx2 with sites ny and nyx2",
+     RUN + ["--platform", "{dir}/ny.yaml", "--schedule", "p2p:a-nyx2"],
+     refused("an unambiguous p2p list"), files={"ny.yaml": text(NY_PLATFORM)})
+case("issue_p2p_disambiguated", "p2p:a-nyx2x1: site nyx2, one message",
+     RUN + ["--platform", "{dir}/ny.yaml", "--schedule", "p2p:a-nyx2x1"], OK,
+     files={"ny.yaml": text(NY_PLATFORM)})
+for schedule, gradient in [("ring", "1B"), ("ring:sendrecv", "2B"), ("reduce-scatter", "3B"),
+                           ("all-gather", "1B"), ("ring", "5B")]:
+    case(f"issue_{schedule.replace(':', '_').replace('-', '_')}_{gradient}",
+         f"{schedule} with a {gradient} gradient (less than whole floats)",
+         ["run", "-q", "--schedule", schedule, "--gradient", gradient, "--no-colocated"],
+         refused("--gradient: expected a whole number of 4-byte floats, at least 4B"))
+case("issue_stall_exponents", "a stall window written with negative exponents",
+     RUN + ["--fault", "stall:lon@1e-1s-2e-1s"], OK)
+case("issue_slow_1e300", "a slowdown that overflows the compute time",
+     RUN + ["--fault", "slow:lon=1e300"], refused("--fault: slow:lon: compute time x 1e+300"))
+case("issue_memory_limit_malformed", "AGGNET_MEMORY_LIMIT that is not a size", RUN,
+     refused("AGGNET_MEMORY_LIMIT: expected a size"), env={"AGGNET_MEMORY_LIMIT": "lots"})
+case("issue_platform_dev_zero", "a platform file without end", RUN + ["--platform", "/dev/zero"],
+     refused("/dev/zero: expected a file of at most 64 MiB"))
+case("issue_stats_full_device", "--stats to a full device with --json and --vcd",
+     RUN + ["--json", "{dir}/r.json", "--vcd", "{dir}/w.vcd", "--stats", "{dir}/s.csv"],
+     {"exit": 1, "stderr": "cannot write"}, files={"s.csv": {"link": "/dev/full"}})
+case("issue_sweep_invalid_utf8", "a sweep spec with a Latin-1 byte",
+     ["sweep", "{dir}/s.yaml", "--out", "{dir}/out"],
+     refused("s.yaml:5: expected UTF-8 text, got the byte 0xe9"),
+     files={"s.yaml": {"hex": (SWEEP % "  - {option: schedule, values: [triads]}\n# caf\xe9")
+                       .encode("latin-1").hex()}})
+case("issue_sweep_sequence_key", "a sweep spec with a list where a key belongs",
+     ["sweep", "{dir}/s.yaml", "--out", "{dir}/out"],
+     refused("s.yaml:2: base.<key>: expected a plain key, got a list"),
+     files={"s.yaml": text("name: x\nbase: {[gradient, chunk]: 1MiB}\n")})
+case("issue_sweep_equal_numbers", "axis values 0.01 and 1e-2",
+     ["sweep", "{dir}/s.yaml", "--out", "{dir}/out"],
+     refused("axes[0].values[1]: duplicate value: equals '0.01'"),
+     files={"s.yaml": text(SWEEP % "  - {option: loss, values: [0.01, 1e-2]}")})
+case("issue_sweep_equal_sizes", "axis values 64MiB and 67108864B",
+     ["sweep", "{dir}/s.yaml", "--out", "{dir}/out"],
+     refused("duplicate value: equals '64MiB'"),
+     files={"s.yaml": text(SWEEP % "  - {option: buffer, values: [64MiB, 67108864B]}")})
+
+# --- Fault specs -------------------------------------------------------------------------
+for name, spec, want in [
+    ("negative_time", "down:nyc-lon@-1s", "expected a time with its unit"),
+    ("empty_window", "down:nyc-lon@1s-1s", "expected the end of the window after its start"),
+    ("reversed_stall", "stall:lon@2s-1s", "expected the end of the window after its start"),
+    ("stall_no_end", "stall:lon@1s", "expected a stall window T1-T2"),
+    ("loss_nan", "loss:nyc-lon=nan", "expected a plain number"),
+    ("loss_negative", "loss:nyc-lon=-0.1", "expected a plain number"),
+    ("loss_one", "loss:nyc-lon=1", "expected a loss rate in [0, 1)"),
+    ("loss_no_rate", "loss:nyc-lon", "expected loss:A-B=RATE"),
+    ("slow_below_one", "slow:lon=0.5", "expected a slowdown factor >= 1"),
+    ("slow_inf", "slow:lon=inf", "expected a plain number"),
+    ("self_link", "down:nyc-nyc@1s", "no WAN link between nyc and nyc"),
+    ("no_link_name", "down:@1s", "expected loss:A-B=RATE"),
+    ("no_time", "down:nyc-lon@", "expected loss:A-B=RATE"),
+    ("three_sites", "down:lon-nyc-ams@1s", "unknown site 'nyc-ams'"),
+    ("time_overflow", "down:nyc-lon@1e400s", "expected a time with its unit"),
+    ("ps_overflow", "down:nyc-lon@18446744073709551616ps", "expected a time with its unit"),
+    ("empty", "", "--fault"),
+    ("unknown_kind", "flood:nyc-lon", "expected loss:A-B=RATE"),
+    ("non_ascii_site", "down:nyc-l\u00f6n@1s", "unknown site"),
+    ("unknown_site", "stall:zzz@1s-2s", "unknown site 'zzz'"),
+]:
+    case(f"fault_{name}", f"--fault '{spec}'", RUN + ["--fault", spec], refused(want))
+case("fault_touching_windows", "two down windows that touch (one outage)",
+     RUN + ["--fault", "down:nyc-lon@10ms-20ms", "--fault", "down:nyc-lon@20ms-30ms"], OK)
+case("fault_slow_tiny_excess", "a slowdown barely above 1",
+     RUN + ["--fault", "slow:lon=1.0000000001"], OK)
+case("fault_loss_on_host_ring", "loss with the host ring (no loss recovery there)",
+     RUN + ["--schedule", "ring", "--loss", "0.01"], refused("expected a group-average schedule"))
+
+# --- Run options -------------------------------------------------------------------------
+for name, args, want in [
+    ("loss_one", ["--loss", "1"], "--loss: expected a number in [0, 1)"),
+    ("loss_hex", ["--loss", "0x1p-4"], "--loss"),
+    ("retransmit_zero", ["--retransmit-timeout", "0s"], "--retransmit-timeout"),
+    ("watchdog_huge", ["--watchdog", "1e400s"], "--watchdog"),
+    ("seed_2_64", ["--seed", "18446744073709551616"], "--seed: expected an integer <= "),
+    ("steps_negative", ["--steps", "-1"], "--steps"),
+    ("gradient_zero", ["--gradient", "0B"], "--gradient"),
+    ("burst_zero", ["--burst", "0"], "--burst"),
+    ("eps_one", ["--eps", "1"], "--eps"),
+    ("buffer_one_byte", ["--buffer", "1B"], "buffer"),
+    ("set_no_path", ["--set", "=x"], "--set"),
+    ("set_no_value", ["--set", "defaults.link.bandwidth="], "defaults.link.bandwidth"),
+    ("p2p_self", ["--schedule", "p2p:lon-lon"], "schedule"),
+    ("p2p_empty", ["--schedule", "p2p:"], "schedule"),
+    ("p2p_count_zero", ["--schedule", "p2p:lon-nycx0"], "message count"),
+    ("random_seed_huge", ["--schedule", "random-3:99999999999999999999999"], "schedule"),
+    ("trace_reversed", ["--vcd", "{dir}/w.vcd", "--trace-from", "2s", "--trace-to", "1s"],
+     "--trace-to"),
+    ("stats_interval_zero", ["--stats", "{dir}/s.csv", "--stats-interval", "0s"],
+     "--stats-interval"),
+    ("schedule_dev_zero", ["--schedule", "/dev/zero"], "schedule"),
+    ("platform_directory", ["--platform", "/"], "expected a YAML file, got a directory"),
+]:
+    case(f"option_{name}", f"aggnet run {' '.join(args)}", RUN + args, refused(want))
+
+# --- Platform files ----------------------------------------------------------------------
+def platform_case(name, about, body, want):
+    if want is None:
+        expect = OK
+    else:
+        expect = refused(want)
+    case(f"platform_{name}", about, RUN + ["--platform", "{dir}/p.yaml", "--schedule", "all-to-all"],
+         expect, files={"p.yaml": body if isinstance(body, dict) else text(body)})
+
+
+platform_case("sequence_name", "a list where the name belongs",
+              LINE3.replace("name: line3", "name: [a, b]") % "", "p.yaml:1: name")
+platform_case("negative_delay", "a negative link delay",
+              LINE3.replace("delay: 10ms%s", "delay: -10ms"), "links.a-b.delay: expected a time")
+platform_case("duplicate_key", "a key given twice",
+              LINE3.replace("delay: 10ms%s", "delay: 10ms, delay: 20ms"), "duplicate")
+platform_case("deep_nesting", "10,000 nested flow lists",
+              "name: x\nsites: " + "[" * 10000 + "]" * 10000 + "\n", "p.yaml")
+platform_case("alias_bomb", "aliases that expand a billion times",
+              "name: x\na: &a [1,1,1,1,1,1,1,1,1,1]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\n"
+              "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n"
+              "e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]\n"
+              "g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]\nh: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g,*g]\n"
+              "i: [*h,*h,*h,*h,*h,*h,*h,*h,*h,*h]\n" + LINE3.replace("name: line3\n", "") % "",
+              "p.yaml")
+platform_case("nul_byte", "a NUL byte inside the file",
+              {"hex": (LINE3 % "").replace("name: line3", "name: li\0ne3").encode().hex()},
+              "p.yaml:1: expected text, got the control byte 0x00")
+platform_case("utf8_bom", "a UTF-8 byte order mark", {"hex": "efbbbf" + (LINE3 % "").encode().hex()},
+              None)
+platform_case("overlong_utf8", "an overlong UTF-8 encoding of '/'",
+              {"hex": ("# \xc0\xaf\n".encode("latin-1") + (LINE3 % "").encode()).hex()},
+              "p.yaml:1: expected UTF-8 text, got the byte 0xc0")
+platform_case("surrogate_utf8", "an encoded UTF-16 surrogate",
+              {"hex": ("# x\n# \xed\xa0\x80\n".encode("latin-1") + (LINE3 % "").encode()).hex()},
+              "p.yaml:2: expected UTF-8 text, got the byte 0xed")
+
+for name, value, want in [
+    ("loss_above_one", "loss: 1.5", "links.a-b.loss: expected a loss rate in [0, 1), got '1.5'"),
+    ("loss_list", "loss: [0.1]", "links.a-b.loss: expected a single value"),
+    ("loss_percent", "loss: 1%", "links.a-b.loss: expected a plain number"),
+    ("down_reversed", "down: 2s-1s", "links.a-b.down: expected the end of the window after"),
+    ("down_empty_list", "down: []", "links.a-b.down: expected a window T1[-T2] or a list"),
+    ("down_mapping", "down: [1s, {at: 2s}]", "links.a-b.down: expected a window T1[-T2]"),
+    ("down_no_unit", "down: 5", "links.a-b.down: expected a time with its unit"),
+]:
+    platform_case(f"link_{name}", f"a link fault '{value}' in the platform",
+                  LINE3 % (", " + value), want)
+platform_case("link_faults_ok", "a link's loss and overlapping down windows in the platform",
+              LINE3 % ", loss: 0.01, down: [5ms-20ms, 10ms-40ms, 1e-1s-2e-1s]", None)
+case("platform_link_loss_with_ring", "a lossy link in the platform with the host ring",
+     RUN + ["--platform", "{dir}/p.yaml", "--schedule", "ring"],
+     refused("--platform: expected a group-average schedule with losses"),
+     files={"p.yaml": text(LINE3 % ", loss: 0.01")})
+case("set_link_loss", "a link's loss set by --set",
+     RUN + ["--set", "links.lon-nyc.loss=2"], refused("links.nyc-lon.loss: expected a loss rate"))
+
+# --- Sweep specs -------------------------------------------------------------------------
+def sweep_case(name, about, axes, want, base=None, stdout=None):
+    body = SWEEP % axes
+    if base is not None:
+        body = body.replace("base: {gradient: 256KiB, chunk: 64KiB, steps: 1}", base)
+    expect = refused(want) if want else dict(OK, stdout=stdout)
+    case(f"sweep_{name}", about, ["sweep", "{dir}/s.yaml", "--out", "{dir}/out", "--dry-run"],
+         expect, files={"s.yaml": text(body)})
+
+
+sweep_case("equal_times", "axis values 1ms and 1000us",
+           "  - {option: retransmit-timeout, values: [1ms, 1000us]}", "duplicate value: equals '1ms'")
+sweep_case("value_list", "a list where an axis value belongs",
+           "  - {option: gradient, values: [[1MiB, 2MiB]]}", "axes[0].values[0]")
+sweep_case("fault_list_base", "a base with two faults and an axis of a third",
+           "  - {option: fault, values: ['stall:lon@1ms-2ms', 'stall:nyc@1ms-2ms']}", None,
+           base="base: {gradient: 256KiB, chunk: 64KiB, steps: 1, "
+                "fault: ['slow:lon=2', 'slow:nyc=2']}",
+           stdout="'--fault' 'slow:lon=2' '--fault' 'slow:nyc=2' '--fault' 'stall:nyc@1ms-2ms'")
+sweep_case("fault_empty_list", "an empty list of faults in the base",
+           "  - {option: schedule, values: [triads]}", "base.fault: expected a non-empty list",
+           base="base: {gradient: 256KiB, chunk: 64KiB, steps: 1, fault: []}")
+sweep_case("nested_key", "a mapping where a key belongs",
+           "  - {option: schedule, values: [triads]}", "expected a plain key, got a mapping",
+           base="base: {{gradient: 1}: 2}")
+
+
+def main():
+    check = "--check" in sys.argv[1:]
+    wanted = {f"{name}.json": json.dumps(c, indent=2, ensure_ascii=True) + "\n"
+              for name, c in sorted(cases.items())}
+    existing = set(os.listdir(CASES)) if os.path.isdir(CASES) else set()
+    if check:
+        stale = [n for n in wanted if not os.path.exists(os.path.join(CASES, n)) or
+                 open(os.path.join(CASES, n), encoding="utf-8").read() != wanted[n]]
+        extra = sorted(existing - set(wanted))
+        if stale or extra:
+            sys.exit(f"hostile corpus out of date (run {sys.argv[0]}): {stale + extra}")
+        print(f"hostile corpus: {len(wanted)} cases, up to date")
+        return
+    os.makedirs(CASES, exist_ok=True)
+    for n in existing - set(wanted):
+        os.remove(os.path.join(CASES, n))
+    for n, content in wanted.items():
+        with open(os.path.join(CASES, n), "w", encoding="utf-8") as f:
+            f.write(content)
+    print(f"wrote {len(wanted)} cases to {CASES}")
+
+
+if __name__ == "__main__":
+    main()
