@@ -892,4 +892,125 @@ TEST_F(Outputs, RunJsonKeysAreDocumented) {
   }
 }
 
+// aggnet compare: the inputs that differ and the numbers that differ, against the first
+// run, B - A and (B - A) / A computed here from the two reports.
+TEST_F(Outputs, CompareShowsWhichInputsAndNumbersDiffer) {
+  const std::string base = "run --gradient 16MiB --no-colocated -q --steps 2 ";
+  ASSERT_EQ(aggnet(base + "--buffer 8MiB --json a.json").status, 0);
+  ASSERT_EQ(aggnet(base + "--buffer 32MiB --json b.json").status, 0);
+  ASSERT_EQ(aggnet(base + "--buffer 8MiB --json c.json").status, 0);
+  const json a = json::parse(read_text(dir_ / "a.json"));
+  const json b = json::parse(read_text(dir_ / "b.json"));
+  const Output o = aggnet("compare a.json b.json --json cmp.json");
+  ASSERT_EQ(o.status, 0) << o.err;
+  const json cmp = json::parse(read_text(dir_ / "cmp.json"));
+  // Inputs: the given buffer and the nine resolved buffers, nothing else.
+  std::set<std::string> inputs;
+  for (const auto& row : cmp["inputs"]) inputs.insert(row["key"].get<std::string>());
+  std::set<std::string> expected = {"options.given.buffer"};
+  for (const auto& site : a["sites"])
+    expected.insert("options.resolved.buffer_bytes." + site["site"].get<std::string>());
+  EXPECT_EQ(inputs, expected);
+  // Numbers: exactly the summary keys whose values differ, with their differences.
+  std::set<std::string> differing;
+  for (const auto& [key, value] : a["summary"].items())
+    if (value != b["summary"][key]) differing.insert("summary." + key);
+  std::set<std::string> listed;
+  for (const auto& row : cmp["numbers"]) {
+    const std::string key = row["key"];
+    listed.insert(key);
+    const double x = a["summary"][key.substr(8)].get<double>();
+    const double y = b["summary"][key.substr(8)].get<double>();
+    EXPECT_EQ(row["values"], json({a["summary"][key.substr(8)], b["summary"][key.substr(8)]}));
+    EXPECT_TRUE(row["difference"][0].is_null());
+    EXPECT_NEAR(row["difference"][1].get<double>(), y - x, 1e-9 * std::fabs(y - x) + 1e-15) << key;
+    if (x != 0) {
+      EXPECT_NEAR(row["relative"][1].get<double>(), (y - x) / x, 1e-9) << key;
+    }
+  }
+  EXPECT_EQ(listed, differing);
+  EXPECT_TRUE(differing.count("summary.buffer_high_water_bytes_max"));
+  // The table names the runs and both sections.
+  EXPECT_NE(o.out.find("  A  a.json: triads on nine_city"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("Inputs that differ"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("summary.buffer_high_water_bytes_max"), std::string::npos) << o.out;
+  // The same inputs: nothing differs (events included: the simulation is deterministic).
+  const Output same = aggnet("compare a.json c.json");
+  ASSERT_EQ(same.status, 0) << same.err;
+  EXPECT_NE(same.out.find("Inputs: the same"), std::string::npos) << same.out;
+  EXPECT_NE(same.out.find("Numbers: the same"), std::string::npos) << same.out;
+  // --all adds per-site numbers, named by site.
+  const Output all = aggnet("compare a.json b.json --all");
+  EXPECT_NE(all.out.find("sites[lon].high_water_bytes"), std::string::npos) << all.out;
+  // Three runs: each against the first.
+  const Output three = aggnet("compare a.json b.json c.json --json -");
+  ASSERT_EQ(three.status, 0) << three.err;
+  const json t = json::parse(three.out);
+  EXPECT_EQ(t["runs"].size(), 3u);
+  for (const auto& row : t["numbers"]) EXPECT_EQ(row["difference"].size(), 3u);
+  // Bad input: one line, exit 2.
+  const Output one = aggnet("compare a.json");
+  EXPECT_EQ(one.status, 2);
+  EXPECT_EQ(one.err, "aggnet compare: expected at least two run JSON files (aggnet run --json)\n");
+  std::ofstream(dir_ / "x.json") << "{}";
+  const Output bad = aggnet("compare a.json x.json");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(bad.err, "x.json: expected a run JSON written by aggnet run --json\n");
+  EXPECT_EQ(aggnet("compare a.json b.json --jsn x").err,
+            "aggnet compare: --jsn: unknown option (did you mean '--json'?)\n");
+}
+
+// aggnet platform: sites, links, routes and multicast trees of a platform, derived here
+// from line3.yaml by hand: a --10 ms-- b --30 ms-- c.
+TEST_F(Outputs, PlatformListsSitesLinksRoutesAndTrees) {
+  const std::string line3 = std::string(AGGNET_SOURCE_DIR) + "/tests/workflow/data/line3.yaml";
+  const Output o = aggnet("platform --platform " + line3 + " --json p.json");
+  ASSERT_EQ(o.status, 0) << o.err;
+  const json p = json::parse(read_text(dir_ / "p.json"));
+  EXPECT_EQ(p["platform"], "line3");
+  ASSERT_EQ(p["sites"].size(), 3u);
+  EXPECT_EQ(p["sites"][0]["site"], "a");
+  EXPECT_EQ(p["sites"][0]["compute_time_s"].get<double>(), 0.01);
+  ASSERT_EQ(p["links"].size(), 2u);
+  EXPECT_EQ(p["links"][1]["a"], "b");
+  EXPECT_EQ(p["links"][1]["delay_ms"].get<double>(), 30.0);
+  EXPECT_EQ(p["links"][1]["bandwidth_gbps"].get<double>(), 10.0);
+  std::map<std::string, std::pair<double, json>> routes;
+  for (const auto& r : p["routes"])
+    routes[r["from"].get<std::string>() + r["to"].get<std::string>()] = {
+        r["delay_ms"].get<double>(), r["path"]};
+  ASSERT_EQ(routes.size(), 6u);  // n (n - 1) ordered pairs
+  EXPECT_EQ(routes["ac"].first, 40.0);
+  EXPECT_EQ(routes["ac"].second, json({"a", "b", "c"}));
+  EXPECT_EQ(routes["cb"].first, 30.0);
+  EXPECT_EQ(routes["ba"].second, json({"b", "a"}));
+  // From the middle the tree uses both links once; from an end it runs along the line.
+  for (const auto& t : p["trees"]) {
+    EXPECT_EQ(t["links"].get<int>(), 2) << t;
+    if (t["source"] == "a") {
+      const std::set<json> hops(t["hops"].begin(), t["hops"].end());
+      EXPECT_EQ(hops, std::set<json>({json({"a", "b"}), json({"b", "c"})})) << t;
+    }
+  }
+  EXPECT_NE(o.out.find("Platform line3"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("a->c"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("a b c"), std::string::npos) << o.out;
+  // --set applies; a bad one is the command line's error.
+  const Output fast =
+      aggnet("platform --platform " + line3 + " --set defaults.link.bandwidth=40Gbps --json -");
+  ASSERT_EQ(fast.status, 0) << fast.err;
+  EXPECT_EQ(json::parse(fast.out)["links"][0]["bandwidth_gbps"].get<double>(), 40.0);
+  EXPECT_EQ(aggnet("platform --set defaults.link.bandwidth=40")
+                .err.rfind("aggnet platform: --set defaults.link.bandwidth: ", 0),
+            0u);
+  // The map figure, from the JSON (nine_city: coordinates from the platform file).
+  ASSERT_EQ(aggnet("platform --json nine.json -q").status, 2);  // no -q: unknown option
+  ASSERT_EQ(aggnet("platform --json nine.json").status, 0);
+  const std::string plot = "/usr/bin/python3 " + std::string(AGGNET_SOURCE_DIR) +
+                           "/scripts/plot_platform.py '" + (dir_ / "nine.json").string() +
+                           "' --out '" + (dir_ / "wan.png").string() + "'";
+  ASSERT_EQ(std::system(plot.c_str()), 0);
+  EXPECT_EQ(read_text(dir_ / "wan.png").substr(1, 3), "PNG");
+}
+
 }  // namespace
