@@ -5,8 +5,10 @@
 #include <iostream>
 #include <string>
 #include <systemc>
+#include <vector>
 
 #include "apps/commands.h"
+#include "common/strings.h"
 
 namespace {
 
@@ -22,6 +24,8 @@ const Command kCommands[] = {
     {"sweep", aggnet::cmd_sweep, "run a design-space sweep (local workers or Slurm)"},
     {"size-buffers", aggnet::cmd_size_buffers, "smallest FPGA buffer per site for a target"},
     {"params", aggnet::cmd_params, "list every module parameter with unit and default"},
+    {"compare", aggnet::cmd_compare, "run JSONs side by side: inputs and numbers that differ"},
+    {"platform", aggnet::cmd_platform, "a platform's sites, links, routes and multicast trees"},
 };
 
 void usage(std::ostream& out) {
@@ -45,7 +49,10 @@ int sc_main(int argc, char* argv[]) {
   for (const auto& c : kCommands) {
     if (std::strcmp(argv[1], c.name) == 0) return c.run(argc - 1, argv + 1);
   }
-  std::cerr << "aggnet: unknown command '" << argv[1] << "'\n";
+  std::vector<std::string> names;
+  for (const auto& c : kCommands) names.emplace_back(c.name);
+  std::cerr << "aggnet: " << argv[1] << ": unknown command" << aggnet::did_you_mean(argv[1], names)
+            << "\n";
   usage(std::cerr);
   return 2;
 }

@@ -247,14 +247,14 @@ void check_outputs(const OptionValues& values) {
     if (path.empty()) continue;
     std::error_code ec;
     const auto [it, fresh] = seen.emplace(fs::weakly_canonical(path, ec), spec->name);
-    if (!fresh && !is_special_file(path))
+    if (!fresh && (is_stdout(path) || !is_special_file(path)))
       throw ConfigError(values.where(), 0, "--" + spec->name,
                         "expected a file other than --" + it->second + "'s", path);
   }
 }
 
 void check_output_path(const std::string& where, const std::string& key, const std::string& path) {
-  if (path.empty()) return;
+  if (path.empty() || is_stdout(path)) return;
   const fs::path parent = fs::path(path).parent_path();
   const fs::path dir = parent.empty() ? fs::path(".") : parent;
   if (!fs::is_directory(dir))

@@ -126,7 +126,7 @@ int cmd_params(int argc, char** argv) {
   try {
     vm = cli::parse("aggnet params", argc, argv, desc);
   } catch (const ConfigError& e) {
-    std::cerr << e.what() << "\n";
+    std::cerr << error_line("aggnet params", e) << "\n";
     return 2;
   }
   if (vm.count("help")) {

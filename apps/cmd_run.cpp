@@ -5,11 +5,14 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <systemc>
 #include <vector>
@@ -18,9 +21,12 @@
 #include "apps/commands.h"
 #include "common/atomic_file.h"
 #include "common/config_error.h"
+#include "common/strings.h"
+#include "common/subprocess.h"
 #include "common/units.h"
 #include "config/platform_loader.h"
 #include "config/schedule_io.h"
+#include "model/faults.h"
 #include "model/network_math.h"
 #include "modules/core/event_calendar.h"
 #include "options/option_values.h"
@@ -57,6 +63,48 @@ struct RunSetup {
   bool quiet = false;
 };
 
+// The GTKWave view's file: --gtkw FILE, else the waveform's name with .gtkw; "" for none
+// (no view of /dev/null in /dev, nor of the standard output).
+std::string view_path(const OptionValues& v) {
+  if (v.has("gtkw")) return v.text("gtkw");
+  const std::string& waveform = v.text("vcd");
+  if (waveform.empty() || is_special_file(waveform)) return "";
+  return fs::path(waveform).replace_extension(".gtkw").string();
+}
+
+bool writes_fst(const OptionValues& v) { return fs::path(v.text("vcd")).extension() == ".fst"; }
+
+// Whether `program` is an executable in PATH.
+bool in_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  for (const auto& dir : split(path ? path : "", ':', EmptyFields::kSkip))
+    if (::access((fs::path(dir) / program).c_str(), X_OK) == 0) return true;
+  return false;
+}
+
+// --vcd FILE.fst needs vcd2fst; a derived view never replaces a file that is not
+// aggnet's view of this same waveform (a hand-made view of it, or a view of another file).
+void check_waveform_outputs(const OptionValues& v) {
+  if (!v.has("vcd")) return;
+  if (writes_fst(v) && !in_path("vcd2fst"))
+    v.fail("vcd",
+           "expected a .vcd file: FST needs vcd2fst (Debian package gtkwave), not found in PATH",
+           v.text("vcd"));
+  const std::string view = view_path(v);
+  if (v.has("gtkw") || view.empty() || !fs::exists(view)) return;
+  std::ifstream in(view);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string ours = fmt::format("[dumpfile] \"{}\"\n", fs::absolute(v.text("vcd")).string());
+  if (text.str().rfind("[*]\n[*] aggnet ", 0) == 0 && text.str().find(ours) != std::string::npos)
+    return;
+  v.fail("vcd",
+         "expected no other file at " + view +
+             " (its GTKWave view would replace one that is not aggnet's view of this "
+             "waveform; name the view with --gtkw FILE)",
+         v.text("vcd"));
+}
+
 // --trace/--trace-from/--trace-to (need --vcd) and --stats/--stats-interval.
 void prepare_trace_and_stats(RunSetup& s) {
   const auto& v = s.values;
@@ -74,8 +122,9 @@ void prepare_trace_and_stats(RunSetup& s) {
   s.stats_interval_ps = v.time_ps("stats-interval");
   const std::string& stats = v.text("stats");
   const auto ext = fs::path(stats).extension().string();
-  if (!stats.empty() && ext != ".csv" && ext != ".json")
-    v.fail("stats", "expected a file name ending in .csv or .json", stats);
+  if (!stats.empty() && !is_stdout(stats) && ext != ".csv" && ext != ".json")
+    v.fail("stats", "expected a file name ending in .csv or .json (or - for CSV on stdout)", stats);
+  check_waveform_outputs(v);
 }
 
 // Mixing: rounds to eps-consensus; with --steps 0 the run simulates that many steps (at
@@ -157,7 +206,10 @@ std::optional<RunSetup> prepare(int argc, char** argv) {
   RunSetup s(std::move(*values));
   s.options = options::to_run_options(s.values);
   s.colocated = !s.values.flag("no-colocated");
-  s.quiet = s.values.flag("quiet");
+  // An output on the standard output replaces the table there.
+  s.quiet = s.values.flag("quiet") || is_stdout(s.values.text("json")) ||
+            is_stdout(s.values.text("vcd")) || is_stdout(s.values.text("gtkw")) ||
+            is_stdout(s.values.text("stats"));
   s.platform = cli::load_platform(s.values, s.options);
   s.schedule = make_schedule(s.values.text("schedule"), s.platform);
   check_ring_gradient(s);
@@ -177,30 +229,64 @@ std::optional<RunSetup> prepare(int argc, char** argv) {
   return s;
 }
 
-nlohmann::json options_json(const RunSetup& s) {
+// The options the command line gave, as it gave them (names and text as typed; flags
+// true; repeatable options as lists). The runner's own options (outputs, tracing, -q)
+// change no result and are left out, so the same inputs give the same file.
+nlohmann::json given_options(const OptionValues& v) {
+  nlohmann::json given = nlohmann::json::object();
+  for (const options::OptionSpec* spec : options::options_of(options::kRun)) {
+    if (options::runner_owned(*spec) || !v.given(spec->name)) continue;
+    if (spec->kind == options::Kind::kFlag)
+      given[spec->name] = true;
+    else if (spec->repeatable)
+      given[spec->name] = v.list(spec->name);
+    else
+      given[spec->name] = v.text(spec->name);
+  }
+  return given;
+}
+
+// Every run option as the run used it: defaults filled in, `--steps 0` and
+// `--round-start auto` decided, sizes in bytes and times in seconds (null: decided per
+// group, see docs/run-json.md).
+nlohmann::json resolved_options(const RunSetup& s, const NetworkSystem& wan) {
   const auto& v = s.values;
   const auto& o = s.options;
-  nlohmann::json options = {{"platform", v.text("platform")},
-                            {"schedule", v.text("schedule")},
-                            {"buffer", v.text("buffer")},
-                            {"gradient", v.text("gradient")},
-                            {"chunk", v.text("chunk")},
-                            {"steps", o.steps},
-                            {"flow_control", v.text("flow-control")},
-                            {"round_start", o.aligned_start ? "aligned" : "immediate"},
-                            {"alignment", v.text("alignment")},
-                            {"pacing_margin", o.pacing_margin},
-                            {"multicast", v.text("multicast")},
-                            {"aggregation", v.text("aggregation")},
-                            {"jitter", v.text("jitter")},
-                            {"seed", o.seed},
-                            {"eps", o.eps},
-                            {"set", v.list("set")},
-                            {"functional", o.functional},
-                            {"colocated", s.colocated}};
-  // Only in burst mode, so exact runs' outputs stay as they were.
-  if (o.burst_chunks > 1) options["burst"] = o.burst_chunks;
-  return options;
+  nlohmann::json buffers = nlohmann::json::object();
+  for (const auto& site : s.platform.sites) buffers[site.code] = site.fpga.buffer_bytes;
+  const bool recovery = loss_recovery(o.faults, o.flow_control);
+  const auto seconds = [](std::uint64_t ps) { return static_cast<double>(ps) * 1e-12; };
+  return {{"platform", v.text("platform")},
+          {"schedule", v.text("schedule")},
+          {"buffer_bytes", buffers},
+          {"gradient_bytes", o.gradient_bytes},
+          {"chunk_bytes", o.chunk_bytes},
+          {"burst_chunks", o.burst_chunks},
+          {"steps", o.steps},
+          {"eps", o.eps},
+          {"flow_control", v.text("flow-control")},
+          {"round_start", o.aligned_start ? "aligned" : "immediate"},
+          {"alignment", v.text("alignment")},
+          {"pacing_margin", o.pacing_margin},
+          {"multicast", o.multicast},
+          {"aggregation", o.aggregation},
+          {"jitter", o.jitter},
+          {"seed", o.seed},
+          {"set", v.list("set")},
+          {"functional", o.functional},
+          {"colocated", s.colocated},
+          {"loss_rate", o.faults.wan_loss_rate},
+          {"faults", v.list("fault")},
+          {"loss_recovery", recovery},
+          {"retransmit_timeout_s", o.faults.retransmit_timeout_ps
+                                       ? nlohmann::json(seconds(o.faults.retransmit_timeout_ps))
+                                       : nlohmann::json()},
+          {"watchdog_s",
+           recovery ? nlohmann::json(seconds(wan.watchdog().window().value())) : nlohmann::json()}};
+}
+
+nlohmann::json options_json(const RunSetup& s, const NetworkSystem& wan) {
+  return {{"given", given_options(s.values)}, {"resolved", resolved_options(s, wan)}};
 }
 
 // rounds_to_eps; when the run got that far, the simulated time at which every site has the
@@ -237,9 +323,8 @@ void guard_partial(const std::string& path) {
 void write_view(const RunSetup& s, const NetworkSystem& wan, const WindowedVcd& vcd,
                 const std::vector<TracedSignal>& traced, OutputBatch& outputs) {
   const std::string& vcd_path = s.values.text("vcd");
-  std::string path = s.values.text("gtkw");
-  if (path.empty() && is_special_file(vcd_path)) return;  // no view of /dev/null in /dev
-  if (path.empty()) path = fs::path(vcd_path).replace_extension(".gtkw").string();
+  const std::string path = view_path(s.values);
+  if (path.empty()) return;
   GtkwView view;
   view.title = fmt::format("aggnet {}: {} on {}", AGGNET_VERSION, s.values.text("schedule"),
                            fs::path(s.platform.file).filename().string());
@@ -252,6 +337,27 @@ void write_view(const RunSetup& s, const NetworkSystem& wan, const WindowedVcd& 
   outputs.add(path, gtkw_text(view));
 }
 
+// The finished waveform for --vcd FILE, as a temporary file: FILE.fst gets it converted by
+// vcd2fst.
+std::string finished_waveform(const OptionValues& v) {
+  const std::string& path = v.text("vcd");
+  const std::string vcd = temporary_path_for(path, ".partial.vcd");
+  if (!writes_fst(v)) return vcd;
+  const std::string fst = temporary_path_for(path, ".partial.fst");
+  Command convert;
+  convert.argv = {"vcd2fst", vcd, fst};
+  convert.out = Redirect::null();
+  convert.err = Redirect::capture();
+  const ProcessResult result = run_process(convert);
+  std::remove(vcd.c_str());
+  if (!result.success()) {
+    std::remove(fst.c_str());
+    throw std::runtime_error("vcd2fst could not convert the waveform (" + result.describe() +
+                             "): " + trim(result.err));
+  }
+  return fst;
+}
+
 // The JSON, the waveform and its view, and the statistics the command line asks for: all
 // of them or none (a full device for one leaves no other written).
 void write_outputs(const RunSetup& s, const nlohmann::json& report, const NetworkSystem& wan,
@@ -261,12 +367,13 @@ void write_outputs(const RunSetup& s, const nlohmann::json& report, const Networ
   const std::string& stats_path = s.values.text("stats");
   OutputBatch outputs;
   if (vcd) {
-    outputs.adopt(temporary_path_for(s.values.text("vcd"), ".partial.vcd"), s.values.text("vcd"));
+    outputs.adopt(finished_waveform(s.values), s.values.text("vcd"));
     write_view(s, wan, *vcd, traced, outputs);
   }
   if (!json_path.empty()) outputs.add(json_path, report.dump(2) + "\n");
   if (!stats_path.empty()) {
-    const auto rows = collect_module_stats(wan, sampler);
+    auto rows = collect_module_stats(wan, sampler);
+    tidy_numbers(rows);
     outputs.add(stats_path, fs::path(stats_path).extension() == ".json" ? rows.dump(1) + "\n"
                                                                         : module_stats_csv(rows));
   }
@@ -313,7 +420,7 @@ int simulate(const RunSetup& s) {
     const auto& t = s.trace;
     const std::string header = fmt::format(
         "aggnet {} run, platform {}, options {}, trace {} from {} ps to {}", AGGNET_VERSION,
-        s.platform.file, options_json(s).dump(), nlohmann::json(s.values.list("trace")).dump(),
+        s.platform.file, options_json(s, wan).dump(), nlohmann::json(s.values.list("trace")).dump(),
         t.from_ps, t.to_ps == TraceSelection{}.to_ps ? "the end" : std::to_string(t.to_ps) + " ps");
     vcd = std::make_unique<WindowedVcd>(vcd_base, s.trace.from_ps, s.trace.to_ps, header);
     vcd->set_time_unit(1, sc_core::SC_PS);  // the kernel resolution: every event representable
@@ -355,7 +462,7 @@ int simulate(const RunSetup& s) {
   if (colocated) add_colocated(report, collect_report(*colocated));
   report["aggnet_version"] = AGGNET_VERSION;
   report["platform_file"] = s.platform.file;
-  report["options"] = options_json(s);
+  report["options"] = options_json(s, wan);
   add_consensus(report, s.rounds_to_eps);
   add_bound(report, s.platform, s.schedule, s.options.gradient_bytes);
   for (const auto& inv : invariants)
@@ -380,7 +487,7 @@ int cmd_run(int argc, char** argv) {
     const auto setup = prepare(argc, argv);
     return setup ? simulate(*setup) : 0;
   } catch (const ConfigError& e) {
-    std::cerr << e.what() << "\n";
+    std::cerr << error_line(kWhere, e) << "\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "aggnet run: " << e.what() << "\n";

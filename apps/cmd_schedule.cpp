@@ -19,6 +19,7 @@
 
 #include "apps/cli_options.h"
 #include "apps/commands.h"
+#include "common/atomic_file.h"
 #include "common/config_error.h"
 #include "common/units.h"
 #include "config/platform_loader.h"
@@ -334,6 +335,9 @@ int run_schedule(int argc, char** argv) {
   opt.run = options::to_run_options(*values);
   const RunOptions& run = opt.run;
   cli::check_outputs(*values);
+  // The ranking table is the standard output.
+  if (is_stdout(values->text("out")))
+    values->fail("out", "expected a file name (the ranking table is on the standard output)", "-");
   const Platform platform = cli::load_platform(*values, run);
   cli::check_buffers(*values, platform, run);
   const Routing routing(platform);
@@ -371,7 +375,7 @@ int cmd_schedule(int argc, char** argv) {
   try {
     return run_schedule(argc, argv);
   } catch (const ConfigError& e) {
-    std::cerr << e.what() << "\n";
+    std::cerr << error_line(kWhere, e) << "\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "aggnet schedule: " << e.what() << "\n";

@@ -41,7 +41,7 @@ SizingRequest prepare(const OptionValues& values) {
   cli::check_outputs(values);
   r.target = values.number("target");
   r.heterogeneous = values.flag("heterogeneous");
-  r.progress = !values.flag("quiet");
+  r.progress = !values.flag("quiet");  // progress is on stderr
   r.aggnet_exe = cli::self_executable();
   r.run_args = values.run_args();
   return r;
@@ -55,9 +55,11 @@ int cmd_size_buffers(int argc, char** argv) {
     if (!values) return 0;
     const SizingRequest request = prepare(*values);
     const SizingResult result = size_buffers(request);
-    if (!values->flag("quiet")) std::cout << sizing_table(request, result);
     const std::string& json = values->text("json");
     const std::string& csv = values->text("csv");
+    // An output on the standard output replaces the table there.
+    if (!values->flag("quiet") && !is_stdout(json) && !is_stdout(csv))
+      std::cout << sizing_table(request, result);
     if (!json.empty()) {
       nlohmann::json document = sizing_json(request, result);
       tidy_numbers(document);
@@ -66,7 +68,7 @@ int cmd_size_buffers(int argc, char** argv) {
     if (!csv.empty()) write_file_atomically(csv, sizing_csv(request, result));
     return 0;
   } catch (const ConfigError& e) {
-    std::cerr << e.what() << "\n";
+    std::cerr << error_line(kWhere, e) << "\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << kWhere << ": " << e.what() << "\n";

@@ -129,7 +129,7 @@ unsigned count_option(const po::variables_map& vm, const std::string& key) {
   const std::string text = vm[key].as<std::string>();
   const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
   if (!digits || text.size() > 9 || std::stoul(text) == 0)
-    throw ConfigError("command line", 0, "--" + key, "expected a whole number from 1 to 999999999",
+    throw ConfigError(kCommandLine, 0, "--" + key, "expected a whole number from 1 to 999999999",
                       text);
   return static_cast<unsigned>(std::stoul(text));
 }
@@ -229,15 +229,15 @@ int cmd_run_sweep(int argc, char** argv) {
   try {
     timeout_ms = parse_timeout_ms(timeout);
   } catch (const UnitError&) {
-    throw ConfigError("command line", 0, "--timeout",
+    throw ConfigError(kCommandLine, 0, "--timeout",
                       "expected a time of at least 1ms like '10m' or '30s'", timeout);
   }
   const std::string metric = vm.count("metric") ? vm["metric"].as<std::string>() : spec.metric;
-  if (vm.count("metric")) check_metric(metric, "command line", 0, "--metric");
+  if (vm.count("metric")) check_metric(metric, kCommandLine, 0, "--metric");
   check_platforms(spec, points);
   std::string aggnet = vm.count("aggnet") ? vm["aggnet"].as<std::string>() : self_exe();
   if (access(aggnet.c_str(), X_OK) != 0) {
-    throw ConfigError("command line", 0, "--aggnet", "expected an executable file", aggnet);
+    throw ConfigError(kCommandLine, 0, "--aggnet", "expected an executable file", aggnet);
   }
   aggnet = fs::absolute(aggnet).string();
   const unsigned workers = vm.count("workers") ? count_option(vm, "workers")
@@ -268,7 +268,7 @@ int cmd_run_sweep(int argc, char** argv) {
 
   if (vm.count("slurm")) {
     if (vm.count("shard")) {
-      throw ConfigError("command line", 0, "--shard", "cannot be combined with --slurm");
+      throw ConfigError(kCommandLine, 0, "--shard", "cannot be combined with --slurm");
     }
     SlurmJob job;
     job.aggnet = aggnet;
@@ -325,7 +325,7 @@ int cmd_run_sweep(int argc, char** argv) {
   if (!resume && fs::exists(db_path)) {
     ResultStore existing(db_path);
     if (existing.row_count() > 0) {
-      throw ConfigError("command line", 0, "--out",
+      throw ConfigError(kCommandLine, 0, "--out",
                         "already holds results (" + db_path +
                             "); pass --resume to continue that sweep or choose a new directory");
     }
@@ -395,7 +395,7 @@ int cmd_sweep(int argc, char** argv) {
     if (sub == "export") return cmd_export(argc, argv);
     return cmd_run_sweep(argc, argv);
   } catch (const ConfigError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
+    std::fprintf(stderr, "%s\n", error_line("aggnet sweep", e).c_str());
     return 2;
   } catch (const StoreError& e) {
     std::fprintf(stderr, "aggnet sweep: %s\n", e.what());

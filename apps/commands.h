@@ -9,5 +9,7 @@ int cmd_schedule(int argc, char** argv);      // apps/cmd_schedule.cpp
 int cmd_sweep(int argc, char** argv);         // apps/cmd_sweep.cpp
 int cmd_size_buffers(int argc, char** argv);  // apps/cmd_size_buffers.cpp
 int cmd_params(int argc, char** argv);        // apps/cmd_params.cpp
+int cmd_compare(int argc, char** argv);       // apps/cmd_compare.cpp
+int cmd_platform(int argc, char** argv);      // apps/cmd_platform.cpp
 
 }  // namespace aggnet

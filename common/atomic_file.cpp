@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <stdexcept>
 
@@ -33,6 +34,12 @@ void check_not_directory(const std::string& path) {
 
 /// Writes `content` into the existing non-regular file `path` (device, FIFO) in place.
 void write_through(const std::string& path, const std::string& content) {
+  if (is_stdout(path)) {  // through std::cout, in order with what the command prints
+    std::cout << content;
+    std::cout.flush();
+    if (!std::cout) throw std::runtime_error("cannot write the standard output");
+    return;
+  }
   std::ofstream out(path, std::ios::binary | std::ios::out);
   if (!out) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
   out << content;
@@ -43,6 +50,7 @@ void write_through(const std::string& path, const std::string& content) {
 }  // namespace
 
 bool is_special_file(const std::string& path) {
+  if (is_stdout(path)) return true;
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);  // follows links
   return fs::exists(st) && !fs::is_regular_file(st) && !fs::is_directory(st);

@@ -7,10 +7,13 @@
 
 namespace aggnet {
 
-/// Writes `content` to `path`. A regular file (or a new one) is written through a
-/// temporary file in the same directory and a rename, so a crash or an error never leaves
-/// a half-written file at `path`; a symbolic link is followed and its target replaced,
-/// never the link. Anything else that exists at `path` (a character device such as
+/// The output name of the standard output ("-"), as the outputs of every command take it.
+inline bool is_stdout(const std::string& path) { return path == "-"; }
+
+/// Writes `content` to `path` ("-": the standard output, through std::cout). A regular file (or a
+/// new one) is written through a temporary file in the same directory and a rename, so a crash or
+/// an error never leaves a half-written file at `path`; a symbolic link is followed and its target
+/// replaced, never the link. Anything else that exists at `path` (a character device such as
 /// /dev/null or /dev/stdout, a FIFO) is written through in place: renaming over it would
 /// replace the device node (as root, `--json /dev/null` once replaced /dev/null).
 /// Errors: std::runtime_error naming the path if it cannot be written or is a directory.
@@ -21,8 +24,8 @@ void write_file_atomically(const std::string& path, const std::string& content);
 /// temporary is removed). Errors: std::runtime_error naming both paths.
 void commit_file(const std::string& temporary, const std::string& path);
 
-/// True when `path` exists and is neither a regular file nor a link to one: outputs to it
-/// are written through, never renamed over.
+/// True when `path` is "-" or exists and is neither a regular file nor a link to one:
+/// outputs to it are written through, never renamed over.
 bool is_special_file(const std::string& path);
 
 /// Where to build an output for `path` before commit_file: next to it (`path` + suffix)

@@ -27,10 +27,23 @@ ConfigError::ConfigError(const std::string& file, int line, const std::string& k
     : std::runtime_error(make_message(file, line, key, expected)),
       file_(file),
       line_(line),
-      key_(key) {}
+      key_(key),
+      detail_(expected) {}
 
 ConfigError::ConfigError(const std::string& file, int line, const std::string& key,
                          const std::string& expected, const std::string& got)
     : ConfigError(file, line, key, expected + ", got '" + got + "'") {}
+
+std::string error_line(const std::string& command, const ConfigError& e) {
+  const std::string& file = e.file();
+  std::string option;
+  if (file == kCommandLine)
+    option = e.key().rfind("--", 0) == 0 ? e.key() : "--" + e.key();
+  else if (file.rfind("--", 0) == 0)
+    option = e.key().empty() ? file : file + " " + e.key();
+  else
+    return e.what();
+  return ConfigError(command, 0, option, e.detail()).what();
+}
 
 }  // namespace aggnet

@@ -49,18 +49,22 @@ bool starts_with_ci(std::string_view text, std::string_view prefix) {
 }  // namespace
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  // Optimal string alignment: three rows of the distance matrix (i - 2, i - 1, i).
+  std::vector<std::size_t> before(b.size() + 1), previous(b.size() + 1), row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) previous[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
     row[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t substitute = diagonal + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1);
-      diagonal = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitute});
+      const bool same = lower(a[i - 1]) == lower(b[j - 1]);
+      row[j] = std::min({previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (same ? 0 : 1)});
+      const bool swapped = i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
+                           lower(a[i - 2]) == lower(b[j - 1]);
+      if (swapped) row[j] = std::min(row[j], before[j - 2] + 1);
     }
+    std::swap(before, previous);
+    std::swap(previous, row);
   }
-  return row[b.size()];
+  return previous[b.size()];
 }
 
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates) {
@@ -74,7 +78,8 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
     // A prefix either way or a different separator is a near miss whatever its length.
     const bool prefix =
         (c.size() >= 2 && starts_with_ci(word, c)) || (word.size() >= 2 && starts_with_ci(c, word));
-    if (normalized(word) == normalized(c)) d = 0;
+    // Separators do not count: "all2all" is two edits from "all-to-all".
+    d = std::min(d, edit_distance(normalized(word), normalized(c)));
     if (d > limit && !prefix) continue;
     if (d < best) {
       best = d;

@@ -22,13 +22,15 @@ std::vector<std::string> split(std::string_view text, char sep,
 /// `text` without leading and trailing whitespace (std::isspace).
 std::string trim(std::string_view text);
 
-/// Levenshtein edit distance (insertions, deletions, substitutions; ASCII case-insensitive).
+/// Edit distance with transpositions (optimal string alignment: insertions, deletions,
+/// substitutions and swaps of two adjacent letters, "rnu" -> "run" is 1; ASCII
+/// case-insensitive).
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
 /// The candidate closest to `word` by edit_distance, if it is close enough to be what the
 /// user meant: at most max(1, |word| / 3) edits, or `word` being a prefix of it or it of
-/// `word` ("london" -> "lon"), or equal once '-' and '_' are ignored ("all_to_all" ->
-/// "all-to-all"). Ties go to the first candidate. "" when none is.
+/// `word` ("london" -> "lon"); '-' and '_' are ignored ("all_to_all" -> "all-to-all",
+/// "all2all" -> "all-to-all"). Ties go to the first candidate. "" when none is.
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
 
 /// " (did you mean 'bandwidth'?)" for closest_match(word, candidates), or "".

@@ -222,7 +222,7 @@ std::uint64_t parse_exact(const std::string& text, const std::vector<UnitDef>& u
 }  // namespace
 
 std::uint64_t parse_bytes(const std::string& text) {
-  return parse_exact(text, byte_units(), /*allow_bare=*/true, "a size like '64MiB' or '2048B'",
+  return parse_exact(text, byte_units(), /*allow_bare=*/false, "a size like '64MiB' or '2048B'",
                      "bytes");
 }
 

@@ -21,7 +21,8 @@ class UnitError : public std::runtime_error {
 
 /// Size in bytes. Accepts B, kB/KB, MB, GB, TB (powers of 1000), KiB, MiB, GiB, TiB
 /// (powers of 1024), and bit forms "bit", "kbit" ... (must be a whole number of bytes).
-/// A bare number means bytes. Fractions are allowed if the result is whole ("1.5KiB").
+/// A bare number is rejected, as for rates and times: "64" could mean bytes or MiB.
+/// Fractions are allowed if the result is whole ("1.5KiB").
 /// Errors: UnitError on syntax, unknown unit, negative value, overflow or a fraction
 /// of a byte.
 std::uint64_t parse_bytes(const std::string& text);

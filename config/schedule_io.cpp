@@ -1,5 +1,6 @@
 #include "config/schedule_io.h"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -28,7 +29,7 @@ std::uint64_t family_seed(const std::string& digits, const std::string& name) {
   try {
     return std::stoull(digits);
   } catch (const std::logic_error&) {  // out_of_range; invalid_argument cannot happen (\\d+)
-    throw ConfigError("<command line>", 0, "schedule", "expected a seed below 2^64", name);
+    throw ConfigError(kCommandLine, 0, "schedule", "expected a seed below 2^64", name);
   }
 }
 
@@ -75,7 +76,7 @@ int family_count(const std::string& digits, const std::string& name, int low, in
                  const std::string& what) {
   if (const auto value = bounded_count(digits, low, high)) return *value;
   throw ConfigError(
-      "<command line>", 0, "schedule",
+      kCommandLine, 0, "schedule",
       "expected " + what + " from " + std::to_string(low) + " to " + std::to_string(high), name);
 }
 
@@ -285,12 +286,14 @@ std::string key_text(const YAML::Node& key, const std::string& where,
 // Keys of a mapping, each once. Errors: ConfigError naming the repeated key.
 void check_unique_keys(const YAML::Node& map, const std::string& where,
                        const std::string& file_label) {
-  std::set<std::string> seen;
+  std::map<std::string, int> seen;  // key -> its line
   for (const auto& kv : map) {
     const std::string key = key_text(kv.first, where, file_label);
-    if (!seen.insert(key).second)
-      throw ConfigError(file_label, line_of(kv.first), where + (where.empty() ? "" : ".") + key,
-                        "each key once (duplicate key)");
+    const auto [first, fresh] = seen.emplace(key, line_of(kv.first));
+    if (!fresh)
+      throw ConfigError(
+          file_label, line_of(kv.first), where + (where.empty() ? "" : ".") + key,
+          fmt::format("each key once (duplicate key, first given on line {})", first->second));
   }
 }
 
@@ -495,7 +498,7 @@ namespace {
 int site_named(const std::string& code, const Platform& platform, const std::string& name) {
   for (std::size_t i = 0; i < platform.sites.size(); ++i)
     if (platform.sites[i].code == code) return static_cast<int>(i);
-  throw ConfigError("<command line>", 0, "schedule",
+  throw ConfigError(kCommandLine, 0, "schedule",
                     "site codes of platform '" + platform.name + "' (" + known_codes(platform) +
                         ") in '" + name + "', got '" + code + "'" +
                         did_you_mean(code, code_list(platform)));
@@ -514,7 +517,7 @@ std::optional<std::vector<std::pair<int, int>>> site_pairs(const std::string& li
     const std::string from = pair.substr(0, dash);
     const std::string to = dash == std::string::npos ? "" : pair.substr(dash + 1);
     if (!all_word(from) || !all_word(to))
-      throw ConfigError("<command line>", 0, "schedule",
+      throw ConfigError(kCommandLine, 0, "schedule",
                         "pairs SRC-DST like p2p:lon-nyc,ams-chi, got '" + pair + "'");
     pairs.emplace_back(site_named(from, platform, name), site_named(to, platform, name));
   }
@@ -544,7 +547,7 @@ std::optional<Schedule> point_to_point_named(const std::string& spec, const std:
     const bool counted = reads_as_pairs(before, name, platform);
     const bool whole = reads_as_pairs(spec, name, platform);
     if (counted && whole)
-      throw ConfigError("<command line>", 0, "schedule",
+      throw ConfigError(kCommandLine, 0, "schedule",
                         "an unambiguous p2p list, got '" + name + "': the last site is '" +
                             spec.substr(spec.rfind('-') + 1) + "' with one message or '" +
                             before.substr(before.rfind('-') + 1) + "' with " + spec.substr(x + 1) +
@@ -559,7 +562,7 @@ std::optional<Schedule> point_to_point_named(const std::string& spec, const std:
   if (!pairs) return std::nullopt;
   const int messages = count ? family_count(*count, name, 1, 999'999, "a message count xK") : 1;
   Schedule s = point_to_point_schedule(platform, *pairs, messages);
-  validate_schedule(s, platform, "<command line>");
+  validate_schedule(s, platform, kCommandLine);
   return s;
 }
 
@@ -576,7 +579,7 @@ std::optional<Schedule> host_collective_schedule(const std::string& name,
       const std::string rule_name = name.substr(colon + 1);
       const auto named_rule = value_named(ring_step_rule_names(), rule_name);
       if (!named_rule)
-        throw ConfigError("<command line>", 0, "schedule",
+        throw ConfigError(kCommandLine, 0, "schedule",
                           "a ring step rule (" + joined_names(names_of(ring_step_rule_names())) +
                               ") after '" + base + ":', got '" + rule_name + "'" +
                               did_you_mean(rule_name, names_of(ring_step_rule_names())));
@@ -616,12 +619,13 @@ Schedule make_schedule(const std::string& name, const Platform& platform) {
   }
   std::error_code ec;
   if (std::filesystem::is_regular_file(name, ec)) return load_schedule(name, platform);
-  throw ConfigError("<command line>", 0, "schedule",
-                    "all-to-all, triads, ring, pairs, rotating-K, sequential-K, random-K:SEED, "
-                    "hierarchical, ring:RULE, reduce-scatter, all-gather, p2p:SRC-DST, "
-                    "parameter-server:SITE, unicast-all-to-all "
-                    "or an existing schedule file, got '" +
-                        name + "'" + did_you_mean(name, kScheduleNames));
+  throw ConfigError(
+      kCommandLine, 0, "schedule",
+      "expected all-to-all, triads, ring, pairs, rotating-K, sequential-K, random-K:SEED, "
+      "hierarchical, ring:RULE, reduce-scatter, all-gather, p2p:SRC-DST, "
+      "parameter-server:SITE, unicast-all-to-all "
+      "or an existing schedule file, got '" +
+          name + "'" + did_you_mean(name, kScheduleNames));
 }
 
 }  // namespace aggnet

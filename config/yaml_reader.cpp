@@ -270,10 +270,12 @@ void YamlMap::allow_keys(const std::vector<std::string>& allowed) {
       throw_at(key, file_, key_path(k),
                "unknown key, expected one of: " + list() + did_you_mean(k, allowed));
     }
-    const bool repeated = std::any_of(entries_.begin(), e, [&](const Entry& before) {
+    const auto first = std::find_if(entries_.begin(), e, [&](const Entry& before) {
       return before.key.IsScalar() && before.name == k;
     });
-    if (repeated) throw_at(key, file_, key_path(k), "duplicate key");
+    if (first != e)
+      throw_at(key, file_, key_path(k),
+               fmt::format("duplicate key (first given on line {})", first->key.Mark().line + 1));
   }
 }
 

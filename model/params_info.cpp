@@ -55,7 +55,7 @@ std::uint64_t parse_count(const ParamInfo& p, const std::string& text) {
   if (!is_plain_number(s)) throw UnitError(what);
   try {
     // A bare size is a count of bytes: the exact decimal rules of units.h ("2e7").
-    return parse_bytes(s);
+    return parse_bytes(s + "B");
   } catch (const UnitError& e) {
     const bool too_large = std::string(e.what()).find("too large") != std::string::npos;
     throw UnitError(what + (too_large ? " (value too large)" : ""));

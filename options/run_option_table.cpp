@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "common/data_dir.h"
+#include "common/strings.h"
 #include "common/units.h"
 #include "model/run_options.h"
 
@@ -63,7 +64,8 @@ std::vector<OptionSpec> make_table() {
   using S = const std::string&;
   const unsigned kAll = kRunInput | kSchedule | kSizeBuffers;
   const Row rows[] = {
-      Row("platform", Kind::kPath, kAll, "platform YAML file").def("platforms/nine_city.yaml"),
+      Row("platform", Kind::kPath, kAll | kPlatform, "platform YAML file")
+          .def("platforms/nine_city.yaml"),
       Row("schedule", Kind::kSchedule, kRunInput | kSizeBuffers,
           "schedule name (all-to-all, triads, ring, pairs, rotating-K, sequential-K, "
           "random-K:SEED, hierarchical; host collectives: ring:RULE, reduce-scatter, "
@@ -146,7 +148,7 @@ std::vector<OptionSpec> make_table() {
           .def("1")
           .within(0, kUint64Max, "[]")
           .sets([](O& o, S v) { o.seed = std::stoull(v); }),
-      Row("set", Kind::kOverride, kAll,
+      Row("set", Kind::kOverride, kAll | kPlatform,
           "platform override PATH=VALUE, repeatable (e.g. defaults.link.bandwidth=10Gbps)")
           .many(),
       Row("functional", Kind::kFlag, kRunInput, "carry real data and check every sum")
@@ -190,7 +192,8 @@ std::vector<OptionSpec> make_table() {
           "with --stats: occupancy time-series sampling interval")
           .def("1ms")
           .within(0, kInf, "()"),
-      Row("json", Kind::kOutput, kRun | kSizeBuffers, "write the results as JSON to FILE"),
+      Row("json", Kind::kOutput, kRun | kSizeBuffers | kPlatform,
+          "write the results as JSON to FILE (- for the standard output)"),
       Row("csv", Kind::kOutput, kSizeBuffers, "write the per-site table as CSV to FILE"),
       Row("out", Kind::kOutput, kSchedule, "write the winner as a schedule YAML file"),
       Row("schedules", Kind::kText, kSchedule,
@@ -277,17 +280,41 @@ void check_time(const OptionSpec& spec, const std::string& value) {
   }
 }
 
+bool plain_decimal(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+';
+  });
+}
+
 void check_bytes(const OptionSpec& spec, const std::string& value) {
   try {
     if (parse_bytes(value) == 0) throw UnitError("zero");
   } catch (const UnitError&) {
+    // "64" could be bytes or MiB: a size, like a rate, needs its unit.
+    if (plain_decimal(value))
+      throw OptionError("expected a size with its unit, like '" + value + "MiB' or '" + value +
+                        "B'");
     throw OptionError(expectation(spec));
   }
 }
 
+// The schedule names a misspelling is compared with (families without their parameter).
+const std::vector<std::string> kScheduleWords = {"all-to-all",   "triads",
+                                                 "ring",         "pairs",
+                                                 "hierarchical", "rotating-K",
+                                                 "sequential-K", "random-K:SEED",
+                                                 "ring:receive", "ring:sendrecv",
+                                                 "ring:barrier", "reduce-scatter",
+                                                 "all-gather",   "unicast-all-to-all"};
+
 void check_schedule(const OptionSpec& spec, const std::string& value, const FileCheck& exists) {
   if (is_schedule_name(value) || !exists) return;
-  if (!looks_like_file(value)) throw OptionError(expectation(spec));
+  if (!looks_like_file(value)) {
+    const std::string match = closest_match(value, kScheduleWords);
+    if (!match.empty())
+      throw OptionError("expected a schedule name (did you mean '" + match + "'?)");
+    throw OptionError(expectation(spec));
+  }
   if (!exists(value)) throw OptionError("expected an existing schedule file");
 }
 
@@ -296,7 +323,7 @@ void check_word(const OptionSpec& spec, const std::string& value) {
                       : spec.kind == Kind::kFlag ? std::vector<std::string>{"true", "false"}
                                                  : spec.choices;
   if (std::find(words.begin(), words.end(), value) == words.end())
-    throw OptionError(expectation(spec));
+    throw OptionError(expectation(spec) + did_you_mean(value, words));
 }
 
 }  // namespace

@@ -28,6 +28,7 @@ enum Command : unsigned {
   kSchedule = 1u << 1,     ///< aggnet schedule
   kSizeBuffers = 1u << 2,  ///< aggnet size-buffers
   kSweep = 1u << 3,        ///< a sweep spec's `base:` and axes (passed on to aggnet run)
+  kPlatform = 1u << 4,     ///< aggnet platform
 };
 
 /// What an option's value is, with its unit: decides its check and, in a sweep, the

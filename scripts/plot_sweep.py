@@ -140,6 +140,21 @@ def metric_words(key):
     return f"{words} ({unit})" if unit else words
 
 
+def run_options(block):
+    """A run JSON's options as one flat dict of command-line values: the `resolved` block
+    (sizes as bytes) with the given --buffer (a uniform buffer); an older report's one
+    flat block as it is."""
+    if "resolved" not in block:
+        return dict(block)
+    opts = {k: v for k, v in block["resolved"].items() if k != "buffer_bytes"}
+    for key in ("gradient", "chunk"):
+        if f"{key}_bytes" in opts:
+            opts[key] = f"{opts.pop(key + '_bytes')}B"
+    if "buffer" in block.get("given", {}):
+        opts["buffer"] = block["given"]["buffer"]
+    return opts
+
+
 def run_parameters(rows, db, skip=()):
     """The run's fixed parameters in one line (platform, gradient, chunk, flow control, eps,
     steps, overrides): from the first successful point's run JSON next to the database
@@ -159,7 +174,7 @@ def run_parameters(rows, db, skip=()):
     try:
         with open(path) as f:
             j = json.load(f)
-        opts = dict(j.get("options", {}))
+        opts = run_options(j.get("options", {}))
         platform = j.get("platform")
         sets = {s.split("=", 1)[0]: s.split("=", 1)[1] for s in opts.pop("set", []) if "=" in s}
     except (OSError, ValueError, TypeError):

@@ -332,13 +332,13 @@ struct KeyUnit {
 constexpr std::pair<std::string_view, double> kTimeWords[] = {
     {"s", 1e12}, {"ms", 1e9}, {"us", 1e6}, {"ns", 1e3}, {"ps", 1}};
 constexpr std::string_view kCountWords[] = {
-    "abandoned",     "acks",        "allocations",     "bytes",   "checks",   "chunks",
-    "contributions", "count",       "credits",         "drops",   "dropped",  "duplicates",
-    "events",        "failures",    "grants",          "groups",  "links",    "lost",
-    "members",       "messages",    "mismatches",      "packets", "received", "recovered",
-    "resends",       "results",     "retransmissions", "round",   "rounds",   "samples",
-    "sent",          "simulations", "sites",           "slots",   "stalls",   "step",
-    "steps",         "timeouts"};
+    "abandoned",     "acks",       "allocations", "bytes",       "checks",          "chunks",
+    "contributions", "count",      "credits",     "drops",       "dropped",         "duplicates",
+    "events",        "failures",   "forwarded",   "grants",      "groups",          "links",
+    "lost",          "members",    "messages",    "mismatches",  "packets",         "received",
+    "recovered",     "replicated", "resends",     "results",     "retransmissions", "round",
+    "rounds",        "samples",    "sent",        "simulations", "sites",           "slots",
+    "stalls",        "step",       "steps",       "timeouts",    "unroutable"};
 
 // Called for every key of the report: words are compared in place, nothing allocated.
 KeyUnit unit_of(std::string_view key) {
@@ -426,38 +426,50 @@ std::string buffer_range(const json& sites) {
                   : format_bytes(lo) + " to " + format_bytes(hi) + " per site";
 }
 
+// "16MiB": the largest binary (then decimal) unit that holds `bytes` exactly.
+std::string exact_size(std::uint64_t bytes) {
+  static const std::pair<const char*, std::uint64_t> units[] = {
+      {"TiB", 1ull << 40},       {"GiB", 1ull << 30},   {"MiB", 1ull << 20}, {"KiB", 1ull << 10},
+      {"TB", 1'000'000'000'000}, {"GB", 1'000'000'000}, {"MB", 1'000'000},   {"kB", 1000}};
+  for (const auto& [name, size] : units)
+    if (bytes >= size && bytes % size == 0) return fmt::format("{}{}", bytes / size, name);
+  return fmt::format("{}B", bytes);
+}
+
+std::string on_off(const json& flag) { return flag.get<bool>() ? "on" : "off"; }
+
 // The run's inputs as the command line and the platform gave them.
 std::string inputs_table(const json& report) {
-  const auto& o = report["options"];
+  const auto& o = report["options"]["resolved"];
+  const auto& given = report["options"]["given"];
   std::string out = "Inputs\n";
   auto line = [&out](const char* name, const std::string& text) {
     out += fmt::format("  {:<13} {}\n", name, text);
   };
-  const std::string buffer = o["buffer"].get<std::string>();
   line("platform", fmt::format("{} ({}), {} sites", report["platform"].get<std::string>(),
                                o["platform"].get<std::string>(), report["sites"].size()));
   line("link rate", fmt::format("WAN {}, access {}", rate_range(report["links"], "wan"),
                                 rate_range(report["links"], "access_up")));
   line("schedule", fmt::format("{}, {} steps, eps {}", o["schedule"].get<std::string>(),
                                o["steps"].get<int>(), o["eps"].get<double>()));
-  const std::string burst = o.contains("burst") ? fmt::format(" in bursts of {} (timed per burst)",
-                                                              o["burst"].get<std::uint64_t>())
-                                                : "";
-  line("gradient",
-       fmt::format("{}, chunk {}{}, buffer {}", o["gradient"].get<std::string>(),
-                   o["chunk"].get<std::string>(), burst,
-                   buffer.empty() ? "from the platform, " + buffer_range(report["sites"])
-                                  : buffer + " at every site"));
+  const auto burst_chunks = o["burst_chunks"].get<std::uint64_t>();
+  const std::string burst =
+      burst_chunks > 1 ? fmt::format(" in bursts of {} (timed per burst)", burst_chunks) : "";
+  line("gradient", fmt::format("{}, chunk {}{}, buffer {}",
+                               exact_size(o["gradient_bytes"].get<std::uint64_t>()),
+                               exact_size(o["chunk_bytes"].get<std::uint64_t>()), burst,
+                               given.contains("buffer")
+                                   ? given["buffer"].get<std::string>() + " at every site"
+                                   : "from the platform, " + buffer_range(report["sites"])));
   const std::string flow = o["flow_control"] == "pacing"
                                ? fmt::format("pacing (margin {})", o["pacing_margin"].get<double>())
                                : o["flow_control"].get<std::string>();
   line("flow control",
        fmt::format("{}, round start {}, alignment {}, multicast {}, aggregation {}", flow,
                    o["round_start"].get<std::string>(), o["alignment"].get<std::string>(),
-                   o["multicast"].get<std::string>(), o["aggregation"].get<std::string>()));
-  line("jitter",
-       fmt::format("{} (seed {}){}", o["jitter"].get<std::string>(), o["seed"].get<std::uint64_t>(),
-                   o["functional"].get<bool>() ? ", functional data check" : ""));
+                   on_off(o["multicast"]), on_off(o["aggregation"])));
+  line("jitter", fmt::format("{} (seed {}){}", on_off(o["jitter"]), o["seed"].get<std::uint64_t>(),
+                             o["functional"].get<bool>() ? ", functional data check" : ""));
   if (!o["set"].empty()) line("overrides", "--set " + joined(o["set"], ", --set "));
   return out + "\n";
 }
@@ -467,7 +479,9 @@ std::string consensus_line(const json& report) {
   const auto& sm = report["summary"];
   const long rounds = sm["rounds_to_eps"].get<long>();
   const std::string eps =
-      report.contains("options") ? fmt::format("{}", report["options"]["eps"].get<double>()) : "";
+      report.contains("options")
+          ? fmt::format("{}", report["options"]["resolved"]["eps"].get<double>())
+          : "";
   if (rounds < 0)
     return fmt::format("  rounds to eps {:<10} never: this schedule does not mix to eps\n", eps);
   const std::string head = fmt::format("  rounds to eps {:<10} {}", eps, rounds);

@@ -183,6 +183,30 @@ void end_file_at(const std::string& path, std::uint64_t end_ps) {
   std::ofstream(path, std::ios::app | std::ios::binary) << '#' << end_ps << '\n';
 }
 
+// SystemC's writer ends the file with "#<time of closing>" even when its last timestep,
+// written just before, has that time: the same timestamp twice. Drop the repeat.
+void drop_repeated_end(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot reopen " + path);
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<std::streamoff>(in.tellg());
+  const std::streamoff tail_size = std::min<std::streamoff>(size, 1 << 16);
+  std::string tail(static_cast<std::size_t>(tail_size), '\0');
+  in.seekg(size - tail_size);
+  in.read(tail.data(), tail_size);
+  in.close();
+  const auto last = tail.rfind("\n#");
+  if (last == std::string::npos || tail.back() != '\n') return;
+  const auto before = tail.rfind("\n#", last - 1);
+  if (before == std::string::npos) return;
+  const std::string end_stamp = tail.substr(last + 1, tail.size() - last - 2);
+  const std::string previous = tail.substr(before + 1, tail.find('\n', before + 1) - before - 1);
+  if (end_stamp != previous) return;
+  // Keep the text up to the last timestep's values (and the blank line SystemC puts there).
+  std::filesystem::resize_file(
+      path, static_cast<std::uintmax_t>(size - tail_size + static_cast<std::streamoff>(last) + 1));
+}
+
 // SystemC dumps the first recorded timestep's values ($dumpvars) with no time and a
 // comment naming it, so viewers draw them from time 0. Overwrite that comment, in place
 // and at equal length, with "#<from>" and a shorter comment.
@@ -245,6 +269,7 @@ void WindowedVcd::close() {
   inner_ = nullptr;
   if (from_ > sc_core::SC_ZERO_TIME && now >= from_) stamp_initial_values(path_, to_ps(from_));
   if (now > to_) end_file_at(path_, to_ps(to_));
+  drop_repeated_end(path_);
 }
 
 ValueRange WindowedVcd::range(const std::uint64_t* source) const {

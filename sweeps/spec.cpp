@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -45,6 +46,15 @@ std::string option_list() {
   for (const auto& name : spec_options())
     if (sweep_option(name)) s += (s.empty() ? "" : ", ") + name;
   return s + ", set";
+}
+
+/// " (did you mean 'buffer'?)" for a misspelt run option of a spec.
+std::string option_hint(const std::string& word) {
+  std::vector<std::string> names;
+  for (const auto& name : spec_options())
+    if (sweep_option(name)) names.push_back(name);
+  names.emplace_back("set");
+  return did_you_mean(word, names);
 }
 
 /// The column kind of a run option's axis, from the table's value kind.
@@ -99,16 +109,19 @@ struct Ctx {
   void allow_keys(const YAML::Node& map, const std::string& path,
                   const std::vector<std::string>& allowed) const {
     if (!map.IsMap()) fail(map, path, "expected a mapping");
-    std::set<std::string> seen;
+    std::map<std::string, int> seen;  // key -> its line
     for (const auto& kv : map) {
       std::string k = key(kv.first, path);
       std::string key = path.empty() ? k : path + "." + k;
       if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
         std::string list;
         for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-        fail(kv.first, key, "unknown key, expected one of: " + list);
+        fail(kv.first, key,
+             "unknown key" + did_you_mean(k, allowed) + ", expected one of: " + list);
       }
-      if (!seen.insert(k).second) fail(kv.first, key, "duplicate key");
+      const auto [first, fresh] = seen.emplace(k, kv.first.Mark().line + 1);
+      if (!fresh)
+        fail(kv.first, key, fmt::format("duplicate key (first given on line {})", first->second));
     }
   }
 };
@@ -225,12 +238,14 @@ std::string check_value(const Ctx& ctx, const std::string& option, const YAML::N
 void read_options(const Ctx& ctx, const YAML::Node& map, const std::string& path, RunOptions& out,
                   const std::set<std::string>& skip = {}) {
   if (!map.IsMap()) ctx.fail(map, path, "expected a mapping of run options");
-  std::set<std::string> seen;
+  std::map<std::string, int> seen;  // key -> its line
   for (const auto& kv : map) {
     const std::string raw = ctx.key(kv.first, path);
     const std::string key = path.empty() ? raw : path + "." + raw;
     if (skip.count(raw)) continue;
-    if (!seen.insert(raw).second) ctx.fail(kv.first, key, "duplicate key");
+    const auto [first, fresh] = seen.emplace(raw, kv.first.Mark().line + 1);
+    if (!fresh)
+      ctx.fail(kv.first, key, fmt::format("duplicate key (first given on line {})", first->second));
     if (raw == "set") {
       if (!kv.second.IsMap()) ctx.fail(kv.second, key, "expected a mapping PATH: VALUE");
       for (const auto& s : kv.second) {
@@ -246,7 +261,8 @@ void read_options(const Ctx& ctx, const YAML::Node& map, const std::string& path
                "cannot give it");
     }
     if (!sweep_option(opt)) {
-      ctx.fail(kv.first, key, "unknown run option, expected one of: " + option_list());
+      ctx.fail(kv.first, key,
+               "unknown run option" + option_hint(opt) + ", expected one of: " + option_list());
     }
     if (sweep_option(opt)->repeatable && kv.second.IsSequence()) {
       // A repeatable option (fault) takes a list: one value per line, as repeat_values reads.
@@ -612,7 +628,9 @@ SweepSpec parse_spec(const std::string& yaml_text, const std::string& file) {
           opt = normalize_option(opt);
           if (!sweep_option(opt)) {
             ctx.fail(a["option"], key + ".option",
-                     "unknown run option, expected one of: " + option_list() + ":PATH", opt);
+                     "unknown run option" + option_hint(opt) +
+                         ", expected one of: " + option_list() + ":PATH",
+                     opt);
           }
         }
         axis.option = opt;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -280,7 +281,8 @@ TEST_F(Outputs, RunTableEchoesItsInputsAndTheConsensus) {
 TEST_F(Outputs, BurstIsEchoedAndCountsChunks) {
   const std::string base = "--schedule triads --steps 1 --buffer 8MiB --chunk 512KiB";
   const json exact = run(base);
-  EXPECT_FALSE(exact["options"].contains("burst"));
+  EXPECT_FALSE(exact["options"]["given"].contains("burst"));
+  EXPECT_EQ(exact["options"]["resolved"]["burst_chunks"].get<int>(), 1);
   const Output o = aggnet("run --gradient 16MiB --no-colocated " + base + " --burst 4 --json " +
                           (dir_ / "b.json").string());
   ASSERT_EQ(o.status, 0) << o.err;
@@ -288,7 +290,8 @@ TEST_F(Outputs, BurstIsEchoedAndCountsChunks) {
             std::string::npos)
       << o.out;
   const json burst = json::parse(read_text(dir_ / "b.json"));
-  EXPECT_EQ(burst["options"]["burst"].get<int>(), 4);
+  EXPECT_EQ(burst["options"]["given"]["burst"], "4");
+  EXPECT_EQ(burst["options"]["resolved"]["burst_chunks"].get<int>(), 4);
   ASSERT_EQ(burst["links"].size(), exact["links"].size());
   for (std::size_t i = 0; i < exact["links"].size(); ++i) {
     EXPECT_EQ(burst["links"][i]["chunks"], exact["links"][i]["chunks"]) << i;
@@ -453,6 +456,561 @@ TEST_F(Outputs, SizeBuffersTableAndProgress) {
     ++progress_lines;
   }
   EXPECT_GE(progress_lines, 2) << o.err;
+}
+
+// The run options each name one resolved key (a new option without one fails below).
+const std::map<std::string, std::string> kResolvedKey = {
+    {"platform", "platform"},
+    {"schedule", "schedule"},
+    {"buffer", "buffer_bytes"},
+    {"gradient", "gradient_bytes"},
+    {"chunk", "chunk_bytes"},
+    {"burst", "burst_chunks"},
+    {"steps", "steps"},
+    {"eps", "eps"},
+    {"flow-control", "flow_control"},
+    {"round-start", "round_start"},
+    {"alignment", "alignment"},
+    {"pacing-margin", "pacing_margin"},
+    {"multicast", "multicast"},
+    {"aggregation", "aggregation"},
+    {"jitter", "jitter"},
+    {"seed", "seed"},
+    {"set", "set"},
+    {"functional", "functional"},
+    {"no-colocated", "colocated"},
+    {"loss", "loss_rate"},
+    {"fault", "faults"},
+    {"retransmit-timeout", "retransmit_timeout_s"},
+    {"watchdog", "watchdog_s"}};
+// `aggnet run`'s own options: outputs and tracing, no input of the results.
+const std::set<std::string> kRunnerOptions = {
+    "vcd", "gtkw", "trace", "trace-from", "trace-to", "stats", "stats-interval", "json", "quiet"};
+
+// The long option names of `aggnet run --help`.
+std::set<std::string> run_option_names(const std::string& help) {
+  std::set<std::string> names;
+  static const std::regex option(R"(^  (?:-\w, )?--([a-z-]+))");
+  std::istringstream lines(help);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, option) && m[1] != "help") names.insert(m[1]);
+  }
+  return names;
+}
+
+// Issue 34: the options as given and as resolved, apart, and every run option in both.
+TEST_F(Outputs, OptionsGivenAndResolvedApartAndComplete) {
+  const std::set<std::string> names = run_option_names(aggnet("run --help").out);
+  std::set<std::string> inputs;
+  for (const auto& n : names)
+    if (!kRunnerOptions.count(n)) inputs.insert(n);
+  std::set<std::string> mapped;
+  for (const auto& [option, key] : kResolvedKey) mapped.insert(option);
+  EXPECT_EQ(inputs, mapped) << "every input option of aggnet run needs a resolved key";
+
+  const json r =
+      run("--steps 0 --round-start auto --buffer 8MiB --loss 0.001 --fault stall:tyo@0.5s-0.6s "
+          "--retransmit-timeout 200ms --watchdog 30s --set defaults.link.bandwidth=40Gbps");
+  const json& given = r["options"]["given"];
+  const json expected_given = {{"gradient", "16MiB"},
+                               {"no-colocated", true},
+                               {"steps", "0"},
+                               {"round-start", "auto"},
+                               {"buffer", "8MiB"},
+                               {"loss", "0.001"},
+                               {"fault", {"stall:tyo@0.5s-0.6s"}},
+                               {"retransmit-timeout", "200ms"},
+                               {"watchdog", "30s"},
+                               {"set", {"defaults.link.bandwidth=40Gbps"}}};
+  EXPECT_EQ(given, expected_given) << given.dump(1);
+  const json& res = r["options"]["resolved"];
+  std::set<std::string> keys;
+  for (const auto& [key, value] : res.items()) keys.insert(key);
+  std::set<std::string> expected_keys = {"loss_recovery"};
+  for (const auto& [option, key] : kResolvedKey) expected_keys.insert(key);
+  EXPECT_EQ(keys, expected_keys);
+  // --steps 0 becomes the steps simulated, auto the aligned start of pacing.
+  EXPECT_EQ(res["steps"].get<std::size_t>(), r["steps"].size());
+  EXPECT_GT(res["steps"].get<int>(), 0);
+  EXPECT_EQ(res["round_start"], "aligned");
+  for (const auto& site : r["sites"])
+    EXPECT_EQ(res["buffer_bytes"][site["site"].get<std::string>()].get<std::uint64_t>(), 8u << 20);
+  EXPECT_EQ(res["gradient_bytes"].get<std::uint64_t>(), 16u << 20);
+  EXPECT_EQ(res["chunk_bytes"].get<std::uint64_t>(), 1u << 20);  // the default, 1MiB
+  EXPECT_EQ(res["loss_rate"].get<double>(), 0.001);
+  EXPECT_EQ(res["faults"], json({"stall:tyo@0.5s-0.6s"}));
+  EXPECT_EQ(res["retransmit_timeout_s"].get<double>(), 0.2);
+  EXPECT_EQ(res["watchdog_s"].get<double>(), 30.0);
+  EXPECT_TRUE(res["loss_recovery"].get<bool>());
+  EXPECT_FALSE(res["colocated"].get<bool>());
+  EXPECT_EQ(res["flow_control"], "pacing");
+  EXPECT_TRUE(res["multicast"].get<bool>());
+
+  // Credit flow control resolves `auto` to an immediate start; without losses there is no
+  // watchdog and the timeout is per group; the platform's buffers are the resolved ones.
+  const json credit = run("--steps 1 --flow-control credit");
+  EXPECT_EQ(credit["options"]["given"], json({{"gradient", "16MiB"},
+                                              {"no-colocated", true},
+                                              {"steps", "1"},
+                                              {"flow-control", "credit"}}));
+  const json& c = credit["options"]["resolved"];
+  EXPECT_EQ(c["round_start"], "immediate");
+  EXPECT_TRUE(c["watchdog_s"].is_null());
+  EXPECT_TRUE(c["retransmit_timeout_s"].is_null());
+  EXPECT_FALSE(c["loss_recovery"].get<bool>());
+  EXPECT_EQ(c["buffer_bytes"]["lon"].get<std::uint64_t>(), 64u << 20);  // nine_city.yaml
+}
+
+// Issue 34: --stats JSON writes counts as integers and times to the picosecond, as the run
+// JSON does.
+TEST_F(Outputs, StatsJsonCountsAreIntegersAndTimesWholePicoseconds) {
+  const Output o = aggnet(
+      "run --gradient 16MiB --no-colocated -q --schedule triads --steps 2 --jitter on "
+      "--alignment none --stats s.json");
+  ASSERT_EQ(o.status, 0) << o.err;
+  const json rows = json::parse(read_text(dir_ / "s.json"));
+  expect_ps_exact(rows);
+  int counts = 0;
+  for (const auto& row : rows)
+    for (const auto& [key, value] : row["statistics"].items())
+      for (const char* word : {"forwarded", "replicated", "chunks", "contributions", "steps"})
+        if (key == word || key.find(std::string(word) + "_") == 0 ||
+            key.find("_" + std::string(word)) != std::string::npos) {
+          EXPECT_TRUE(value.is_number_integer()) << row["instance"] << " " << key << " " << value;
+          ++counts;
+        }
+  EXPECT_GT(counts, 20);
+}
+
+// Issue 34: a size without its unit is an error (as a rate or a time is), in every size
+// option, a --set size and a platform file.
+TEST_F(Outputs, SizesNeedAUnit) {
+  const std::string line3 = std::string(AGGNET_SOURCE_DIR) + "/tests/workflow/data/line3.yaml";
+  struct Case {
+    std::string args, expected;
+  };
+  const std::vector<Case> cases = {
+      {"run --gradient 64",
+       "aggnet run: --gradient: expected a size with its unit, like '64MiB' or '64B', got "
+       "'64'\n"},
+      {"run --buffer 8",
+       "aggnet run: --buffer: expected a size with its unit, like '8MiB' or "
+       "'8B', got '8'\n"},
+      {"run --chunk 1.5",
+       "aggnet run: --chunk: expected a size with its unit, like '1.5MiB' or "
+       "'1.5B', got '1.5'\n"},
+      {"schedule --gradient 64",
+       "aggnet schedule: --gradient: expected a size with its unit, like '64MiB' or '64B', got "
+       "'64'\n"},
+      {"size-buffers --gradient 64",
+       "aggnet size-buffers: --gradient: expected a size with its unit, like '64MiB' or '64B', "
+       "got '64'\n"},
+      {"run --set defaults.fpga.buffer=64",
+       "aggnet run: --set defaults.fpga.buffer: expected a size like '64MiB' or '2048B' (a unit "
+       "is required), got '64'\n"},
+      {"run --set defaults.link.mtu=9000",
+       "aggnet run: --set defaults.link.mtu: expected a size like '64MiB' or '2048B' (a unit is "
+       "required), got '9000'\n"},
+  };
+  for (const auto& c : cases) {
+    const Output o = aggnet(c.args);
+    EXPECT_EQ(o.status, 2) << c.args;
+    EXPECT_EQ(o.err, c.expected) << c.args;
+  }
+  std::string platform = read_text(line3);
+  platform.replace(platform.find("cluster: {compute_time: 10ms}"), 29,
+                   "cluster: {compute_time: 10ms}\n  fpga: {buffer: 64}");
+  std::ofstream(dir_ / "bare.yaml") << platform;
+  const Output file = aggnet("run --platform bare.yaml --gradient 16MiB");
+  EXPECT_EQ(file.status, 2);
+  EXPECT_EQ(file.err,
+            "bare.yaml:8: defaults.fpga.buffer: expected a size like '64MiB' or '2048B' (a unit is "
+            "required), got '64'\n");
+  std::ofstream(dir_ / "sweep.yaml") << "name: s\nbase:\n  gradient: 64\naxes:\n"
+                                        "  - option: buffer\n    values: [8MiB]\n";
+  const Output sweep = aggnet("sweep sweep.yaml --dry-run");
+  EXPECT_EQ(sweep.status, 2);
+  EXPECT_NE(sweep.err.find("sweep.yaml:3: base.gradient: "), std::string::npos) << sweep.err;
+  EXPECT_NE(sweep.err.find("got '64'"), std::string::npos) << sweep.err;
+}
+
+// The timestamps of a VCD ("#<ps>" lines).
+std::vector<std::string> vcd_times(const std::string& text) {
+  std::vector<std::string> times;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty() && line[0] == '#') times.push_back(line);
+  return times;
+}
+
+// Issue 34: the VCD writes each timestamp once (its last one was written twice), and
+// GTKWave's converter reads it.
+TEST_F(Outputs, VcdEndsWithOneFinalTimestamp) {
+  for (const std::string window : {"", " --trace-to 1.1s", " --trace-from 1s"}) {
+    SCOPED_TRACE(window);
+    const Output o =
+        aggnet("run --gradient 16MiB --steps 1 --no-colocated -q --vcd r.vcd" + window);
+    ASSERT_EQ(o.status, 0) << o.err;
+    const auto times = vcd_times(read_text(dir_ / "r.vcd"));
+    ASSERT_GT(times.size(), 10u);
+    for (std::size_t i = 1; i < times.size(); ++i)
+      EXPECT_LT(std::stoull(times[i - 1].substr(1)), std::stoull(times[i].substr(1)))
+          << times[i - 1] << " then " << times[i];
+    EXPECT_EQ(
+        std::system(("cd '" + dir_.string() + "' && vcd2fst r.vcd r.fst > /dev/null").c_str()), 0);
+  }
+  // A window that ends after the run: the file ends at the window's end.
+  ASSERT_EQ(aggnet("run --gradient 16MiB --steps 1 --no-colocated -q --vcd r.vcd --trace-to "
+                   "1.1s")
+                .status,
+            0);
+  EXPECT_EQ(vcd_times(read_text(dir_ / "r.vcd")).back(), "#1100000000000");
+}
+
+// Issue 34: --vcd FILE.fst writes FST (through vcd2fst) with its view next to it, or
+// refuses without vcd2fst; a derived view never replaces a file that is not aggnet's view
+// of that waveform.
+TEST_F(Outputs, FstWaveformsAndViewsNeverReplaceAnotherFile) {
+  const std::string base = "run --gradient 16MiB --steps 1 --no-colocated -q ";
+  const Output fst = aggnet(base + "--vcd run.fst");
+  ASSERT_EQ(fst.status, 0) << fst.err;
+  const std::string bytes = read_text(dir_ / "run.fst");
+  ASSERT_GT(bytes.size(), 100u);
+  EXPECT_NE(bytes.substr(0, 4), "$com");  // not VCD text
+  EXPECT_EQ(std::system(("fst2vcd '" + (dir_ / "run.fst").string() + "' > '" +
+                         (dir_ / "back.vcd").string() + "'")
+                            .c_str()),
+            0);
+  EXPECT_GT(vcd_times(read_text(dir_ / "back.vcd")).size(), 10u);
+  EXPECT_NE(read_text(dir_ / "run.gtkw").find("[dumpfile] \"" + (dir_ / "run.fst").string()),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(dir_ / "run.fst.partial.vcd"));
+  // Again over its own view: allowed.
+  EXPECT_EQ(aggnet(base + "--vcd run.fst").status, 0);
+  // run.gtkw is the view of run.fst, not of run.vcd.
+  const Output other = aggnet(base + "--vcd run.vcd");
+  EXPECT_EQ(other.status, 2);
+  EXPECT_EQ(other.err,
+            "aggnet run: --vcd: expected no other file at run.gtkw (its GTKWave view would "
+            "replace one that is not aggnet's view of this waveform; name the view with --gtkw "
+            "FILE), got 'run.vcd'\n");
+  EXPECT_FALSE(fs::exists(dir_ / "run.vcd"));
+  std::ofstream(dir_ / "mine.gtkw") << "my own view\n";
+  EXPECT_EQ(aggnet(base + "--vcd mine.vcd").status, 2);
+  EXPECT_EQ(read_text(dir_ / "mine.gtkw"), "my own view\n");
+  EXPECT_EQ(aggnet(base + "--vcd mine.vcd --gtkw mine2.gtkw").status, 0);
+  EXPECT_EQ(read_text(dir_ / "mine.gtkw"), "my own view\n");
+  // Without vcd2fst: refused before the run.
+  const Output none = aggnet(base + "--vcd x.fst", "PATH=/nonexistent");
+  EXPECT_EQ(none.status, 2);
+  EXPECT_EQ(none.err,
+            "aggnet run: --vcd: expected a .vcd file: FST needs vcd2fst (Debian package "
+            "gtkwave), not found in PATH, got 'x.fst'\n");
+  EXPECT_FALSE(fs::exists(dir_ / "x.fst"));
+}
+
+// Issue 34: "-" is the standard output for every output; the table then stays off it.
+TEST_F(Outputs, DashIsTheStandardOutput) {
+  const std::string base = "run --gradient 16MiB --steps 1 --no-colocated ";
+  const Output j = aggnet(base + "--json -");
+  ASSERT_EQ(j.status, 0) << j.err;
+  const json r = json::parse(j.out);  // the JSON alone
+  EXPECT_EQ(r["summary"]["steps"].get<int>(), 1);
+  EXPECT_FALSE(fs::exists(dir_ / "-"));
+  const Output stats = aggnet(base + "--stats -");
+  ASSERT_EQ(stats.status, 0) << stats.err;
+  EXPECT_EQ(stats.out.rfind("instance,", 0), 0u) << stats.out.substr(0, 200);
+  const Output vcd = aggnet(base + "--vcd -");
+  ASSERT_EQ(vcd.status, 0) << vcd.err;
+  EXPECT_EQ(vcd.out.rfind("$comment", 0), 0u) << vcd.out.substr(0, 200);
+  EXPECT_FALSE(fs::exists(dir_ / "-"));
+  EXPECT_FALSE(fs::exists(dir_ / "-.gtkw"));
+  const Output two = aggnet(base + "--json - --stats -");
+  EXPECT_EQ(two.status, 2);
+  EXPECT_EQ(two.err, "aggnet run: --json: expected a file other than --stats's, got '-'\n");
+  const std::string line3 = std::string(AGGNET_SOURCE_DIR) + "/tests/workflow/data/line3.yaml";
+  const Output sizing =
+      aggnet("size-buffers --platform " + line3 +
+             " --schedule all-to-all --gradient 16MiB --chunk 256KiB -q --json -");
+  ASSERT_EQ(sizing.status, 0) << sizing.err;
+  EXPECT_NO_THROW(json::parse(sizing.out)) << sizing.out;
+  EXPECT_EQ(aggnet("schedule --out -").status, 2);
+}
+
+// Issue 34: a duplicate key names the line of its first occurrence too.
+TEST_F(Outputs, DuplicateYamlKeyNamesBothLines) {
+  const std::string line3 = std::string(AGGNET_SOURCE_DIR) + "/tests/workflow/data/line3.yaml";
+  std::string platform = read_text(line3);
+  platform.replace(platform.find("name: line3"), 11, "name: line3\nname: again");
+  std::ofstream(dir_ / "dup.yaml") << platform;
+  const Output o = aggnet("run --platform dup.yaml");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_EQ(o.err, "dup.yaml:5: name: duplicate key (first given on line 4)\n");
+  std::ofstream(dir_ / "s.yaml") << "name: s\nbase:\n  gradient: 8MiB\n  gradient: 16MiB\naxes:\n"
+                                    "  - option: buffer\n    values: [8MiB]\n";
+  const Output sweep = aggnet("sweep s.yaml --dry-run");
+  EXPECT_EQ(sweep.status, 2);
+  EXPECT_NE(sweep.err.find("s.yaml:4: base.gradient: duplicate key (first given on line 3)"),
+            std::string::npos)
+      << sweep.err;
+}
+
+// Issue 34: did-you-mean for choices, schedules, commands and sweep-spec keys.
+TEST_F(Outputs, DidYouMeanEverywhere) {
+  struct Case {
+    std::string args, expected;
+  };
+  const std::vector<Case> cases = {
+      {"run --flow-control credits", "(did you mean 'credit'?)"},
+      {"run --schedule all2all", "(did you mean 'all-to-all'?)"},
+      {"run --alignment arival", "(did you mean 'arrival'?)"},
+      {"rnu", "aggnet: rnu: unknown command (did you mean 'run'?)\n"},
+      {"size-buffer", "aggnet: size-buffer: unknown command (did you mean 'size-buffers'?)\n"},
+  };
+  for (const auto& c : cases) {
+    const Output o = aggnet(c.args);
+    EXPECT_EQ(o.status, 2) << c.args;
+    EXPECT_NE(o.err.find(c.expected), std::string::npos) << c.args << "\n" << o.err;
+  }
+  std::ofstream(dir_ / "axis.yaml") << "name: s\naxes:\n  - option: bufer\n    values: [8MiB]\n";
+  const Output axis = aggnet("sweep axis.yaml --dry-run");
+  EXPECT_EQ(axis.status, 2);
+  EXPECT_NE(axis.err.find("axis.yaml:3: axes[0].option: unknown run option (did you mean "
+                          "'buffer'?)"),
+            std::string::npos)
+      << axis.err;
+  std::ofstream(dir_ / "base.yaml") << "name: s\nbase:\n  bufer: 8MiB\naxes:\n"
+                                       "  - option: schedule\n    values: [ring]\n";
+  const Output base = aggnet("sweep base.yaml --dry-run");
+  EXPECT_NE(base.err.find("base.bufer: unknown run option (did you mean 'buffer'?)"),
+            std::string::npos)
+      << base.err;
+  std::ofstream(dir_ / "top.yaml") << "name: s\naxis:\n  - option: schedule\n";
+  EXPECT_NE(aggnet("sweep top.yaml --dry-run").err.find("(did you mean 'axes'?)"),
+            std::string::npos);
+}
+
+// Issue 34: one error convention. A command-line error reads
+// "aggnet <command>: --<option>[ <item>]: expected ..." whoever raised it (the option
+// table, the platform loader for --set, the schedule parser, --trace, the sweep runner).
+TEST_F(Outputs, ErrorPrefixesAreOneConvention) {
+  const std::string spec = std::string(AGGNET_SOURCE_DIR) + "/sweeps/ablation.yaml";
+  struct Case {
+    std::string args, prefix;
+  };
+  const std::vector<Case> cases = {
+      {"run --set defaults.link.bandwidth=fast", "aggnet run: --set defaults.link.bandwidth: "},
+      {"run --set defaults.link.bandwith=1Gbps", "aggnet run: --set defaults.link.bandwith: "},
+      {"run --schedule rotating-0", "aggnet run: --schedule: expected"},
+      {"run --schedule p2p:lon-nycx0", "aggnet run: --schedule: "},
+      {"run --schedule nonsense", "aggnet run: --schedule: expected"},
+      {"run --vcd v.vcd --trace foo", "aggnet run: --trace foo: expected"},
+      {"run --vcd v.vcd --trace sites=xyz", "aggnet run: --trace sites: expected"},
+      {"schedule --set defaults.link.delay=1", "aggnet schedule: --set defaults.link.delay: "},
+      {"size-buffers --schedule all2all", "aggnet size-buffers: --schedule: expected"},
+      {"sweep " + spec + " --dry-run --timeout 0s", "aggnet sweep: --timeout: expected"},
+      {"sweep " + spec + " --dry-run --metric nope", "aggnet sweep: --metric: "},
+  };
+  for (const auto& c : cases) {
+    const Output o = aggnet(c.args);
+    EXPECT_EQ(o.status, 2) << c.args;
+    EXPECT_EQ(o.err.rfind(c.prefix, 0), 0u) << c.args << "\n" << o.err;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  }
+}
+
+// The keys docs/run-json.md lists between its "keys" markers, by object path ("" for the
+// top level, "steps[].groups[]").
+std::map<std::string, std::set<std::string>> documented_keys() {
+  const std::string doc = read_text(std::string(AGGNET_SOURCE_DIR) + "/docs/run-json.md");
+  const auto begin = doc.find("<!-- keys: begin -->"), end = doc.find("<!-- keys: end -->");
+  EXPECT_NE(begin, std::string::npos);
+  EXPECT_NE(end, std::string::npos);
+  std::string block = doc.substr(begin, end - begin);
+  std::map<std::string, std::set<std::string>> keys;
+  static const std::regex item(R"(\n- ([^:]+):)"), word("`([^`]+)`");
+  std::vector<std::pair<std::size_t, std::string>> starts;
+  for (std::sregex_iterator it(block.begin(), block.end(), item), e; it != e; ++it) {
+    std::string path = (*it)[1];
+    path.erase(std::remove(path.begin(), path.end(), '`'), path.end());
+    starts.emplace_back(it->position() + it->length(), path == "top level" ? "" : path);
+  }
+  for (std::size_t i = 0; i < starts.size(); ++i) {
+    const std::size_t stop =
+        i + 1 < starts.size() ? block.rfind("\n-", starts[i + 1].first) : block.size();
+    std::string text = block.substr(starts[i].first, stop - starts[i].first);
+    // `colocated`: the keys after the last colon (the ones before it are left out).
+    if (starts[i].second == "colocated") text = text.substr(text.rfind(':'));
+    for (std::sregex_iterator it(text.begin(), text.end(), word), e; it != e; ++it)
+      keys[starts[i].second].insert((*it)[1]);
+  }
+  return keys;
+}
+
+// Every key of `value` by object path; objects keyed by data are not entered.
+void collect_keys(const json& value, const std::string& path,
+                  std::map<std::string, std::set<std::string>>& out) {
+  static const std::set<std::string> data_keyed = {"options.given", "options.resolved.buffer_bytes",
+                                                   "alignment[].members[].send_offset_ms"};
+  if (value.is_array()) {
+    for (const auto& child : value) collect_keys(child, path + "[]", out);
+    return;
+  }
+  if (!value.is_object() || data_keyed.count(path)) return;
+  for (const auto& [key, child] : value.items()) {
+    out[path].insert(key);
+    if (path != "invariants") collect_keys(child, path.empty() ? key : path + "." + key, out);
+  }
+}
+
+// Issue 34: docs/run-json.md lists every key the run JSON has, and only those.
+TEST_F(Outputs, RunJsonKeysAreDocumented) {
+  std::map<std::string, std::set<std::string>> written;
+  const std::vector<std::string> runs = {
+      "run --gradient 16MiB --steps 2 -q --json k.json --loss 0.01 --fault "
+      "down:lon-nyc@1.05s-1.2s --fault stall:tyo@0.5s-0.6s",
+      "run --gradient 16MiB --steps 1 -q --no-colocated --json k.json --flow-control credit",
+      "run --gradient 16MiB -q --no-colocated --json k.json --schedule ring:sendrecv",
+      "run --gradient 16MiB -q --no-colocated --json k.json --schedule p2p:lon-nyc",
+      "run --gradient 16MiB -q --no-colocated --json k.json --schedule parameter-server:lon"};
+  for (const auto& args : runs) {
+    const Output o = aggnet(args);
+    ASSERT_EQ(o.status, 0) << args << "\n" << o.err;
+    collect_keys(json::parse(read_text(dir_ / "k.json")), "", written);
+  }
+  const auto documented = documented_keys();
+  for (const auto& [path, keys] : written) {
+    ASSERT_TRUE(documented.count(path)) << "object '" << path << "' is not in docs/run-json.md";
+    for (const auto& key : keys)
+      EXPECT_TRUE(documented.at(path).count(key)) << path << ": '" << key << "' undocumented";
+  }
+  for (const auto& [path, keys] : documented) {
+    for (const auto& key : keys)
+      EXPECT_TRUE(written.count(path) && written.at(path).count(key))
+          << path << ": '" << key << "' documented but never written";
+  }
+}
+
+// aggnet compare: the inputs that differ and the numbers that differ, against the first
+// run, B - A and (B - A) / A computed here from the two reports.
+TEST_F(Outputs, CompareShowsWhichInputsAndNumbersDiffer) {
+  const std::string base = "run --gradient 16MiB --no-colocated -q --steps 2 ";
+  ASSERT_EQ(aggnet(base + "--buffer 8MiB --json a.json").status, 0);
+  ASSERT_EQ(aggnet(base + "--buffer 32MiB --json b.json").status, 0);
+  ASSERT_EQ(aggnet(base + "--buffer 8MiB --json c.json").status, 0);
+  const json a = json::parse(read_text(dir_ / "a.json"));
+  const json b = json::parse(read_text(dir_ / "b.json"));
+  const Output o = aggnet("compare a.json b.json --json cmp.json");
+  ASSERT_EQ(o.status, 0) << o.err;
+  const json cmp = json::parse(read_text(dir_ / "cmp.json"));
+  // Inputs: the given buffer and the nine resolved buffers, nothing else.
+  std::set<std::string> inputs;
+  for (const auto& row : cmp["inputs"]) inputs.insert(row["key"].get<std::string>());
+  std::set<std::string> expected = {"options.given.buffer"};
+  for (const auto& site : a["sites"])
+    expected.insert("options.resolved.buffer_bytes." + site["site"].get<std::string>());
+  EXPECT_EQ(inputs, expected);
+  // Numbers: exactly the summary keys whose values differ, with their differences.
+  std::set<std::string> differing;
+  for (const auto& [key, value] : a["summary"].items())
+    if (value != b["summary"][key]) differing.insert("summary." + key);
+  std::set<std::string> listed;
+  for (const auto& row : cmp["numbers"]) {
+    const std::string key = row["key"];
+    listed.insert(key);
+    const double x = a["summary"][key.substr(8)].get<double>();
+    const double y = b["summary"][key.substr(8)].get<double>();
+    EXPECT_EQ(row["values"], json({a["summary"][key.substr(8)], b["summary"][key.substr(8)]}));
+    EXPECT_TRUE(row["difference"][0].is_null());
+    EXPECT_NEAR(row["difference"][1].get<double>(), y - x, 1e-9 * std::fabs(y - x) + 1e-15) << key;
+    if (x != 0) {
+      EXPECT_NEAR(row["relative"][1].get<double>(), (y - x) / x, 1e-9) << key;
+    }
+  }
+  EXPECT_EQ(listed, differing);
+  EXPECT_TRUE(differing.count("summary.buffer_high_water_bytes_max"));
+  // The table names the runs and both sections.
+  EXPECT_NE(o.out.find("  A  a.json: triads on nine_city"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("Inputs that differ"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("summary.buffer_high_water_bytes_max"), std::string::npos) << o.out;
+  // The same inputs: nothing differs (events included: the simulation is deterministic).
+  const Output same = aggnet("compare a.json c.json");
+  ASSERT_EQ(same.status, 0) << same.err;
+  EXPECT_NE(same.out.find("Inputs: the same"), std::string::npos) << same.out;
+  EXPECT_NE(same.out.find("Numbers: the same"), std::string::npos) << same.out;
+  // --all adds per-site numbers, named by site.
+  const Output all = aggnet("compare a.json b.json --all");
+  EXPECT_NE(all.out.find("sites[lon].high_water_bytes"), std::string::npos) << all.out;
+  // Three runs: each against the first.
+  const Output three = aggnet("compare a.json b.json c.json --json -");
+  ASSERT_EQ(three.status, 0) << three.err;
+  const json t = json::parse(three.out);
+  EXPECT_EQ(t["runs"].size(), 3u);
+  for (const auto& row : t["numbers"]) EXPECT_EQ(row["difference"].size(), 3u);
+  // Bad input: one line, exit 2.
+  const Output one = aggnet("compare a.json");
+  EXPECT_EQ(one.status, 2);
+  EXPECT_EQ(one.err, "aggnet compare: expected at least two run JSON files (aggnet run --json)\n");
+  std::ofstream(dir_ / "x.json") << "{}";
+  const Output bad = aggnet("compare a.json x.json");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(bad.err, "x.json: expected a run JSON written by aggnet run --json\n");
+  EXPECT_EQ(aggnet("compare a.json b.json --jsn x").err,
+            "aggnet compare: --jsn: unknown option (did you mean '--json'?)\n");
+}
+
+// aggnet platform: sites, links, routes and multicast trees of a platform, derived here
+// from line3.yaml by hand: a --10 ms-- b --30 ms-- c.
+TEST_F(Outputs, PlatformListsSitesLinksRoutesAndTrees) {
+  const std::string line3 = std::string(AGGNET_SOURCE_DIR) + "/tests/workflow/data/line3.yaml";
+  const Output o = aggnet("platform --platform " + line3 + " --json p.json");
+  ASSERT_EQ(o.status, 0) << o.err;
+  const json p = json::parse(read_text(dir_ / "p.json"));
+  EXPECT_EQ(p["platform"], "line3");
+  ASSERT_EQ(p["sites"].size(), 3u);
+  EXPECT_EQ(p["sites"][0]["site"], "a");
+  EXPECT_EQ(p["sites"][0]["compute_time_s"].get<double>(), 0.01);
+  ASSERT_EQ(p["links"].size(), 2u);
+  EXPECT_EQ(p["links"][1]["a"], "b");
+  EXPECT_EQ(p["links"][1]["delay_ms"].get<double>(), 30.0);
+  EXPECT_EQ(p["links"][1]["bandwidth_gbps"].get<double>(), 10.0);
+  std::map<std::string, std::pair<double, json>> routes;
+  for (const auto& r : p["routes"])
+    routes[r["from"].get<std::string>() + r["to"].get<std::string>()] = {
+        r["delay_ms"].get<double>(), r["path"]};
+  ASSERT_EQ(routes.size(), 6u);  // n (n - 1) ordered pairs
+  EXPECT_EQ(routes["ac"].first, 40.0);
+  EXPECT_EQ(routes["ac"].second, json({"a", "b", "c"}));
+  EXPECT_EQ(routes["cb"].first, 30.0);
+  EXPECT_EQ(routes["ba"].second, json({"b", "a"}));
+  // From the middle the tree uses both links once; from an end it runs along the line.
+  for (const auto& t : p["trees"]) {
+    EXPECT_EQ(t["links"].get<int>(), 2) << t;
+    if (t["source"] == "a") {
+      const std::set<json> hops(t["hops"].begin(), t["hops"].end());
+      EXPECT_EQ(hops, std::set<json>({json({"a", "b"}), json({"b", "c"})})) << t;
+    }
+  }
+  EXPECT_NE(o.out.find("Platform line3"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("a->c"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("a b c"), std::string::npos) << o.out;
+  // --set applies; a bad one is the command line's error.
+  const Output fast =
+      aggnet("platform --platform " + line3 + " --set defaults.link.bandwidth=40Gbps --json -");
+  ASSERT_EQ(fast.status, 0) << fast.err;
+  EXPECT_EQ(json::parse(fast.out)["links"][0]["bandwidth_gbps"].get<double>(), 40.0);
+  EXPECT_EQ(aggnet("platform --set defaults.link.bandwidth=40")
+                .err.rfind("aggnet platform: --set defaults.link.bandwidth: ", 0),
+            0u);
+  // The map figure, from the JSON (nine_city: coordinates from the platform file).
+  ASSERT_EQ(aggnet("platform --json nine.json -q").status, 2);  // no -q: unknown option
+  ASSERT_EQ(aggnet("platform --json nine.json").status, 0);
+  const std::string plot = "/usr/bin/python3 " + std::string(AGGNET_SOURCE_DIR) +
+                           "/scripts/plot_platform.py '" + (dir_ / "nine.json").string() +
+                           "' --out '" + (dir_ / "wan.png").string() + "'";
+  ASSERT_EQ(std::system(plot.c_str()), 0);
+  EXPECT_EQ(read_text(dir_ / "wan.png").substr(1, 3), "PNG");
 }
 
 }  // namespace

@@ -23,12 +23,16 @@ TEST(EditDistance, CountsInsertionsDeletionsAndSubstitutions) {
   EXPECT_EQ(edit_distance("bandwith", "bandwidth"), 1u);
   EXPECT_EQ(edit_distance("flaw", "lawn"), 2u);
   EXPECT_EQ(edit_distance("MTU", "mtu"), 0u);  // case-insensitive
+  EXPECT_EQ(edit_distance("rnu", "run"), 1u);  // a swap of adjacent letters is one edit
+  EXPECT_EQ(edit_distance("ab", "ba"), 1u);
+  EXPECT_EQ(edit_distance("ca", "abc"), 3u);  // no letter edited twice (not 2 as Damerau)
 }
 
 TEST(ClosestMatch, SuggestsTheNearMissesFromIssue10) {
   EXPECT_EQ(closest_match("bandwith", kLinkKeys), "bandwidth");
   EXPECT_EQ(closest_match("triad", kSchedules), "triads");
   EXPECT_EQ(closest_match("all_to_all", kSchedules), "all-to-all");
+  EXPECT_EQ(closest_match("all2all", kSchedules), "all-to-all");
   EXPECT_EQ(closest_match("london", kCodes), "lon");
   EXPECT_EQ(closest_match("jiter", kLinkKeys), "jitter");
 }

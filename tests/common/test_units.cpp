@@ -47,7 +47,6 @@ TEST(Units, Bytes) {
   EXPECT_EQ(parse_bytes("64MiB"), 67'108'864ull);
   EXPECT_EQ(parse_bytes("1GiB"), 1'073'741'824ull);
   EXPECT_EQ(parse_bytes("1TiB"), 1'099'511'627'776ull);
-  EXPECT_EQ(parse_bytes("2048"), 2048ull);  // bare number = bytes
   EXPECT_EQ(parse_bytes("2048B"), 2048ull);
   EXPECT_EQ(parse_bytes("1kB"), 1000ull);
   EXPECT_EQ(parse_bytes("1KB"), 1000ull);
@@ -61,6 +60,7 @@ TEST(Units, Bytes) {
 TEST(Units, BytesRejects) {
   EXPECT_THROW(parse_bytes("12bit"), UnitError);  // 1.5 bytes
   EXPECT_THROW(parse_bytes("1.5B"), UnitError);
+  EXPECT_THROW(parse_bytes("2048"), UnitError);  // a size needs its unit, as a rate does
   EXPECT_THROW(parse_bytes("-1MB"), UnitError);
   EXPECT_THROW(parse_bytes("3 furlongs"), UnitError);
   EXPECT_THROW(parse_bytes("1Mb"), UnitError);                    // ambiguous: write Mbit or MB

@@ -113,9 +113,10 @@ TEST_F(Hazards, StatsIntervalOfOnePicosecondIsRefusedUpFront) {
 TEST_F(Hazards, ScheduleNumbersOutOfRangeAndNearMissesNameTheOption) {
   expect_refused(run({"--schedule", "rotating-99999999999"}), {"schedule", "from 2 to 9"});
   expect_refused(run({"--schedule", "rotating-03"}), {"schedule", "from 2 to 9"});
-  expect_refused(run({"--schedule", "rotating-0"}), {"<command line>", "from 2 to 9"});
+  expect_refused(run({"--schedule", "rotating-0"}), {"aggnet run: --schedule: ", "from 2 to 9"});
   expect_refused(run({"--schedule", "p2p:lon-nycx1000000"}), {"message count", "999999"});
-  expect_refused(run({"--schedule", "p2p:lon-nycx0"}), {"<command line>", "message count"});
+  expect_refused(run({"--schedule", "p2p:lon-nycx0"}),
+                 {"aggnet run: --schedule: ", "message count"});
   expect_refused(run({"--schedule", "triad"}), {"did you mean 'triads'?"});
   expect_refused(run({"--schedule", "all_to_all"}), {"did you mean 'all-to-all'?"});
   expect_refused(run({"--set", "defaults.link.bandwith=1Gbps"}),

@@ -259,7 +259,7 @@ TEST(PlatformErrors, OverrideUnknownPath) {
 TEST(PlatformErrors, OverrideBadValue) {
   // Reported under the link's name in the file (aaa-bbb), whichever order --set used.
   expect_override_error({"links.aaa-bbb.delay", "40"}, "a unit is required), got '40'");
-  expect_override_error({"sites.bbb.fpga.buffer", "0"}, "expected a positive size");
+  expect_override_error({"sites.bbb.fpga.buffer", "0B"}, "expected a positive size");
   expect_override_error({"sites.bbb.fpga.latency_cycles", "1e19"}, "of at most 1000 s");
 }
 

@@ -58,7 +58,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 s = r["summary"]
 assert all(v == "holds" for v in r["invariants"].values()), r["invariants"]
-assert r["options"]["flow_control"] == "drop"
+assert r["options"]["resolved"]["flow_control"] == "drop"
 assert s["functional_mismatches"] == 0 and s["functional_checks"] > 0
 assert s["retransmissions_total"] > 0 and s["lost_chunks_total"] > 0, s
 assert s["dropped_contributions_total"] > 0, s

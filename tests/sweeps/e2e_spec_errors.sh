@@ -30,7 +30,7 @@ expect_error "cannot read" "$W/missing.yaml" --out "$W/out"
 sed 's/^name: small$/name: small\nmetric: time_to_eps/' "$SWEEP_TEST_DATA/small.yaml" >"$W/metric.yaml"
 expect_error "metric.yaml:4: metric: unknown summary key 'time_to_eps' (did you mean 'time_to_eps_s'?)" \
   "$W/metric.yaml" --out "$W/out"
-expect_error "command line: --metric: unknown summary key 'step_time_mean' (did you mean 'step_time_s_mean'?)" \
+expect_error "aggnet sweep: --metric: unknown summary key 'step_time_mean' (did you mean 'step_time_s_mean'?)" \
   "$SWEEP_TEST_DATA/small.yaml" --out "$W/out" --metric step_time_mean
 # A `set:` path the platform does not have, as an axis and in base.
 cat >"$W/set_axis.yaml" <<YAML

@@ -383,7 +383,8 @@ TEST(Waveforms, BadTraceItemsExitTwo) {
       2);
   EXPECT_EQ(
       read_text(err),
-      "--trace: signals: expected a list of buffer, slots, links, state or all, got 'heat'\n");
+      "aggnet run: --trace signals: expected a list of buffer, slots, links, state or all, got "
+      "'heat'\n");
   EXPECT_EQ(run("run --gradient 64MiB -q --vcd " + vcd.string() + " --trace sites=xyz", err), 2);
   EXPECT_EQ(run("run --gradient 64MiB -q --trace sites=lon", err), 2);  // no --vcd
   EXPECT_FALSE(fs::exists(vcd));

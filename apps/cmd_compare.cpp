@@ -1,0 +1,249 @@
+// `aggnet compare A.json B.json ...`: run reports (aggnet run --json) side by side: which
+// inputs differ (options as resolved, platform, schedule) and which numbers differ, each
+// against the first run, absolute and relative.
+#include <fmt/format.h>
+
+#include <boost/program_options.hpp>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "apps/cli_options.h"
+#include "apps/commands.h"
+#include "common/atomic_file.h"
+#include "common/config_error.h"
+
+namespace aggnet {
+namespace {
+
+namespace po = boost::program_options;
+using nlohmann::json;
+
+const char* kWhere = "aggnet compare";
+const char* kUsage =
+    "usage: aggnet compare A.json B.json [C.json ...] [--all] [--json FILE]\n"
+    "Run reports of `aggnet run --json` side by side: the inputs that differ, then the\n"
+    "numbers that differ, each against the first run (B - A and (B - A) / A).\n";
+
+struct Run {
+  std::string file, label;
+  json report;
+};
+
+// One value per run at a path ("summary.time_to_eps_s"); null where a run lacks it.
+struct Row {
+  std::string path;
+  std::vector<json> values;
+};
+
+json read_report(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw ConfigError(file, 0, "", "expected a readable run JSON (aggnet run --json)");
+  json report = json::parse(in, nullptr, false);
+  if (report.is_discarded() || !report.is_object() || !report.contains("summary") ||
+      !report.contains("options"))
+    throw ConfigError(file, 0, "", "expected a run JSON written by aggnet run --json");
+  return report;
+}
+
+// Every leaf of `value` by path ("sites[2].high_water_bytes"); arrays of objects named by
+// their site or link where they have one, so runs of other platforms still line up.
+void flatten(const json& value, const std::string& path, std::map<std::string, json>& out) {
+  if (value.is_object()) {
+    for (const auto& [key, child] : value.items())
+      flatten(child, path.empty() ? key : path + "." + key, out);
+  } else if (value.is_array() && !value.empty() && value[0].is_object()) {
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      const json& item = value[i];
+      std::string name = std::to_string(i);
+      if (item.contains("site") && item["site"].is_string()) name = item["site"];
+      if (item.contains("from") && item.contains("to") && item.contains("kind"))
+        name = fmt::format("{}->{} {}", item["from"].get<std::string>(),
+                           item["to"].get<std::string>(), item["kind"].get<std::string>());
+      flatten(item, path + "[" + name + "]", out);
+    }
+  } else {
+    out[path] = value;
+  }
+}
+
+// The paths under `roots` whose values are not the same in every run, in path order.
+std::vector<Row> differing(const std::vector<Run>& runs, const std::vector<std::string>& roots,
+                           bool numbers_only) {
+  std::vector<std::map<std::string, json>> flat(runs.size());
+  std::map<std::string, bool> paths;
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    for (const auto& root : roots) {
+      if (!runs[r].report.contains(root)) continue;
+      flatten(runs[r].report[root], root, flat[r]);
+    }
+    for (const auto& [path, value] : flat[r]) paths[path] = true;
+  }
+  std::vector<Row> rows;
+  for (const auto& [path, unused] : paths) {
+    Row row{path, {}};
+    bool same = true, numeric = true;
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      const auto it = flat[r].find(path);
+      row.values.push_back(it == flat[r].end() ? json() : it->second);
+      numeric = numeric && (row.values.back().is_number() || row.values.back().is_null());
+      same = same && row.values.back() == row.values.front();
+    }
+    if (!same && (!numbers_only || numeric)) rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::string cell(const json& value) {
+  if (value.is_null()) return "-";
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number_float()) return fmt::format("{:.6g}", value.get<double>());
+  return value.dump();
+}
+
+// `x` to 12 significant digits: a difference of two decimals without the float noise of
+// the subtraction (0.47052 - 0.526925 is -0.056405, not -0.05640499999999997).
+double significant(double x) { return std::strtod(fmt::format("{:.12g}", x).c_str(), nullptr); }
+
+// B - A and (B - A) / A of a row, per run after the first; null where not numbers (or A is
+// 0). Whole numbers (counts) give a whole difference.
+std::pair<json, json> differences(const Row& row, std::size_t r) {
+  const json& a = row.values.front();
+  const json& b = row.values[r];
+  if (!a.is_number() || !b.is_number()) return {json(), json()};
+  const double x = a.get<double>(), y = b.get<double>();
+  const json diff = a.is_number_integer() && b.is_number_integer()
+                        ? json(b.get<std::int64_t>() - a.get<std::int64_t>())
+                        : json(significant(y - x));
+  return {diff, x != 0 ? json(significant((y - x) / x)) : json()};
+}
+
+std::string table(const std::vector<Run>& runs, const std::vector<Row>& inputs,
+                  const std::vector<Row>& numbers) {
+  std::string out = "Runs\n";
+  for (const auto& run : runs)
+    out += fmt::format("  {}  {}: {} on {}\n", run.label, run.file,
+                       run.report.value("schedule", "?"), run.report.value("platform", "?"));
+  std::size_t width = 20;
+  for (const auto& row : inputs) width = std::max(width, row.path.size());
+  for (const auto& row : numbers) width = std::max(width, row.path.size());
+  auto header = [&](const std::string& title, bool diffs) {
+    out += "\n" + title + "\n" + fmt::format("  {:<{}}", "", width);
+    for (const auto& run : runs) out += fmt::format(" {:>14}", run.label);
+    for (std::size_t r = 1; diffs && r < runs.size(); ++r)
+      out += fmt::format(" {:>14} {:>9}", runs[r].label + "-" + runs[0].label, "rel.");
+    out += "\n";
+  };
+  header(inputs.empty() ? "Inputs: the same" : "Inputs that differ", false);
+  for (const auto& row : inputs) {
+    out += fmt::format("  {:<{}}", row.path, width);
+    for (const auto& v : row.values) out += fmt::format(" {:>14}", cell(v));
+    out += "\n";
+  }
+  header(numbers.empty() ? "Numbers: the same" : "Numbers that differ", true);
+  for (const auto& row : numbers) {
+    out += fmt::format("  {:<{}}", row.path, width);
+    for (const auto& v : row.values) out += fmt::format(" {:>14}", cell(v));
+    for (std::size_t r = 1; r < runs.size(); ++r) {
+      const auto [diff, rel] = differences(row, r);
+      out += fmt::format(" {:>14} {:>9}",
+                         diff.is_null() ? "-" : fmt::format("{:+.6g}", diff.get<double>()),
+                         rel.is_null() ? "-" : fmt::format("{:+.2f}%", rel.get<double>() * 100));
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+json rows_json(const std::vector<Run>& runs, const std::vector<Row>& rows, bool diffs) {
+  json out = json::array();
+  for (const auto& row : rows) {
+    json item = {{"key", row.path}, {"values", row.values}};
+    if (diffs) {
+      item["difference"] = json::array({json()});
+      item["relative"] = json::array({json()});
+      for (std::size_t r = 1; r < runs.size(); ++r) {
+        const auto [diff, rel] = differences(row, r);
+        item["difference"].push_back(diff);
+        item["relative"].push_back(rel);
+      }
+    }
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
+int compare(const po::variables_map& vm) {
+  const auto files =
+      vm.count("runs") ? vm["runs"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  if (files.size() < 2)
+    throw ConfigError(kWhere, 0, "", "expected at least two run JSON files (aggnet run --json)");
+  const std::string out = vm.count("json") ? vm["json"].as<std::string>() : "";
+  cli::check_output_path(kWhere, "json", out);
+  std::vector<Run> runs;
+  for (std::size_t i = 0; i < files.size(); ++i)
+    runs.push_back(
+        {files[i],
+         i < 26 ? std::string(1, static_cast<char>('A' + i)) : "R" + std::to_string(i + 1),
+         read_report(files[i])});
+  const auto inputs = differing(runs, {"platform", "platform_file", "schedule", "options"}, false);
+  const bool all = vm.count("all") != 0;
+  const auto numbers =
+      differing(runs,
+                all ? std::vector<std::string>{"summary", "colocated", "steps", "sites", "links"}
+                    : std::vector<std::string>{"summary"},
+                true);
+  if (!is_stdout(out)) std::cout << table(runs, inputs, numbers);
+  if (out.empty()) return 0;
+  json document = {{"runs", json::array()},
+                   {"inputs", rows_json(runs, inputs, false)},
+                   {"numbers", rows_json(runs, numbers, true)}};
+  for (const auto& run : runs)
+    document["runs"].push_back({{"label", run.label}, {"file", run.file}});
+  write_file_atomically(out, document.dump(2) + "\n");
+  return 0;
+}
+
+}  // namespace
+
+int cmd_compare(int argc, char** argv) {
+  po::options_description desc("aggnet compare options");
+  // clang-format off
+  desc.add_options()
+    ("help,h", "show this help")
+    ("runs", po::value<std::vector<std::string>>(), "run JSON files (aggnet run --json)")
+    ("all", "every number that differs (steps, sites, links), not only the summary")
+    ("json", po::value<std::string>(), "write the comparison as JSON to FILE (- for stdout)");
+  // clang-format on
+  po::positional_options_description pos;
+  pos.add("runs", -1);
+  try {
+    po::variables_map vm;
+    try {
+      po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
+      po::notify(vm);
+    } catch (const po::error& e) {
+      throw cli::option_error(kWhere, e, desc);
+    }
+    if (vm.count("help")) {
+      std::cout << kUsage << "\n";
+      cli::print_help(std::cout, "aggnet compare options", desc);
+      return 0;
+    }
+    return compare(vm);
+  } catch (const ConfigError& e) {
+    std::cerr << error_line(kWhere, e) << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << kWhere << ": " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace aggnet

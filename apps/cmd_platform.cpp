@@ -1,0 +1,164 @@
+// `aggnet platform`: a platform's sites, links, shortest-delay routes and multicast trees
+// (the routing the simulation uses), as tables or --json (scripts/plot_platform.py draws
+// the map from the JSON).
+#include <fmt/format.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "apps/cli_options.h"
+#include "apps/commands.h"
+#include "common/atomic_file.h"
+#include "common/config_error.h"
+#include "common/units.h"
+#include "model/routing.h"
+#include "sim/report.h"
+
+namespace aggnet {
+namespace {
+
+using nlohmann::json;
+
+const char* kWhere = "aggnet platform";
+const char* kCaption =
+    "aggnet platform: a platform's sites, links, routes (shortest one-way delay) and the "
+    "multicast tree from every site to all others";
+
+double ms(std::uint64_t ps) { return static_cast<double>(ps) * 1e-9; }
+double gbps(std::uint64_t bps) { return static_cast<double>(bps) * 1e-9; }
+
+json sites_json(const Platform& p) {
+  json sites = json::array();
+  for (const auto& s : p.sites)
+    sites.push_back({{"site", s.code},
+                     {"name", s.name},
+                     {"continent", s.continent},
+                     {"lat_deg", s.lat_deg},
+                     {"lng_deg", s.lng_deg},
+                     {"fpga_buffer_bytes", s.fpga.buffer_bytes},
+                     {"compute_time_s", static_cast<double>(s.cluster.compute_time_ps) * 1e-12},
+                     {"access_bandwidth_gbps", gbps(s.cluster.access_bandwidth_bps)}});
+  return sites;
+}
+
+json links_json(const Platform& p) {
+  json links = json::array();
+  for (const auto& l : p.links)
+    links.push_back({{"a", p.sites[static_cast<std::size_t>(l.a)].code},
+                     {"b", p.sites[static_cast<std::size_t>(l.b)].code},
+                     {"delay_ms", ms(l.params.delay_ps)},
+                     {"bandwidth_gbps", gbps(l.params.bandwidth_bps)},
+                     {"source", l.source}});
+  return links;
+}
+
+std::vector<std::string> codes(const Platform& p, const std::vector<int>& sites) {
+  std::vector<std::string> out;
+  for (int s : sites) out.push_back(p.sites[static_cast<std::size_t>(s)].code);
+  return out;
+}
+
+json routes_json(const Platform& p, const Routing& routing) {
+  json routes = json::array();
+  const int n = static_cast<int>(p.sites.size());
+  for (int s = 0; s < n; ++s)
+    for (int d = 0; d < n; ++d)
+      if (s != d)
+        routes.push_back({{"from", p.sites[static_cast<std::size_t>(s)].code},
+                          {"to", p.sites[static_cast<std::size_t>(d)].code},
+                          {"delay_ms", ms(routing.delay_ps(s, d))},
+                          {"path", codes(p, routing.path(s, d))}});
+  return routes;
+}
+
+// The tree every site's chunks take to all the others (an all-to-all group's).
+json trees_json(const Platform& p, const Routing& routing) {
+  json trees = json::array();
+  const int n = static_cast<int>(p.sites.size());
+  for (int s = 0; s < n; ++s) {
+    std::vector<int> receivers;
+    for (int d = 0; d < n; ++d)
+      if (d != s) receivers.push_back(d);
+    json hops = json::array();
+    for (const auto& [u, v] : routing.multicast_tree(s, receivers))
+      hops.push_back(codes(p, {u, v}));
+    trees.push_back({{"source", p.sites[static_cast<std::size_t>(s)].code},
+                     {"links", hops.size()},
+                     {"hops", hops}});
+  }
+  return trees;
+}
+
+std::string joined(const json& words, const char* sep) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : sep) + w.get<std::string>();
+  return out;
+}
+
+std::string tables(const json& doc) {
+  std::string out = fmt::format("Platform {} ({}): {} sites, {} links\n\nSites\n",
+                                doc["platform"].get<std::string>(), doc["file"].get<std::string>(),
+                                doc["sites"].size(), doc["links"].size());
+  out += fmt::format("  {:<5} {:<16} {:<14} {:>8} {:>9} {:>11} {:>9} {:>10}\n", "site", "name",
+                     "continent", "lat", "lng", "FPGA buffer", "compute", "access");
+  for (const auto& s : doc["sites"])
+    out += fmt::format("  {:<5} {:<16} {:<14} {:>8.3f} {:>9.3f} {:>11} {:>9} {:>10}\n",
+                       s["site"].get<std::string>(), s["name"].get<std::string>(),
+                       s["continent"].get<std::string>(), s["lat_deg"].get<double>(),
+                       s["lng_deg"].get<double>(),
+                       format_bytes(s["fpga_buffer_bytes"].get<std::uint64_t>()),
+                       format_time_ps(s["compute_time_s"].get<double>() * 1e12),
+                       format_rate(s["access_bandwidth_gbps"].get<double>() * 1e9));
+  out += "\nLinks (both directions)\n";
+  for (const auto& l : doc["links"])
+    out += fmt::format(
+        "  {:<9} {:>12} {:>10}  {}\n", l["a"].get<std::string>() + "-" + l["b"].get<std::string>(),
+        format_time_ps(l["delay_ms"].get<double>() * 1e9),
+        format_rate(l["bandwidth_gbps"].get<double>() * 1e9), l["source"].get<std::string>());
+  out += "\nRoutes (shortest one-way delay)\n";
+  for (const auto& r : doc["routes"])
+    out += fmt::format("  {:<9} {:>12}  {}\n",
+                       r["from"].get<std::string>() + "->" + r["to"].get<std::string>(),
+                       format_time_ps(r["delay_ms"].get<double>() * 1e9), joined(r["path"], " "));
+  out += "\nMulticast trees (from each site to all others: the links a chunk crosses, once each)\n";
+  for (const auto& t : doc["trees"]) {
+    std::string hops;
+    for (const auto& h : t["hops"]) hops += (hops.empty() ? "" : ", ") + joined(h, "->");
+    out += fmt::format("  {:<5} {:>2} links: {}\n", t["source"].get<std::string>(),
+                       t["links"].get<std::size_t>(), hops);
+  }
+  return out;
+}
+
+}  // namespace
+
+int cmd_platform(int argc, char** argv) {
+  try {
+    const auto values = cli::read(kWhere, options::kPlatform, kCaption, argc, argv);
+    if (!values) return 0;
+    cli::check_outputs(*values);
+    const Platform platform = cli::load_platform(*values, RunOptions{});
+    const Routing routing(platform);
+    json doc = {{"platform", platform.name},
+                {"file", platform.file},
+                {"sites", sites_json(platform)},
+                {"links", links_json(platform)},
+                {"routes", routes_json(platform, routing)},
+                {"trees", trees_json(platform, routing)}};
+    tidy_numbers(doc);
+    const std::string& out = values->text("json");
+    if (!is_stdout(out)) std::cout << tables(doc);
+    if (!out.empty()) write_file_atomically(out, doc.dump(2) + "\n");
+    return 0;
+  } catch (const ConfigError& e) {
+    std::cerr << error_line(kWhere, e) << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << kWhere << ": " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace aggnet
