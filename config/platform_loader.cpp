@@ -27,7 +27,9 @@ namespace {
 const std::vector<std::string> kTopKeys = {"name",      "description", "defaults",
                                            "colocated", "sites",       "links"};
 const std::vector<std::string> kSiteFields = {"code", "name", "continent", "lat_deg", "lng_deg"};
-const std::vector<std::string> kLinkFields = {"a", "b", "source", "loss", "down"};
+const std::vector<std::string> kLinkFields = {"a", "b", "source"};
+/// A link's faults (read_link_faults), listed after its parameters.
+const std::vector<std::string> kLinkFaultFields = {"loss", "down"};
 
 const std::string& link_section() { return WanLinkParams::table().info().section; }
 
@@ -53,7 +55,7 @@ std::vector<std::string> concat(std::vector<std::string> a, const std::vector<st
 }
 
 std::vector<std::string> link_entry_keys() {
-  return concat(kLinkFields, param_keys(WanLinkParams::table().info()));
+  return concat(concat(kLinkFields, param_keys(WanLinkParams::table().info())), kLinkFaultFields);
 }
 
 std::string join(const std::vector<std::string>& items, const std::string& sep = ", ") {

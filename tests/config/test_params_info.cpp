@@ -226,7 +226,8 @@ std::map<std::string, Rows> loader_keys() {
   std::map<std::string, Rows> by_place;
   for (const auto& mod : m)
     by_place["defaults"][mod.module] = accepted_keys("defaults." + mod.section);
-  by_place["links[*]"]["WanLink"] = accepted_keys("links.aaa-bbb", {"source"});
+  // Besides the parameters: the link's `source` and its faults (`loss`, `down`).
+  by_place["links[*]"]["WanLink"] = accepted_keys("links.aaa-bbb", {"source", "loss", "down"});
   by_place["colocated"]["WanLink"] = accepted_keys("colocated.link");
   for (const auto& mod : m) {
     if (mod.section != "link")
