@@ -3,6 +3,7 @@
 // the map from the JSON).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -101,13 +102,19 @@ std::string tables(const json& doc) {
   std::string out = fmt::format("Platform {} ({}): {} sites, {} links\n\nSites\n",
                                 doc["platform"].get<std::string>(), doc["file"].get<std::string>(),
                                 doc["sites"].size(), doc["links"].size());
-  out += fmt::format("  {:<5} {:<16} {:<14} {:>8} {:>9} {:>11} {:>9} {:>10}\n", "site", "name",
-                     "continent", "lat", "lng", "FPGA buffer", "compute", "access");
+  std::size_t name_width = 4, continent_width = 9;
+  for (const auto& s : doc["sites"]) {
+    name_width = std::max(name_width, s["name"].get<std::string>().size());
+    continent_width = std::max(continent_width, s["continent"].get<std::string>().size());
+  }
+  out += fmt::format("  {:<5} {:<{}} {:<{}} {:>8} {:>9} {:>11} {:>9} {:>10}\n", "site", "name",
+                     name_width, "continent", continent_width, "lat", "lng", "FPGA buffer",
+                     "compute", "access");
   for (const auto& s : doc["sites"])
-    out += fmt::format("  {:<5} {:<16} {:<14} {:>8.3f} {:>9.3f} {:>11} {:>9} {:>10}\n",
-                       s["site"].get<std::string>(), s["name"].get<std::string>(),
-                       s["continent"].get<std::string>(), s["lat_deg"].get<double>(),
-                       s["lng_deg"].get<double>(),
+    out += fmt::format("  {:<5} {:<{}} {:<{}} {:>8.3f} {:>9.3f} {:>11} {:>9} {:>10}\n",
+                       s["site"].get<std::string>(), s["name"].get<std::string>(), name_width,
+                       s["continent"].get<std::string>(), continent_width,
+                       s["lat_deg"].get<double>(), s["lng_deg"].get<double>(),
                        format_bytes(s["fpga_buffer_bytes"].get<std::uint64_t>()),
                        format_time_ps(s["compute_time_s"].get<double>() * 1e12),
                        format_rate(s["access_bandwidth_gbps"].get<double>() * 1e9));

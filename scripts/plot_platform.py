@@ -120,7 +120,8 @@ def plot(doc, out):
         ax.margins(0.1)
     rate_text = (f"{min(rates):g} to {top:g} Gb/s" if min(rates) != top else f"{top:g} Gb/s")
     ax.set_title(f"{doc['platform']}: {len(doc['sites'])} sites, {len(doc['links'])} WAN links "
-                 f"({rate_text}; labels: one-way delay)")
+                 f"({rate_text}; labels: one-way delay)"
+                 + ("" if geographic else "\nno coordinates in the platform: sites on a circle"))
     fig.tight_layout()
     fig.savefig(out, dpi=120, bbox_inches="tight")
     plt.close(fig)

@@ -594,7 +594,9 @@ std::string format_report(const json& report, std::size_t busiest_links) {
   std::sort(links.begin(), links.end(), [](const json& a, const json& b) {
     return a["utilization"].get<double>() > b["utilization"].get<double>();
   });
-  line("Busiest links");
+  line(
+      "Busiest links (utilization: busy time / run time, wire bytes with headers and control; "
+      "payload: gradient bytes only)");
   line(fmt::format("  {:<22} {:>10} {:>11} {:>12} {:>13}", "link", "rate", "utilization", "payload",
                    "max queueing"));
   for (std::size_t i = 0; i < std::min(busiest_links, links.size()); ++i) {

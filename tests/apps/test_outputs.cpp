@@ -5,6 +5,7 @@
 // errors (did-you-mean, no wrapped negative counts) and readable --help.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -42,7 +43,8 @@ class Outputs : public ::testing::Test {
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
            ("aggnet_outputs_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+            std::to_string(::getpid()));  // other checkouts may run the same test
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -254,6 +256,11 @@ TEST_F(Outputs, RunTableEchoesItsInputsAndTheConsensus) {
             std::string::npos)
       << o.out;
   EXPECT_NE(o.out.find("link rate     WAN 10 Gbps"), std::string::npos) << o.out;
+  // The link table says what its utilization counts (wire bytes), beside the payload.
+  EXPECT_NE(o.out.find("Busiest links (utilization: busy time / run time, wire bytes with "
+                       "headers and control; payload: gradient bytes only)"),
+            std::string::npos)
+      << o.out;
   EXPECT_NE(o.out.find("schedule      triads, 1 steps, eps 0.01"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("flow control  credit, round start immediate, alignment none"),
             std::string::npos)
