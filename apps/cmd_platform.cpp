@@ -1,6 +1,6 @@
 // `aggnet platform`: a platform's sites, links, shortest-delay routes and multicast trees
-// (the routing the simulation uses), as tables or --json (scripts/plot_platform.py draws
-// the map from the JSON).
+// (the routing the simulation uses) and the physical bound for --gradient, as tables or --json
+// (scripts/plot_platform.py draws the map from the JSON).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include "common/atomic_file.h"
 #include "common/config_error.h"
 #include "common/units.h"
+#include "model/physical_bound.h"
 #include "model/routing.h"
 #include "sim/report.h"
 
@@ -25,7 +26,8 @@ using nlohmann::json;
 const char* kWhere = "aggnet platform";
 const char* kCaption =
     "aggnet platform: a platform's sites, links, routes (shortest one-way delay) and the "
-    "multicast tree from every site to all others";
+    "multicast tree from every site to all others, and the physical bound on averaging "
+    "--gradient bytes (docs/physical-bound.md)";
 
 double ms(std::uint64_t ps) { return static_cast<double>(ps) * 1e-9; }
 double gbps(std::uint64_t bps) { return static_cast<double>(bps) * 1e-9; }
@@ -92,6 +94,38 @@ json trees_json(const Platform& p, const Routing& routing) {
   return trees;
 }
 
+// The physical bound of averaging `gradient_bytes` over the platform (docs/physical-bound.md).
+json bound_json(const Platform& p, std::uint64_t gradient_bytes) {
+  const PhysicalBound b = physical_bound(p, gradient_bytes);
+  json out = {{"gradient_bytes", gradient_bytes},  {"bound_s", b.bound_s},
+              {"set_by", b.binding.describe(p)},   {"path_s", b.path.time_s},
+              {"path", b.path.describe(p)},        {"cut_s", b.cut.time_s},
+              {"cut", b.cut.describe(p)},          {"method", bound_method_name(b.method)},
+              {"cuts_evaluated", b.cuts_evaluated}};
+  if (p.sites.size() <= static_cast<std::size_t>(kAllCutsMaxSites)) {
+    const double forest = forest_rate_bytes_per_s(p);
+    out["forest_rate_gbps"] = forest * 8e-9;
+    out["forest_bandwidth_s"] = static_cast<double>(gradient_bytes) / forest;
+  }
+  return out;
+}
+
+std::string bound_table(const json& b) {
+  std::string out = fmt::format(
+      "\nPhysical bound for G = {} (no plan reaches the exact average sooner)\n  bound   {} "
+      "({})\n  path    {}\n  cut     {}\n",
+      format_bytes(b["gradient_bytes"].get<std::uint64_t>()),
+      format_time_ps(b["bound_s"].get<double>() * 1e12), b["method"].get<std::string>(),
+      b["path"].get<std::string>(), b["cut"].get<std::string>());
+  if (b.contains("forest_rate_gbps"))
+    out += fmt::format(
+        "  forest  {:.4g} Gbps of payload at most over reduce-then-broadcast trees (spanning-tree "
+        "packing): G takes {} on bandwidth alone\n",
+        b["forest_rate_gbps"].get<double>(),
+        format_time_ps(b["forest_bandwidth_s"].get<double>() * 1e12));
+  return out;
+}
+
 std::string joined(const json& words, const char* sep) {
   std::string out;
   for (const auto& w : words) out += (out.empty() ? "" : sep) + w.get<std::string>();
@@ -136,7 +170,7 @@ std::string tables(const json& doc) {
     out += fmt::format("  {:<5} {:>2} links: {}\n", t["source"].get<std::string>(),
                        t["links"].get<std::size_t>(), hops);
   }
-  return out;
+  return out + bound_table(doc["bound"]);
 }
 
 }  // namespace
@@ -153,7 +187,8 @@ int cmd_platform(int argc, char** argv) {
                 {"sites", sites_json(platform)},
                 {"links", links_json(platform)},
                 {"routes", routes_json(platform, routing)},
-                {"trees", trees_json(platform, routing)}};
+                {"trees", trees_json(platform, routing)},
+                {"bound", bound_json(platform, values->bytes("gradient"))}};
     tidy_numbers(doc);
     const std::string& out = values->text("json");
     if (!is_stdout(out)) std::cout << tables(doc);

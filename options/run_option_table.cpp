@@ -75,7 +75,7 @@ std::vector<OptionSpec> make_table() {
       Row("buffer", Kind::kBytes, kRunInput | kSchedule,
           "FPGA buffer memory at every site, e.g. 64MiB (default: the platform's)")
           .sets([](O& o, S v) { o.buffer_bytes = parse_bytes(v); }),
-      Row("gradient", Kind::kBytes, kAll, "gradient bytes per site (G)")
+      Row("gradient", Kind::kBytes, kAll | kPlatform, "gradient bytes per site (G)")
           .def("1GiB")
           .sets([](O& o, S v) { o.gradient_bytes = parse_bytes(v); }),
       Row("chunk", Kind::kBytes, kAll, "chunk = aggregation slot size")

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""No simulated run beats the physical bound, and the bound is never weaker than the simple
-cut/latency bound (docs/physical-bound.md).
+"""No simulated run beats the physical bound, the bound is never weaker than the simple
+cut/latency bound (docs/physical-bound.md), and `aggnet platform` reports the same bound.
 
     test_bound.py --aggnet BUILD/apps/aggnet
 
@@ -76,6 +76,13 @@ def simple_bound_s(path, gradient_bytes):
     return best
 
 
+def platform_bound_s(aggnet, platform):
+    """The bound `aggnet platform` prints for the same platform and gradient."""
+    out = subprocess.run([aggnet, "platform", "--platform", platform, "--gradient", "16MiB",
+                          "--json", "-"], check=True, capture_output=True, text=True).stdout
+    return json.loads(out)["bound"]["bound_s"]
+
+
 def run(aggnet, platform, args, tmp):
     out = os.path.join(tmp, "run.json")
     cmd = [aggnet, "run", "--platform", platform, *COMMON, *args, "--json", out]
@@ -99,6 +106,8 @@ def main():
             if "bound_s" not in sm:
                 failures.append(f"{label}: no bound_s")
                 continue
+            if sm["bound_s"] != platform_bound_s(aggnet, platform):
+                failures.append(f"{label}: aggnet platform gives another bound")
             if "tests/workflow" in platform:
                 simple = simple_bound_s(platform, GRADIENT)
                 if sm["bound_s"] < simple * (1 - 1e-9):
