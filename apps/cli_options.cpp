@@ -282,4 +282,16 @@ std::string self_executable() {
   return p.string();
 }
 
+int guarded(const char* where, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const ConfigError& e) {
+    std::cerr << error_line(where, e) << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << where << ": " << e.what() << "\n";
+    return 1;
+  }
+}
+
 }  // namespace aggnet::cli

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <boost/program_options.hpp>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -64,5 +65,9 @@ void check_output_path(const std::string& where, const std::string& key, const s
 /// This executable's path (/proc/self/exe), for commands that run `aggnet run` children.
 /// Errors: std::runtime_error.
 std::string self_executable();
+
+/// Runs a command's body: a ConfigError becomes its one-line message (error_line) and exit
+/// status 2, any other exception "WHERE: what" and status 1.
+int guarded(const char* where, const std::function<int()>& body);
 
 }  // namespace aggnet::cli

@@ -223,7 +223,7 @@ int cmd_compare(int argc, char** argv) {
   // clang-format on
   po::positional_options_description pos;
   pos.add("runs", -1);
-  try {
+  return cli::guarded(kWhere, [&] {
     po::variables_map vm;
     try {
       po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
@@ -237,13 +237,7 @@ int cmd_compare(int argc, char** argv) {
       return 0;
     }
     return compare(vm);
-  } catch (const ConfigError& e) {
-    std::cerr << error_line(kWhere, e) << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << kWhere << ": " << e.what() << "\n";
-    return 1;
-  }
+  });
 }
 
 }  // namespace aggnet

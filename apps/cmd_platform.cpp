@@ -176,7 +176,7 @@ std::string tables(const json& doc) {
 }  // namespace
 
 int cmd_platform(int argc, char** argv) {
-  try {
+  return cli::guarded(kWhere, [&] {
     const auto values = cli::read(kWhere, options::kPlatform, kCaption, argc, argv);
     if (!values) return 0;
     cli::check_outputs(*values);
@@ -194,13 +194,7 @@ int cmd_platform(int argc, char** argv) {
     if (!is_stdout(out)) std::cout << tables(doc);
     if (!out.empty()) write_file_atomically(out, doc.dump(2) + "\n");
     return 0;
-  } catch (const ConfigError& e) {
-    std::cerr << error_line(kWhere, e) << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << kWhere << ": " << e.what() << "\n";
-    return 1;
-  }
+  });
 }
 
 }  // namespace aggnet

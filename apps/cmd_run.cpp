@@ -483,16 +483,10 @@ int simulate(const RunSetup& s) {
 }  // namespace
 
 int cmd_run(int argc, char** argv) {
-  try {
+  return cli::guarded(kWhere, [&] {
     const auto setup = prepare(argc, argv);
     return setup ? simulate(*setup) : 0;
-  } catch (const ConfigError& e) {
-    std::cerr << error_line(kWhere, e) << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "aggnet run: " << e.what() << "\n";
-    return 1;
-  }
+  });
 }
 
 }  // namespace aggnet

@@ -372,15 +372,7 @@ int run_schedule(int argc, char** argv) {
 }  // namespace
 
 int cmd_schedule(int argc, char** argv) {
-  try {
-    return run_schedule(argc, argv);
-  } catch (const ConfigError& e) {
-    std::cerr << error_line(kWhere, e) << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "aggnet schedule: " << e.what() << "\n";
-    return 1;
-  }
+  return cli::guarded(kWhere, [&] { return run_schedule(argc, argv); });
 }
 
 }  // namespace aggnet

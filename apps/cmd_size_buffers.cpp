@@ -50,7 +50,7 @@ SizingRequest prepare(const OptionValues& values) {
 }  // namespace
 
 int cmd_size_buffers(int argc, char** argv) {
-  try {
+  return cli::guarded(kWhere, [&] {
     const auto values = cli::read(kWhere, options::kSizeBuffers, kCaption, argc, argv);
     if (!values) return 0;
     const SizingRequest request = prepare(*values);
@@ -67,13 +67,7 @@ int cmd_size_buffers(int argc, char** argv) {
     }
     if (!csv.empty()) write_file_atomically(csv, sizing_csv(request, result));
     return 0;
-  } catch (const ConfigError& e) {
-    std::cerr << error_line(kWhere, e) << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << kWhere << ": " << e.what() << "\n";
-    return 1;
-  }
+  });
 }
 
 }  // namespace aggnet
