@@ -74,8 +74,9 @@ WanLinkParams link(std::uint64_t delay_ps, std::uint64_t bps) {
   return p;
 }
 
-FpgaAggregatorConfig fpga_config(int site) {
+FpgaAggregatorConfig fpga_config(int site, TestHook hook = TestHook::kNone) {
   FpgaAggregatorConfig c;
+  c.test_hook = hook;
   c.site = site;
   c.slot_bytes = kMiB;
   c.params.buffer_bytes = 8 * kMiB;
@@ -90,12 +91,12 @@ struct Site {
   MulticastSwitch sw;
   FpgaAggregator fpga;
   Recorder cluster;
-  Site(const std::string& n, int site, ChunkPool& pool)
+  Site(const std::string& n, int site, ChunkPool& pool, TestHook hook = TestHook::kNone)
       : source((n + "_source").c_str(), pool),
         up((n + "_up").c_str(), link(1 * kUs, 200'000'000'000)),
         down((n + "_down").c_str(), link(1 * kUs, 200'000'000'000)),
         sw((n + "_sw").c_str(), SwitchParams{500 * kNs}),
-        fpga((n + "_fpga").c_str(), fpga_config(site), pool),
+        fpga((n + "_fpga").c_str(), fpga_config(site, hook), pool),
         cluster((n + "_cluster").c_str()) {
     source.out.bind(up.in);
     up.out.bind(sw.in);
@@ -108,10 +109,11 @@ struct Site {
 
 struct Line {
   ChunkPool pool;
-  Site a{"a", 0, pool}, b{"b", 1, pool}, c{"c", 2, pool};
+  TestHook relay_hook;  // b's FPGA
+  Site a{"a", 0, pool}, b{"b", 1, pool, relay_hook}, c{"c", 2, pool};
   WanLink ab{"ab", link(5 * kMs, 100'000'000'000)}, ba{"ba", link(5 * kMs, 100'000'000'000)};
   WanLink bc{"bc", link(3 * kMs, 100'000'000'000)}, cb{"cb", link(3 * kMs, 100'000'000'000)};
-  Line() {
+  explicit Line(TestHook hook = TestHook::kNone) : relay_hook(hook) {
     a.sw.out.bind(ab.in);  // a: port 1
     b.sw.out.bind(ba.in);  // b: port 1
     b.sw.out.bind(bc.in);  // b: port 2
@@ -210,6 +212,21 @@ TEST(ReductionTree, LineRootedAtTheEndDeliversEveryChunkAtItsClosedForm) {
   EXPECT_DOUBLE_EQ(line.b.fpga.buffer().hold_time_ns().max(), 5'241'386'560 / 1000.0);
   EXPECT_DOUBLE_EQ(line.c.fpga.buffer().hold_time_ns().max(), 8'362'579'840 / 1000.0);
   EXPECT_EQ(line.b.fpga.buffer().high_water_bytes(), 3 * kMiB);
+}
+
+// The broken mechanism: b forwards a sum after one input instead of two. Its own
+// contribution leaves alone, c completes early with 2 members; a's contribution then
+// leaves b alone too and holds a slot at c for ever. Every wrong sum is counted.
+TEST(ReductionTree, ARelayForwardingBeforeItsChildIsCaught) {
+  Line line(TestHook::kEarlyTreeForward);
+  sc_core::sc_start();
+  ASSERT_EQ(line.a.cluster.seen.size(), static_cast<std::size_t>(kChunks));
+  EXPECT_LT(line.a.cluster.seen[0].at_ps, kReceives[0]);
+  EXPECT_EQ(line.a.cluster.seen[0].chunk.contributions, 2);
+  EXPECT_EQ(line.c.fpga.bad_reductions(), static_cast<std::uint64_t>(kChunks));
+  EXPECT_EQ(line.b.fpga.bad_reductions(), static_cast<std::uint64_t>(2 * kChunks));
+  EXPECT_EQ(line.c.fpga.slots_held(), static_cast<std::size_t>(kChunks));
+  EXPECT_EQ(line.bc.chunks(), static_cast<std::uint64_t>(2 * kChunks));
 }
 
 }  // namespace
