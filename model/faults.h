@@ -49,11 +49,12 @@ struct SiteSlowdown {
 /// invariants catch it (sim/invariants.h). Never set from the command line.
 enum class TestHook {
   kNone,
-  kDoubleAdd,      ///< an aggregator adds the first contribution of every slot twice
-  kLeakSlot,       ///< an aggregator never frees the slot of the first chunk it reduces
-  kOvercommit,     ///< an aggregator takes slots beyond its buffer's capacity
-  kMiscountLoss,   ///< links do not count the bytes they lose
-  kDoubleDeliver,  ///< an aggregator hands every reduced chunk to its cluster twice
+  kDoubleAdd,         ///< an aggregator adds the first contribution of every slot twice
+  kLeakSlot,          ///< an aggregator never frees the slot of the first chunk it reduces
+  kOvercommit,        ///< an aggregator takes slots beyond its buffer's capacity
+  kMiscountLoss,      ///< links do not count the bytes they lose
+  kDoubleDeliver,     ///< an aggregator hands every reduced chunk to its cluster twice
+  kEarlyTreeForward,  ///< a reduction-tree FPGA forwards its sum one input early
 };
 
 struct FaultPlan {

@@ -91,7 +91,8 @@ std::vector<InvariantResult> check_invariants(const NetworkSystem& system) {
       {"exactly-once delivery", "every (step, chunk) result reaches every group member once",
        exactly_once(system)},
       {"one contribution per member",
-       "every reduced chunk sums exactly one contribution of each other member",
+       "every reduced chunk sums exactly one contribution of each other member (reduction "
+       "trees: every sum holds each member of its subtree once)",
        one_per_member(system)},
       {"no slot leaked", "no aggregation slot held, no contribution waiting at the end",
        no_leak(system)},

@@ -22,7 +22,8 @@ struct InvariantResult {
 ///   once: accepted results = chunks x communicating steps, no result delivered twice
 ///   without a retransmission asking for it;
 /// - `one contribution per member`: every reduced chunk summed exactly one contribution
-///   from each other member of the group;
+///   from each other member of the group (reduction trees: every partial sum and result
+///   holds each member of its subtree once, counted by `contributions`);
 /// - `no slot leaked`: no aggregation slot held and no contribution waiting at the end;
 /// - `buffer within capacity`: slots in use never exceeded the buffer memory;
 /// - `link conservation`: on every link, wire bytes sent = delivered + lost + in flight.

@@ -66,6 +66,10 @@ struct ChunkExtension : tlm::tlm_extension<ChunkExtension> {
   std::uint32_t chunk = 0;          ///< chunk index within the gradient (or ring segment)
   std::uint32_t ring_step = 0;      ///< ring all-reduce step (kRingSegment)
   std::uint32_t segment = 0;        ///< ring segment the chunk belongs to (kRingSegment)
+  /// Reduction-tree round (in-transit aggregation, FpgaAggregator::set_reduction_role):
+  /// a kContribution with a key >= 0 is a member's contribution or a relay's partial sum
+  /// (`contributions` members summed), a kReduced one the root's result; -1: none.
+  int reduction_tree = -1;
   std::uint64_t burst_chunk_bytes = 0;
   std::uint32_t credits = 1;   ///< kGrant: window; kCredit: slots freed so far (cumulative)
   int requester = -1;          ///< kReduced re-sent for a retransmission: the sender to acknowledge

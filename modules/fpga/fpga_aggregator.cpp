@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "common/units.h"
 #include "modules/core/event_calendar.h"
@@ -60,7 +62,7 @@ tlm::tlm_sync_enum FpgaAggregator::nb_transport_fw(tlm::tlm_generic_payload& tra
 
 void FpgaAggregator::on_arrival(tlm::tlm_generic_payload& trans) {
   const auto& chunk = chunk_of(trans);
-  if (chunk.kind != ChunkKind::kContribution || !aggregate_) {
+  if (chunk.kind != ChunkKind::kContribution || (!aggregate_ && chunk.reduction_tree < 0)) {
     // Without aggregation a receiver's credit window counts the contributions passed on to
     // its cluster: the first copy of one leaving frees its place (the original or, if that
     // was lost, a retransmission); a later copy repeats the count.
@@ -70,7 +72,7 @@ void FpgaAggregator::on_arrival(tlm::tlm_generic_payload& trans) {
     return;
   }
   contributions_ += chunk.chunks;  // in chunks: a burst counts as its chunks
-  if (reliable_ && absorb_duplicate(trans)) return;
+  if (reliable_ && chunk.reduction_tree < 0 && absorb_duplicate(trans)) return;
   const bool needs_slot = buffer_.full() && !buffer_.holds(key_of(chunk));
   if (needs_slot && drop_when_full_) {
     ++drops_;
@@ -122,14 +124,16 @@ void FpgaAggregator::resend_result(const ChunkExtension& chunk) {
 }
 
 void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
-  if (reliable_ && absorb_duplicate(trans)) return;  // a retransmission that waited
-  const sc_time now = EventCalendar::now();
   const auto& chunk = chunk_of(trans);
+  const bool tree = chunk.reduction_tree >= 0;
+  if (reliable_ && !tree && absorb_duplicate(trans)) return;  // a retransmission that waited
+  const sc_time now = EventCalendar::now();
   Slot& slot = slot_for(chunk);
   const bool add_twice = test_hook_ == TestHook::kDoubleAdd && slot.received == 0;
   for (int k = 0; k < (add_twice ? 2 : 1); ++k) {
     ++slot.received;
     mark_sender(slot, key_of(chunk), chunk.src_site);
+    if (tree) tree_contributions_[key_of(chunk)] += chunk.contributions;
     if (!chunk.data) continue;
     if (!slot.sum) {
       slot.sum = std::make_shared<std::vector<float>>(*chunk.data);
@@ -144,9 +148,15 @@ void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
   pipeline_busy_ += service;
 
   if (slot.received == slot.expected) {
-    check_senders(slot, key_of(chunk), chunk.group_size);
     auto& reduced = pool_.clone(trans);
     auto& r = chunk_of(reduced);
+    if (tree) {
+      finish_tree_sum(slot, key_of(chunk), r);
+      outputs_.notify(reduced, pipeline_free_ + latency_ - now);
+      trans.release();
+      return;
+    }
+    check_senders(slot, key_of(chunk), chunk.group_size);
     r.kind = ChunkKind::kReduced;
     r.src_site = site_;
     r.dst_site = site_;
@@ -181,7 +191,8 @@ FpgaAggregator::Slot& FpgaAggregator::slot_for(const ChunkExtension& chunk) {
     buffer_.allocate(key, EventCalendar::now());
     slots_in_use_ = buffer_.slots_in_use();  // occupancy / slot size, without a division
     Slot& fresh = fresh_slot(key);
-    fresh.expected = chunk.group_size - 1;
+    fresh.expected = chunk.reduction_tree < 0 ? chunk.group_size - 1 : role_of(chunk).inputs();
+    if (chunk.reduction_tree >= 0 && test_hook_ == TestHook::kEarlyTreeForward) --fresh.expected;
     return fresh;
   }
   return fresh_slot(key);  // TestHook::kLeakSlot: the buffer kept a reduced chunk's slot
@@ -240,6 +251,52 @@ void FpgaAggregator::check_senders(const Slot& slot, std::uint64_t key, int grou
   if (senders != slot.received || slot.received != group_size - 1) ++bad_reductions_;
 }
 
+void FpgaAggregator::set_reduction_role(int reduction_tree, const ReductionRole& role) {
+  const auto error = [&](const std::string& what) {
+    throw std::invalid_argument(std::string(name()) + ": reduction tree " +
+                                std::to_string(reduction_tree) + ": " + what);
+  };
+  if (reduction_tree < 0) error("expected a key >= 0");
+  if (role.children < 0 || role.inputs() < 1) error("expected at least one input");
+  if (role.subtree_members < role.inputs())
+    error("expected at least as many subtree members as inputs");
+  if (role.parent_site < 0 && role.result_tree_id < 0) error("the root needs a result tree id");
+  roles_[reduction_tree] = role;
+}
+
+const ReductionRole& FpgaAggregator::role_of(const ChunkExtension& chunk) const {
+  const auto role = roles_.find(chunk.reduction_tree);
+  if (role == roles_.end()) {
+    SC_REPORT_ERROR(name(),
+                    ("no role in reduction tree " + std::to_string(chunk.reduction_tree)).c_str());
+  }
+  return role->second;
+}
+
+// The tree slot's sum as the chunk it leaves as: a partial sum to the parent, or at the
+// root the result on its multicast tree. Invariant data: one input per sender (its own
+// cluster and each child) holding, together, every member of the subtree once.
+void FpgaAggregator::finish_tree_sum(const Slot& slot, std::uint64_t key, ChunkExtension& sum) {
+  const ReductionRole& role = role_of(sum);
+  const auto summed = tree_contributions_.find(key);
+  const int contributions = summed->second;
+  tree_contributions_.erase(summed);
+  int senders = 0;
+  for (std::uint64_t word : slot.senders) senders += __builtin_popcountll(word);
+  const bool root = role.parent_site < 0;
+  if (senders != slot.received || slot.received != role.inputs() ||
+      contributions != role.subtree_members || (root && contributions != sum.group_size))
+    ++bad_reductions_;
+  sum.kind = root ? ChunkKind::kReduced : ChunkKind::kContribution;
+  sum.src_site = site_;
+  sum.dst_site = root ? -1 : role.parent_site;
+  sum.tree_id = root ? role.result_tree_id : -1;
+  sum.contributions = contributions;
+  sum.data = slot.sum;
+  sum.requester = -1;
+  sum.retransmission = false;
+}
+
 void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced) {
   const sc_time now = EventCalendar::now();
   const auto key = key_of(chunk_of(reduced));
@@ -252,6 +309,12 @@ void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced) {
   leaked_once_ = leaked_once_ || leak;
   if (!leak) buffer_.free(key, now);
   slots_in_use_ = buffer_.slots_in_use();  // occupancy / slot size, without a division
+  if (chunk_of(reduced).reduction_tree >= 0) {
+    tree_sums_ += chunk_of(reduced).chunks;
+    network_sink_(reduced);
+    admit_stalled();
+    return;
+  }
   reduced_ += chunk_of(reduced).chunks;
   if (reliable_) completed_[key] = chunk_of(reduced).data;
   if (return_credits_)

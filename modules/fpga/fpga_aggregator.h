@@ -43,6 +43,19 @@ struct FpgaAggregatorConfig {
   TestHook test_hook = TestHook::kNone;  ///< breaks one mechanism on purpose (tests only)
 };
 
+/// This site's place in one reduction tree (in-transit aggregation). Its FPGA sums
+/// `children` partial sums and, if the site is a member, its cluster's own contribution;
+/// the sum holds `subtree_members` original contributions. A non-root sends it to
+/// `parent_site`'s FPGA; the root (parent -1) multicasts it on `result_tree_id`.
+struct ReductionRole {
+  int parent_site = -1;  ///< -1: the root
+  int children = 0;
+  bool member = true;       ///< the site's own cluster contributes
+  int subtree_members = 1;  ///< members below and at this site (invariant check)
+  int result_tree_id = -1;  ///< the root's multicast tree to every member
+  int inputs() const { return children + (member ? 1 : 0); }
+};
+
 /// FpgaAggregator: target socket `in` (from the switch's local port), initiator sockets
 /// `out` (to the access link towards the cluster) and `to_network` (credit messages back
 /// into the switch).
@@ -53,7 +66,12 @@ struct FpgaAggregatorConfig {
 /// reduced chunk per (step, chunk) goes to the cluster. A contribution needing a new slot
 /// when all are taken waits (a slot stall); contributions to chunks that already hold a
 /// slot pass it, so stalls cannot deadlock (with `drop_when_full` it is dropped instead).
-/// Credits, ring segments and reduced chunks pass through unchanged. Credit messages
+/// Credits, ring segments and reduced chunks pass through unchanged.
+///
+/// Reduction trees: a contribution with `reduction_tree` >= 0 is summed (whether or not
+/// `aggregate` is set) in a slot expecting its role's inputs, with the same pipeline and
+/// slot rules; the sum leaves on `to_network` (ReductionRole). Loss recovery and credits
+/// do not apply to tree rounds. Credit messages
 /// carry the number of slots freed so far for that sender in that step (cumulative, so a
 /// lost one is repaired by the next).
 class FpgaAggregator : public sc_core::sc_module, public NbTarget {
@@ -64,6 +82,13 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
 
   /// Errors: std::invalid_argument if the buffer holds no slot.
   FpgaAggregator(sc_core::sc_module_name name, const FpgaAggregatorConfig& config, ChunkPool& pool);
+
+  /// This site's role in reduction tree `reduction_tree` (the chunks' key).
+  /// Errors: std::invalid_argument for a negative key, no input, fewer subtree members
+  /// than inputs, or a root without a result tree.
+  void set_reduction_role(int reduction_tree, const ReductionRole& role);
+  /// Partial sums and root results sent into the network (reduction trees).
+  std::uint64_t tree_sums() const { return tree_sums_; }
 
   const BufferMemory& buffer() const { return buffer_; }
   std::uint64_t slot_stalls() const { return stalls_; }
@@ -128,6 +153,8 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   void take_senders(const Slot& slot, std::uint64_t key, std::vector<std::uint64_t>* bits);
   void check_senders(const Slot& slot, std::uint64_t key, int group_size);
   void on_reduced(tlm::tlm_generic_payload& trans);
+  const ReductionRole& role_of(const ChunkExtension& chunk) const;
+  void finish_tree_sum(const Slot& slot, std::uint64_t key, ChunkExtension& sum);
   // The pipeline output FIFO's callback: a direct call, 8 bytes.
   struct OutputHandler {
     FpgaAggregator* fpga;
@@ -180,6 +207,11 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   std::uint64_t duplicates_ = 0, result_resends_ = 0, drops_ = 0, bad_reductions_ = 0;
   std::uint64_t wasted_bytes_ = 0;
   bool leaked_once_ = false;
+  // Reduction trees: key -> this site's role; per open tree slot, the original member
+  // contributions summed so far.
+  std::unordered_map<int, ReductionRole> roles_;
+  std::unordered_map<std::uint64_t, int> tree_contributions_;
+  std::uint64_t tree_sums_ = 0;
 };
 
 }  // namespace aggnet

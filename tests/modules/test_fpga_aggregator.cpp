@@ -542,5 +542,184 @@ TEST(FpgaAggregator, AChunkHandedOverBeforeItsLastBitIsAnError) {
   EXPECT_THROW(sc_core::sc_start(), sc_core::sc_report);
 }
 
+// Reduction trees (in-transit aggregation). Tree 7, step 0, a group of 5: site 4 relays
+// for children 2 (holding 2 members) and 3 (holding 2 members) towards parent 9.
+constexpr int kTree = 7;
+
+ChunkExtension tree_input(int src, int contributions, std::vector<float> values) {
+  ChunkExtension c = contribution(0, 0, src, 5);
+  c.tree_id = -1;
+  c.dst_site = 4;
+  c.reduction_tree = kTree;
+  c.contributions = contributions;
+  c.data = std::make_shared<std::vector<float>>(std::move(values));
+  return c;
+}
+
+ReductionRole relay_role() {
+  ReductionRole r;
+  r.parent_site = 9;
+  r.children = 2;
+  r.subtree_members = 5;  // itself + 2 + 2
+  return r;
+}
+
+// Own contribution at 10 us: service [10, 42.768] us. Child 2 at 12 us queues behind it:
+// [42.768, 75.536] us. Child 3 at 100 us finds the pipeline idle: [100, 132.768] us, and
+// the partial sum leaves at 132.768 + 0.128 = 132.896 us = max(arrivals) + service +
+// latency. The slot is held from 10 us (first input) to 132.896 us.
+constexpr std::uint64_t kOwnAt = 10 * kUs, kChild2At = 12 * kUs, kChild3At = 100 * kUs;
+constexpr std::uint64_t kPartialLeaves = kChild3At + kService1MiB + kLatency;  // 132'896'000
+
+struct RelayBench : Bench {
+  std::vector<std::uint64_t> in_use;
+  explicit RelayBench(const FpgaAggregatorConfig& c) : Bench(c) {
+    fpga.set_reduction_role(kTree, relay_role());
+    feeder.posts = {{kOwnAt, tree_input(4, 1, {1.0f, 2.0f})},
+                    {kChild2At, tree_input(2, 2, {10.0f, 20.0f})},
+                    {kChild3At, tree_input(3, 2, {100.5f, 200.25f})}};
+    auto sample = [this] { in_use.push_back(fpga.slots_in_use()); };
+    probe.checks = {{kOwnAt - 1, sample},
+                    {kOwnAt + 1, sample},
+                    {kPartialLeaves - 1, sample},
+                    {kPartialLeaves + 1, sample}};
+  }
+};
+
+TEST(FpgaAggregatorTree, RelaySendsOnePartialSumToItsParentAfterItsLastInput) {
+  RelayBench b(config(4));
+  sc_core::sc_start();
+  EXPECT_TRUE(b.cluster.seen.empty());  // a partial sum is not a result
+  ASSERT_EQ(b.network.seen.size(), 1u);
+  const auto& sum = b.network.seen[0];
+  EXPECT_EQ(sum.at_ps, kPartialLeaves);
+  EXPECT_EQ(sum.chunk.kind, ChunkKind::kContribution);
+  EXPECT_EQ(sum.chunk.src_site, 4);
+  EXPECT_EQ(sum.chunk.dst_site, 9);
+  EXPECT_EQ(sum.chunk.tree_id, -1);
+  EXPECT_EQ(sum.chunk.reduction_tree, kTree);
+  EXPECT_EQ(sum.chunk.contributions, 5);
+  EXPECT_EQ(sum.chunk.payload_bytes, kMiB);
+  // Functional: 1 + 10 + 100.5 and 2 + 20 + 200.25, exact in float.
+  ASSERT_TRUE(sum.chunk.data);
+  EXPECT_EQ(*sum.chunk.data, (std::vector<float>{111.5f, 222.25f}));
+  EXPECT_EQ(b.in_use, (std::vector<std::uint64_t>{0, 1, 1, 0}));
+  EXPECT_DOUBLE_EQ(b.fpga.buffer().hold_time_ns().max(),
+                   static_cast<double>(kPartialLeaves - kOwnAt) / kNs);  // 122'896 ns
+  EXPECT_EQ(b.fpga.pipeline_busy(), ps_time(3 * kService1MiB));
+  EXPECT_EQ(b.fpga.tree_sums(), 1u);
+  EXPECT_EQ(b.fpga.reduced_chunks(), 0u);
+  EXPECT_EQ(b.fpga.bad_reductions(), 0u);
+  EXPECT_EQ(b.fpga.slots_held(), 0u);
+}
+
+// The broken mechanism: forwarding before the last child's partial sum arrives. The sum
+// leaves at the end of child 2's service (75.536 + 0.128 us) holding 3 members, the
+// invariant counts it, and child 3's late input holds a slot that never completes.
+TEST(FpgaAggregatorTree, ForwardingBeforeTheLastChildIsCaught) {
+  FpgaAggregatorConfig c = config(4);
+  c.test_hook = TestHook::kEarlyTreeForward;
+  RelayBench b(c);
+  sc_core::sc_start();
+  ASSERT_FALSE(b.network.seen.empty());
+  EXPECT_NE(b.network.seen[0].at_ps, kPartialLeaves);
+  EXPECT_EQ(b.network.seen[0].at_ps, kOwnAt + 2 * kService1MiB + kLatency);  // 75.664 us
+  EXPECT_EQ(b.network.seen[0].chunk.contributions, 3);
+  EXPECT_EQ(b.fpga.bad_reductions(), 1u);
+  EXPECT_EQ(b.fpga.slots_held(), 1u);
+}
+
+TEST(FpgaAggregatorTree, TreeSlotsStallWhenTheBufferIsFull) {
+  // One slot: chunk 1's own contribution at 20 us waits until chunk 0's partial sum
+  // leaves at 132.896 us, then takes the slot; alone in its tree (a leaf) it leaves one
+  // service + latency later: 132.896 + 32.768 + 0.128 = 165.792 us.
+  RelayBench b(config(1));
+  ReductionRole leaf;
+  leaf.parent_site = 9;
+  b.fpga.set_reduction_role(kTree + 1, leaf);
+  ChunkExtension other = tree_input(4, 1, {1.0f, 1.0f});
+  other.reduction_tree = kTree + 1;
+  other.chunk = 1;
+  b.feeder.posts.insert(b.feeder.posts.begin() + 2, {20 * kUs, other});
+  sc_core::sc_start();
+  ASSERT_EQ(b.network.seen.size(), 2u);
+  EXPECT_EQ(b.network.seen[0].at_ps, kPartialLeaves);
+  EXPECT_EQ(b.network.seen[1].at_ps, kPartialLeaves + kService1MiB + kLatency);
+  EXPECT_EQ(b.network.seen[1].chunk.contributions, 1);
+  EXPECT_EQ(b.fpga.slot_stalls(), 1u);
+  EXPECT_EQ(b.fpga.stall_time(), ps_time(kPartialLeaves - 20 * kUs));
+  EXPECT_EQ(b.fpga.buffer().high_water_bytes(), kMiB);
+}
+
+TEST(FpgaAggregatorTree, RootMulticastsTheCompleteSumAndMembersPassItToTheirCluster) {
+  // Root 4 of a group of 3: its own contribution at 0 and child 2's partial sum (2
+  // members) at 5 us: [0, 32.768], [32.768, 65.536] us, out at 65.664 us on tree 40.
+  FpgaAggregatorConfig c = config(4);
+  c.aggregate = false;  // trees aggregate anyway
+  Bench b(c);
+  ReductionRole root;
+  root.children = 1;
+  root.subtree_members = 3;
+  root.result_tree_id = 40;
+  b.fpga.set_reduction_role(kTree, root);
+  ChunkExtension own = tree_input(4, 1, {1.0f});
+  ChunkExtension child = tree_input(2, 2, {2.0f});
+  own.group_size = child.group_size = 3;
+  // The root's result coming back through this FPGA (as at every member): passed on.
+  ChunkExtension result = own;
+  result.kind = ChunkKind::kReduced;
+  result.dst_site = -1;
+  result.tree_id = 40;
+  result.contributions = 3;
+  b.feeder.posts = {{0, own}, {5 * kUs, child}, {200 * kUs, result}};
+  sc_core::sc_start();
+  ASSERT_EQ(b.network.seen.size(), 1u);
+  const auto& sum = b.network.seen[0].chunk;
+  EXPECT_EQ(b.network.seen[0].at_ps, 2 * kService1MiB + kLatency);  // 65'664'000 ps
+  EXPECT_EQ(sum.kind, ChunkKind::kReduced);
+  EXPECT_EQ(sum.tree_id, 40);
+  EXPECT_EQ(sum.dst_site, -1);
+  EXPECT_EQ(sum.src_site, 4);
+  EXPECT_EQ(sum.contributions, 3);
+  EXPECT_EQ(*sum.data, std::vector<float>{3.0f});
+  ASSERT_EQ(b.cluster.seen.size(), 1u);
+  EXPECT_EQ(b.cluster.seen[0].at_ps, 200 * kUs);
+  EXPECT_EQ(b.cluster.seen[0].chunk.kind, ChunkKind::kReduced);
+  EXPECT_EQ(b.fpga.bad_reductions(), 0u);
+}
+
+TEST(FpgaAggregatorTree, SumsMissingAMemberAreBadReductions) {
+  // The root expects 3 members but the child's partial sum holds 1: counted.
+  Bench b(config(4));
+  ReductionRole root;
+  root.children = 1;
+  root.subtree_members = 3;
+  root.result_tree_id = 40;
+  b.fpga.set_reduction_role(kTree, root);
+  ChunkExtension own = tree_input(4, 1, {1.0f});
+  ChunkExtension child = tree_input(2, 1, {2.0f});
+  own.group_size = child.group_size = 3;
+  b.feeder.posts = {{0, own}, {5 * kUs, child}};
+  sc_core::sc_start();
+  ASSERT_EQ(b.network.seen.size(), 1u);
+  EXPECT_EQ(b.fpga.bad_reductions(), 1u);
+}
+
+TEST(FpgaAggregatorTree, RolesAreChecked) {
+  ChunkPool pool;
+  FpgaAggregator fpga("fpga", config(4), pool);
+  ReductionRole r;
+  EXPECT_THROW(fpga.set_reduction_role(-1, relay_role()), std::invalid_argument);
+  EXPECT_THROW(fpga.set_reduction_role(0, r), std::invalid_argument);  // root, no result tree
+  r.parent_site = 1;
+  r.member = false;
+  EXPECT_THROW(fpga.set_reduction_role(0, r), std::invalid_argument);  // no input
+  r.member = true;
+  r.children = 3;
+  EXPECT_THROW(fpga.set_reduction_role(0, r), std::invalid_argument);  // 4 inputs, 1 member
+  r.subtree_members = 4;
+  EXPECT_NO_THROW(fpga.set_reduction_role(0, r));
+}
+
 }  // namespace
 }  // namespace aggnet
