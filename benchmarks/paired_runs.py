@@ -48,30 +48,39 @@ def strip(value):
 
 
 def configuration(rng):
-    """One command line (after `aggnet run`), drawn at random from the families."""
+    """One command line (after `aggnet run`), drawn at random from the families, valid
+    combinations only (aggnet rejects the others before simulating)."""
     schedule = rng.choice(SCHEDULES)
+    group = schedule in GROUP
     gradient, chunk = rng.choice(SIZES)
     args = ["--schedule", schedule, "--gradient", gradient, "--chunk", chunk,
             "--steps", str(rng.choice([1, 2, 3]))]
-    if schedule in GROUP:
-        args += ["--flow-control", rng.choice(["pacing", "pacing", "credit", "drop"])]
-        args += ["--alignment", rng.choice(["auto", "arrival", "none"])]
-        if rng.random() < 0.2:
-            args += ["--round-start", rng.choice(["aligned", "immediate"])]
+    seeded = False
+    if group:
+        flow = rng.choice(["pacing", "pacing", "credit", "drop"])
+        start = rng.choice(["auto", "auto", "aligned", "immediate"])
+        aligned = start == "aligned" or (start == "auto" and flow != "credit")
+        args += ["--flow-control", flow, "--round-start", start]
+        args += ["--alignment", rng.choice(["auto", "arrival", "none"] if aligned else
+                                           ["auto", "none"])]
         if rng.random() < 0.3:
             args += ["--multicast", "off"]
         if rng.random() < 0.25:
             args += ["--aggregation", "off"]
         if rng.random() < 0.3:
             args += ["--buffer", rng.choice(["2MiB", "4MiB", "8MiB"])]
-    if rng.random() < 0.2:
+        if rng.random() < 0.25:
+            args += ["--loss", rng.choice(["0.01", "0.05"])]
+            seeded = True
+        elif rng.random() < 0.12:
+            args += ["--fault", rng.choice(FAULTS)]
+    if (group or schedule.startswith("ring")) and rng.random() < 0.2:
         args += ["--functional"]
-    if rng.random() < 0.2:
-        args += ["--loss", rng.choice(["0.01", "0.05"]), "--seed", str(rng.randint(1, 50))]
-    elif rng.random() < 0.1:
-        args += ["--fault", rng.choice(FAULTS)]
     if rng.random() < 0.15:
-        args += ["--jitter", "on", "--seed", str(rng.randint(1, 50))]
+        args += ["--jitter", "on"]
+        seeded = True
+    if seeded:
+        args += ["--seed", str(rng.randint(1, 50))]
     if rng.random() < 0.1:
         args += ["--burst", rng.choice(["2", "4"])]
     if rng.random() < 0.1:
