@@ -151,6 +151,9 @@ def main():
             ok += succeeded
             if not identical:
                 differing.append(" ".join(args))
+    if a.old_only:
+        print(f"{len(configs)} configurations cached ({ok} ran)")
+        return 0
     print(f"{len(configs)} configurations ({ok} ran, {len(configs) - ok} rejected alike or "
           f"failed): {same} identical, {len(differing)} differ")
     for line in differing:

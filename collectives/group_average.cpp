@@ -138,8 +138,9 @@ void GroupAverageProgram::begin_credit(std::uint64_t now_ps, Actions& out) {
 }
 
 bool GroupAverageProgram::credits_missing() {
-  return std::any_of(receivers_.begin(), receivers_.end(),
-                     [&](int d) { return !windows_[{step_, d}].open(); });
+  return std::any_of(receivers_.begin(), receivers_.end(), [&](int d) {
+    return !windows_[{step_, d}].open();
+  });
 }
 
 // A sender may emit a chunk only with a credit from every receiver for this step: its
@@ -391,9 +392,8 @@ std::string GroupAverageProgram::waiting_for(const std::vector<std::string>& cod
     case Waiting::kResults: {
       const auto it = complete_chunks_.find(step);
       const std::uint64_t done = it == complete_chunks_.end() ? 0 : it->second;
-      return "results" + of_step + " (" + std::to_string(done) + " of " +
-             std::to_string(chunks_) + " chunks complete; contributions from " + names(others) +
-             ")";
+      return "results" + of_step + " (" + std::to_string(done) + " of " + std::to_string(chunks_) +
+             " chunks complete; contributions from " + names(others) + ")";
     }
   }
   return "";

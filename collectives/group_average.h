@@ -100,8 +100,8 @@ class GroupAverageProgram : public CollectiveProgram {
   std::map<int, std::uint64_t> complete_chunks_;
   std::set<int> finished_steps_;
   std::map<std::pair<int, int>, Window> windows_;
-  std::map<int, ReadyState> ready_;            // step -> ready messages heard
-  std::map<int, std::uint64_t> own_ready_ps_;  // step -> this site's ready stamp
+  std::map<int, ReadyState> ready_;                               // step -> ready messages heard
+  std::map<int, std::uint64_t> own_ready_ps_;                     // step -> this site's ready stamp
   std::set<std::tuple<int, std::uint32_t, int>> passed_through_;  // (step, chunk, sender)
 };
 

@@ -134,12 +134,12 @@ struct ProgramContext {
   std::uint64_t chunk_bytes = 0;     ///< transaction size
   bool multicast = true;
   bool aggregation = true;
-  bool credit = false;    ///< credit flow control (else pacing or drop)
-  bool reliable = false;  ///< loss recovery
-  int messages = 1;       ///< point-to-point: concurrent messages of G
+  bool credit = false;                   ///< credit flow control (else pacing or drop)
+  bool reliable = false;                 ///< loss recovery
+  int messages = 1;                      ///< point-to-point: concurrent messages of G
   std::vector<ClusterRoundPlan> rounds;  ///< the schedule period, as seen by this site
-  std::vector<int> order;         ///< ring order, or [server, workers...], or the members
-  std::uint64_t chunks() const;   ///< chunks of G
+  std::vector<int> order;                ///< ring order, or [server, workers...], or the members
+  std::uint64_t chunks() const;          ///< chunks of G
   const ClusterRoundPlan& plan_of(int step) const {
     return rounds[static_cast<std::size_t>(step) % rounds.size()];
   }

@@ -42,7 +42,11 @@ ComputeCluster::ComputeCluster(sc_core::sc_module_name name, const ComputeCluste
   const RingProgram::Steps ring_steps{config_.ring_steps_begin, config_.ring_steps_end,
                                       config_.ring_step_rule, ring_progress_ != nullptr};
   program_ = make_program(config_.collective, config_.ring, context_of(config_), ring_steps);
-  functional_ = config_.functional;
+  if (config_.functional) {
+    functional_ = std::make_unique<FunctionalValues>(config_.site, config_.gradient_bytes,
+                                                     config_.chunk_bytes, config_.ring_order);
+    values_ = functional_.get();
+  }
   if (config_.reliable) {
     retransmitter_ = std::make_unique<Retransmitter>(
         "retransmitter",
@@ -50,25 +54,6 @@ ComputeCluster::ComputeCluster(sc_core::sc_module_name name, const ComputeCluste
   }
   SC_HAS_PROCESS(ComputeCluster);
   SC_THREAD(run);
-}
-
-float ComputeCluster::gradient_value(int site, int step, std::uint64_t index) {
-  return static_cast<float>(
-      (static_cast<std::uint64_t>(site + 1) * 131 + static_cast<std::uint64_t>(step) * 17 + index) %
-      251);
-}
-
-// A data transaction's payload; in burst mode also the chunks it carries (the payload is
-// one transaction of config_.chunk_bytes, cut into chunks of burst_chunk_bytes).
-void ComputeCluster::set_payload(ChunkExtension& chunk, std::uint64_t bytes) const {
-  chunk.payload_bytes = bytes;
-  if (config_.burst_chunk_bytes == 0) return;
-  chunk.burst_chunk_bytes = config_.burst_chunk_bytes;
-  chunk.chunks = static_cast<std::uint32_t>(aggnet::num_chunks(bytes, config_.burst_chunk_bytes));
-}
-
-std::uint64_t ComputeCluster::num_chunks(std::uint64_t bytes) const {
-  return aggnet::num_chunks(bytes, config_.chunk_bytes);
 }
 
 void ComputeCluster::run() {
@@ -85,13 +70,11 @@ void ComputeCluster::run() {
     state_ = kCommunicating;
     record.send_start = EventCalendar::now();
     first_send_ = agreed_start_ = record.send_start;
-    if (functional_) data_ = initial_gradient(step);
+    if (values_) values_->begin_step(step);
     transmit_complete_ = sc_core::SC_ZERO_TIME;
     record.communicated = program_->communicates(step);
     drive(step);
-    if (functional_) finish_functional(step, record.communicated);
-    resent_values_.erase(resent_values_.lower_bound({step, 0}),
-                         resent_values_.lower_bound({step + 1, 0}));
+    if (values_) finish_functional(step, record.communicated);
     record.end = EventCalendar::now();
     record.first_send = first_send_;
     record.agreed_start = agreed_start_;
@@ -121,7 +104,8 @@ void ComputeCluster::drive(int step) {
     bool retry = false;
     switch (next.kind) {
       case Wait::Kind::kDone:
-        if (program_->agreed_start_ps() != kNever) agreed_start_ = ps_time(program_->agreed_start_ps());
+        if (program_->agreed_start_ps() != kNever)
+          agreed_start_ = ps_time(program_->agreed_start_ps());
         if (program_->first_send_ps() != kNever) first_send_ = ps_time(program_->first_send_ps());
         return;
       case Wait::Kind::kUntil:
@@ -235,114 +219,6 @@ void ComputeCluster::on_calendar() {
   EventCalendar::notify_now(paced_done_);
 }
 
-void ComputeCluster::send_control(const Send& send, ChunkKind kind) {
-  ControlMessage m;
-  m.kind = kind;
-  m.src_site = config_.site;
-  m.dst_site = send.dst;
-  m.step = send.step;
-  m.bytes = config_.control_bytes;
-  if (kind == ChunkKind::kReady) {
-    m.tree_id = send.tree_id;
-    m.stamp_ps = send.stamp_ps;
-    m.reply = send.reply;
-  } else if (kind == ChunkKind::kGrant) {
-    m.credits = send.credits;
-    m.stamp_ps = now_ps();
-  } else {
-    m.chunk = send.chunk;
-  }
-  emit(make_control(pool_, m));
-}
-
-// A data chunk of this site's, not yet sent.
-tlm::tlm_generic_payload& ComputeCluster::data_chunk(ChunkKind kind, int step, int dst,
-                                                     std::uint32_t index, std::uint64_t bytes) {
-  auto& trans = pool_.allocate();
-  auto& chunk = chunk_of(trans);
-  chunk.kind = kind;
-  chunk.src_site = config_.site;
-  chunk.dst_site = dst;
-  chunk.step = step;
-  chunk.chunk = index;
-  set_payload(chunk, bytes);
-  return trans;
-}
-
-// Chunk i of this site's gradient, once on the multicast tree (dst -1) or as the unicast
-// copy for dst; with loss recovery tracked per receiver until acknowledged.
-void ComputeCluster::send_contribution(int step, const ClusterRoundPlan& plan, int dst,
-                                       std::uint32_t i) {
-  const std::uint64_t offset = std::uint64_t{i} * config_.chunk_bytes;
-  const std::uint64_t bytes = std::min(config_.chunk_bytes, config_.gradient_bytes - offset);
-  auto& trans = data_chunk(ChunkKind::kContribution, step, dst, i, bytes);
-  auto& chunk = chunk_of(trans);
-  chunk.tree_id = dst < 0 ? plan.tree_id : -1;
-  chunk.group_size = static_cast<int>(plan.group.size());
-  chunk.data = slice(data_, offset, bytes);
-  emit(trans);
-  if (!retransmitter_) return;
-  const sc_time timeout = ps_time(plan.retransmit_timeout_ps);
-  const sc_time departure = last_departure();
-  for (int d : plan.group)
-    if (d != config_.site && (dst < 0 || d == dst))
-      retransmitter_->track(step, d, i, bytes, timeout, departure);
-}
-
-// A contribution's timer expired: the same chunk again, unicast to `dst` (the values are
-// recomputed: a site's gradient of a step is a function of site, step and index).
-sc_time ComputeCluster::resend(int step, int dst, std::uint32_t i) {
-  const std::uint64_t offset = std::uint64_t{i} * config_.chunk_bytes;
-  const std::uint64_t bytes = std::min(config_.chunk_bytes, config_.gradient_bytes - offset);
-  auto& trans = data_chunk(ChunkKind::kContribution, step, dst, i, bytes);
-  auto& chunk = chunk_of(trans);
-  chunk.group_size = static_cast<int>(plan_of(step).group.size());
-  chunk.retransmission = true;
-  if (functional_) chunk.data = resent_values(step, i, offset, bytes);
-  emit(trans);
-  return last_departure();
-}
-
-void ComputeCluster::send_segment(int step, int ring_step, int dst, int segment) {
-  const std::uint64_t offset_bytes = ring_split_.offset_bytes(static_cast<std::uint64_t>(segment));
-  const std::uint64_t bytes = ring_split_.bytes(static_cast<std::uint64_t>(segment));
-  const std::uint64_t n = num_chunks(bytes);
-  for (std::uint64_t i = 0; i < n; ++i) {
-    const std::uint64_t off = i * config_.chunk_bytes;
-    const std::uint64_t len = std::min(config_.chunk_bytes, bytes - off);
-    auto& trans = data_chunk(ChunkKind::kRingSegment, step, dst, static_cast<std::uint32_t>(i), len);
-    chunk_of(trans).ring_step = static_cast<std::uint32_t>(ring_step);
-    chunk_of(trans).segment = static_cast<std::uint32_t>(segment);
-    if (functional_) chunk_of(trans).data = slice(ring_buffer(step), offset_bytes + off, len);
-    emit(trans);
-  }
-}
-
-// Hands `streams_each` messages of G bytes per receiver to the access link, chunk by chunk
-// round-robin over the messages (the flows share the link fairly), and notes when the
-// access link has serialized the last one (it carries only this site's sends).
-void ComputeCluster::send_streams(int step, int tag, const std::vector<int>& receivers,
-                                  int streams_each) {
-  const std::uint64_t n = num_chunks(config_.gradient_bytes);
-  std::uint64_t serialization_ps = 0;
-  for (std::uint64_t i = 0; i < n; ++i) {
-    const std::uint64_t bytes =
-        std::min(config_.chunk_bytes, config_.gradient_bytes - i * config_.chunk_bytes);
-    for (int d : receivers) {
-      for (int m = 0; m < streams_each; ++m) {
-        auto& trans = data_chunk(ChunkKind::kRingSegment, step, d, static_cast<std::uint32_t>(i), bytes);
-        chunk_of(trans).ring_step = static_cast<std::uint32_t>(tag);
-        chunk_of(trans).segment = static_cast<std::uint32_t>(m);
-        const std::uint64_t wire = transaction_wire_bytes(chunk_of(trans), config_.access.mtu_bytes,
-                                                          config_.access.header_bytes);
-        serialization_ps += aggnet::serialization_ps(wire, config_.access.bandwidth_bps);
-        emit(trans);
-      }
-    }
-  }
-  transmit_complete_ = EventCalendar::now() + ps_time(serialization_ps);
-}
-
 tlm::tlm_sync_enum ComputeCluster::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase&,
                                                    sc_time&) {
   receive(trans);
@@ -386,8 +262,8 @@ void ComputeCluster::receive(tlm::tlm_generic_payload& trans) {
 void ComputeCluster::on_result(const ChunkExtension& chunk) {
   note_result(chunk.step);
   Arrival arrival;
-  arrival.kind = chunk.kind == ChunkKind::kReduced ? Arrival::Kind::kResult
-                                                   : Arrival::Kind::kPassedOn;
+  arrival.kind =
+      chunk.kind == ChunkKind::kReduced ? Arrival::Kind::kResult : Arrival::Kind::kPassedOn;
   arrival.src = chunk.src_site;
   arrival.step = chunk.step;
   arrival.chunk = chunk.chunk;
@@ -396,12 +272,20 @@ void ComputeCluster::on_result(const ChunkExtension& chunk) {
   arrival.requester = chunk.requester;
   arrival.retransmission = chunk.retransmission;
   const Verdict verdict = program_->on_arrival(arrival, now_ps(), events_);
-  if (verdict == Verdict::kAccepted && functional_) accumulate_result(chunk);
+  if (verdict != Verdict::kAccepted || values_ == nullptr) return;
+  values_->add_result(chunk.kind == ChunkKind::kReduced, chunk.src_site, chunk.step, chunk.chunk,
+                      chunk.chunks, *chunk.data, plan_of(chunk.step).group);
 }
 
 void ComputeCluster::on_host_chunk(const ChunkExtension& chunk) {
   note_result(chunk.step);
-  if (functional_) accumulate_ring_chunk(chunk);
+  if (values_) {
+    const std::uint64_t offset_bytes = ring_split_.offset_bytes(chunk.segment);
+    const bool reduce_scatter =
+        static_cast<int>(chunk.ring_step) < static_cast<int>(config_.ring_order.size()) - 1;
+    values_->add_ring_chunk(chunk.step, (offset_bytes + chunk.chunk * config_.chunk_bytes) / 4,
+                            reduce_scatter, *chunk.data);
+  }
   Arrival arrival;
   arrival.kind = Arrival::Kind::kHostChunk;
   arrival.src = chunk.src_site;
@@ -454,129 +338,15 @@ std::optional<std::pair<sc_time, sc_time>> ComputeCluster::result_times(int step
   return it->second;
 }
 
-// Functional mode: the values travel with the chunks and every result is checked.
-std::vector<float> ComputeCluster::initial_gradient(int step) const {
-  std::vector<float> values(config_.gradient_bytes / 4);
-  for (std::uint64_t j = 0; j < values.size(); ++j)
-    values[j] = gradient_value(config_.site, step, j);
-  return values;
-}
-
-std::vector<float>& ComputeCluster::ring_buffer(int step) {
-  auto it = ring_data_.find(step);
-  if (it == ring_data_.end()) it = ring_data_.emplace(step, initial_gradient(step)).first;
-  return it->second;
-}
-
-std::shared_ptr<std::vector<float>> ComputeCluster::slice(const std::vector<float>& source,
-                                                          std::uint64_t offset_bytes,
-                                                          std::uint64_t bytes) const {
-  if (!functional_) return nullptr;
-  auto begin = source.begin() + static_cast<std::ptrdiff_t>(offset_bytes / 4);
-  return std::make_shared<std::vector<float>>(begin,
-                                              begin + static_cast<std::ptrdiff_t>(bytes / 4));
-}
-
-std::shared_ptr<std::vector<float>> ComputeCluster::resent_values(int step, std::uint32_t i,
-                                                                  std::uint64_t offset_bytes,
-                                                                  std::uint64_t bytes) {
-  std::weak_ptr<std::vector<float>>& cached = resent_values_[{step, i}];
-  if (auto values = cached.lock()) return values;
-  auto values = std::make_shared<std::vector<float>>(bytes / 4);
-  for (std::uint64_t k = 0; k < values->size(); ++k)
-    (*values)[k] = gradient_value(config_.site, step, offset_bytes / 4 + k);
-  cached = values;
-  ++resent_value_buffers_;
-  return values;
-}
-
-void ComputeCluster::accumulate_result(const ChunkExtension& chunk) {
-  auto& sum = reduced_sum_[chunk.step];
-  if (sum.empty()) sum.assign(config_.gradient_bytes / 4, 0.0f);
-  const std::uint64_t first = chunk.chunk * config_.chunk_bytes / 4;
-  for (std::size_t k = 0; k < chunk.data->size(); ++k) sum[first + k] += (*chunk.data)[k];
-  float expected_sum_error = 0;
-  // Exactness check: a reduced chunk must equal the sum of the other members' inputs;
-  // a passed-through contribution must equal its sender's input.
-  const auto& group = plan_of(chunk.step).group;
-  for (std::size_t k = 0; k < chunk.data->size(); ++k) {
-    float expected = 0;
-    if (chunk.kind == ChunkKind::kReduced) {
-      for (int s : group)
-        if (s != config_.site) expected += gradient_value(s, chunk.step, first + k);
-    } else {
-      expected = gradient_value(chunk.src_site, chunk.step, first + k);
-    }
-    expected_sum_error += std::abs((*chunk.data)[k] - expected);
-  }
-  checks_ += chunk.chunks;  // in chunks: a burst's result checks its K chunks
-  if (expected_sum_error != 0) mismatches_ += chunk.chunks;
-}
-
-void ComputeCluster::accumulate_ring_chunk(const ChunkExtension& chunk) {
-  const int n = static_cast<int>(config_.ring_order.size());
-  const std::uint64_t first =
-      (ring_split_.offset_bytes(chunk.segment) + chunk.chunk * config_.chunk_bytes) / 4;
-  const bool reduce_scatter = static_cast<int>(chunk.ring_step) < n - 1;
-  auto& values = ring_buffer(chunk.step);
-  for (std::size_t k = 0; k < chunk.data->size(); ++k) {
-    if (reduce_scatter) {
-      values[first + k] += (*chunk.data)[k];
-    } else {
-      values[first + k] = (*chunk.data)[k];
-    }
-  }
-}
-
 // Functional mode, at the end of a step: the group's average, or the ring's sum checked.
 void ComputeCluster::finish_functional(int step, bool communicated) {
   const auto& order = config_.ring_order;
-  const int n = static_cast<int>(order.size());
   if (config_.ring) {
-    if (n >= 2 && std::find(order.begin(), order.end(), config_.site) != order.end())
-      check_ring_result(step, n);
+    if (order.size() >= 2 && std::find(order.begin(), order.end(), config_.site) != order.end())
+      values_->finish_ring_step(step);
   } else if (config_.collective == Collective::kGroupAverage && communicated) {
-    average_result(step, plan_of(step));
+    values_->finish_group_step(step, plan_of(step).group.size());
   }
-}
-
-// This site's result = (own gradient + the others' sum) / |group|.
-void ComputeCluster::average_result(int step, const ClusterRoundPlan& plan) {
-  std::vector<float> averaged(data_.size());
-  const float members = static_cast<float>(plan.group.size());
-  for (std::size_t j = 0; j < data_.size(); ++j)
-    averaged[j] = (data_[j] + reduced_sum_[step][j]) / members;
-  result_ = std::move(averaged);
-  reduced_sum_.erase(step);
-}
-
-void ComputeCluster::check_ring_result(int step, int n) {
-  const auto& sum = ring_buffer(step);
-  result_.resize(sum.size());
-  for (std::uint64_t j = 0; j < sum.size(); ++j) {
-    float expected = 0;
-    for (int s : config_.ring_order) expected += gradient_value(s, step, j);
-    if (sum[j] != expected) ++mismatches_;
-    result_[j] = sum[j] / static_cast<float>(n);
-  }
-  checks_ += sum.size();
-  ring_data_.erase(step);
-}
-
-void RingProgress::mark(int site, int step, int ring_step) {
-  sites_[{step, ring_step}].push_back(site);
-  EventCalendar::notify_now(changed_);
-}
-
-bool RingProgress::received(int site, int step, int ring_step) const {
-  const auto it = sites_.find({step, ring_step});
-  return it != sites_.end() &&
-         std::find(it->second.begin(), it->second.end(), site) != it->second.end();
-}
-
-int RingProgress::count(int step, int ring_step) const {
-  const auto it = sites_.find({step, ring_step});
-  return it == sites_.end() ? 0 : static_cast<int>(it->second.size());
 }
 
 std::vector<Statistic> ComputeCluster::statistics() const {
@@ -592,15 +362,18 @@ std::vector<Statistic> ComputeCluster::statistics() const {
       {"idle_fraction", total > 0 ? (total - busy) / total : 0.0, "idle / total"},
       {"offset_wait_s", offset_wait_total_.to_seconds(),
        "time idled after the agreed start before the first chunk (arrival-aligned sends)"},
-      {"functional_checks", static_cast<double>(checks_), "results checked (functional)"},
-      {"functional_mismatches", static_cast<double>(mismatches_), "results not exact"},
+      {"functional_checks", static_cast<double>(functional_checks()),
+       "results checked (functional)"},
+      {"functional_mismatches", static_cast<double>(functional_mismatches()), "results not exact"},
       {"duplicate_results", static_cast<double>(program_->counters().duplicates),
        "reduced chunks delivered twice without a retransmission asking for it"}};
-  out.push_back({"recognised_duplicates", static_cast<double>(program_->counters().recognised_duplicates),
+  out.push_back({"recognised_duplicates",
+                 static_cast<double>(program_->counters().recognised_duplicates),
                  "results received again for a retransmission, recognised (loss recovery)"});
   out.push_back(
       {"acks_sent", static_cast<double>(acks_sent_), "acknowledgements sent (loss recovery)"});
-  out.push_back({"control_retransmissions", static_cast<double>(program_->counters().control_retransmissions),
+  out.push_back({"control_retransmissions",
+                 static_cast<double>(program_->counters().control_retransmissions),
                  "ready and grant messages repeated after a timeout (loss recovery)"});
   const auto retransmissions = Retransmitter::statistics(
       retransmitter_ ? retransmitter_->counters() : Retransmitter::Counters{});

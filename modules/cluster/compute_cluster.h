@@ -16,13 +16,15 @@
 #include <tuple>
 #include <vector>
 
+#include "collectives/functional.h"
+#include "collectives/paced_schedule.h"
+#include "collectives/program.h"
 #include "model/network_math.h"
 #include "model/params/cluster.h"
 #include "model/platform.h"
 #include "model/schedule.h"
-#include "collectives/paced_schedule.h"
-#include "collectives/program.h"
 #include "modules/cluster/retransmitter.h"
+#include "modules/cluster/ring_progress.h"
 #include "modules/core/chunk.h"
 #include "modules/core/event_calendar.h"
 #include "modules/core/nb_target.h"
@@ -30,23 +32,6 @@
 #include "modules/core/time.h"
 
 namespace aggnet {
-
-/// Ring collectives: which sites have received which ring step's segment (whole), shared by
-/// every ComputeCluster of a system. The `sendrecv` and `barrier` step rules wait on it: an
-/// idealised synchronisation (the sender knows its send completed, every site knows the
-/// barrier released, the instant the last segment arrives; no messages), as in SimGrid's
-/// communication model and s4u::Barrier.
-class RingProgress {
- public:
-  void mark(int site, int step, int ring_step);
-  bool received(int site, int step, int ring_step) const;
-  int count(int step, int ring_step) const;
-  const sc_core::sc_event& changed() const { return changed_; }
-
- private:
-  std::map<std::pair<int, int>, std::vector<int>> sites_;  // (step, ring step) -> sites
-  sc_core::sc_event changed_;
-};
 
 struct ComputeClusterConfig {
   int site = 0;
@@ -120,14 +105,17 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   const std::vector<StepRecord>& steps() const { return records_; }
   bool finished() const { return finished_; }
   /// Functional mode: (chunk, step) results checked against independently summed inputs.
-  std::uint64_t functional_checks() const { return checks_; }
-  std::uint64_t functional_mismatches() const { return mismatches_; }
+  std::uint64_t functional_checks() const { return values_ ? values_->checks() : 0; }
+  std::uint64_t functional_mismatches() const { return values_ ? values_->mismatches() : 0; }
   /// Functional mode: this site's gradient after the last step's averaging.
-  const std::vector<float>& result() const { return result_; }
+  const std::vector<float>& result() const {
+    static const std::vector<float> none;
+    return values_ ? values_->result() : none;
+  }
   /// Reduced chunks received more than once for the same (step, chunk).
   /// Functional mode: value buffers made for retransmitted chunks (the copies of a chunk
   /// in flight share one).
-  std::uint64_t resent_value_buffers() const { return resent_value_buffers_; }
+  std::uint64_t resent_value_buffers() const { return values_ ? values_->resent_buffers() : 0; }
   std::uint64_t duplicate_results() const { return program_->counters().duplicates; }
   /// 0 idle, 1 computing, 2 communicating, 3 waiting for its send offset (arrival-aligned
   /// sends; stable address, traced in VCD).
@@ -167,7 +155,9 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
 
   /// The functional-mode gradient value of `site` at `step`, element `index`: small
   /// integers, so sums of a few of them are exact in float.
-  static float gradient_value(int site, int step, std::uint64_t index);
+  static float gradient_value(int site, int step, std::uint64_t index) {
+    return FunctionalValues::gradient_value(site, step, index);
+  }
 
  private:
   void run();
@@ -210,19 +200,7 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   void flush_noted();
   std::optional<std::pair<sc_core::sc_time, sc_core::sc_time>> result_times(int step) const;
   const ClusterRoundPlan& plan_of(int step) const;
-  // Functional mode: the values.
-  std::vector<float> initial_gradient(int step) const;
-  std::vector<float>& ring_buffer(int step);
-  std::shared_ptr<std::vector<float>> slice(const std::vector<float>& source,
-                                            std::uint64_t offset_bytes, std::uint64_t bytes) const;
-  std::shared_ptr<std::vector<float>> resent_values(int step, std::uint32_t chunk,
-                                                    std::uint64_t offset_bytes,
-                                                    std::uint64_t bytes);
-  void accumulate_result(const ChunkExtension& chunk);
-  void accumulate_ring_chunk(const ChunkExtension& chunk);
   void finish_functional(int step, bool communicated);
-  void average_result(int step, const ClusterRoundPlan& plan);
-  void check_ring_result(int step, int n);
   std::uint64_t num_chunks(std::uint64_t bytes) const;
   void set_payload(ChunkExtension& chunk, std::uint64_t bytes) const;
 
@@ -253,7 +231,7 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   alignas(64) ChunkSink out_sink_;  // what `out` is bound to
   Awaited awaited_;
   Noted noted_;
-  bool functional_ = false;  // config_.functional
+  FunctionalValues* values_ = nullptr;          // functional mode: functional_.get()
   alignas(64) PacedSchedule* paced_ = nullptr;  // the streams being emitted
   const ClusterRoundPlan* paced_plan_ = nullptr;
   bool paced_first_ = false;
@@ -265,24 +243,16 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   std::vector<StepRecord> records_;
   const DepartureClock* access_clock_ = nullptr;  // the access link `out` is bound to
   std::map<int, std::pair<sc_core::sc_time, sc_core::sc_time>> result_times_;  // first, last
-  // Functional mode: the values of a chunk being retransmitted, shared by all its copies
-  // in flight (a timeout far below the round trip puts dozens on the wire at once).
-  std::map<std::pair<int, std::uint32_t>, std::weak_ptr<std::vector<float>>> resent_values_;
   std::unique_ptr<Retransmitter> retransmitter_;
+  std::unique_ptr<FunctionalValues> functional_;
   std::uint64_t acks_sent_ = 0, acknowledged_ = 0;
-  std::uint64_t resent_value_buffers_ = 0;
   sc_core::sc_event progress_;
   sc_core::sc_event paced_done_;  // the paced streams are done
   Actions actions_;               // the program's answer to the thread
-  std::vector<float> data_;       // functional: this step's own gradient (group rounds)
-  std::map<int, std::vector<float>> reduced_sum_;  // functional: step -> sum of the others
-  std::map<int, std::vector<float>> ring_data_;    // functional: step -> ring working copy
-  std::vector<float> result_;
   sc_core::sc_time agreed_start_, transmit_complete_;
   sc_core::sc_time offset_wait_total_;  // sum over steps of first_send - agreed_start
   int step_ = 0, round_index_ = 0;
   bool finished_ = false;
-  std::uint64_t checks_ = 0, mismatches_ = 0;
 };
 
 }  // namespace aggnet

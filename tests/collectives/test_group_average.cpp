@@ -76,7 +76,7 @@ TEST(GroupAverageProgram, PacedMulticastIsOneStream) {
   Actions out;
   program.start(0, 0, out);
   const std::vector<std::tuple<std::uint64_t, int, std::uint64_t>> expected = {{30, -1, 0},
-                                                                                {40, -1, 1}};
+                                                                               {40, -1, 1}};
   EXPECT_EQ(drain(*out.wait.paced), expected);
 }
 
