@@ -1,12 +1,10 @@
 #include "modules/cluster/compute_cluster.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "collectives/registry.h"
 #include "model/network_math.h"
 #include "modules/core/event_calendar.h"
-#include "modules/core/messages.h"
 #include "modules/core/time.h"
 
 namespace aggnet {
@@ -75,18 +73,7 @@ void ComputeCluster::run() {
     record.communicated = program_->communicates(step);
     drive(step);
     if (values_) finish_functional(step, record.communicated);
-    record.end = EventCalendar::now();
-    record.first_send = first_send_;
-    record.agreed_start = agreed_start_;
-    record.transmit_complete = transmit_complete_;
-    offset_wait_total_ += first_send_ - agreed_start_;
-    if (const auto times = result_times(step)) {
-      record.first_result = times->first;
-      record.last_result = times->second;
-    }
-    if (noted_.step == step) noted_ = {};
-    result_times_.erase(step);
-    records_.push_back(record);
+    close_record(record);
   }
   state_ = kIdle;
   finished_ = true;
@@ -127,7 +114,8 @@ void ComputeCluster::drive(int step) {
           wait(transmit_complete_ - EventCalendar::now());
         break;
       case Wait::Kind::kRingRule:
-        wait_ring_rule(next);
+        config_.ring_progress->wait_until(next.site, next.step, next.ring_step,
+                                          static_cast<int>(config_.ring_order.size()));
         break;
     }
     program_->resume(now_ps(), retry, actions_);
@@ -148,16 +136,6 @@ bool ComputeCluster::await(const Wait& next) {
   }
   awaited_ = {};
   return retry;
-}
-
-void ComputeCluster::wait_ring_rule(const Wait& next) {
-  const RingProgress& progress = *config_.ring_progress;
-  const int n = static_cast<int>(config_.ring_order.size());
-  if (next.site >= 0) {
-    while (!progress.received(next.site, next.step, next.ring_step)) wait(progress.changed());
-  } else {
-    while (progress.count(next.step, next.ring_step) < n) wait(progress.changed());
-  }
 }
 
 void ComputeCluster::execute(Actions& actions) {
@@ -313,72 +291,6 @@ std::vector<int> ComputeCluster::current_group() const {
 
 const ClusterRoundPlan& ComputeCluster::plan_of(int step) const {
   return config_.rounds[static_cast<std::size_t>(step) % config_.rounds.size()];
-}
-
-void ComputeCluster::note_result(int step) {
-  const sc_time now = EventCalendar::now();
-  if (noted_.step != step) {
-    flush_noted();
-    const auto it = result_times_.find(step);
-    noted_ = it == result_times_.end() ? Noted{step, now, now}
-                                       : Noted{step, it->second.first, it->second.second};
-  }
-  noted_.last = now;
-}
-
-void ComputeCluster::flush_noted() {
-  if (noted_.step >= 0) result_times_[noted_.step] = {noted_.first, noted_.last};
-}
-
-// (first, last) result time of `step`; none before its first result.
-std::optional<std::pair<sc_time, sc_time>> ComputeCluster::result_times(int step) const {
-  if (noted_.step == step) return std::pair{noted_.first, noted_.last};
-  const auto it = result_times_.find(step);
-  if (it == result_times_.end()) return std::nullopt;
-  return it->second;
-}
-
-// Functional mode, at the end of a step: the group's average, or the ring's sum checked.
-void ComputeCluster::finish_functional(int step, bool communicated) {
-  const auto& order = config_.ring_order;
-  if (config_.ring) {
-    if (order.size() >= 2 && std::find(order.begin(), order.end(), config_.site) != order.end())
-      values_->finish_ring_step(step);
-  } else if (config_.collective == Collective::kGroupAverage && communicated) {
-    values_->finish_group_step(step, plan_of(step).group.size());
-  }
-}
-
-std::vector<Statistic> ComputeCluster::statistics() const {
-  double busy = 0, total = 0;
-  for (const auto& r : records_) {
-    total += (r.end - r.start).to_seconds();
-    busy += (r.send_start - r.start).to_seconds();
-  }
-  std::vector<Statistic> out = {
-      {"steps", static_cast<double>(records_.size()), "steps completed"},
-      {"compute_time_s", busy, "time spent computing"},
-      {"idle_time_s", total - busy, "time waiting for communication (GPU idle)"},
-      {"idle_fraction", total > 0 ? (total - busy) / total : 0.0, "idle / total"},
-      {"offset_wait_s", offset_wait_total_.to_seconds(),
-       "time idled after the agreed start before the first chunk (arrival-aligned sends)"},
-      {"functional_checks", static_cast<double>(functional_checks()),
-       "results checked (functional)"},
-      {"functional_mismatches", static_cast<double>(functional_mismatches()), "results not exact"},
-      {"duplicate_results", static_cast<double>(program_->counters().duplicates),
-       "reduced chunks delivered twice without a retransmission asking for it"}};
-  out.push_back({"recognised_duplicates",
-                 static_cast<double>(program_->counters().recognised_duplicates),
-                 "results received again for a retransmission, recognised (loss recovery)"});
-  out.push_back(
-      {"acks_sent", static_cast<double>(acks_sent_), "acknowledgements sent (loss recovery)"});
-  out.push_back({"control_retransmissions",
-                 static_cast<double>(program_->counters().control_retransmissions),
-                 "ready and grant messages repeated after a timeout (loss recovery)"});
-  const auto retransmissions = Retransmitter::statistics(
-      retransmitter_ ? retransmitter_->counters() : Retransmitter::Counters{});
-  out.insert(out.end(), retransmissions.begin(), retransmissions.end());
-  return out;
 }
 
 }  // namespace aggnet

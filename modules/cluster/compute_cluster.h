@@ -168,7 +168,6 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   void execute(const Send& send, const std::vector<int>& receivers);
   void run_paced(PacedSchedule& schedule);
   void on_calendar() override;
-  void wait_ring_rule(const Wait& wait);
   std::uint64_t now_ps() const { return to_ps(EventCalendar::now()); }
   // Messages.
   void emit(tlm::tlm_generic_payload& trans) { out_sink_(trans); }
@@ -196,6 +195,7 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   void receive(tlm::tlm_generic_payload& trans);
   void on_result(const ChunkExtension& chunk);
   void on_host_chunk(const ChunkExtension& chunk);
+  void close_record(StepRecord& record);
   void note_result(int step);
   void flush_noted();
   std::optional<std::pair<sc_core::sc_time, sc_core::sc_time>> result_times(int step) const;

@@ -22,4 +22,12 @@ int RingProgress::count(int step, int ring_step) const {
   return it == sites_.end() ? 0 : static_cast<int>(it->second.size());
 }
 
+void RingProgress::wait_until(int site, int step, int ring_step, int n) const {
+  if (site >= 0) {
+    while (!received(site, step, ring_step)) sc_core::wait(changed_);
+  } else {
+    while (count(step, ring_step) < n) sc_core::wait(changed_);
+  }
+}
+
 }  // namespace aggnet

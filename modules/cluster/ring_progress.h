@@ -19,6 +19,9 @@ class RingProgress {
   bool received(int site, int step, int ring_step) const;
   int count(int step, int ring_step) const;
   const sc_core::sc_event& changed() const { return changed_; }
+  /// From a thread: waits until `site` has ring step `ring_step`'s segment of `step` (site
+  /// -1: all `n` sites have theirs).
+  void wait_until(int site, int step, int ring_step, int n) const;
 
  private:
   std::map<std::pair<int, int>, std::vector<int>> sites_;  // (step, ring step) -> sites
