@@ -146,18 +146,19 @@ def main():
     same = ok = 0
     differing = []
     with concurrent.futures.ThreadPoolExecutor(a.workers) as pool:
-        for args, identical, succeeded in pool.map(compare, configs):
+        for done, (args, identical, succeeded) in enumerate(pool.map(compare, configs), 1):
             same += identical
             ok += succeeded
             if not identical:
                 differing.append(" ".join(args))
+                print("  differs: aggnet run " + differing[-1], flush=True)
+            if done % 100 == 0:
+                print(f"  {done} done: {same} identical, {len(differing)} differ", flush=True)
     if a.old_only:
         print(f"{len(configs)} configurations cached ({ok} ran)")
         return 0
     print(f"{len(configs)} configurations ({ok} ran, {len(configs) - ok} rejected alike or "
           f"failed): {same} identical, {len(differing)} differ")
-    for line in differing:
-        print("  differs: aggnet run " + line)
     return 1 if differing else 0
 
 
