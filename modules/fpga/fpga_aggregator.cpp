@@ -7,6 +7,7 @@
 
 #include "common/units.h"
 #include "modules/core/event_calendar.h"
+#include "modules/core/messages.h"
 #include "modules/core/time.h"
 
 namespace aggnet {
@@ -369,16 +370,15 @@ bool FpgaAggregator::first_pass(const ChunkExtension& chunk) {
 void FpgaAggregator::send_credit(int step, std::uint32_t chunk, int sender, bool fresh) {
   std::uint32_t& freed = freed_[step_sender(step, sender)];
   if (fresh) ++freed;
-  auto& credit = pool_.allocate();
-  auto& c = chunk_of(credit);
-  c.kind = ChunkKind::kCredit;
-  c.src_site = site_;
-  c.dst_site = sender;
-  c.step = step;
-  c.chunk = chunk;
-  c.credits = freed;
-  c.payload_bytes = config_.credit_bytes;
-  network_sink_(credit);
+  ControlMessage credit;
+  credit.kind = ChunkKind::kCredit;
+  credit.src_site = site_;
+  credit.dst_site = sender;
+  credit.step = step;
+  credit.chunk = chunk;
+  credit.credits = freed;
+  credit.bytes = config_.credit_bytes;
+  network_sink_(make_control(pool_, credit));
 }
 
 void FpgaAggregator::start_of_simulation() {

@@ -1,0 +1,402 @@
+#include "collectives/group_average.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace aggnet {
+
+GroupAverageProgram::GroupAverageProgram(ProgramContext context)
+    : context_(std::move(context)), chunks_(context_.chunks()) {}
+
+bool GroupAverageProgram::communicates(int step) const {
+  return context_.plan_of(step).group.size() > 1;
+}
+
+void GroupAverageProgram::set_waiting(Waiting what, std::uint64_t now_ps) {
+  wait_what_ = what;
+  wait_step_ = step_;
+  wait_since_ps_ = now_ps;
+}
+
+void GroupAverageProgram::start(int step, std::uint64_t now_ps, Actions& out) {
+  step_ = step;
+  plan_ = &context_.plan_of(step);
+  agreed_ps_ = first_send_ps_ = kNever;
+  if (plan_->group.size() <= 1) return;  // sits the round out (out.wait: done)
+  receivers_.clear();
+  for (int s : plan_->group)
+    if (s != context_.site) receivers_.push_back(s);
+  if (!plan_->aligned_start) return begin_sending(now_ps, out);
+  // Aligned start: tell every other member we are ready (time-stamped on synchronised
+  // clocks); with multicast once, on this site's tree, as its data.
+  own_ready_ps_[step] = now_ps;
+  if (context_.multicast) {
+    send_ready(-1, plan_->tree_id, false, false, step, out);
+  } else {
+    for (int d : receivers_) send_ready(d, -1, false, false, step, out);
+  }
+  set_waiting(Waiting::kReady, now_ps);
+  retry_at_ps_ = now_ps + plan_->retransmit_timeout_ps;
+  phase_ = Phase::kReady;
+  await_ready(now_ps, out);
+}
+
+void GroupAverageProgram::send_ready(int dst, int tree_id, bool reply, bool repeat, int step,
+                                     Actions& out) {
+  Send& s = out.send(Send::Kind::kReady, step);
+  s.dst = dst;
+  s.tree_id = tree_id;
+  s.stamp_ps = own_ready_ps_.at(step);
+  s.reply = reply;
+  s.repeat = repeat;
+}
+
+bool GroupAverageProgram::heard_from(int step, int site) const {
+  const auto it = ready_.find(step);
+  return it != ready_.end() &&
+         std::find(it->second.from.begin(), it->second.from.end(), site) != it->second.from.end();
+}
+
+// Once every member's ready message is in: start at last ready + start_delay, a time every
+// member computes alike and has reached once all messages could have arrived.
+void GroupAverageProgram::await_ready(std::uint64_t now_ps, Actions& out) {
+  auto& ready = ready_[step_];
+  if (ready.from.size() < receivers_.size()) {
+    out.wait.kind = Wait::Kind::kAwait;
+    out.wait.retry_at_ps = retry_at();
+    return;
+  }
+  set_waiting(Waiting::kNothing, now_ps);
+  ready.started = true;
+  const std::uint64_t start =
+      std::max(ready.latest_ps, own_ready_ps_.at(step_)) + plan_->start_delay_ps;
+  if (start <= now_ps) return begin_sending(now_ps, out);
+  phase_ = Phase::kAligned;
+  out.wait.kind = Wait::Kind::kUntil;
+  out.wait.at_ps = start;
+}
+
+// Loss recovery: a member not heard from gets the message again every timeout.
+void GroupAverageProgram::resend_ready(std::uint64_t now_ps, Actions& out) {
+  retry_at_ps_ = now_ps + plan_->retransmit_timeout_ps;
+  for (int d : plan_->group) {
+    if (d == context_.site || heard_from(step_, d)) continue;
+    send_ready(d, -1, false, true, step_, out);
+    ++counters_.control_retransmissions;
+  }
+}
+
+void GroupAverageProgram::resume(std::uint64_t now_ps, bool retry, Actions& out) {
+  switch (phase_) {
+    case Phase::kReady:
+      if (retry) resend_ready(now_ps, out);
+      return await_ready(now_ps, out);
+    case Phase::kAligned:
+      return begin_sending(now_ps, out);
+    case Phase::kOffset:
+      first_send_ps_ = now_ps;
+      next_chunk_ = 0;
+      return send_credit_clocked(now_ps, out);
+    case Phase::kCredits:
+      if (retry) {
+        retry_at_ps_ = now_ps + plan_->retransmit_timeout_ps;
+        regrant(out);
+      }
+      return send_credit_clocked(now_ps, out);
+    case Phase::kPaced:
+      return begin_results(now_ps, out);
+    case Phase::kResults:
+      if (retry) {
+        retry_at_ps_ = now_ps + plan_->retransmit_timeout_ps;
+        regrant(out);
+      }
+      return await_results(now_ps, out);
+  }
+}
+
+void GroupAverageProgram::begin_sending(std::uint64_t now_ps, Actions& out) {
+  agreed_ps_ = now_ps;
+  if (context_.credit) return begin_credit(now_ps, out);
+  begin_paced(now_ps, out);
+}
+
+// Credit: the stream starts at the earliest send offset, then every chunk waits for a
+// credit from each receiver. Receivers grant their whole window when they enter the round
+// (their slots are all free then: the previous round's results are complete).
+void GroupAverageProgram::begin_credit(std::uint64_t now_ps, Actions& out) {
+  std::uint64_t offset = kNever;
+  for (int d : receivers_) {
+    const auto it = plan_->send_offset_ps.find(d);
+    offset = std::min<std::uint64_t>(offset, it == plan_->send_offset_ps.end() ? 0 : it->second);
+  }
+  windows_.erase(windows_.begin(), windows_.lower_bound({step_, -1}));  // finished rounds
+  send_grants(false, out);
+  phase_ = Phase::kOffset;
+  if (offset == 0) return resume(now_ps, false, out);
+  out.wait.kind = Wait::Kind::kOffset;
+  out.wait.at_ps = now_ps + offset;
+}
+
+bool GroupAverageProgram::credits_missing() {
+  return std::any_of(receivers_.begin(), receivers_.end(), [&](int d) {
+    return !windows_[{step_, d}].open();
+  });
+}
+
+// A sender may emit a chunk only with a credit from every receiver for this step: its
+// grant plus the slots it has freed so far, less the credits spent.
+void GroupAverageProgram::send_credit_clocked(std::uint64_t now_ps, Actions& out) {
+  for (; next_chunk_ < chunks_; ++next_chunk_) {
+    if (!credit_wait_open_) {
+      set_waiting(Waiting::kCredits, now_ps);
+      retry_at_ps_ = now_ps + plan_->retransmit_timeout_ps;
+      credit_wait_open_ = true;
+    }
+    if (credits_missing()) {
+      phase_ = Phase::kCredits;
+      out.wait.kind = Wait::Kind::kAwait;
+      out.wait.retry_at_ps = retry_at();
+      return;
+    }
+    set_waiting(Waiting::kNothing, now_ps);
+    credit_wait_open_ = false;
+    for (int d : receivers_) ++windows_[{step_, d}].spent;
+    if (context_.multicast) {
+      send_contribution(-1, out);
+    } else {
+      for (int d : receivers_) send_contribution(d, out);
+    }
+  }
+  begin_results(now_ps, out);
+}
+
+void GroupAverageProgram::send_contribution(int dst, Actions& out) {
+  Send& s = out.send(Send::Kind::kContribution, step_);
+  s.dst = dst;
+  s.chunk = static_cast<std::uint32_t>(next_chunk_);
+}
+
+// Pacing: one stream per multicast tree (or per unicast copy), emitted by the issuer.
+void GroupAverageProgram::begin_paced(std::uint64_t now_ps, Actions& out) {
+  auto offset = [&](int d) {
+    const auto it = plan_->send_offset_ps.find(d);
+    return it == plan_->send_offset_ps.end() ? 0 : it->second;
+  };
+  paced_.reset(step_, chunks_, plan_->pacing_interval_ps);
+  if (context_.multicast) {
+    paced_.add_stream(-1, now_ps + offset(receivers_.front()));
+  } else {
+    for (int d : receivers_) paced_.add_stream(d, now_ps + offset(d));
+  }
+  if (paced_.next() == nullptr) return begin_results(now_ps, out);
+  phase_ = Phase::kPaced;
+  out.wait.kind = Wait::Kind::kPaced;
+  out.wait.paced = &paced_;
+}
+
+void GroupAverageProgram::begin_results(std::uint64_t now_ps, Actions& out) {
+  set_waiting(Waiting::kResults, now_ps);
+  retry_at_ps_ = now_ps + plan_->retransmit_timeout_ps;
+  phase_ = Phase::kResults;
+  await_results(now_ps, out);
+}
+
+void GroupAverageProgram::await_results(std::uint64_t now_ps, Actions& out) {
+  const std::uint64_t& complete = complete_chunks_[step_];
+  if (complete < chunks_) {
+    out.wait.kind = Wait::Kind::kAwait;
+    out.wait.count = &complete;
+    out.wait.target = chunks_;
+    out.wait.retry_at_ps = retry_at();
+    return;
+  }
+  finish_round(now_ps);
+}
+
+void GroupAverageProgram::finish_round(std::uint64_t now_ps) {
+  set_waiting(Waiting::kNothing, now_ps);
+  if (receiving_.step == step_) receiving_ = {};
+  received_.erase(step_);
+  complete_chunks_.erase(step_);
+  finished_steps_.insert(step_);
+  passed_through_.erase(passed_through_.lower_bound({step_, 0, -1}),
+                        passed_through_.lower_bound({step_ + 1, 0, -1}));
+  counters_.expected_results += chunks_;
+  ++counters_.progress;
+}
+
+// Loss recovery: grants are repeated every timeout until a first result shows every sender
+// had them (with aggregation a reduced chunk needs all of them); without aggregation a
+// passed-on contribution shows it for its sender only, and they are repeated until the
+// round is over.
+void GroupAverageProgram::regrant(Actions& out) {
+  if (!context_.credit) return;
+  const bool results = receiving_.step == step_ || received_.count(step_) != 0;
+  if (context_.aggregation && results) return;
+  send_grants(true, out);
+  counters_.control_retransmissions += receivers_.size();
+}
+
+// This site's whole window to every sender.
+void GroupAverageProgram::send_grants(bool repeat, Actions& out) {
+  for (int d : receivers_) {
+    Send& s = out.send(Send::Kind::kGrant, step_);
+    s.dst = d;
+    s.credits = static_cast<std::uint32_t>(plan_->own_slots);
+    s.repeat = repeat;
+  }
+}
+
+// A ready message carries its sender's ready stamp. Loss recovery: a member that hears a
+// repeated ready message answers with its own (`reply`, never answered), in case its
+// first one was the one lost.
+void GroupAverageProgram::on_ready(int src, int step, std::uint64_t stamp_ps, bool reply,
+                                   Actions& out) {
+  auto& ready = ready_[step];
+  const bool known = std::find(ready.from.begin(), ready.from.end(), src) != ready.from.end();
+  if (!known) {
+    ready.from.push_back(src);
+    ready.latest_ps = std::max(ready.latest_ps, stamp_ps);
+    ++counters_.progress;
+  }
+  const bool repeated = known || ready.started;
+  if (context_.reliable && repeated && !reply && own_ready_ps_.count(step))
+    send_ready(src, -1, true, false, step, out);
+}
+
+// A credit or grant sent again (control retransmission) that changes nothing is no
+// progress: counting it kept the watchdog from ever seeing a credit deadlock.
+void GroupAverageProgram::on_grant(int src, int step, std::uint32_t credits) {
+  auto& window = windows_[{step, src}];
+  if (window.granted == credits) return;
+  window.granted = credits;
+  ++counters_.progress;
+}
+
+void GroupAverageProgram::on_credit(int src, int step, std::uint32_t freed) {
+  auto& window = windows_[{step, src}];
+  if (freed <= window.freed) return;
+  window.freed = freed;
+  ++counters_.progress;
+}
+
+void GroupAverageProgram::on_acknowledged(int src, int step) {
+  if (!context_.aggregation && context_.credit) ++windows_[{step, src}].acked;
+}
+
+// The ready message of the last round announced may still be on its way on the old tree,
+// whose branches a member may have left (copies are in flight for at most start_delay): it
+// is sent again on the new tree, as a reply (members that heard the first do not answer).
+void GroupAverageProgram::on_tree_rerouted(int tree_id, std::uint64_t now_ps, Actions& out) {
+  if (own_ready_ps_.empty()) return;
+  const auto& [step, sent_ps] = *own_ready_ps_.rbegin();
+  const ClusterRoundPlan& plan = context_.plan_of(step);
+  if (plan.tree_id != tree_id || now_ps >= sent_ps + plan.start_delay_ps) return;
+  send_ready(-1, plan.tree_id, true, true, step, out);
+  ++counters_.control_retransmissions;
+}
+
+GroupAverageProgram::Receiving& GroupAverageProgram::receiving(int step) {
+  if (receiving_.step != step) receiving_ = {step, &received_[step], &complete_chunks_[step]};
+  return receiving_;
+}
+
+Verdict GroupAverageProgram::on_arrival(const Arrival& arrival, std::uint64_t, Actions& out) {
+  Verdict verdict = Verdict::kAccepted;
+  if (!accept_once(arrival, out, verdict)) return verdict;
+  const Receiving& receipts = receiving(arrival.step);
+  auto& counts = *receipts.counts;
+  if (counts.empty()) counts.assign(chunks_, 0);
+  const int expected = arrival.group_size - 1;
+  if (counts[arrival.chunk] >= expected) {
+    ++counters_.duplicates;
+    return Verdict::kDuplicate;
+  }
+  counts[arrival.chunk] += arrival.contributions;
+  if (counts[arrival.chunk] < expected) return Verdict::kAccepted;
+  ++*receipts.complete;
+  ++counters_.accepted_results;
+  ++counters_.progress;
+  if (!context_.reliable || arrival.kind != Arrival::Kind::kResult) return Verdict::kAccepted;
+  for (int d : context_.plan_of(arrival.step).group)
+    if (d != context_.site) acknowledge(d, arrival.step, arrival.chunk, out);
+  return Verdict::kAccepted;
+}
+
+void GroupAverageProgram::acknowledge(int dst, int step, std::uint32_t chunk, Actions& out) {
+  Send& s = out.send(Send::Kind::kAck, step);
+  s.dst = dst;
+  s.chunk = chunk;
+}
+
+// Loss recovery: a result (or passed-through contribution) received again is recognised
+// and not counted again; if it came for a retransmission its sender is acknowledged again
+// (its first acknowledgement may have been lost). A result nobody asked for is a double
+// delivery. A passed-through contribution seen before is absorbed like the aggregator
+// absorbs one: besides retransmissions, a tree rerouted after a link failure delivers the
+// copies still on their way to its new branches again.
+bool GroupAverageProgram::accept_once(const Arrival& a, Actions& out, Verdict& verdict) {
+  const bool reduced = a.kind == Arrival::Kind::kResult;
+  const bool cached = receiving_.step == a.step;  // then not finished
+  bool repeated = !cached && finished_steps_.count(a.step) != 0;
+  if (!repeated && reduced) {
+    const std::vector<int>* counts = receiving_.counts;
+    if (!cached) {
+      const auto it = received_.find(a.step);
+      counts = it == received_.end() ? nullptr : &it->second;
+    }
+    repeated = counts != nullptr && !counts->empty() && (*counts)[a.chunk] >= a.group_size - 1;
+  }
+  if (!repeated && !reduced && context_.reliable)
+    repeated = !passed_through_.insert({a.step, a.chunk, a.src}).second;
+  const int ack_to = reduced ? a.requester : a.src;
+  if (!repeated) {
+    if (context_.reliable && !reduced) acknowledge(a.src, a.step, a.chunk, out);
+    return true;
+  }
+  if (a.requester < 0 && !a.retransmission && (reduced || !context_.reliable)) {
+    ++counters_.duplicates;
+    verdict = Verdict::kDuplicate;
+    return false;
+  }
+  ++counters_.recognised_duplicates;
+  verdict = Verdict::kRecognised;
+  if (context_.reliable && ack_to >= 0) acknowledge(ack_to, a.step, a.chunk, out);
+  return false;
+}
+
+std::string GroupAverageProgram::waiting_for(const std::vector<std::string>& codes) const {
+  auto names = [&](const std::vector<int>& sites) {
+    std::string out;
+    for (int s : sites) out += (out.empty() ? "" : ",") + codes.at(static_cast<std::size_t>(s));
+    return out;
+  };
+  const int step = wait_step_;
+  const std::string of_step = " of step " + std::to_string(step);
+  std::vector<int> missing, others;
+  for (int d : context_.plan_of(step).group)
+    if (d != context_.site) others.push_back(d);
+  switch (wait_what_) {
+    case Waiting::kNothing:
+      return "";
+    case Waiting::kReady:
+      for (int d : others)
+        if (!heard_from(step, d)) missing.push_back(d);
+      return "ready messages" + of_step + " from " + names(missing);
+    case Waiting::kCredits:
+      for (int d : others) {
+        const auto it = windows_.find({step, d});
+        if (it == windows_.end() || !it->second.open()) missing.push_back(d);
+      }
+      return "credits" + of_step + " from " + names(missing);
+    case Waiting::kResults: {
+      const auto it = complete_chunks_.find(step);
+      const std::uint64_t done = it == complete_chunks_.end() ? 0 : it->second;
+      return "results" + of_step + " (" + std::to_string(done) + " of " + std::to_string(chunks_) +
+             " chunks complete; contributions from " + names(others) + ")";
+    }
+  }
+  return "";
+}
+
+}  // namespace aggnet
