@@ -122,12 +122,28 @@ BoundTerm path_term(const Network& net) {
   return best;
 }
 
+// cut_time_s, sorting `rate_and_start` in place.
+double water_fill(std::vector<std::pair<double, double>>& rate_and_start, double payload_bytes) {
+  std::sort(rate_and_start.begin(), rate_and_start.end(),
+            [](const auto& a, const auto& b) { return a.second < b.second; });
+  // With the first k edges delivering: T = (payload + sum r c) / sum r, valid while T is
+  // not past the next edge's start.
+  double rate = 0, weighted = 0;
+  for (std::size_t k = 0; k < rate_and_start.size(); ++k) {
+    rate += rate_and_start[k].first;
+    weighted += rate_and_start[k].first * rate_and_start[k].second;
+    const double t = (payload_bytes + weighted) / rate;
+    if (k + 1 == rate_and_start.size() || t <= rate_and_start[k + 1].second) return t;
+  }
+  return kInf;  // nothing crosses
+}
+
 // A cut: `inside` marks the nodes on the sending side; the clusters inside are S.
 class CutEvaluator {
  public:
   CutEvaluator(const Network& net, double payload_bytes) : net_(net), payload_(payload_bytes) {}
 
-  // Sets the clusters on the sending side (and their distances); then evaluate() any
+  // Sets the clusters on the sending side (and their distances); then score any
   // switch side with those clusters.
   void set_clusters(const std::vector<char>& cluster_inside) {
     std::vector<int> in, out;
@@ -136,8 +152,25 @@ class CutEvaluator {
     to_outside_ = net_.distances(out, true);
   }
 
-  BoundTerm evaluate(const std::vector<char>& inside) {
+  // The cut's time alone: no allocation (every cut of a platform is scored this way).
+  double time_of(const std::vector<char>& inside) {
     ++evaluated_;
+    items_.clear();
+    for (const Edge& e : net_.edges()) {
+      if (!inside[e.from] || inside[e.to]) continue;
+      const double start = from_inside_[e.from] + e.delay_s + to_outside_[e.to];
+      if (start != kInf) items_.push_back({e.rate_bytes_per_s, start});
+    }
+    return water_fill(items_, payload_);
+  }
+
+  // Scores the cut and keeps it in `best` if it is larger.
+  void keep_if_larger(const std::vector<char>& inside, BoundTerm& best) {
+    if (time_of(inside) > best.time_s) best = describe(inside);
+  }
+
+  // The cut with its crossing edges named.
+  BoundTerm describe(const std::vector<char>& inside) const {
     std::vector<std::pair<double, double>> items;
     BoundTerm term;
     term.kind = BoundTerm::Kind::kCut;
@@ -149,7 +182,7 @@ class CutEvaluator {
       term.capacity_bps += e.rate_bytes_per_s * 8;
       term.edges.push_back(e.label);
     }
-    term.time_s = cut_time_s(std::move(items), payload_);
+    term.time_s = water_fill(items, payload_);
     for (int i = 0; i < net_.sites(); ++i)
       if (inside[i]) term.sites.push_back(i);
     return term;
@@ -161,6 +194,7 @@ class CutEvaluator {
   const Network& net_;
   double payload_;
   std::vector<double> from_inside_, to_outside_;
+  std::vector<std::pair<double, double>> items_;
   std::uint64_t evaluated_ = 0;
 };
 
@@ -188,7 +222,7 @@ BoundTerm all_cuts(const Network& net, CutEvaluator& eval, bool switches_follow_
     const std::uint64_t last = switches_follow_clusters ? s : all;
     for (std::uint64_t w = first;; ++w) {
       for (int i = 0; i < n; ++i) inside[n + i] = static_cast<char>(w >> i & 1u);
-      keep_larger(best, eval.evaluate(inside));
+      eval.keep_if_larger(inside, best);
       if (w == last) break;
     }
   }
@@ -207,7 +241,7 @@ BoundTerm access_cuts(const Network& net, CutEvaluator& eval) {
       eval.set_clusters(clusters);
       std::vector<char> inside(static_cast<std::size_t>(net.nodes()), alone_inside ? 0 : 1);
       inside[i] = clusters[i];
-      keep_larger(best, eval.evaluate(inside));
+      eval.keep_if_larger(inside, best);
     }
   }
   return best;
@@ -264,7 +298,7 @@ BoundTerm max_flow_cuts(const Network& net, CutEvaluator& eval) {
     for (auto [s, t] : {std::pair{0, d}, std::pair{d, 0}}) {
       const auto inside = min_cut(net, s, t);
       eval.set_clusters(std::vector<char>(inside.begin(), inside.begin() + net.sites()));
-      keep_larger(best, eval.evaluate(inside));
+      eval.keep_if_larger(inside, best);
     }
   }
   return best;
@@ -279,18 +313,7 @@ std::string site_list(const Platform& platform, const std::vector<int>& sites) {
 }  // namespace
 
 double cut_time_s(std::vector<std::pair<double, double>> rate_and_start, double payload_bytes) {
-  std::sort(rate_and_start.begin(), rate_and_start.end(),
-            [](const auto& a, const auto& b) { return a.second < b.second; });
-  // With the first k edges delivering: T = (payload + sum r c) / sum r, valid while T is
-  // not past the next edge's start.
-  double rate = 0, weighted = 0;
-  for (std::size_t k = 0; k < rate_and_start.size(); ++k) {
-    rate += rate_and_start[k].first;
-    weighted += rate_and_start[k].first * rate_and_start[k].second;
-    const double t = (payload_bytes + weighted) / rate;
-    if (k + 1 == rate_and_start.size() || t <= rate_and_start[k + 1].second) return t;
-  }
-  return kInf;  // nothing crosses
+  return water_fill(rate_and_start, payload_bytes);
 }
 
 double forest_rate_bytes_per_s(const Platform& platform, std::vector<int>* parts) {

@@ -222,6 +222,11 @@ TEST_F(Hazards, LinkFaultsInThePlatformAreTheFaultOptions) {
 }
 
 TEST_F(Hazards, OutputsAppearAllOrNone) {
+#if defined(__SANITIZE_ADDRESS__)
+  // An exception thrown after sc_start: ASan misreads the stack SystemC's coroutines left
+  // (google/sanitizers#189) and reports an overflow in its own sigaltstack interceptor.
+  GTEST_SKIP() << "AddressSanitizer cannot follow a throw after SystemC's coroutines";
+#endif
   // --stats to a full device used to fail after --json was written.
   const fs::path full = dir_ / "s.csv";
   fs::create_symlink("/dev/full", full);
