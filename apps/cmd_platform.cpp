@@ -102,7 +102,7 @@ json bound_json(const Platform& p, std::uint64_t gradient_bytes) {
               {"path", b.path.describe(p)},        {"cut_s", b.cut.time_s},
               {"cut", b.cut.describe(p)},          {"method", bound_method_name(b.method)},
               {"cuts_evaluated", b.cuts_evaluated}};
-  if (p.sites.size() <= static_cast<std::size_t>(kAllCutsMaxSites)) {
+  if (p.sites.size() <= static_cast<std::size_t>(kForestMaxSites)) {
     const double forest = forest_rate_bytes_per_s(p);
     out["forest_rate_gbps"] = forest * 8e-9;
     out["forest_bandwidth_s"] = static_cast<double>(gradient_bytes) / forest;

@@ -318,7 +318,7 @@ double cut_time_s(std::vector<std::pair<double, double>> rate_and_start, double 
 
 double forest_rate_bytes_per_s(const Platform& platform, std::vector<int>* parts) {
   const int n = static_cast<int>(platform.sites.size());
-  if (n < 2 || n > kAllCutsMaxSites)
+  if (n < 2 || n > kForestMaxSites)
     throw std::invalid_argument("forest rate: expected 2 to 10 sites");
   // Partitions as restricted growth strings: part[0] = 0, part[i] <= 1 + max(part[0..i)).
   std::vector<int> part(static_cast<std::size_t>(n), 0), best_part;

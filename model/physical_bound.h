@@ -43,8 +43,9 @@ struct PhysicalBound {
   std::uint64_t cuts_evaluated = 0;
 };
 
-constexpr int kAllCutsMaxSites = 10;
+constexpr int kAllCutsMaxSites = 6;
 constexpr int kSiteCutsMaxSites = 20;
+constexpr int kForestMaxSites = 10;  ///< forest_rate_bytes_per_s enumerates partitions
 
 /// The bound for averaging `gradient_bytes` per site over `platform`. Throws
 /// std::invalid_argument for a platform with fewer than two sites or an empty gradient.
@@ -62,7 +63,7 @@ const char* bound_method_name(BoundMethod method);
 /// the least over partitions P of the sites (|P| >= 2) of the payload rate of the links
 /// joining different parts over |P| - 1. Exact by enumerating the partitions (Bell(n):
 /// 21,147 for nine sites); `parts` gets the partition that sets it (a part per site).
-/// Throws std::invalid_argument above kAllCutsMaxSites sites.
+/// Throws std::invalid_argument above kForestMaxSites sites.
 double forest_rate_bytes_per_s(const Platform& platform, std::vector<int>* parts = nullptr);
 
 /// Time for the edges of a cut to carry `payload_bytes` when edge i can start delivering

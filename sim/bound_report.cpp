@@ -54,7 +54,7 @@ void add_bound(nlohmann::json& report, const Platform& platform, const Schedule&
                      {"cut", b.cut.describe(platform)},
                      {"method", bound_method_name(b.method)},
                      {"cuts_evaluated", b.cuts_evaluated}};
-  if (platform.sites.size() <= static_cast<std::size_t>(kAllCutsMaxSites)) {
+  if (platform.sites.size() <= static_cast<std::size_t>(kForestMaxSites)) {
     const double forest = forest_rate_bytes_per_s(platform);
     report["bound"]["forest_rate_gbps"] = forest * 8e-9;
     report["bound"]["forest_bandwidth_s"] = static_cast<double>(gradient_bytes) / forest;
