@@ -60,6 +60,7 @@ struct Schedule {
   std::vector<Round> rounds;
   RingStepRule ring_step = RingStepRule::kReceive;  ///< ring collectives only
   int messages = 1;  ///< kPointToPoint: concurrent messages of G bytes per pair
+  std::vector<ReductionTree> forest;  ///< kReductionTree only: at least one tree
   std::size_t period() const { return rounds.size(); }
 };
 
