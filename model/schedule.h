@@ -36,6 +36,26 @@ enum class Collective {
                      ///< sends G back to each worker once it has every worker's G
   kUnicastAllToAll,  ///< all-reduce by direct exchange: every member sends its whole G to
                      ///< every other member over unicast and sums what it receives
+  kReductionTree,    ///< in-network reduction over Schedule::forest (one round, one group of
+                     ///< all members): relays' FPGAs sum partial sums, each root multicasts
+};
+
+/// One tree of a kReductionTree schedule. Each member's contribution to the tree's chunks
+/// goes up `parent` to `root`: the FPGA at every site sums the partial sums from its
+/// children with its own cluster's contribution and forwards one stream to its parent;
+/// the root's FPGA completes the sum and multicasts the result down the same tree edges.
+/// Tree edges join sites with a direct WAN link.
+struct ReductionTree {
+  int root = -1;
+  /// Per site (Platform::sites order): its parent; -1 for the root and sites not in the tree.
+  std::vector<int> parent;
+  /// Fraction of the gradient's chunks this tree carries (a forest's shares sum to 1).
+  double share = 1.0;
+  /// Time between two of this tree's chunks leaving a member (its pacing); 0: no pacing.
+  std::uint64_t pacing_interval_ps = 0;
+  /// Per site: when it starts sending this tree's chunks, after the round's start;
+  /// empty: the control plane aligns them (`--alignment`). Shape: empty or n sites.
+  std::vector<std::uint64_t> send_offset_ps = {};
 };
 
 /// When a ring site may send its step-k+1 segment (kRing, kReduceScatter, kAllGather).
