@@ -16,7 +16,9 @@
 #include "common/units.h"
 #include "model/physical_bound.h"
 #include "model/routing.h"
+#include "model/tree_packing.h"
 #include "sim/report.h"
+#include "traffic/forest_planner.h"
 
 namespace aggnet {
 namespace {
@@ -110,6 +112,43 @@ json bound_json(const Platform& p, std::uint64_t gradient_bytes) {
   return out;
 }
 
+std::string joined(const json& words, const char* sep);
+
+// The reduction forest `reduction-forest` would run for `gradient_bytes`
+// (traffic/forest_planner.h): its trees, their shares and rates, and the planner's estimate.
+json forest_json(const Platform& p, const Routing& routing, std::uint64_t gradient_bytes) {
+  const TreeNetwork net = tree_network(p, routing, RunOptions{}.chunk_bytes);
+  const ForestPlan plan = plan_forest(net, static_cast<double>(gradient_bytes));
+  json trees = json::array();
+  for (const PackedTree& t : plan.trees) {
+    json links = json::array();
+    for (int i : t.links)
+      links.push_back(p.sites[net.links[i].a].code + "-" + p.sites[net.links[i].b].code);
+    trees.push_back({{"root", p.sites[t.root].code},
+                     {"share", t.bytes / static_cast<double>(gradient_bytes)},
+                     {"rate_gbps", t.rate_bytes_per_s * 8e-9},
+                     {"latency_s", t.latency_s},
+                     {"links", links}});
+  }
+  return {{"estimate_s", plan.time_s},
+          {"packing_gbps", plan.packing_bytes_per_s * 8e-9},
+          {"trees", trees}};
+}
+
+std::string forest_table(const json& f) {
+  std::string out = fmt::format(
+      "\nReduction forest (--schedule reduction-forest): {} tree(s), estimate {}, packing {:.4g} "
+      "Gbps of payload\n",
+      f["trees"].size(), format_time_ps(f["estimate_s"].get<double>() * 1e12),
+      f["packing_gbps"].get<double>());
+  for (const auto& t : f["trees"])
+    out += fmt::format(
+        "  root {:<5} share {:>6.2f} %  {:>8.4g} Gbps  latency {:>10}  {}\n",
+        t["root"].get<std::string>(), t["share"].get<double>() * 100, t["rate_gbps"].get<double>(),
+        format_time_ps(t["latency_s"].get<double>() * 1e12), joined(t["links"], " "));
+  return out;
+}
+
 std::string bound_table(const json& b) {
   std::string out = fmt::format(
       "\nPhysical bound for G = {} (no plan reaches the exact average sooner)\n  bound   {} "
@@ -170,7 +209,7 @@ std::string tables(const json& doc) {
     out += fmt::format("  {:<5} {:>2} links: {}\n", t["source"].get<std::string>(),
                        t["links"].get<std::size_t>(), hops);
   }
-  return out + bound_table(doc["bound"]);
+  return out + bound_table(doc["bound"]) + forest_table(doc["forest"]);
 }
 
 }  // namespace
@@ -188,7 +227,8 @@ int cmd_platform(int argc, char** argv) {
                 {"links", links_json(platform)},
                 {"routes", routes_json(platform, routing)},
                 {"trees", trees_json(platform, routing)},
-                {"bound", bound_json(platform, values->bytes("gradient"))}};
+                {"bound", bound_json(platform, values->bytes("gradient"))},
+                {"forest", forest_json(platform, routing, values->bytes("gradient"))}};
     tidy_numbers(doc);
     const std::string& out = values->text("json");
     if (!is_stdout(out)) std::cout << tables(doc);

@@ -211,7 +211,8 @@ std::optional<RunSetup> prepare(int argc, char** argv) {
             is_stdout(s.values.text("vcd")) || is_stdout(s.values.text("gtkw")) ||
             is_stdout(s.values.text("stats"));
   s.platform = cli::load_platform(s.values, s.options);
-  s.schedule = make_schedule(s.values.text("schedule"), s.platform);
+  s.schedule = make_schedule(s.values.text("schedule"), s.platform,
+                             PlanInputs{s.options.gradient_bytes, transaction_bytes(s.options)});
   check_ring_gradient(s);
   prepare_faults(s);
   plan_steps(s);

@@ -19,6 +19,7 @@
 #include "config/yaml_reader.h"
 #include "model/routing.h"
 #include "traffic/families.h"
+#include "traffic/forest_planner.h"
 
 namespace aggnet {
 
@@ -110,6 +111,7 @@ std::vector<std::string> code_list(const Platform& platform) {
 const std::vector<std::string> kScheduleKeys = {"name",   "description", "collective",
                                                 "rounds", "ring_step",   "messages"};
 const std::vector<std::string> kScheduleNames = {"all-to-all",
+                                                 "reduction-forest",
                                                  "triads",
                                                  "ring",
                                                  "pairs",
@@ -596,6 +598,13 @@ std::optional<Schedule> host_collective_schedule(const std::string& name,
 }  // namespace
 
 Schedule make_schedule(const std::string& name, const Platform& platform) {
+  return make_schedule(name, platform, PlanInputs{});
+}
+
+Schedule make_schedule(const std::string& name, const Platform& platform,
+                       const PlanInputs& inputs) {
+  if (name == "reduction-forest")
+    return reduction_forest_schedule(platform, inputs.gradient_bytes, inputs.chunk_bytes);
   if (auto host = host_collective_schedule(name, platform)) return *host;
   if (name == "all-to-all") return all_to_all_schedule(platform);
   if (name == "triads") return triads_schedule(platform);
@@ -619,13 +628,13 @@ Schedule make_schedule(const std::string& name, const Platform& platform) {
   }
   std::error_code ec;
   if (std::filesystem::is_regular_file(name, ec)) return load_schedule(name, platform);
-  throw ConfigError(
-      kCommandLine, 0, "schedule",
-      "expected all-to-all, triads, ring, pairs, rotating-K, sequential-K, random-K:SEED, "
-      "hierarchical, ring:RULE, reduce-scatter, all-gather, p2p:SRC-DST, "
-      "parameter-server:SITE, unicast-all-to-all "
-      "or an existing schedule file, got '" +
-          name + "'" + did_you_mean(name, kScheduleNames));
+  throw ConfigError(kCommandLine, 0, "schedule",
+                    "expected all-to-all, reduction-forest, triads, ring, pairs, rotating-K, "
+                    "sequential-K, random-K:SEED, "
+                    "hierarchical, ring:RULE, reduce-scatter, all-gather, p2p:SRC-DST, "
+                    "parameter-server:SITE, unicast-all-to-all "
+                    "or an existing schedule file, got '" +
+                        name + "'" + did_you_mean(name, kScheduleNames));
 }
 
 }  // namespace aggnet

@@ -16,6 +16,7 @@
 // one group, whose order is the ring order.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "model/schedule.h"
@@ -43,11 +44,24 @@ struct Platform;
 ///   `parameter-server:SITE`  SITE the server, every other site a worker;
 ///   `unicast-all-to-all`     all-reduce by direct exchange: every site sends its whole G
 ///                    to every other site over unicast and sums locally;
+///   `reduction-forest`       in-network reduction on a load-aware forest of trees planned
+///                    for the gradient (PlanInputs; traffic/forest_planner.h);
 /// any other string is read as a schedule file (load_schedule).
 /// Errors: ConfigError for an unknown name that is not an existing file, a family that
 /// does not fit the platform (e.g. `triads` with 8 sites), and every error of
 /// load_schedule.
 Schedule make_schedule(const std::string& name_or_file, const Platform& platform);
+
+/// What a planned schedule (`reduction-forest`) is planned for.
+struct PlanInputs {
+  std::uint64_t gradient_bytes = 1ull << 30;
+  std::uint64_t chunk_bytes = 1ull << 20;
+};
+
+/// As above; `reduction-forest` is the load-aware forest of reduction trees planned for
+/// `inputs` (traffic/forest_planner.h).
+Schedule make_schedule(const std::string& name_or_file, const Platform& platform,
+                       const PlanInputs& inputs);
 
 /// Reads and validates a schedule YAML file against the platform's site codes.
 /// Errors: ConfigError with the file and 1-based line for: unreadable file, malformed

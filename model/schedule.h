@@ -79,7 +79,7 @@ struct Schedule {
   Collective collective = Collective::kGroupAverage;
   std::vector<Round> rounds;
   RingStepRule ring_step = RingStepRule::kReceive;  ///< ring collectives only
-  int messages = 1;  ///< kPointToPoint: concurrent messages of G bytes per pair
+  int messages = 1;                   ///< kPointToPoint: concurrent messages of G bytes per pair
   std::vector<ReductionTree> forest;  ///< kReductionTree only: at least one tree
   std::size_t period() const { return rounds.size(); }
 };

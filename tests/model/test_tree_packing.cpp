@@ -1,0 +1,99 @@
+// Spanning-tree packing and forest planning on hand-solved networks. Rates are in units of
+// 1e9 payload bytes/s; access links and FPGAs are fast unless a test says otherwise.
+#include <gtest/gtest.h>
+
+#include <tuple>
+#include <vector>
+
+#include "model/tree_packing.h"
+
+namespace aggnet {
+namespace {
+
+constexpr double kRate = 1e9;
+constexpr double kFast = 1e15;
+
+TreeNetwork make_net(int sites, const std::vector<std::tuple<int, int, double>>& links) {
+  TreeNetwork net;
+  net.sites = sites;
+  for (const auto& [a, b, delay_s] : links) net.links.push_back({a, b, kRate, delay_s});
+  net.access_bytes_per_s.assign(sites, kFast);
+  net.access_delay_s.assign(sites, 0.0);
+  net.fpga_bytes_per_s.assign(sites, kFast);
+  return net;
+}
+
+double packed_rate(const TreeNetwork& net) {
+  double sum = 0;
+  for (const PackedTree& t : pack_spanning_trees(net)) sum += t.rate_bytes_per_s;
+  return sum;
+}
+
+// Nash-Williams/Tutte: edges crossing the best partition over its parts less one.
+TEST(TreePacking, SmallGraphsPackTheirPartitionValue) {
+  EXPECT_NEAR(packed_rate(make_net(3, {{0, 1, 0}, {1, 2, 0}})), 1.0 * kRate, 1e-6);
+  EXPECT_NEAR(packed_rate(make_net(3, {{0, 1, 0}, {1, 2, 0}, {0, 2, 0}})), 1.5 * kRate, 1e-6);
+  EXPECT_NEAR(packed_rate(make_net(4, {{0, 1, 0}, {1, 2, 0}, {2, 3, 0}, {3, 0, 0}})),
+              4.0 / 3 * kRate, 1e-6);
+  EXPECT_NEAR(
+      packed_rate(make_net(4, {{0, 1, 0}, {1, 2, 0}, {2, 3, 0}, {3, 0, 0}, {0, 2, 0}, {1, 3, 0}})),
+      2.0 * kRate, 1e-6);
+}
+
+// Every tree's contribution crosses every access link: K4 packs 2 but one site's access
+// link carries only 1.2.
+TEST(TreePacking, AccessLinksCapEveryTree) {
+  TreeNetwork net = make_net(4, {{0, 1, 0}, {1, 2, 0}, {2, 3, 0}, {3, 0, 0}, {0, 2, 0}, {1, 3, 0}});
+  net.access_bytes_per_s[2] = 1.2 * kRate;
+  EXPECT_NEAR(packed_rate(net), 1.2 * kRate, 1e-6);
+}
+
+// A star's one tree: the centre sums three inputs per byte of the tree's rate (two children
+// and its own) when a leaf is the root, four when it is the root itself. At 2.4 the centre
+// caps the tree at 0.8 rooted at a leaf (a leaf root sums 2 inputs: fine at 10).
+TEST(TreePacking, FpgaSumsEveryInput) {
+  TreeNetwork net = make_net(4, {{0, 1, 0}, {0, 2, 0}, {0, 3, 0}});
+  net.fpga_bytes_per_s[0] = 2.4 * kRate;
+  net.fpga_bytes_per_s[1] = net.fpga_bytes_per_s[2] = net.fpga_bytes_per_s[3] = 10 * kRate;
+  const auto trees = pack_spanning_trees(net);
+  EXPECT_NEAR(packed_rate(net), 0.8 * kRate, 1e-6);
+  for (const PackedTree& t : trees) EXPECT_NE(t.root, 0);
+}
+
+TEST(TreePacking, DisconnectedLinksAreRefused) {
+  EXPECT_THROW(pack_spanning_trees(make_net(3, {{0, 1, 0}})), std::invalid_argument);
+}
+
+// A line 0 -10 ms- 1 -20 ms- 2: rooted at 1 the farthest member is 20 ms away, so 40 ms
+// there and back, then 1e9 bytes at 1e9 B/s.
+TEST(ForestPlan, LineRootsAtItsCentre) {
+  const TreeNetwork net = make_net(3, {{0, 1, 0.010}, {1, 2, 0.020}});
+  EXPECT_NEAR(tree_latency_s(net, {0, 1}, 0), 0.060, 1e-15);
+  EXPECT_NEAR(tree_latency_s(net, {0, 1}, 1), 0.040, 1e-15);
+  const ForestPlan plan = plan_forest(net, 1e9);
+  ASSERT_EQ(plan.trees.size(), 1u);
+  EXPECT_EQ(plan.trees[0].root, 1);
+  EXPECT_NEAR(plan.time_s, 1.040, 1e-9);
+}
+
+// Triangle with a long edge 0-2 (100 ms) and short ones (10 ms). Trees: S = {01, 12}
+// rooted at 1 (latency 20 ms), P = {01, 02} and Q = {12, 02} (200 ms). By time T the
+// forest delivers max(T - 0.02, 1.5 T - 0.21) (x 1e9 B): S alone at rate 1, or all three
+// at 0.5 (each edge in two of them). G = 0.2e9: S alone, T = 0.22; G = 3e9: T = 2.14.
+TEST(ForestPlan, LatencyDecidesSmallGradientsRateLargeOnes) {
+  const TreeNetwork net = make_net(3, {{0, 1, 0.010}, {1, 2, 0.010}, {0, 2, 0.100}});
+  const ForestPlan small = plan_forest(net, 0.2e9);
+  ASSERT_EQ(small.trees.size(), 1u);
+  EXPECT_EQ(small.trees[0].root, 1);
+  EXPECT_NEAR(small.time_s, 0.22, 1e-9);
+  const ForestPlan large = plan_forest(net, 3e9);
+  EXPECT_EQ(large.trees.size(), 3u);
+  EXPECT_NEAR(large.time_s, 2.14, 1e-9);
+  EXPECT_NEAR(large.packing_bytes_per_s, 1.5 * kRate, 1e-3);
+  double bytes = 0;
+  for (const PackedTree& t : large.trees) bytes += t.bytes;
+  EXPECT_NEAR(bytes, 3e9, 1e-3);
+}
+
+}  // namespace
+}  // namespace aggnet
