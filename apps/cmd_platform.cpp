@@ -118,7 +118,7 @@ std::string joined(const json& words, const char* sep);
 // (traffic/forest_planner.h): its trees, their shares and rates, and the planner's estimate.
 json forest_json(const Platform& p, const Routing& routing, std::uint64_t gradient_bytes) {
   const TreeNetwork net = tree_network(p, routing, RunOptions{}.chunk_bytes);
-  const ForestPlan plan = plan_forest(net, static_cast<double>(gradient_bytes));
+  const LoadAwareForest plan = plan_load_aware_forest(net, static_cast<double>(gradient_bytes));
   json trees = json::array();
   for (const PackedTree& t : plan.trees) {
     json links = json::array();

@@ -295,9 +295,9 @@ std::vector<PackedTree> pack_spanning_trees(const TreeNetwork& net) {
   return used;
 }
 
-ForestPlan plan_forest(const TreeNetwork& net, double gradient_bytes) {
+LoadAwareForest plan_load_aware_forest(const TreeNetwork& net, double gradient_bytes) {
   if (!(gradient_bytes > 0)) throw std::invalid_argument("tree packing: expected a gradient");
-  ForestPlan plan;
+  LoadAwareForest plan;
   const std::vector<PackedTree> packing = pack_spanning_trees(net);
   MasterLp lp(net);
   double lowest = kInf, highest = 0;

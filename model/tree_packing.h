@@ -32,10 +32,10 @@ struct PackedTree {
   int root = 0;
   double rate_bytes_per_s = 0;
   double latency_s = 0;  ///< tree_latency_s(links, root)
-  double bytes = 0;      ///< payload bytes of the gradient it carries (plan_forest)
+  double bytes = 0;      ///< payload bytes of the gradient it carries (plan_load_aware_forest)
 };
 
-struct ForestPlan {
+struct LoadAwareForest {
   std::vector<PackedTree> trees;   ///< the trees that carry bytes > 0
   double time_s = 0;               ///< the estimate: every tree's latency_s + bytes / rate
   double packing_bytes_per_s = 0;  ///< the largest total rate of any spanning-tree packing
@@ -62,6 +62,6 @@ std::vector<PackedTree> pack_spanning_trees(const TreeNetwork& net);
 /// "maximise sum_k (T - latency_k) rate_k" with columns from the packing's generation,
 /// every root's shortest-path tree and pricing at T. A small gradient rides on the
 /// lowest-latency tree alone; a large one spreads over the packing.
-ForestPlan plan_forest(const TreeNetwork& net, double gradient_bytes);
+LoadAwareForest plan_load_aware_forest(const TreeNetwork& net, double gradient_bytes);
 
 }  // namespace aggnet

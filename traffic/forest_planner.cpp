@@ -63,8 +63,9 @@ TreeNetwork tree_network(const Platform& platform, const Routing& routing,
   return net;
 }
 
-Schedule forest_schedule(const Platform& platform, const TreeNetwork& net, const ForestPlan& plan,
-                         std::uint64_t chunk_bytes, const std::string& name) {
+Schedule forest_schedule(const Platform& platform, const TreeNetwork& net,
+                         const LoadAwareForest& plan, std::uint64_t chunk_bytes,
+                         const std::string& name) {
   Schedule s;
   s.name = name;
   s.collective = Collective::kReductionTree;
@@ -90,7 +91,7 @@ Schedule reduction_forest_schedule(const Platform& platform, std::uint64_t gradi
   const Routing routing(platform);
   const TreeNetwork net = tree_network(platform, routing, chunk_bytes);
   try {
-    const ForestPlan plan = plan_forest(net, static_cast<double>(gradient_bytes));
+    const LoadAwareForest plan = plan_load_aware_forest(net, static_cast<double>(gradient_bytes));
     return forest_schedule(platform, net, plan, chunk_bytes, "reduction-forest");
   } catch (const std::invalid_argument& e) {
     throw ConfigError(platform.file, 0, "reduction-forest", e.what());

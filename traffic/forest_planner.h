@@ -24,10 +24,11 @@ TreeNetwork tree_network(const Platform& platform, const Routing& routing,
 /// A kReductionTree schedule carrying `plan`: per tree its parents (from its root), its
 /// share of the gradient (bytes / total) and a pacing interval that keeps each member's
 /// stream at the tree's rate (chunk_bytes / rate, rounded up to the picosecond).
-Schedule forest_schedule(const Platform& platform, const TreeNetwork& net, const ForestPlan& plan,
-                         std::uint64_t chunk_bytes, const std::string& name);
+Schedule forest_schedule(const Platform& platform, const TreeNetwork& net,
+                         const LoadAwareForest& plan, std::uint64_t chunk_bytes,
+                         const std::string& name);
 
-/// `reduction-forest`: plan_forest on tree_network(platform) for this gradient.
+/// `reduction-forest`: plan_load_aware_forest on tree_network(platform) for this gradient.
 /// Errors: ConfigError if the platform's links do not join every site.
 Schedule reduction_forest_schedule(const Platform& platform, std::uint64_t gradient_bytes,
                                    std::uint64_t chunk_bytes);

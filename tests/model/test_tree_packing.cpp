@@ -66,11 +66,11 @@ TEST(TreePacking, DisconnectedLinksAreRefused) {
 
 // A line 0 -10 ms- 1 -20 ms- 2: rooted at 1 the farthest member is 20 ms away, so 40 ms
 // there and back, then 1e9 bytes at 1e9 B/s.
-TEST(ForestPlan, LineRootsAtItsCentre) {
+TEST(LoadAwareForest, LineRootsAtItsCentre) {
   const TreeNetwork net = make_net(3, {{0, 1, 0.010}, {1, 2, 0.020}});
   EXPECT_NEAR(tree_latency_s(net, {0, 1}, 0), 0.060, 1e-15);
   EXPECT_NEAR(tree_latency_s(net, {0, 1}, 1), 0.040, 1e-15);
-  const ForestPlan plan = plan_forest(net, 1e9);
+  const LoadAwareForest plan = plan_load_aware_forest(net, 1e9);
   ASSERT_EQ(plan.trees.size(), 1u);
   EXPECT_EQ(plan.trees[0].root, 1);
   EXPECT_NEAR(plan.time_s, 1.040, 1e-9);
@@ -80,13 +80,13 @@ TEST(ForestPlan, LineRootsAtItsCentre) {
 // rooted at 1 (latency 20 ms), P = {01, 02} and Q = {12, 02} (200 ms). By time T the
 // forest delivers max(T - 0.02, 1.5 T - 0.21) (x 1e9 B): S alone at rate 1, or all three
 // at 0.5 (each edge in two of them). G = 0.2e9: S alone, T = 0.22; G = 3e9: T = 2.14.
-TEST(ForestPlan, LatencyDecidesSmallGradientsRateLargeOnes) {
+TEST(LoadAwareForest, LatencyDecidesSmallGradientsRateLargeOnes) {
   const TreeNetwork net = make_net(3, {{0, 1, 0.010}, {1, 2, 0.010}, {0, 2, 0.100}});
-  const ForestPlan small = plan_forest(net, 0.2e9);
+  const LoadAwareForest small = plan_load_aware_forest(net, 0.2e9);
   ASSERT_EQ(small.trees.size(), 1u);
   EXPECT_EQ(small.trees[0].root, 1);
   EXPECT_NEAR(small.time_s, 0.22, 1e-9);
-  const ForestPlan large = plan_forest(net, 3e9);
+  const LoadAwareForest large = plan_load_aware_forest(net, 3e9);
   EXPECT_EQ(large.trees.size(), 3u);
   EXPECT_NEAR(large.time_s, 2.14, 1e-9);
   EXPECT_NEAR(large.packing_bytes_per_s, 1.5 * kRate, 1e-3);
