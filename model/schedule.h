@@ -36,6 +36,8 @@ enum class Collective {
                      ///< sends G back to each worker once it has every worker's G
   kUnicastAllToAll,  ///< all-reduce by direct exchange: every member sends its whole G to
                      ///< every other member over unicast and sums what it receives
+  kReductionTree,    ///< in-network reduction: partial sums flow up each tree of
+                     ///< Schedule::forest, FPGAs sum in transit, the root multicasts the sum
 };
 
 /// When a ring site may send its step-k+1 segment (kRing, kReduceScatter, kAllGather).
@@ -50,6 +52,18 @@ inline bool is_ring_collective(Collective c) {
   return c == Collective::kRing || c == Collective::kReduceScatter || c == Collective::kAllGather;
 }
 
+/// One tree of a reduction forest (kReductionTree): the members' partial sums of the tree's
+/// chunks flow up the parent links to the root, whose FPGA multicasts the full sum back down.
+struct ReductionTree {
+  int root = -1;
+  std::vector<int> parent;  ///< per site: its parent site; -1 for the root and non-members
+  double share = 1.0;       ///< fraction of the gradient's chunks this tree carries
+  std::uint64_t pacing_interval_ps = 0;  ///< between a member's chunk emissions; 0: none
+  /// Per site: when it starts sending the tree's chunks after the agreed start; empty: the
+  /// control plane aligns them (partial sums reach every relay together).
+  std::vector<std::uint64_t> send_offset_ps = {};
+};
+
 /// A periodic schedule: step k runs round rounds[k % rounds.size()].
 /// Ring collectives, kParameterServer and kUnicastAllToAll: one round with one group (the
 /// ring order; the server first; any order). kPointToPoint: rounds of groups [sender, receiver];
@@ -59,7 +73,7 @@ struct Schedule {
   Collective collective = Collective::kGroupAverage;
   std::vector<Round> rounds;
   RingStepRule ring_step = RingStepRule::kReceive;  ///< ring collectives only
-  int messages = 1;  ///< kPointToPoint: concurrent messages of G bytes per pair
+  int messages = 1;                   ///< kPointToPoint: concurrent messages of G bytes per pair
   std::vector<ReductionTree> forest;  ///< kReductionTree only: at least one tree
   std::size_t period() const { return rounds.size(); }
 };
