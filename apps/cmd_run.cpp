@@ -217,11 +217,13 @@ std::optional<RunSetup> prepare(int argc, char** argv) {
   prepare_faults(s);
   plan_steps(s);
   check_horizon(s);
-  if (s.schedule.collective == Collective::kGroupAverage)
+  if (s.schedule.collective == Collective::kGroupAverage ||
+      s.schedule.collective == Collective::kReductionTree)
     cli::check_buffers(s.values, s.platform, s.options);
   const auto c = s.schedule.collective;
-  if (s.options.functional && c != Collective::kGroupAverage && c != Collective::kRing)
-    s.values.fail("functional", "expected a group-average or ring schedule (the " +
+  if (s.options.functional && c != Collective::kGroupAverage && c != Collective::kRing &&
+      c != Collective::kReductionTree)
+    s.values.fail("functional", "expected a group-average, ring or reduction-tree schedule (the " +
                                     collective_name(c) + " carries no averaged data to check)");
   cli::check_outputs(s.values);
   prepare_trace_and_stats(s);

@@ -72,6 +72,32 @@ void FunctionalValues::add_result(bool reduced, int src, int step, std::uint32_t
   if (error != 0) mismatches_ += chunks;
 }
 
+void FunctionalValues::add_tree_result(int step, std::uint32_t chunk, std::uint32_t chunks,
+                                       const std::vector<float>& data,
+                                       const std::vector<int>& members) {
+  auto& sum = sum_[step];
+  if (sum.empty()) sum.assign(gradient_bytes_ / 4, 0.0f);
+  const std::uint64_t first = chunk * chunk_bytes_ / 4;
+  float error = 0;
+  for (std::size_t k = 0; k < data.size(); ++k) {
+    sum[first + k] += data[k];
+    float expected = 0;
+    for (int s : members) expected += gradient_value(s, step, first + k);
+    error += std::abs(data[k] - expected);
+  }
+  checks_ += chunks;
+  if (error != 0) mismatches_ += chunks;
+}
+
+void FunctionalValues::finish_tree_step(int step, std::size_t members) {
+  std::vector<float> averaged(own_.size());
+  const auto& sum = sum_[step];
+  for (std::size_t j = 0; j < own_.size(); ++j)
+    averaged[j] = (j < sum.size() ? sum[j] : 0.0f) / static_cast<float>(members);
+  result_ = std::move(averaged);
+  sum_.erase(step);
+}
+
 void FunctionalValues::finish_group_step(int step, std::size_t members) {
   std::vector<float> averaged(own_.size());
   for (std::size_t j = 0; j < own_.size(); ++j)

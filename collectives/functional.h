@@ -28,6 +28,11 @@ class FunctionalValues {
   /// (its sender's input), `chunks` chunks long (a burst): added to the step's sum, checked.
   void add_result(bool reduced, int src, int step, std::uint32_t chunk, std::uint32_t chunks,
                   const std::vector<float>& data, const std::vector<int>& group);
+  /// A reduction tree's result: the sum of every member's input (its own included).
+  void add_tree_result(int step, std::uint32_t chunk, std::uint32_t chunks,
+                       const std::vector<float>& data, const std::vector<int>& members);
+  /// End of a reduction-tree round: result = the members' sum / members.
+  void finish_tree_step(int step, std::size_t members);
   /// End of a group round: result = (own gradient + the others' sum) / members.
   void finish_group_step(int step, std::size_t members);
 

@@ -34,6 +34,16 @@ struct ClusterRoundPlan {
   std::uint64_t retransmit_timeout_ps = 0;
 };
 
+/// One tree of a reduction forest as a member sends it (Collective::kReductionTree): its
+/// chunks [first_chunk, end_chunk) of G, one every interval_ps (0: back to back), from
+/// offset_ps after the agreed start, each marked with the tree's key.
+struct TreeStream {
+  int tree = 0;  ///< the chunks' reduction_tree key (the tree's index in the forest)
+  std::uint64_t first_chunk = 0, end_chunk = 0;
+  std::uint64_t interval_ps = 0;
+  std::uint64_t offset_ps = 0;
+};
+
 constexpr std::uint64_t kNever = std::numeric_limits<std::uint64_t>::max();
 
 /// A message a program asks its issuer to send now.
@@ -57,8 +67,9 @@ struct Send {
   int tag = 0;
   int segment = 0;
   int streams = 1;
-  bool reply = false;   ///< kReady: an answer (never answered)
-  bool repeat = false;  ///< a control message repeated after a retry time (loss recovery)
+  bool reply = false;       ///< kReady: an answer (never answered)
+  bool repeat = false;      ///< a control message repeated after a retry time (loss recovery)
+  int reduction_tree = -1;  ///< kContribution: the reduction tree it goes up (-1: none)
 };
 
 class PacedSchedule;
@@ -139,6 +150,7 @@ struct ProgramContext {
   int messages = 1;                      ///< point-to-point: concurrent messages of G
   std::vector<ClusterRoundPlan> rounds;  ///< the schedule period, as seen by this site
   std::vector<int> order;                ///< ring order, or [server, workers...], or the members
+  std::vector<TreeStream> trees;         ///< reduction forests: this member's stream per tree
   std::uint64_t chunks() const;          ///< chunks of G
   const ClusterRoundPlan& plan_of(int step) const {
     return rounds[static_cast<std::size_t>(step) % rounds.size()];

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "collectives/group_average.h"
+#include "collectives/reduction_tree.h"
 
 namespace aggnet {
 
@@ -22,7 +23,7 @@ std::unique_ptr<CollectiveProgram> make_program(Collective collective, bool ring
     case Collective::kAllGather:
       return std::make_unique<RingProgram>(std::move(context), ring_steps);
     case Collective::kReductionTree:
-      break;  // its program is being built (issue 33)
+      return std::make_unique<ReductionTreeProgram>(std::move(context));
   }
   return nullptr;
 }

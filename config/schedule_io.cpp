@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -17,6 +18,7 @@
 #include "common/strings.h"
 #include "common/units.h"
 #include "config/yaml_reader.h"
+#include "model/reduction_forest.h"
 #include "model/routing.h"
 #include "traffic/families.h"
 #include "traffic/forest_planner.h"
@@ -108,8 +110,9 @@ std::vector<std::string> code_list(const Platform& platform) {
   return codes;
 }
 
-const std::vector<std::string> kScheduleKeys = {"name",   "description", "collective",
-                                                "rounds", "ring_step",   "messages"};
+const std::vector<std::string> kScheduleKeys = {"name",      "description", "collective", "rounds",
+                                                "ring_step", "messages",    "trees"};
+const std::vector<std::string> kTreeKeys = {"root", "parents", "share", "pacing", "send_offsets"};
 const std::vector<std::string> kScheduleNames = {"all-to-all",
                                                  "reduction-forest",
                                                  "triads",
@@ -124,7 +127,9 @@ const std::vector<std::string> kScheduleNames = {"all-to-all",
                                                  "all-gather",
                                                  "p2p:SRC-DST",
                                                  "parameter-server:SITE",
-                                                 "unicast-all-to-all"};
+                                                 "unicast-all-to-all",
+                                                 "reduction-tree",
+                                                 "reduction-tree:SITE"};
 
 }  // namespace
 
@@ -136,7 +141,8 @@ const std::vector<std::pair<Collective, std::string>>& collective_names() {
       {Collective::kAllGather, "all-gather"},
       {Collective::kPointToPoint, "point-to-point"},
       {Collective::kParameterServer, "parameter-server"},
-      {Collective::kUnicastAllToAll, "unicast-all-to-all"}};
+      {Collective::kUnicastAllToAll, "unicast-all-to-all"},
+      {Collective::kReductionTree, "reduction-tree"}};
   return names;
 }
 
@@ -184,7 +190,7 @@ E read_named(const YAML::Node& node, const std::vector<std::pair<E, std::string>
 // What a one-group collective's group order means, in its error message.
 std::string group_order_meaning(Collective c) {
   if (c == Collective::kParameterServer) return "the server first";
-  if (c == Collective::kUnicastAllToAll) return "the members";
+  if (c == Collective::kUnicastAllToAll || c == Collective::kReductionTree) return "the members";
   return "the ring order";
 }
 
@@ -195,7 +201,7 @@ std::string structure_error(const Schedule& schedule) {
   const Collective c = schedule.collective;
   const bool one_group = schedule.rounds.size() == 1 && schedule.rounds[0].groups.size() == 1;
   const bool needs_one_group = is_ring_collective(c) || c == Collective::kParameterServer ||
-                               c == Collective::kUnicastAllToAll;
+                               c == Collective::kUnicastAllToAll || c == Collective::kReductionTree;
   if (needs_one_group && !one_group)
     return "a " + collective_name(c) + " schedule of exactly one round with one group (" +
            group_order_meaning(c) + ")";
@@ -205,6 +211,10 @@ std::string structure_error(const Schedule& schedule) {
         if (g.sites.size() != 2)
           return "point-to-point groups of exactly 2 sites [sender, receiver]";
   }
+  if (c == Collective::kReductionTree && schedule.forest.empty())
+    return "a reduction-tree schedule with at least one tree (trees)";
+  if (c != Collective::kReductionTree && !schedule.forest.empty())
+    return "trees only with collective reduction-tree";
   if (schedule.messages < 1) return "messages >= 1";
   if (schedule.messages > 1 && c != Collective::kPointToPoint)
     return "messages only with collective point-to-point";
@@ -241,6 +251,26 @@ std::string format_round(const Round& round, const Platform& platform) {
   return out;
 }
 
+namespace {
+// The shares of a forest sum to 1 (to within rounding of a decimal file).
+bool shares_sum_to_one(const std::vector<ReductionTree>& forest) {
+  double sum = 0;
+  for (const auto& tree : forest) sum += tree.share;
+  return std::abs(sum - 1.0) <= 1e-6;
+}
+
+void validate_forest(const Schedule& schedule, const Platform& platform, const std::string& where) {
+  const Routing routing(platform);
+  const auto& members = schedule.rounds.at(0).groups.at(0).sites;
+  for (std::size_t t = 0; t < schedule.forest.size(); ++t) {
+    const std::string wrong = tree_error(platform, routing, schedule.forest[t], members);
+    if (!wrong.empty()) throw ConfigError(where, 0, idx("trees", t), wrong);
+  }
+  if (!shares_sum_to_one(schedule.forest))
+    throw ConfigError(where, 0, "trees", "shares summing to 1");
+}
+}  // namespace
+
 void validate_schedule(const Schedule& schedule, const Platform& platform,
                        const std::string& where) {
   const int n = static_cast<int>(platform.sites.size());
@@ -274,6 +304,7 @@ void validate_schedule(const Schedule& schedule, const Platform& platform,
       }
     }
   }
+  if (schedule.collective == Collective::kReductionTree) validate_forest(schedule, platform, where);
 }
 
 // The mapping form of a group: `members` plus optional `send_offsets` (site: time after
@@ -349,6 +380,111 @@ void read_group_map(const YAML::Node& gn, const std::string& gkey, const std::st
   }
 }
 
+namespace {
+
+// A site code of the platform at `node`. Errors: ConfigError with did-you-mean.
+int read_site(const YAML::Node& node, const std::string& key, const std::string& file_label,
+              const Platform& platform) {
+  const std::string code = node.IsScalar() ? node.Scalar() : "";
+  const auto codes = code_index(platform);
+  const auto it = codes.find(code);
+  if (it == codes.end())
+    throw ConfigError(file_label, line_of(node), key,
+                      "a site code of platform '" + platform.name + "' (" + known_codes(platform) +
+                          "), got '" + code + "'" + did_you_mean(code, code_list(platform)));
+  return it->second;
+}
+
+// A mapping site: value, each site read by read_site, each value by `value`.
+template <class Value>
+void read_site_map(const YAML::Node& map, const std::string& key, const std::string& file_label,
+                   const Platform& platform, const char* example, Value value) {
+  if (!map.IsMap() || map.size() == 0)
+    throw ConfigError(file_label, line_of(map), key, std::string("a mapping like ") + example);
+  check_unique_keys(map, key, file_label);
+  for (const auto& kv : map) {
+    const std::string skey = key + "." + (kv.first.IsScalar() ? kv.first.Scalar() : "?");
+    value(read_site(kv.first, skey, file_label, platform), kv.second, skey);
+  }
+}
+
+// One entry of `trees`: root, parents (child: parent), share, optional pacing and
+// send_offsets. Checked at once (tree_error) against its own sites, which must be those of
+// the first tree.
+ReductionTree read_tree(const YAML::Node& tn, const std::string& tkey,
+                        const std::string& file_label, const Platform& platform,
+                        const Routing& routing) {
+  if (!tn.IsMap())
+    throw ConfigError(file_label, line_of(tn), tkey,
+                      "a tree {root: SITE, parents: {SITE: PARENT, ...}, share: F}");
+  check_unique_keys(tn, tkey, file_label);
+  ReductionTree tree;
+  tree.parent.assign(platform.sites.size(), -1);
+  for (const auto& kv : tn) {
+    const std::string key = kv.first.Scalar(), k = tkey + "." + key;
+    const YAML::Node& v = kv.second;
+    if (key == "root") {
+      tree.root = read_site(v, k, file_label, platform);
+    } else if (key == "parents") {
+      read_site_map(v, k, file_label, platform, "{nyc: lon, ams: lon}",
+                    [&](int child, const YAML::Node& p, const std::string& ck) {
+                      tree.parent[static_cast<std::size_t>(child)] =
+                          read_site(p, ck, file_label, platform);
+                    });
+    } else if (key == "share") {
+      const std::string text = v.IsScalar() ? v.Scalar() : "";
+      double share = 0;
+      try {
+        std::size_t used = 0;
+        share = std::stod(text, &used);
+        if (used != text.size()) share = -1;
+      } catch (const std::exception&) {
+        share = -1;
+      }
+      if (!(share > 0 && share <= 1))
+        throw ConfigError(file_label, line_of(v), k, "a fraction in (0, 1]", text);
+      tree.share = share;
+    } else if (key == "pacing") {
+      tree.pacing_interval_ps = send_offset_ps(v, k, file_label);
+    } else if (key == "send_offsets") {
+      tree.send_offset_ps.assign(platform.sites.size(), 0);
+      read_site_map(v, k, file_label, platform, "{lon: 3ms}",
+                    [&](int site, const YAML::Node& o, const std::string& ok) {
+                      tree.send_offset_ps[static_cast<std::size_t>(site)] =
+                          send_offset_ps(o, ok, file_label);
+                    });
+    } else {
+      throw ConfigError(file_label, line_of(kv.first), k,
+                        "one of the keys root, parents, share, pacing, send_offsets" +
+                            did_you_mean(key, kTreeKeys));
+    }
+  }
+  if (tree.root < 0) throw ConfigError(file_label, line_of(tn), tkey + ".root", "a root site");
+  const auto sites = tree_sites(tree);
+  const std::string wrong = tree_error(platform, routing, tree, sites);
+  if (!wrong.empty()) throw ConfigError(file_label, line_of(tn), tkey, wrong);
+  return tree;
+}
+
+std::vector<ReductionTree> read_trees(const YAML::Node& v, const std::string& file_label,
+                                      const Platform& platform) {
+  if (!v.IsSequence() || v.size() == 0)
+    throw ConfigError(file_label, line_of(v), "trees", "a non-empty list of trees");
+  const Routing routing(platform);
+  std::vector<ReductionTree> forest;
+  for (std::size_t t = 0; t < v.size(); ++t) {
+    forest.push_back(read_tree(v[t], idx("trees", t), file_label, platform, routing));
+    if (tree_sites(forest.back()) != tree_sites(forest.front()))
+      throw ConfigError(file_label, line_of(v[t]), idx("trees", t),
+                        "the same sites as trees[0] (every member in every tree)");
+  }
+  if (!shares_sum_to_one(forest))
+    throw ConfigError(file_label, line_of(v), "trees", "shares summing to 1");
+  return forest;
+}
+
+}  // namespace
+
 Schedule parse_schedule(const std::string& yaml_text, const Platform& platform,
                         const std::string& file_label) {
   const YAML::Node root = parse_yaml(yaml_text, file_label);
@@ -383,6 +519,8 @@ Schedule parse_schedule(const std::string& yaml_text, const Platform& platform,
       if (!messages)
         throw ConfigError(file_label, line_of(v), key, "a whole number from 1 to 999999", text);
       schedule.messages = *messages;
+    } else if (key == "trees") {
+      schedule.forest = read_trees(v, file_label, platform);
     } else if (key == "rounds") {
       have_rounds = true;
       if (!v.IsSequence() || v.size() == 0) {
@@ -440,13 +578,21 @@ Schedule parse_schedule(const std::string& yaml_text, const Platform& platform,
     } else {
       throw ConfigError(file_label, line_of(kv.first), key,
                         "one of the keys name, description, collective, rounds, ring_step, "
-                        "messages" +
+                        "messages, trees" +
                             did_you_mean(key, kScheduleKeys));
     }
   }
-  if (!have_rounds) throw ConfigError(file_label, line_of(root), "rounds", "a list of rounds");
-  if (const std::string wrong = structure_error(schedule); !wrong.empty())
-    throw ConfigError(file_label, line_of(root["rounds"]), "rounds", wrong);
+  // A forest's members are its trees' sites: one round, one group.
+  if (!have_rounds && !schedule.forest.empty())
+    schedule.rounds = {Round{{Group{tree_sites(schedule.forest.front())}}}};
+  if (!have_rounds && schedule.forest.empty())
+    throw ConfigError(file_label, line_of(root), "rounds", "a list of rounds");
+  if (const std::string wrong = structure_error(schedule); !wrong.empty()) {
+    const bool trees =
+        schedule.collective == Collective::kReductionTree || !schedule.forest.empty();
+    throw ConfigError(file_label, line_of(root[trees ? "trees" : "rounds"]),
+                      trees ? "trees" : "rounds", wrong);
+  }
   for (const auto& round : schedule.rounds)
     for (const auto& g : round.groups)
       if (schedule.collective != Collective::kGroupAverage && !g.send_offset_ps.empty())
@@ -461,6 +607,35 @@ Schedule load_schedule(const std::string& path, const Platform& platform) {
   return parse_schedule(read_input_file(path), platform, path);
 }
 
+namespace {
+// The forest: its members are its trees' sites (no rounds written). Shares with 17
+// significant digits read back to the same double.
+void write_trees(std::ostringstream& out, const Schedule& schedule, const Platform& platform) {
+  const auto code = [&](int s) { return platform.sites[static_cast<std::size_t>(s)].code; };
+  out << "trees:\n";
+  for (const auto& tree : schedule.forest) {
+    out << "  - root: " << code(tree.root) << "\n    parents: {";
+    bool first = true;
+    for (std::size_t s = 0; s < tree.parent.size(); ++s)
+      if (tree.parent[s] >= 0) {
+        out << (first ? "" : ", ") << code(static_cast<int>(s)) << ": " << code(tree.parent[s]);
+        first = false;
+      }
+    out << "}\n" << fmt::format("    share: {:.17g}\n", tree.share);
+    if (tree.pacing_interval_ps) out << "    pacing: " << tree.pacing_interval_ps << "ps\n";
+    if (tree.send_offset_ps.empty()) continue;
+    out << "    send_offsets: {";
+    first = true;
+    for (int s : tree_sites(tree)) {
+      out << (first ? "" : ", ") << code(s) << ": "
+          << tree.send_offset_ps[static_cast<std::size_t>(s)] << "ps";
+      first = false;
+    }
+    out << "}\n";
+  }
+}
+}  // namespace
+
 std::string schedule_to_yaml(const Schedule& schedule, const Platform& platform) {
   std::ostringstream out;
   out << "# aggnet schedule file (format: traffic/README.md)\n";
@@ -469,6 +644,10 @@ std::string schedule_to_yaml(const Schedule& schedule, const Platform& platform)
   if (schedule.ring_step != RingStepRule::kReceive)
     out << "ring_step: " << ring_step_rule_name(schedule.ring_step) << "\n";
   if (schedule.messages != 1) out << "messages: " << schedule.messages << "\n";
+  if (schedule.collective == Collective::kReductionTree) {
+    write_trees(out, schedule, platform);
+    return out.str();
+  }
   out << "rounds:\n";
   for (const auto& round : schedule.rounds) {
     out << "  - [";
@@ -590,6 +769,14 @@ std::optional<Schedule> host_collective_schedule(const std::string& name,
     return ring_collective_schedule(platform, Routing(platform), collective, rule);
   }
   if (name == "unicast-all-to-all") return unicast_all_to_all_schedule(platform);
+  if (name == "reduction-tree")
+    return reduction_tree_schedule(platform, Routing(platform), -1, RunOptions{}.chunk_bytes);
+  if (const auto root = after(name, "reduction-tree:"); root && all_word(*root)) {
+    Schedule s = reduction_tree_schedule(
+        platform, Routing(platform), site_named(*root, platform, name), RunOptions{}.chunk_bytes);
+    validate_schedule(s, platform, kCommandLine);
+    return s;
+  }
   if (const auto server = after(name, "parameter-server:"); server && all_word(*server))
     return parameter_server_schedule(platform, site_named(*server, platform, name));
   if (const auto p2p = after(name, "p2p:")) return point_to_point_named(*p2p, name, platform);
@@ -628,13 +815,13 @@ Schedule make_schedule(const std::string& name, const Platform& platform,
   }
   std::error_code ec;
   if (std::filesystem::is_regular_file(name, ec)) return load_schedule(name, platform);
-  throw ConfigError(kCommandLine, 0, "schedule",
-                    "expected all-to-all, reduction-forest, triads, ring, pairs, rotating-K, "
-                    "sequential-K, random-K:SEED, "
-                    "hierarchical, ring:RULE, reduce-scatter, all-gather, p2p:SRC-DST, "
-                    "parameter-server:SITE, unicast-all-to-all "
-                    "or an existing schedule file, got '" +
-                        name + "'" + did_you_mean(name, kScheduleNames));
+  throw ConfigError(
+      kCommandLine, 0, "schedule",
+      "expected all-to-all, reduction-forest, triads, ring, pairs, rotating-K, sequential-K, random-K:SEED, "
+      "hierarchical, ring:RULE, reduce-scatter, all-gather, p2p:SRC-DST, "
+      "parameter-server:SITE, unicast-all-to-all, reduction-tree, reduction-tree:SITE "
+      "or an existing schedule file, got '" +
+          name + "'" + did_you_mean(name, kScheduleNames));
 }
 
 }  // namespace aggnet

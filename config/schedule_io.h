@@ -5,12 +5,19 @@
 //   name: triads-pair                 # optional, default: the file's stem
 //   collective: group-average         # optional: group-average (default) | ring |
 //                                     #   reduce-scatter | all-gather | point-to-point |
-//                                     #   parameter-server | unicast-all-to-all
+//                                     #   parameter-server | unicast-all-to-all |
+//                                     #   reduction-tree (then `trees` instead of `rounds`)
 //   ring_step: receive                # ring family only: receive (default) | sendrecv | barrier
 //   messages: 1                       # point-to-point only: concurrent messages per pair
 //   rounds:                           # required: one entry per round of the period
 //     - [[nyc, chi, lax], [lon, ams, fra], [tyo, sin, bom]]
 //     - [[nyc, lon, tyo], [chi, ams, sin], [lax, fra, bom]]
+//   trees:                            # reduction-tree only, one entry per tree:
+//     - root: lon                     #   the root site
+//       parents: {nyc: lon, ams: lon} #   child: parent (a direct link, its route)
+//       share: 1                      #   fraction of the chunks; shares sum to 1
+//       pacing: 100us                 #   optional: between a member's chunks
+//       send_offsets: {nyc: 3ms}      #   optional; absent: aligned by the control plane
 //
 // Sites are named by their platform code. A ring schedule has exactly one round with
 // one group, whose order is the ring order.
@@ -46,6 +53,8 @@ struct Platform;
 ///                    to every other site over unicast and sums locally;
 ///   `reduction-forest`       in-network reduction on a load-aware forest of trees planned
 ///                    for the gradient (PlanInputs; traffic/forest_planner.h);
+///   `reduction-tree:SITE`    one reduction tree rooted at SITE (the shortest-path tree);
+///   `reduction-tree`         the same, rooted where reduce-then-broadcast is quickest;
 /// any other string is read as a schedule file (load_schedule).
 /// Errors: ConfigError for an unknown name that is not an existing file, a family that
 /// does not fit the platform (e.g. `triads` with 8 sites), and every error of
@@ -67,7 +76,9 @@ Schedule make_schedule(const std::string& name_or_file, const Platform& platform
 /// Errors: ConfigError with the file and 1-based line for: unreadable file, malformed
 /// YAML, unknown keys, a missing or empty `rounds`, an empty round, an empty group or a
 /// group of one site, an unknown site code, a site twice in one round, an unknown
-/// `collective`, a ring schedule that is not one round of one group.
+/// `collective`, a ring schedule that is not one round of one group; for `trees`: a
+/// cycle, a parent without a direct link (or not routed over it), shares not summing to
+/// 1, an unknown site or key.
 Schedule load_schedule(const std::string& path, const Platform& platform);
 
 /// As load_schedule, from YAML text; `file_label` is used in error messages.

@@ -145,6 +145,13 @@ std::uint64_t queued_host_chunks(const Schedule& schedule, const RunOptions& opt
         case Collective::kUnicastAllToAll:
           copies += m * (m > 0 ? m - 1 : 0);
           break;
+        case Collective::kReductionTree:  // an unpaced tree's chunks are handed over at once
+          for (const auto& tree : schedule.forest)
+            if (tree.pacing_interval_ps == 0) {
+              copies += m;
+              break;
+            }
+          break;
         default:
           break;
       }

@@ -79,8 +79,8 @@ RunFootprint estimate_run_footprint(const Platform& platform, const RunOptions& 
 /// The host-to-host chunk transactions one step of a host collective hands to the access
 /// links at once (point-to-point: messages x chunks per pair; parameter server: the
 /// server's copies to its workers; unicast all-to-all: every member's copies to every
-/// other): they all exist until they have crossed. 0 for group averages and rings, whose
-/// chunks go out paced or a segment at a time.
+/// other; an unpaced reduction forest: every member's G): they all exist until they have
+/// crossed. 0 for group averages and rings, whose chunks go out paced or a segment at a time.
 std::uint64_t queued_host_chunks(const Schedule& schedule, const RunOptions& options);
 
 /// Refuses a run whose estimate exceeds memory_limit_bytes() (common/host.h), before it

@@ -36,26 +36,8 @@ enum class Collective {
                      ///< sends G back to each worker once it has every worker's G
   kUnicastAllToAll,  ///< all-reduce by direct exchange: every member sends its whole G to
                      ///< every other member over unicast and sums what it receives
-  kReductionTree,    ///< in-network reduction over Schedule::forest (one round, one group of
-                     ///< all members): relays' FPGAs sum partial sums, each root multicasts
-};
-
-/// One tree of a kReductionTree schedule. Each member's contribution to the tree's chunks
-/// goes up `parent` to `root`: the FPGA at every site sums the partial sums from its
-/// children with its own cluster's contribution and forwards one stream to its parent;
-/// the root's FPGA completes the sum and multicasts the result down the same tree edges.
-/// Tree edges join sites with a direct WAN link.
-struct ReductionTree {
-  int root = -1;
-  /// Per site (Platform::sites order): its parent; -1 for the root and sites not in the tree.
-  std::vector<int> parent;
-  /// Fraction of the gradient's chunks this tree carries (a forest's shares sum to 1).
-  double share = 1.0;
-  /// Time between two of this tree's chunks leaving a member (its pacing); 0: no pacing.
-  std::uint64_t pacing_interval_ps = 0;
-  /// Per site: when it starts sending this tree's chunks, after the round's start;
-  /// empty: the control plane aligns them (`--alignment`). Shape: empty or n sites.
-  std::vector<std::uint64_t> send_offset_ps = {};
+  kReductionTree,    ///< in-network reduction: partial sums flow up each tree of
+                     ///< Schedule::forest, FPGAs sum in transit, the root multicasts the sum
 };
 
 /// When a ring site may send its step-k+1 segment (kRing, kReduceScatter, kAllGather).
@@ -69,6 +51,18 @@ enum class RingStepRule {
 inline bool is_ring_collective(Collective c) {
   return c == Collective::kRing || c == Collective::kReduceScatter || c == Collective::kAllGather;
 }
+
+/// One tree of a reduction forest (kReductionTree): the members' partial sums of the tree's
+/// chunks flow up the parent links to the root, whose FPGA multicasts the full sum back down.
+struct ReductionTree {
+  int root = -1;
+  std::vector<int> parent;  ///< per site: its parent site; -1 for the root and non-members
+  double share = 1.0;       ///< fraction of the gradient's chunks this tree carries
+  std::uint64_t pacing_interval_ps = 0;  ///< between a member's chunk emissions; 0: none
+  /// Per site: when it starts sending the tree's chunks after the agreed start; empty: the
+  /// control plane aligns them (partial sums reach every relay together).
+  std::vector<std::uint64_t> send_offset_ps = {};
+};
 
 /// A periodic schedule: step k runs round rounds[k % rounds.size()].
 /// Ring collectives, kParameterServer and kUnicastAllToAll: one round with one group (the

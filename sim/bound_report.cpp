@@ -15,7 +15,8 @@ namespace {
 // Collectives whose result is every member's sum (the others move data one way).
 bool is_all_reduce(Collective c) {
   return c == Collective::kGroupAverage || c == Collective::kRing ||
-         c == Collective::kParameterServer || c == Collective::kUnicastAllToAll;
+         c == Collective::kParameterServer || c == Collective::kUnicastAllToAll ||
+         c == Collective::kReductionTree;
 }
 
 // The compute time every site shares, or -1 when they differ.

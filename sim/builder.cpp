@@ -49,6 +49,8 @@ NetworkSystem::NetworkSystem(sc_core::sc_module_name name, const Platform& platf
     for (const auto& round : schedule_.rounds)
       plans_.push_back(plan_round(platform_, routing_, round, per_transaction(options_)));
   }
+  if (schedule_.collective == Collective::kReductionTree)
+    forest_ = plan_forest(platform_, routing_, schedule_, options_);
   if (schedule_.ring_step != RingStepRule::kReceive)
     ring_progress_ = std::make_shared<RingProgress>();
   // Every module attached to the calendar's clients is ours: they may run ahead.
@@ -128,6 +130,7 @@ ComputeClusterConfig NetworkSystem::cluster_config(int site) const {
   c.params.compute_time_ps = slowed_compute_ps(options_.faults, platform_, site);
   c.reliable = loss_recovery(options_.faults, options_.flow_control) &&
                schedule_.collective == Collective::kGroupAverage;
+  if (schedule_.collective == Collective::kReductionTree) return reduction_tree_config(c);
   if (schedule_.collective != Collective::kGroupAverage) return host_collective_config(c);
   const int n = static_cast<int>(platform_.sites.size());
   for (std::size_t r = 0; r < plans_.size(); ++r) {
@@ -183,6 +186,25 @@ ComputeClusterConfig NetworkSystem::host_collective_config(ComputeClusterConfig 
   return c;
 }
 
+// A reduction forest's member: one round plan (the members, the aligned start) and one
+// stream per tree (its chunks, pacing and this site's offset). Others sit it out.
+ComputeClusterConfig NetworkSystem::reduction_tree_config(ComputeClusterConfig c) const {
+  c.collective = Collective::kReductionTree;
+  ClusterRoundPlan round;
+  const auto& members = forest_.members;
+  if (std::find(members.begin(), members.end(), c.site) != members.end()) {
+    round.group = members;
+    round.aligned_start = options_.aligned_start;
+    round.start_delay_ps = forest_.start_delay_ps;
+    for (std::size_t t = 0; t < schedule_.forest.size(); ++t)
+      c.trees.push_back({static_cast<int>(t), forest_.ranges[t].first, forest_.ranges[t].end,
+                         schedule_.forest[t].pacing_interval_ps,
+                         forest_.offset_ps[t].at(static_cast<std::size_t>(c.site))});
+  }
+  c.rounds.push_back(std::move(round));
+  return c;
+}
+
 void NetworkSystem::build_sites() {
   const bool ring = schedule_.collective != Collective::kGroupAverage;  // host-based
   for (std::size_t i = 0; i < platform_.sites.size(); ++i) {
@@ -231,6 +253,11 @@ std::vector<bool> NetworkSystem::links_in_use() const {
   const bool host = schedule_.collective != Collective::kGroupAverage;
   if (!host || options_.faults.lossy()) return std::vector<bool>(platform_.links.size(), true);
   std::vector<bool> used(platform_.links.size(), false);
+  for (const auto& tree : schedule_.forest)  // a relay outside the group too
+    for (std::size_t s = 0; s < tree.parent.size(); ++s)
+      if (tree.parent[s] >= 0)
+        used[static_cast<std::size_t>(routing_.link_index(static_cast<int>(s), tree.parent[s]))] =
+            true;
   for (const auto& round : schedule_.rounds)
     for (const auto& group : round.groups)
       for (int a : group.sites)
@@ -283,6 +310,7 @@ void NetworkSystem::install_routes() {
       if (port >= 0) sites_[u].sw->set_unicast_route(d, port);  // no port: link not built
     }
   }
+  install_reduction_trees();
   if (!options_.multicast) return;
   // Trees only for the rounds that run (step k runs round k mod period).
   const std::size_t rounds_run = std::min(plans_.size(), static_cast<std::size_t>(steps_));
@@ -296,6 +324,39 @@ void NetworkSystem::install_routes() {
           if (d != sender) ports[d].push_back(local_port_[d]);
         for (auto& [site, list] : ports) sites_[site].sw->set_multicast_group(tree_id, list);
       }
+    }
+  }
+}
+
+// Per tree t, at every site of it: its FPGA's role (parent, children, whether its cluster
+// contributes, the members below it) for chunks marked t, and the result's multicast
+// group t from the root down the tree edges, into every member's FPGA (which passes the
+// result to its cluster). Partial sums go to the parent by unicast: the builder checked
+// that the route is their direct link (plan_forest).
+void NetworkSystem::install_reduction_trees() {
+  const auto& members = forest_.members;
+  auto member = [&](int s) {
+    return std::find(members.begin(), members.end(), s) != members.end();
+  };
+  for (std::size_t t = 0; t < schedule_.forest.size(); ++t) {
+    const ReductionTree& tree = schedule_.forest[t];
+    const auto children = tree_children(tree);
+    std::vector<int> below(platform_.sites.size(), 0);
+    for (int u : bottom_up_order(tree)) {
+      const auto su = static_cast<std::size_t>(u);
+      below[su] += member(u) ? 1 : 0;
+      if (tree.parent[su] >= 0) below[static_cast<std::size_t>(tree.parent[su])] += below[su];
+      ReductionRole role;
+      role.parent_site = tree.parent[su];
+      role.children = static_cast<int>(children[su].size());
+      role.member = member(u);
+      role.subtree_members = below[su];
+      role.result_tree_id = tree.parent[su] < 0 ? static_cast<int>(t) : -1;
+      sites_[su].fpga->set_reduction_role(static_cast<int>(t), role);
+      std::vector<int> ports;
+      if (role.member) ports.push_back(local_port_[su]);
+      for (int c : children[su]) ports.push_back(port_to(u, c));
+      if (!ports.empty()) sites_[su].sw->set_multicast_group(static_cast<int>(t), ports);
     }
   }
 }

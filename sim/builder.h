@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/control_plane.h"
+#include "model/reduction_forest.h"
 #include "model/routing.h"
 #include "model/run_options.h"
 #include "model/schedule.h"
@@ -59,6 +60,8 @@ class NetworkSystem : public sc_core::sc_module {
   /// faults: only the links on the routes between group members (the others carry nothing).
   const std::vector<DirectedLink>& links() const { return links_; }
   const std::vector<RoundPlan>& round_plans() const { return plans_; }
+  /// Reduction-forest schedules: the control plane's chunk ranges and send offsets.
+  const ForestPlan& forest_plan() const { return forest_; }
   int steps() const { return steps_; }
   /// Switch egress ports: towards neighbour `to` (-1 if not adjacent or the link is not
   /// built) and to the FPGA.
@@ -79,6 +82,8 @@ class NetworkSystem : public sc_core::sc_module {
   void install_routes();
   ComputeClusterConfig cluster_config(int site) const;
   ComputeClusterConfig host_collective_config(ComputeClusterConfig c) const;
+  ComputeClusterConfig reduction_tree_config(ComputeClusterConfig c) const;
+  void install_reduction_trees();
 
   Platform platform_;
   Schedule schedule_;
@@ -88,6 +93,7 @@ class NetworkSystem : public sc_core::sc_module {
   ChunkPool pool_;
   PriceTables prices_;  // the links' wire sizes and serialization times, per kind of link
   std::vector<RoundPlan> plans_;
+  ForestPlan forest_;
   // Ring step rules sendrecv and barrier: which sites have which ring step's segment.
   std::shared_ptr<RingProgress> ring_progress_;
   std::vector<std::unique_ptr<sc_core::sc_module>> scopes_;  // [site]; outlives its children

@@ -9,6 +9,7 @@
 
 #include "common/units.h"
 #include "model/network_math.h"
+#include "model/reduction_forest.h"
 
 namespace aggnet {
 
@@ -417,6 +418,69 @@ double weighted_max_min_s(const Platform& platform, const Routing& routing,
   return end;
 }
 
+namespace {
+
+// Per chunk of tree t: the work on each resource it crosses (directed links by their ends,
+// access links and FPGAs by site), in ps.
+using Work = std::map<std::tuple<char, int, int>, double>;
+
+void add_tree_work(const Platform& platform, const Routing& routing, const ReductionTree& tree,
+                   const std::vector<int>& members, std::uint64_t chunk_bytes, double chunks,
+                   Work& work, Work& one_chunk) {
+  const auto children = tree_children(tree);
+  auto add = [&](std::tuple<char, int, int> key, double ps) {
+    work[key] += chunks * ps;
+    one_chunk[key] = std::max(one_chunk[key], ps);
+  };
+  for (int u : tree_sites(tree)) {
+    const auto su = static_cast<std::size_t>(u);
+    const bool member = std::find(members.begin(), members.end(), u) != members.end();
+    const auto& site = platform.sites[su];
+    const double service =
+        static_cast<double>(serialization_ps(chunk_bytes, site.fpga.throughput_bytes_per_s() * 8));
+    add({'f', u, u}, service * static_cast<double>(children[su].size() + (member ? 1 : 0)));
+    if (member) {
+      const double access =
+          static_cast<double>(chunk_serialization_ps(access_link(site), chunk_bytes));
+      add({'u', u, u}, access);
+      add({'d', u, u}, access);
+    }
+    const int p = tree.parent[su];
+    if (p < 0) continue;
+    const auto& link = platform.links[static_cast<std::size_t>(routing.link_index(u, p))].params;
+    const double wire = static_cast<double>(chunk_serialization_ps(link, chunk_bytes));
+    add({'l', u, p}, wire);
+    add({'l', p, u}, wire);
+  }
+}
+
+}  // namespace
+
+double reduction_tree_time(const Platform& platform, const Routing& routing,
+                           const Schedule& schedule, const RunOptions& options) {
+  const ForestPlan plan = plan_forest(platform, routing, schedule, options);
+  const std::uint64_t chunk = transaction_bytes(options);
+  double latency_ps = 0, pacing_ps = 0;
+  Work work, one_chunk;
+  for (std::size_t t = 0; t < schedule.forest.size(); ++t) {
+    const ReductionTree& tree = schedule.forest[t];
+    const std::uint64_t n = plan.ranges[t].size();
+    if (n == 0) continue;
+    const auto times =
+        tree_chunk_times(platform, routing, tree, plan.members, plan.offset_ps[t], chunk);
+    for (std::uint64_t r : times.result_ps)
+      latency_ps = std::max(latency_ps, static_cast<double>(r));
+    pacing_ps = std::max(pacing_ps,
+                         static_cast<double>(n - 1) * static_cast<double>(tree.pacing_interval_ps));
+    add_tree_work(platform, routing, tree, plan.members, chunk, static_cast<double>(n), work,
+                  one_chunk);
+  }
+  double busiest_ps = 0;
+  for (const auto& [key, ps] : work) busiest_ps = std::max(busiest_ps, ps - one_chunk[key]);
+  const double start_ps = options.aligned_start ? static_cast<double>(plan.start_delay_ps) : 0;
+  return (start_ps + latency_ps + std::max(busiest_ps, pacing_ps)) * 1e-12;
+}
+
 ClosedForm closed_form(const Platform& platform, const Schedule& schedule,
                        std::uint64_t gradient_bytes, std::uint64_t chunk_bytes) {
   if (chunk_bytes == 0 || gradient_bytes % chunk_bytes != 0) {
@@ -447,6 +511,17 @@ ClosedForm closed_form(const Platform& platform, const Schedule& schedule,
     return unicast_all_to_all(platform, routing, schedule, gradient_bytes, chunk_bytes);
   if (is_ring_collective(schedule.collective))
     return ring_family(platform, routing, schedule, gradient_bytes, chunk_bytes);
+  if (schedule.collective == Collective::kReductionTree) {
+    RunOptions o;
+    o.gradient_bytes = gradient_bytes;
+    o.chunk_bytes = chunk_bytes;
+    o.aligned_start = false;
+    ClosedForm f;
+    f.applicable = true;
+    f.store_and_forward_s = reduction_tree_time(platform, routing, schedule, o);
+    f.formula = "reduction forest: first chunk up and down + busiest resource's other chunks";
+    return f;
+  }
   ClosedForm f;
   f.why = "no closed form for " + std::string(schedule.collective == Collective::kParameterServer
                                                   ? "the parameter server (flows contend)"

@@ -11,6 +11,7 @@
 
 #include "model/platform.h"
 #include "model/routing.h"
+#include "model/run_options.h"
 #include "model/schedule.h"
 
 namespace aggnet {
@@ -103,6 +104,18 @@ struct ClosedForm {
   double tolerance_s = 0;
   std::string formula;  ///< one line naming the closed form used
 };
+
+/// A reduction forest's round (Collective::kReductionTree), in seconds from the step's
+/// send start: the aligned start's delay (with `options.aligned_start`), then per tree the
+/// first chunk alone up and down the tree at the control plane's offsets
+/// (tree_chunk_times: exact for one chunk), the latest of them, plus the pipeline: the
+/// busiest resource's work beyond one chunk (each directed tree link carries every chunk of
+/// its trees once, up or down; each member's access links every chunk; each FPGA one
+/// service per input) or the slowest tree's pacing, (n_t - 1) x its interval, whichever
+/// is longer (docs/reduction-trees.md). Exact for one tree with one bottleneck.
+/// Errors: std::invalid_argument for a forest plan_forest refuses.
+double reduction_tree_time(const Platform& platform, const Routing& routing,
+                           const Schedule& schedule, const RunOptions& options);
 
 /// Point-to-point (one pair: exact; several pairs: a contended phase), the ring family
 /// (every rule, exact when the ring's edges use disjoint links) and the parameter server

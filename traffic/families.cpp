@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "common/config_error.h"
+#include "model/reduction_forest.h"
 #include "model/routing.h"
 
 namespace aggnet {
@@ -403,6 +404,16 @@ Schedule parameter_server_schedule(const Platform& platform, int server) {
 Schedule unicast_all_to_all_schedule(const Platform& platform) {
   return named("unicast-all-to-all", Collective::kUnicastAllToAll,
                all_to_all_rounds(num_sites(platform)));
+}
+
+Schedule reduction_tree_schedule(const Platform& platform, const Routing& routing, int root,
+                                 std::uint64_t chunk_bytes) {
+  const bool chosen = root < 0;
+  if (chosen) root = least_latency_root(platform, routing, chunk_bytes);
+  Schedule s = named(chosen ? "reduction-tree" : "reduction-tree:" + platform.sites.at(root).code,
+                     Collective::kReductionTree, all_to_all_rounds(num_sites(platform)));
+  s.forest.push_back(shortest_path_tree(routing, root));
+  return s;
 }
 
 Schedule hierarchical_schedule(const Platform& platform, const Routing& routing) {

@@ -97,6 +97,12 @@ Schedule parameter_server_schedule(const Platform& platform, int server);
 /// `unicast-all-to-all`: one round, one group of every site in platform order; each member
 /// sends its whole G to every other member over unicast (Collective::kUnicastAllToAll).
 Schedule unicast_all_to_all_schedule(const Platform& platform);
+/// `reduction-tree:SITE`: one reduction tree over every site, the shortest-path tree over
+/// the routes towards `root` (model/reduction_forest.h), share 1; one round, one group of
+/// every site (Collective::kReductionTree). root < 0: the root with the least
+/// reduce-then-broadcast latency for a chunk of `chunk_bytes`, named `reduction-tree`.
+Schedule reduction_tree_schedule(const Platform& platform, const Routing& routing, int root,
+                                 std::uint64_t chunk_bytes);
 
 /// Round 0: one group per continent (continents of one site sit out); round 1: one
 /// representative per continent, the site with the least total delay to the other

@@ -285,6 +285,19 @@ ScheduleEstimate estimate_schedule(const Platform& platform, const Routing& rout
   ScheduleEstimate est;
   const bool plain_ring =
       schedule.collective == Collective::kRing && schedule.ring_step == RingStepRule::kReceive;
+  if (schedule.collective == Collective::kReductionTree) {
+    GroupEstimate g;
+    g.members = schedule.rounds.at(0).groups.at(0).sites;
+    g.limit = "reduction forest";
+    g.time_s = reduction_tree_time(platform, routing, schedule, params);
+    RoundEstimate round;
+    round.time_s = g.time_s;
+    round.groups.push_back(std::move(g));
+    round.limiting_group = 0;
+    est.rounds.push_back(std::move(round));
+    est.mean_round_s = est.rounds.back().time_s;
+    return est;
+  }
   if (schedule.collective != Collective::kGroupAverage && !plain_ring) {
     est.rounds.push_back(closed_form_round(platform, schedule, params));
     est.mean_round_s = est.rounds.back().time_s;

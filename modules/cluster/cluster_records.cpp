@@ -54,6 +54,8 @@ void ComputeCluster::finish_functional(int step, bool communicated) {
   if (config_.ring) {
     if (order.size() >= 2 && std::find(order.begin(), order.end(), config_.site) != order.end())
       values_->finish_ring_step(step);
+  } else if (config_.collective == Collective::kReductionTree && communicated) {
+    values_->finish_tree_step(step, plan_of(step).group.size());
   } else if (config_.collective == Collective::kGroupAverage && communicated) {
     values_->finish_group_step(step, plan_of(step).group.size());
   }

@@ -58,14 +58,16 @@ tlm::tlm_generic_payload& ComputeCluster::data_chunk(ChunkKind kind, int step, i
 }
 
 // Chunk i of this site's gradient, once on the multicast tree (dst -1) or as the unicast
-// copy for dst; with loss recovery tracked per receiver until acknowledged.
+// copy for dst (a reduction tree's: to its own FPGA, dst = this site); with loss recovery tracked
+// per receiver until acknowledged.
 void ComputeCluster::send_contribution(int step, const ClusterRoundPlan& plan, int dst,
-                                       std::uint32_t i) {
+                                       std::uint32_t i, int reduction_tree) {
   const std::uint64_t offset = std::uint64_t{i} * config_.chunk_bytes;
   const std::uint64_t bytes = std::min(config_.chunk_bytes, config_.gradient_bytes - offset);
   auto& trans = data_chunk(ChunkKind::kContribution, step, dst, i, bytes);
   auto& chunk = chunk_of(trans);
   chunk.tree_id = dst < 0 ? plan.tree_id : -1;
+  chunk.reduction_tree = reduction_tree;
   chunk.group_size = static_cast<int>(plan.group.size());
   if (values_) chunk.data = values_->contribution(offset, bytes);
   emit(trans);

@@ -26,6 +26,7 @@ ProgramContext context_of(const ComputeClusterConfig& c) {
   p.messages = c.messages;
   p.rounds = c.rounds;
   p.order = c.ring_order;
+  p.trees = c.trees;
   return p;
 }
 }  // namespace
@@ -145,7 +146,8 @@ void ComputeCluster::execute(Actions& actions) {
 void ComputeCluster::execute(const Send& send, const std::vector<int>& receivers) {
   switch (send.kind) {
     case Send::Kind::kContribution:
-      return send_contribution(send.step, plan_of(send.step), send.dst, send.chunk);
+      return send_contribution(send.step, plan_of(send.step), send.dst, send.chunk,
+                               send.reduction_tree);
     case Send::Kind::kReady:
       return send_control(send, ChunkKind::kReady);
     case Send::Kind::kGrant:
@@ -186,7 +188,7 @@ void ComputeCluster::on_calendar() {
     paced_first_ = false;
     state_ = kCommunicating;
     send_contribution(schedule.step(), *paced_plan_, next->dst,
-                      static_cast<std::uint32_t>(next->chunk));
+                      static_cast<std::uint32_t>(next->chunk), next->reduction_tree);
     schedule.advance(*next);
   }
   if (next != nullptr) {
@@ -251,6 +253,9 @@ void ComputeCluster::on_result(const ChunkExtension& chunk) {
   arrival.retransmission = chunk.retransmission;
   const Verdict verdict = program_->on_arrival(arrival, now_ps(), events_);
   if (verdict != Verdict::kAccepted || values_ == nullptr) return;
+  if (config_.collective == Collective::kReductionTree)
+    return values_->add_tree_result(chunk.step, chunk.chunk, chunk.chunks, *chunk.data,
+                                    plan_of(chunk.step).group);
   values_->add_result(chunk.kind == ChunkKind::kReduced, chunk.src_site, chunk.step, chunk.chunk,
                       chunk.chunks, *chunk.data, plan_of(chunk.step).group);
 }

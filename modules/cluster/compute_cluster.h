@@ -64,6 +64,8 @@ struct ComputeClusterConfig {
   std::shared_ptr<RingProgress> ring_progress;  ///< kSendRecv and kBarrier rules
   /// kPointToPoint: concurrent messages of G bytes.
   int messages = 1;
+  /// Reduction forests (kReductionTree): this member's stream per tree.
+  std::vector<TreeStream> trees;
   /// This site's access link (a sender's transmit-complete time).
   WanLinkParams access;
 };
@@ -172,7 +174,8 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   // Messages.
   void emit(tlm::tlm_generic_payload& trans) { out_sink_(trans); }
   void send_control(const Send& send, ChunkKind kind);
-  void send_contribution(int step, const ClusterRoundPlan& plan, int dst, std::uint32_t i);
+  void send_contribution(int step, const ClusterRoundPlan& plan, int dst, std::uint32_t i,
+                         int reduction_tree = -1);
   sc_core::sc_time resend(int step, int dst, std::uint32_t chunk);
   tlm::tlm_generic_payload& data_chunk(ChunkKind kind, int step, int dst, std::uint32_t index,
                                        std::uint64_t bytes);

@@ -3,6 +3,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <tuple>
+#include <vector>
 
 #include "common/config_error.h"
 #include "config/schedule_io.h"
@@ -161,6 +163,142 @@ TEST(ScheduleIo, BadSendOffsetsNameTheirLine) {
   EXPECT_EQ(error_line("collective: ring\nrounds:\n  - [{members: [nyc, lon, tyo],"
                        " send_offsets: {lon: 1ms}}]\n"),
             3);
+}
+
+}  // namespace
+}  // namespace aggnet
+
+namespace aggnet {
+namespace {
+
+// Hub h joined to a, b, c (2, 4, 6 ms), a chord a-b of 20 ms routed through h.
+Platform tree_sites() {
+  Platform p;
+  p.name = "star";
+  p.file = "star.yaml";
+  for (const char* code : {"a", "b", "c", "h"}) {
+    Site s;
+    s.code = s.name = code;
+    p.sites.push_back(s);
+  }
+  const std::uint64_t ms = 1'000'000'000;
+  for (auto [a, b, delay] : std::vector<std::tuple<int, int, std::uint64_t>>{
+           {0, 3, 2 * ms}, {1, 3, 4 * ms}, {2, 3, 6 * ms}, {0, 1, 20 * ms}}) {
+    LinkSpec l;
+    l.a = a;
+    l.b = b;
+    l.params.delay_ps = delay;
+    p.links.push_back(l);
+  }
+  return p;
+}
+
+std::string tree_error_text(const std::string& text) {
+  try {
+    parse_schedule(text, tree_sites(), "forest.yaml");
+  } catch (const ConfigError& e) {
+    return std::to_string(e.line()) + ": " + e.what();
+  }
+  ADD_FAILURE() << "no error for:\n" << text;
+  return "";
+}
+
+TEST(ScheduleIoForest, ParsesAndRoundTripsAForest) {
+  const std::string text =
+      "collective: reduction-tree\n"
+      "trees:\n"
+      "  - root: h\n"
+      "    parents: {a: h, b: h, c: h}\n"
+      "    share: 0.75\n"
+      "    pacing: 10us\n"
+      "  - root: a\n"
+      "    parents: {h: a, b: h, c: h}\n"
+      "    share: 0.25\n"
+      "    send_offsets: {c: 3ms}\n";
+  const Platform p = tree_sites();
+  const Schedule s = parse_schedule(text, p, "forest.yaml");
+  EXPECT_EQ(s.collective, Collective::kReductionTree);
+  ASSERT_EQ(s.forest.size(), 2u);
+  EXPECT_EQ(s.rounds.at(0).groups.at(0).sites, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(s.forest[0].root, 3);
+  EXPECT_EQ(s.forest[0].parent, (std::vector<int>{3, 3, 3, -1}));
+  EXPECT_EQ(s.forest[0].share, 0.75);
+  EXPECT_EQ(s.forest[0].pacing_interval_ps, 10'000'000u);
+  EXPECT_TRUE(s.forest[0].send_offset_ps.empty());
+  EXPECT_EQ(s.forest[1].parent, (std::vector<int>{-1, 3, 3, 0}));
+  EXPECT_EQ(s.forest[1].send_offset_ps, (std::vector<std::uint64_t>{0, 0, 3'000'000'000, 0}));
+  const Schedule back = parse_schedule(schedule_to_yaml(s, p), p, "back.yaml");
+  EXPECT_EQ(back.collective, s.collective);
+  EXPECT_EQ(back.rounds.at(0).groups.at(0).sites, s.rounds.at(0).groups.at(0).sites);
+  ASSERT_EQ(back.forest.size(), 2u);
+  for (std::size_t t = 0; t < 2; ++t) {
+    EXPECT_EQ(back.forest[t].root, s.forest[t].root);
+    EXPECT_EQ(back.forest[t].parent, s.forest[t].parent);
+    EXPECT_EQ(back.forest[t].share, s.forest[t].share);
+    EXPECT_EQ(back.forest[t].pacing_interval_ps, s.forest[t].pacing_interval_ps);
+    EXPECT_EQ(back.forest[t].send_offset_ps, s.forest[t].send_offset_ps);
+  }
+  EXPECT_EQ(schedule_to_yaml(back, p), schedule_to_yaml(s, p));
+}
+
+TEST(ScheduleIoForest, BadForestsNameFileLineAndKey) {
+  const std::string head = "collective: reduction-tree\ntrees:\n";
+  // A cycle: a and b each other's parent.
+  const std::string cycle =
+      tree_error_text(head + "  - root: h\n    parents: {a: b, b: a, c: h}\n    share: 1\n");
+  EXPECT_NE(cycle.find("trees[0]"), std::string::npos) << cycle;
+  EXPECT_NE(cycle.find("cycle"), std::string::npos) << cycle;
+  EXPECT_EQ(cycle.substr(0, 2), "3:") << cycle;
+  // c's parent a: no direct link.
+  const std::string no_link =
+      tree_error_text(head + "  - root: h\n    parents: {a: h, b: h, c: a}\n    share: 1\n");
+  EXPECT_NE(no_link.find("c-a has none"), std::string::npos) << no_link;
+  // b's parent a: a link, but routed through h.
+  const std::string routed =
+      tree_error_text(head + "  - root: h\n    parents: {a: h, b: a, c: h}\n    share: 1\n");
+  EXPECT_NE(routed.find("routed through another site"), std::string::npos) << routed;
+  // Shares summing to 0.9.
+  const std::string shares =
+      tree_error_text(head + "  - root: h\n    parents: {a: h, b: h, c: h}\n    share: 0.5\n" +
+                      "  - root: h\n    parents: {a: h, b: h, c: h}\n    share: 0.4\n");
+  EXPECT_NE(shares.find("shares summing to 1"), std::string::npos) << shares;
+  EXPECT_EQ(shares.substr(0, 2), "3:") << shares;
+  // An unknown site, with a did-you-mean; an unknown key, with one.
+  const std::string unknown =
+      tree_error_text(head + "  - root: hh\n    parents: {a: h, b: h, c: h}\n    share: 1\n");
+  EXPECT_NE(unknown.find("did you mean 'h'"), std::string::npos) << unknown;
+  EXPECT_EQ(unknown.substr(0, 2), "3:") << unknown;
+  const std::string key =
+      tree_error_text(head + "  - root: h\n    parent: {a: h, b: h, c: h}\n    share: 1\n");
+  EXPECT_NE(key.find("did you mean 'parents'"), std::string::npos) << key;
+  EXPECT_EQ(key.substr(0, 2), "4:") << key;
+  // Trees without the collective, and the collective without trees.
+  EXPECT_NE(tree_error_text("trees:\n  - root: h\n    parents: {a: h, b: h, c: h}\n    share: 1\n")
+                .find("trees only with collective reduction-tree"),
+            std::string::npos);
+  EXPECT_NE(tree_error_text("collective: reduction-tree\nrounds:\n  - [[a, b]]\n")
+                .find("at least one tree"),
+            std::string::npos);
+}
+
+TEST(ScheduleIoForest, BuiltInNames) {
+  const Platform p = tree_sites();
+  const Schedule rooted = make_schedule("reduction-tree:a", p);
+  EXPECT_EQ(rooted.name, "reduction-tree:a");
+  EXPECT_EQ(rooted.collective, Collective::kReductionTree);
+  ASSERT_EQ(rooted.forest.size(), 1u);
+  EXPECT_EQ(rooted.forest[0].parent, (std::vector<int>{-1, 3, 3, 0}));
+  EXPECT_EQ(rooted.forest[0].share, 1.0);
+  // The hub: its farthest leaf 6 ms away (a leaf root is 2 + 6 ms or more from another).
+  const Schedule best = make_schedule("reduction-tree", p);
+  EXPECT_EQ(best.name, "reduction-tree");
+  EXPECT_EQ(best.forest.at(0).root, 3);
+  try {
+    make_schedule("reduction-tree:hx", p);
+    ADD_FAILURE() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("did you mean 'h'"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

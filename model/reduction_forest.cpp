@@ -1,0 +1,316 @@
+#include "model/reduction_forest.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+#include "common/units.h"
+#include "model/network_math.h"
+
+namespace aggnet {
+
+std::vector<ChunkRange> split_chunks(const std::vector<double>& shares, std::uint64_t chunks) {
+  if (shares.empty()) throw std::invalid_argument("split_chunks: no share");
+  double total = 0;
+  for (double s : shares) {
+    if (!(s >= 0)) throw std::invalid_argument("split_chunks: a negative share");
+    total += s;
+  }
+  if (!(total > 0)) throw std::invalid_argument("split_chunks: the shares sum to 0");
+  std::vector<std::uint64_t> count(shares.size());
+  std::vector<double> remainder(shares.size());
+  std::uint64_t given = 0;
+  for (std::size_t t = 0; t < shares.size(); ++t) {
+    const double exact = shares[t] / total * static_cast<double>(chunks);
+    count[t] = std::min<std::uint64_t>(static_cast<std::uint64_t>(std::floor(exact)), chunks);
+    remainder[t] = exact - static_cast<double>(count[t]);
+    given += count[t];
+  }
+  std::vector<std::size_t> order(shares.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return remainder[a] > remainder[b]; });
+  for (std::size_t k = 0; given < chunks; k = (k + 1) % order.size(), ++given) ++count[order[k]];
+  std::vector<ChunkRange> ranges;
+  std::uint64_t first = 0;
+  for (std::uint64_t c : count) {
+    ranges.push_back({first, first + c});
+    first += c;
+  }
+  return ranges;
+}
+
+std::vector<ChunkRange> forest_chunk_ranges(const std::vector<ReductionTree>& forest,
+                                            std::uint64_t chunks) {
+  std::vector<double> shares;
+  for (const auto& tree : forest) shares.push_back(tree.share);
+  return split_chunks(shares, chunks);
+}
+
+std::vector<int> tree_sites(const ReductionTree& tree) {
+  std::vector<int> sites;
+  for (std::size_t s = 0; s < tree.parent.size(); ++s)
+    if (static_cast<int>(s) == tree.root || tree.parent[s] >= 0)
+      sites.push_back(static_cast<int>(s));
+  return sites;
+}
+
+std::vector<std::vector<int>> tree_children(const ReductionTree& tree) {
+  std::vector<std::vector<int>> children(tree.parent.size());
+  for (std::size_t s = 0; s < tree.parent.size(); ++s)
+    if (tree.parent[s] >= 0)
+      children[static_cast<std::size_t>(tree.parent[s])].push_back(static_cast<int>(s));
+  return children;
+}
+
+namespace {
+
+// Hops from s up to the root; -1 when its parents never reach it (a cycle, a bad index).
+int depth_of(const ReductionTree& tree, int s) {
+  const int n = static_cast<int>(tree.parent.size());
+  int depth = 0;
+  for (int u = s; u != tree.root; u = tree.parent[static_cast<std::size_t>(u)], ++depth)
+    if (u < 0 || u >= n || depth > n) return -1;
+  return depth;
+}
+
+}  // namespace
+
+std::vector<int> bottom_up_order(const ReductionTree& tree) {
+  std::vector<int> order = tree_sites(tree);
+  std::vector<int> depth(tree.parent.size(), 0);
+  for (int s : order) depth[static_cast<std::size_t>(s)] = depth_of(tree, s);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return depth[static_cast<std::size_t>(a)] > depth[static_cast<std::size_t>(b)];
+  });
+  return order;
+}
+
+std::string tree_error(const Platform& platform, const Routing& routing, const ReductionTree& tree,
+                       const std::vector<int>& members) {
+  const int n = static_cast<int>(platform.sites.size());
+  auto code = [&](int s) { return platform.sites[static_cast<std::size_t>(s)].code; };
+  if (static_cast<int>(tree.parent.size()) != n) return "a parent entry for every site";
+  if (tree.root < 0 || tree.root >= n) return "a root that is a platform site";
+  if (tree.parent[static_cast<std::size_t>(tree.root)] != -1) return "no parent for the root";
+  if (!(tree.share > 0 && tree.share <= 1)) return "a share in (0, 1]";
+  for (int s = 0; s < n; ++s) {
+    const int p = tree.parent[static_cast<std::size_t>(s)];
+    if (p < -1 || p >= n) return "parents that are platform sites";
+    if (p < 0) continue;
+    if (depth_of(tree, s) < 0) return "no cycle (" + code(s) + "'s parents never reach the root)";
+    if (routing.link_index(s, p) < 0)
+      return "a parent joined to its child by a direct link (" + code(s) + "-" + code(p) +
+             " has none)";
+    if (routing.next_hop(s, p) != p || routing.next_hop(p, s) != s)
+      return "a parent whose route to its child is their direct link (" + code(s) + "-" + code(p) +
+             " is routed through another site)";
+  }
+  for (int m : members)
+    if (m != tree.root && tree.parent[static_cast<std::size_t>(m)] < 0)
+      return "every member in the tree (" + code(m) + " has no parent)";
+  return "";
+}
+
+ReductionTree shortest_path_tree(const Routing& routing, int root) {
+  ReductionTree tree;
+  tree.root = root;
+  tree.parent.assign(static_cast<std::size_t>(routing.num_sites()), -1);
+  for (int s = 0; s < routing.num_sites(); ++s)
+    if (s != root) tree.parent[static_cast<std::size_t>(s)] = routing.next_hop(s, root);
+  return tree;
+}
+
+namespace {
+
+bool is_member(const std::vector<int>& members, int s) {
+  return std::find(members.begin(), members.end(), s) != members.end();
+}
+
+// A member's own chunk from its cluster to its FPGA: access up, its switch.
+std::uint64_t own_input_ps(const Platform& platform, int s, std::uint64_t bytes) {
+  const auto& site = platform.sites[static_cast<std::size_t>(s)];
+  const WanLinkParams up = access_link(site);
+  return chunk_serialization_ps(up, bytes) + up.delay_ps + site.sw.latency_ps;
+}
+
+// A chunk from u's FPGA (or, for the result, u's switch output) to v's FPGA: u's switch,
+// the link u -> v, v's switch.
+std::uint64_t hop_ps(const Platform& platform, const Routing& routing, int u, int v,
+                     std::uint64_t bytes) {
+  const auto& link = platform.links[static_cast<std::size_t>(routing.link_index(u, v))].params;
+  return platform.sites[static_cast<std::size_t>(u)].sw.latency_ps +
+         chunk_serialization_ps(link, bytes) + link.delay_ps +
+         platform.sites[static_cast<std::size_t>(v)].sw.latency_ps;
+}
+
+std::uint64_t service_ps(const Platform& platform, int s, std::uint64_t bytes) {
+  return serialization_ps(
+      bytes, platform.sites[static_cast<std::size_t>(s)].fpga.throughput_bytes_per_s() * 8);
+}
+
+std::uint64_t latency_ps(const Platform& platform, int s) {
+  return platform.sites[static_cast<std::size_t>(s)].fpga.latency_ps();
+}
+
+// The result from s's switch into its cluster: access down.
+std::uint64_t down_ps(const Platform& platform, int s, std::uint64_t bytes) {
+  const WanLinkParams down = access_link(platform.sites[static_cast<std::size_t>(s)]);
+  return chunk_serialization_ps(down, bytes) + down.delay_ps;
+}
+
+}  // namespace
+
+TreeChunkTimes tree_chunk_times(const Platform& platform, const Routing& routing,
+                                const ReductionTree& tree, const std::vector<int>& members,
+                                const std::vector<std::uint64_t>& offset_ps,
+                                std::uint64_t chunk_bytes) {
+  const std::size_t n = platform.sites.size();
+  TreeChunkTimes t{std::vector<std::uint64_t>(n, 0), std::vector<std::uint64_t>(n, 0),
+                   std::vector<std::uint64_t>(n, 0)};
+  const auto children = tree_children(tree);
+  std::vector<std::uint64_t> inputs;
+  for (int u : bottom_up_order(tree)) {
+    const auto su = static_cast<std::size_t>(u);
+    inputs.clear();
+    if (is_member(members, u))
+      inputs.push_back((offset_ps.empty() ? 0 : offset_ps[su]) +
+                       own_input_ps(platform, u, chunk_bytes));
+    for (int c : children[su])
+      inputs.push_back(t.sum_done_ps[static_cast<std::size_t>(c)] +
+                       hop_ps(platform, routing, c, u, chunk_bytes));
+    std::sort(inputs.begin(), inputs.end());
+    std::uint64_t free = 0;
+    for (std::uint64_t a : inputs) free = std::max(free, a) + service_ps(platform, u, chunk_bytes);
+    t.first_input_ps[su] = inputs.empty() ? 0 : inputs.front();
+    t.sum_done_ps[su] = free + latency_ps(platform, u);
+  }
+  // The result: from the root's FPGA down the tree edges, through each switch once.
+  auto order = bottom_up_order(tree);
+  std::reverse(order.begin(), order.end());
+  std::vector<std::uint64_t> at_switch(n, 0);  // leaves the switch of the site
+  for (int u : order) {
+    const auto su = static_cast<std::size_t>(u);
+    const int p = tree.parent[su];
+    at_switch[su] = p < 0 ? t.sum_done_ps[su] + platform.sites[su].sw.latency_ps
+                          : at_switch[static_cast<std::size_t>(p)] +
+                                hop_ps(platform, routing, p, u, chunk_bytes) -
+                                platform.sites[static_cast<std::size_t>(p)].sw.latency_ps;
+    if (is_member(members, u)) t.result_ps[su] = at_switch[su] + down_ps(platform, u, chunk_bytes);
+  }
+  return t;
+}
+
+std::uint64_t tree_round_trip_ps(const Platform& platform, const Routing& routing,
+                                 const ReductionTree& tree, const std::vector<int>& members,
+                                 std::uint64_t chunk_bytes) {
+  const auto t = tree_chunk_times(platform, routing, tree, members, {}, chunk_bytes);
+  return *std::max_element(t.result_ps.begin(), t.result_ps.end());
+}
+
+int least_latency_root(const Platform& platform, const Routing& routing,
+                       std::uint64_t chunk_bytes) {
+  std::vector<int> everyone(platform.sites.size());
+  std::iota(everyone.begin(), everyone.end(), 0);
+  int best = 0;
+  std::uint64_t best_ps = ~std::uint64_t{0};
+  for (int r = 0; r < static_cast<int>(platform.sites.size()); ++r) {
+    const std::uint64_t ps = tree_round_trip_ps(platform, routing, shortest_path_tree(routing, r),
+                                                everyone, chunk_bytes);
+    if (ps < best_ps) best = r, best_ps = ps;
+  }
+  return best;
+}
+
+// Bottom up, the earliest instant every input of a site's sum can be there together (its
+// own chunk sent at offset 0, its children's sums at their earliest); top down, each child
+// is given the instant its parent's inputs meet, less its sum's time to the parent; a
+// member's offset is its instant less its own chunk's latency.
+std::vector<std::uint64_t> aligned_tree_offsets(const Platform& platform, const Routing& routing,
+                                                const ReductionTree& tree,
+                                                const std::vector<int>& members,
+                                                std::uint64_t chunk_bytes,
+                                                std::vector<std::uint64_t>* first_input_ps) {
+  const std::size_t n = platform.sites.size();
+  const auto children = tree_children(tree);
+  std::vector<std::uint64_t> meet(n, 0),
+      up(n, 0);  // up: from all inputs there to the parent's FPGA
+  const std::vector<int> order = bottom_up_order(tree);
+  for (int u : order) {
+    const auto su = static_cast<std::size_t>(u);
+    const bool member = is_member(members, u);
+    std::uint64_t earliest = member ? own_input_ps(platform, u, chunk_bytes) : 0;
+    for (int c : children[su])
+      earliest =
+          std::max(earliest, meet[static_cast<std::size_t>(c)] + up[static_cast<std::size_t>(c)]);
+    meet[su] = earliest;
+    const int p = tree.parent[su];
+    const std::uint64_t inputs = children[su].size() + (member ? 1 : 0);
+    if (p >= 0)
+      up[su] = inputs * service_ps(platform, u, chunk_bytes) + latency_ps(platform, u) +
+               hop_ps(platform, routing, u, p, chunk_bytes);
+  }
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const auto su = static_cast<std::size_t>(*it);
+    const int p = tree.parent[su];
+    if (p >= 0) meet[su] = meet[static_cast<std::size_t>(p)] - up[su];
+  }
+  std::vector<std::uint64_t> offset(n, 0);
+  for (int u : order)
+    if (is_member(members, u))
+      offset[static_cast<std::size_t>(u)] =
+          meet[static_cast<std::size_t>(u)] - own_input_ps(platform, u, chunk_bytes);
+  if (first_input_ps) *first_input_ps = meet;
+  return offset;
+}
+
+namespace {
+
+std::uint64_t ready_start_delay_ps(const Platform& platform, const Routing& routing,
+                                   const std::vector<int>& members, std::uint64_t bytes) {
+  std::uint64_t delay = 0;
+  const std::uint64_t queued = members.size() >= 2 ? members.size() - 2 : 0;
+  for (int s : members)
+    for (int d : members) {
+      if (s == d) continue;
+      const std::uint64_t arrival = arrival_latency_ps(platform, routing, s, d, bytes);
+      const std::uint64_t serialization = arrival - arrival_latency_ps(platform, routing, s, d, 0);
+      delay = std::max(delay, arrival + down_ps(platform, d, bytes) + queued * serialization);
+    }
+  return delay;
+}
+
+}  // namespace
+
+ForestPlan plan_forest(const Platform& platform, const Routing& routing, const Schedule& schedule,
+                       const RunOptions& options) {
+  ForestPlan plan;
+  if (schedule.forest.empty()) throw std::invalid_argument("reduction forest: no tree");
+  if (!schedule.rounds.empty() && !schedule.rounds[0].groups.empty())
+    plan.members = schedule.rounds[0].groups[0].sites;
+  const std::uint64_t chunk = transaction_bytes(options);
+  const std::uint64_t chunks = num_chunks(options.gradient_bytes, chunk);
+  plan.ranges = forest_chunk_ranges(schedule.forest, chunks);
+  const bool align = options.aligned_start && options.alignment != SendAlignment::kNone;
+  for (std::size_t t = 0; t < schedule.forest.size(); ++t) {
+    const ReductionTree& tree = schedule.forest[t];
+    if (const std::string wrong = tree_error(platform, routing, tree, plan.members); !wrong.empty())
+      throw std::invalid_argument("reduction tree " + std::to_string(t) + ": expected " + wrong);
+    const std::uint64_t first_bytes =
+        std::min(chunk, options.gradient_bytes -
+                            std::min(options.gradient_bytes, plan.ranges[t].first * chunk));
+    if (!tree.send_offset_ps.empty()) {
+      plan.offset_ps.push_back(tree.send_offset_ps);
+    } else if (align && plan.ranges[t].size() > 0) {
+      plan.offset_ps.push_back(
+          aligned_tree_offsets(platform, routing, tree, plan.members, first_bytes));
+    } else {
+      plan.offset_ps.emplace_back(platform.sites.size(), 0);
+    }
+  }
+  plan.start_delay_ps = ready_start_delay_ps(platform, routing, plan.members, options.credit_bytes);
+  return plan;
+}
+
+}  // namespace aggnet

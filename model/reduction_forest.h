@@ -1,0 +1,106 @@
+// Reduction trees and forests (Collective::kReductionTree): which chunks each tree carries,
+// the trees' structure and checks, the built-in trees, and the send offsets that make every
+// input of every relay's sum reach its FPGA at the same instant. Plain C++, no SystemC: the
+// builder, the cluster programs, the schedule files and the analytic model all call it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/platform.h"
+#include "model/routing.h"
+#include "model/run_options.h"
+#include "model/schedule.h"
+
+namespace aggnet {
+
+/// Chunks [first, end) of the gradient.
+struct ChunkRange {
+  std::uint64_t first = 0, end = 0;
+  std::uint64_t size() const { return end - first; }
+};
+
+/// Contiguous chunk ranges, one per share in order, splitting `chunks` by largest
+/// remainder: tree t gets floor(share_t x chunks) and the chunks left go one each to the
+/// largest fractional parts (ties: the earlier tree). Shares are normalised by their sum.
+/// Errors: std::invalid_argument for no share, a negative share or a zero sum.
+std::vector<ChunkRange> split_chunks(const std::vector<double>& shares, std::uint64_t chunks);
+
+/// split_chunks over the forest's shares.
+std::vector<ChunkRange> forest_chunk_ranges(const std::vector<ReductionTree>& forest,
+                                            std::uint64_t chunks);
+
+/// The tree's sites: its root and every site with a parent.
+std::vector<int> tree_sites(const ReductionTree& tree);
+
+/// Per site, its children in the tree (ascending).
+std::vector<std::vector<int>> tree_children(const ReductionTree& tree);
+
+/// The tree's sites, every child before its parent (the root last).
+std::vector<int> bottom_up_order(const ReductionTree& tree);
+
+/// What is wrong with `tree` on this platform for these members ("" if nothing): a parent
+/// vector not one entry per site, a root or parent that is no site, a cycle (a site whose
+/// parents never reach the root), a member outside the tree, a parent joined to its child
+/// by no direct link, or one whose route to the child is not that link, a share outside
+/// (0, 1].
+std::string tree_error(const Platform& platform, const Routing& routing, const ReductionTree& tree,
+                       const std::vector<int>& members);
+
+/// The shortest-path tree over the routes towards `root`: every other site's parent is its
+/// next hop towards the root. Share 1, no pacing, offsets left to the control plane.
+ReductionTree shortest_path_tree(const Routing& routing, int root);
+
+/// One chunk's reduce-then-broadcast latency on the tree: the longest cluster-to-root path
+/// up (partial sums through every FPGA on the way) plus the longest root-to-cluster path
+/// down, with `chunk_bytes` chunks, nothing queued (closed form, docs/reduction-trees.md).
+std::uint64_t tree_round_trip_ps(const Platform& platform, const Routing& routing,
+                                 const ReductionTree& tree, const std::vector<int>& members,
+                                 std::uint64_t chunk_bytes);
+
+/// One chunk alone on the tree (nothing queued), members sending at `offset_ps` (per site,
+/// empty: all 0): per site, when its FPGA's sum leaves the pipeline (`sum_done_ps`; 0 off
+/// the tree) and when the result reaches its cluster (`result_ps`; 0 for non-members).
+/// Each FPGA serves its inputs in arrival order, one service time each, then its latency.
+struct TreeChunkTimes {
+  std::vector<std::uint64_t> first_input_ps, sum_done_ps, result_ps;
+};
+TreeChunkTimes tree_chunk_times(const Platform& platform, const Routing& routing,
+                                const ReductionTree& tree, const std::vector<int>& members,
+                                const std::vector<std::uint64_t>& offset_ps,
+                                std::uint64_t chunk_bytes);
+
+/// The root whose shortest-path tree has the smallest reduce-then-broadcast latency for a
+/// chunk of `chunk_bytes` (the smallest site index on ties).
+int least_latency_root(const Platform& platform, const Routing& routing, std::uint64_t chunk_bytes);
+
+/// Arrival-aligned offsets on a tree (docs/reduction-trees.md): per site, ps after the agreed
+/// start at which a member sends its first chunk of the tree (0 for non-members), so the
+/// first chunk of every input of every FPGA's sum (its own cluster's contribution and each
+/// child's partial sum) arrives at the same instant; the smallest offset is 0. Inputs of
+/// `chunk_bytes`; `first_input_ps[s]` (if given) receives that instant at site s.
+std::vector<std::uint64_t> aligned_tree_offsets(
+    const Platform& platform, const Routing& routing, const ReductionTree& tree,
+    const std::vector<int>& members, std::uint64_t chunk_bytes,
+    std::vector<std::uint64_t>* first_input_ps = nullptr);
+
+/// The control plane's decisions for a reduction-forest schedule: the members (the
+/// schedule's one group), each tree's chunk range and per-site send offsets (the tree's
+/// own, or aligned with an aligned start and alignment not `none`, else 0), and the
+/// aligned start's delay after the last ready message (unicast ready messages: the
+/// longest cluster-to-cluster latency, plus |g| - 2 serializations per link of its path
+/// for the others' ready messages queued before it).
+struct ForestPlan {
+  std::vector<int> members;
+  std::vector<ChunkRange> ranges;                     ///< [tree]
+  std::vector<std::vector<std::uint64_t>> offset_ps;  ///< [tree][site]
+  std::uint64_t start_delay_ps = 0;
+};
+
+/// Plans `schedule`'s forest with `options` as one chunk per transaction.
+/// Errors: std::invalid_argument naming the tree and what tree_error finds.
+ForestPlan plan_forest(const Platform& platform, const Routing& routing, const Schedule& schedule,
+                       const RunOptions& options);
+
+}  // namespace aggnet
