@@ -283,7 +283,8 @@ std::vector<Candidate> candidates(const OptionValues& values, const Platform& pl
   std::vector<Candidate> cs;
   if (values.has("schedules")) {
     for (const auto& name : split_commas(values.text("schedules"))) {
-      Schedule schedule = make_schedule(name, platform);
+      Schedule schedule = make_schedule(
+          name, platform, PlanInputs{opt.run.gradient_bytes, transaction_bytes(opt.run)});
       try {
         cs.push_back(score_schedule(platform, routing, schedule, "given", opt));
       } catch (const std::invalid_argument& e) {  // a host collective without a closed form

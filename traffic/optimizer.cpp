@@ -9,6 +9,7 @@
 #include "common/config_error.h"
 #include "model/routing.h"
 #include "traffic/families.h"
+#include "traffic/forest_planner.h"
 
 namespace aggnet {
 
@@ -128,6 +129,11 @@ std::vector<Candidate> search(const Platform& platform, const Routing& routing,
   if (sites_by_continent(platform).size() >= 2) {
     add(hierarchical_schedule(platform, routing), "hierarchical");
   }
+  // In-network reduction (one group of every site, as all-to-all: not deduplicated).
+  const std::uint64_t chunk = transaction_bytes(options.run);
+  for (const Schedule& s : {reduction_tree_schedule(platform, routing, -1, chunk),
+                            reduction_forest_schedule(platform, options.run.gradient_bytes, chunk)})
+    out.push_back(score_schedule(platform, routing, s, s.name, options));
   // Pairs of partitions into groups of k: exhaustive where the partitions are few (9 sites
   // in triples: 280), else a random sample (heuristic) for k <= 4.
   for (int k = 2; k < n; ++k) {
