@@ -299,13 +299,14 @@ void check_bytes(const OptionSpec& spec, const std::string& value) {
 }
 
 // The schedule names a misspelling is compared with (families without their parameter).
-const std::vector<std::string> kScheduleWords = {"all-to-all",   "triads",
-                                                 "ring",         "pairs",
-                                                 "hierarchical", "rotating-K",
-                                                 "sequential-K", "random-K:SEED",
-                                                 "ring:receive", "ring:sendrecv",
-                                                 "ring:barrier", "reduce-scatter",
-                                                 "all-gather",   "unicast-all-to-all"};
+const std::vector<std::string> kScheduleWords = {"all-to-all",     "triads",
+                                                 "ring",           "pairs",
+                                                 "hierarchical",   "rotating-K",
+                                                 "sequential-K",   "random-K:SEED",
+                                                 "ring:receive",   "ring:sendrecv",
+                                                 "ring:barrier",   "reduce-scatter",
+                                                 "all-gather",     "unicast-all-to-all",
+                                                 "reduction-tree", "reduction-forest"};
 
 void check_schedule(const OptionSpec& spec, const std::string& value, const FileCheck& exists) {
   if (is_schedule_name(value) || !exists) return;
@@ -367,8 +368,8 @@ std::string expectation(const OptionSpec& spec) {
     case Kind::kSchedule:
       return "expected a schedule name (all-to-all, triads, ring, pairs, rotating-K, "
              "sequential-K, random-K:SEED, hierarchical, ring:RULE, reduce-scatter, "
-             "all-gather, p2p:SRC-DST[xK], parameter-server:SITE, unicast-all-to-all) or a "
-             "schedule YAML file";
+             "all-gather, p2p:SRC-DST[xK], parameter-server:SITE, unicast-all-to-all, "
+             "reduction-tree[:SITE], reduction-forest) or a schedule YAML file";
     case Kind::kOverride:
       return "expected PATH=VALUE";
     case Kind::kBytes:
@@ -426,8 +427,11 @@ void check_value(const OptionSpec& spec, const std::string& value, const FileChe
 }
 
 bool is_schedule_name(const std::string& value) {
-  for (const char* name : {"all-to-all", "triads", "ring", "pairs", "hierarchical"})
+  for (const char* name : {"all-to-all", "triads", "ring", "pairs", "hierarchical",
+                           "unicast-all-to-all", "reduction-tree", "reduction-forest"})
     if (value == name) return true;
+  const std::string tree = "reduction-tree:";  // reduction-tree:SITE
+  if (value.compare(0, tree.size(), tree) == 0 && value.size() > tree.size()) return true;
   for (const std::string prefix : {"rotating-", "sequential-"})
     if (value.compare(0, prefix.size(), prefix) == 0 && all_digits(value.substr(prefix.size())))
       return true;
