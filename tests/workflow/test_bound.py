@@ -34,6 +34,8 @@ SMALL_RUNS = [
     ["--schedule", "ring:sendrecv"],
     ["--schedule", "ring:barrier"],
     ["--schedule", "unicast-all-to-all"],
+    ["--schedule", "reduction-tree"],
+    ["--schedule", "reduction-forest", "--buffer", "2MiB"],
 ]
 NINE_CITY_RUNS = [
     ["--schedule", "all-to-all"],
@@ -44,6 +46,9 @@ NINE_CITY_RUNS = [
     ["--schedule", "ring"],
     ["--schedule", "unicast-all-to-all"],
     ["--schedule", "parameter-server:lon"],
+    ["--schedule", "reduction-tree"],
+    ["--schedule", "reduction-forest"],
+    ["--schedule", "reduction-forest", "--buffer", "2MiB"],
 ]
 RATES = [[], ["--set", "defaults.link.bandwidth=10Gbps"]]
 
