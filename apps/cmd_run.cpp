@@ -300,8 +300,8 @@ void add_consensus(nlohmann::json& report, long rounds, const RunSetup& s) {
   if (rounds < 1 || static_cast<std::size_t>(rounds) > steps.size()) return;
   const double tte_s = steps[static_cast<std::size_t>(rounds - 1)]["end_s"].get<double>();
   summary["time_to_eps_s"] = tte_s;
-  summary["comm_time_to_eps_s"] = time_to_eps_without_compute_s(
-      tte_s, rounds_compute_s(rounds, s.platform, s.options.faults));
+  summary["comm_time_to_eps_s"] =
+      time_to_eps_without_compute_s(tte_s, rounds_compute_s(rounds, s.platform, s.options.faults));
 }
 
 // Ctrl-C or a kill during a run must not leave the half-written waveform behind.

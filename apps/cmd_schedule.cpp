@@ -319,12 +319,36 @@ const Candidate* best_group_average(const std::vector<Candidate>& cs) {
 
 // --out writes rank 1 of the table, the schedule the ranking recommends; when that is a
 // host-based baseline, the text says so and how to get the best group-average one.
+// While alive (and `on`), std::cout writes to the standard error; write_stdout reaches the
+// real standard output.
+class TableToStderr {
+ public:
+  explicit TableToStderr(bool on) : saved_(on ? std::cout.rdbuf(std::cerr.rdbuf()) : nullptr) {}
+  ~TableToStderr() {
+    if (saved_) std::cout.rdbuf(saved_);
+  }
+  TableToStderr(const TableToStderr&) = delete;
+  TableToStderr& operator=(const TableToStderr&) = delete;
+  void write_stdout(const std::string& text) const {
+    std::ostream out(saved_ ? saved_ : std::cout.rdbuf());
+    out << text << std::flush;
+    if (!out) throw std::runtime_error("cannot write the standard output");
+  }
+
+ private:
+  std::streambuf* saved_;
+};
+
 void write_winner(const std::vector<Candidate>& cs, const Platform& platform,
-                  const std::string& out) {
+                  const std::string& out, const TableToStderr& table) {
   const Candidate& winner = cs.front();
-  save_schedule(winner.schedule, platform, out);
+  if (is_stdout(out)) {
+    table.write_stdout(schedule_to_yaml(winner.schedule, platform));
+  } else {
+    save_schedule(winner.schedule, platform, out);
+  }
   std::cout << fmt::format("\nwrote rank 1, '{}' ({}), to {}\n", winner.schedule.name,
-                           winner.family, out);
+                           winner.family, is_stdout(out) ? "the standard output" : out);
   if (best_group_average(cs))
     std::cout << "(rank 1 is a host-based baseline, not a group-average schedule; "
                  "--group-average-only ranks and writes the group-average schedules only)\n";
@@ -337,9 +361,8 @@ int run_schedule(int argc, char** argv) {
   opt.run = options::to_run_options(*values);
   const RunOptions& run = opt.run;
   cli::check_outputs(*values);
-  // The ranking table is the standard output.
-  if (is_stdout(values->text("out")))
-    values->fail("out", "expected a file name (the ranking table is on the standard output)", "-");
+  // `--out -`: the schedule YAML is the standard output, the table goes to stderr.
+  const TableToStderr table_to_stderr(is_stdout(values->text("out")));
   const Platform platform = cli::load_platform(*values, run);
   cli::check_buffers(*values, platform, run);
   const Routing routing(platform);
@@ -367,7 +390,7 @@ int run_schedule(int argc, char** argv) {
         cs.front().schedule.name);
   }
   const std::string& out = values->text("out");
-  if (!out.empty() && !cs.empty()) write_winner(cs, platform, out);
+  if (!out.empty() && !cs.empty()) write_winner(cs, platform, out, table_to_stderr);
   if (values->flag("verify")) return verify(*values, platform, routing, cs, run);
   return 0;
 }

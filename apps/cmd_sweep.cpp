@@ -218,7 +218,8 @@ Invocation prepare_sweep(po::variables_map vm) {
   in.vm = std::move(vm);
   in.spec = load_spec(in.vm["spec"].as<std::string>());
   in.all = expand_points(in.spec);
-  if (in.has("shard")) std::tie(in.shard, in.shards) = parse_shard(in.vm["shard"].as<std::string>());
+  if (in.has("shard"))
+    std::tie(in.shard, in.shards) = parse_shard(in.vm["shard"].as<std::string>());
   in.points = select_shard(in.all, in.shard, in.shards);
   in.timeout =
       in.has("timeout") ? in.vm["timeout"].as<std::string>() : in.spec.timeout.value_or("10m");
@@ -242,8 +243,8 @@ Invocation prepare_sweep(po::variables_map vm) {
 }
 
 int dry_run(const Invocation& in) {
-  std::printf("sweep %s (spec hash %s): %zu points%s\n", in.spec.name.c_str(),
-              in.spec.hash.c_str(), in.points.size(),
+  std::printf("sweep %s (spec hash %s): %zu points%s\n", in.spec.name.c_str(), in.spec.hash.c_str(),
+              in.points.size(),
               in.shards > 1
                   ? fmt::format(" in shard {}/{} of {}", in.shard, in.shards, in.all.size()).c_str()
                   : "");
@@ -307,9 +308,9 @@ int run_slurm(const Invocation& in, const std::string& out_dir) {
   std::fprintf(stderr, "aggnet sweep: submitted job array %s (%zu tasks, %zu points): %s\n",
                id.c_str(), job.shards, in.all.size(), script.c_str());
   if (!in.has("wait")) {
-    std::fprintf(stderr,
-                 "aggnet sweep: when it has finished: aggnet sweep merge %s %s/shard-*/results.db\n",
-                 (fs::path(out_dir) / "results.db").string().c_str(), out_dir.c_str());
+    std::fprintf(
+        stderr, "aggnet sweep: when it has finished: aggnet sweep merge %s %s/shard-*/results.db\n",
+        (fs::path(out_dir) / "results.db").string().c_str(), out_dir.c_str());
     std::printf("%s\n", id.c_str());
     return 0;
   }
@@ -329,8 +330,7 @@ void check_out_dir(const std::string& db_path, bool resume) {
   }
 }
 
-void init_store(const Invocation& in, ResultStore& store, const std::string& db_path,
-                bool resume) {
+void init_store(const Invocation& in, ResultStore& store, const std::string& db_path, bool resume) {
   if (resume && !store.meta("spec_hash").empty() && store.meta("spec_hash") != in.spec.hash) {
     std::fprintf(stderr,
                  "aggnet sweep: warning: the spec changed since %s was written (hash %s, now %s); "
@@ -384,13 +384,13 @@ int run_local(const Invocation& in, const std::string& out_dir) {
   ro.progress = !in.has("no-progress");
   std::size_t already = 0;
   for (const auto& p : in.points) already += skip.count(p.id);
-  std::fprintf(
-      stderr, "aggnet sweep: %s: %zu points%s, %zu to run (%zu already finished), %u workers\n",
-      in.spec.name.c_str(), in.points.size(),
-      in.shards > 1
-          ? fmt::format(" (shard {}/{} of {})", in.shard, in.shards, in.all.size()).c_str()
-          : "",
-      in.points.size() - already, already, in.workers);
+  std::fprintf(stderr,
+               "aggnet sweep: %s: %zu points%s, %zu to run (%zu already finished), %u workers\n",
+               in.spec.name.c_str(), in.points.size(),
+               in.shards > 1
+                   ? fmt::format(" (shard {}/{} of {})", in.shard, in.shards, in.all.size()).c_str()
+                   : "",
+               in.points.size() - already, already, in.workers);
   const RunSummary sum = run_points(in.spec, in.points, skip, store, ro);
   return report_local(in, sum, store, out_dir);
 }

@@ -36,8 +36,8 @@ def run(aggnet, args):
 
 def totals(table):
     """(uniform per site, uniform total, heterogeneous total or None) as printed."""
-    m = re.search(r"uniform, simulated\s+(\S+ \S+) per site, total (\S+ \S+)", table)
-    h = re.search(r"heterogeneous, simulated\s+total (\S+ \S+)", table)
+    m = re.search(r"uniform, simulated\s+(\S+ \S+) per site, total (\S+ [KMGT]?i?B)", table)
+    h = re.search(r"heterogeneous, simulated\s+total (\S+ [KMGT]?i?B)", table)
     return m.group(1), m.group(2), h.group(1) if h else None
 
 

@@ -397,8 +397,8 @@ namespace {
 std::uint64_t set_analytic(const SizingRequest& request, SizingResult& result) {
   const std::uint64_t chunk = request.options.chunk_bytes;
   const int n = static_cast<int>(request.platform.sites.size());
-  const auto analytic = analytic_buffer_bounds(request.platform, request.schedule,
-                                               request.options, request.target);
+  const auto analytic =
+      analytic_buffer_bounds(request.platform, request.schedule, request.options, request.target);
   result.sites.resize(n);
   std::uint64_t full_max = chunk;
   for (int i = 0; i < n; ++i) {
@@ -436,9 +436,8 @@ std::vector<Search> initial_searches(const SizingRequest& request, const SizingR
 }
 
 // Runs every search to its end, batch by batch, `request.workers` simulations at a time.
-void run_searches(const SizingRequest& request, std::vector<Search>& searches,
-                  Simulations& runner, const Progress& progress, const Outcome& reference,
-                  std::uint64_t unc_bytes) {
+void run_searches(const SizingRequest& request, std::vector<Search>& searches, Simulations& runner,
+                  const Progress& progress, const Outcome& reference, std::uint64_t unc_bytes) {
   const std::uint64_t chunk = request.options.chunk_bytes;
   const int n = static_cast<int>(request.platform.sites.size());
   auto config = [&](const Search& s, std::uint64_t slots) {
@@ -744,13 +743,13 @@ std::string sizing_table(const SizingRequest& request, const SizingResult& r) {
                   100 * r.uniform_speed_fraction, 100 * r.below_speed_fraction,
                   format_time_ps(r.uniform_round_time_s_mean * 1e12)));
   if (het) {
-    line(
-        fmt::format("  heterogeneous, simulated  total {} (each site's size alone x {}%, at most the "
-                    "uniform size); "
-                    "speed {:.2f}% ({})",
-                    format_bytes(r.heterogeneous_total_bytes), r.heterogeneous_scale_percent,
-                    100 * r.heterogeneous_speed_fraction,
-                    r.heterogeneous_meets_target ? "meets the target" : "MISSES the target"));
+    line(fmt::format(
+        "  heterogeneous, simulated  total {} (each site's size alone x {}%, at most the "
+        "uniform size); "
+        "speed {:.2f}% ({})",
+        format_bytes(r.heterogeneous_total_bytes), r.heterogeneous_scale_percent,
+        100 * r.heterogeneous_speed_fraction,
+        r.heterogeneous_meets_target ? "meets the target" : "MISSES the target"));
   }
   line(fmt::format("  simulations               {}", r.simulations));
   return out;

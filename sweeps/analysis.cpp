@@ -312,9 +312,8 @@ double flat_from(const ByBuffer& by_buf, const std::vector<std::pair<double, std
 // binding, or the lead shrinks or not).
 std::string no_change_verdict(const ByBuffer& by_buf,
                               const std::vector<std::pair<double, std::string>>& best,
-                              const std::vector<std::string>& categories,
-                              const std::string& where, const std::string& cat_name,
-                              const std::string& metric) {
+                              const std::vector<std::string>& categories, const std::string& where,
+                              const std::string& cat_name, const std::string& metric) {
   const double lo = best.front().first, hi = best.back().first;
   const std::string w = best.front().second;
   std::string v = fmt::format("No crossover{} in {}..{}: {} is best at every buffer size", where,
@@ -369,8 +368,8 @@ std::string render_crossover(const Grouped& g, const std::string& cat_name,
     const std::string where = group.empty() ? "" : " [" + group + "]";
     if (best.empty()) {
       verdicts.push_back(fmt::format(
-          "No crossover{}: no buffer size has results for every {} (see the failed points).",
-          where, cat_name));
+          "No crossover{}: no buffer size has results for every {} (see the failed points).", where,
+          cat_name));
       continue;
     }
     const auto& by_buf = g.groups.at(group);

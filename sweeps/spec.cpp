@@ -351,6 +351,58 @@ ValueKind option_kind(const std::string& option) {
   return table_kind(option);
 }
 
+// The raw values of a `logrange:` from `from` to `to` (points or factor).
+std::vector<double> log_range(const Ctx& ctx, const YAML::Node& node, const std::string& key,
+                              double from, double to) {
+  std::vector<double> raw;
+  const bool has_points = static_cast<bool>(node["points"]);
+  const bool has_factor = static_cast<bool>(node["factor"]);
+  if (has_points == has_factor) ctx.fail(node, key, "expected exactly one of points or factor");
+  if (has_points) {
+    const std::string s = ctx.scalar(node["points"], key + ".points");
+    int n = 0;
+    try {
+      n = std::stoi(s);
+    } catch (const std::exception&) {
+    }
+    if (n < 2 || n > 100000)
+      ctx.fail(node["points"], key + ".points", "expected an integer >= 2", s);
+    for (int i = 0; i < n; ++i) raw.push_back(from * std::pow(to / from, double(i) / (n - 1)));
+    return raw;
+  }
+  const std::string s = ctx.scalar(node["factor"], key + ".factor");
+  double f = 0;
+  try {
+    f = parse_number(s);
+  } catch (const std::exception&) {
+  }
+  if (!(f > 1)) ctx.fail(node["factor"], key + ".factor", "expected a number > 1", s);
+  for (double v = from; v <= to * (1 + 1e-12); v *= f) {
+    raw.push_back(v);
+    if (raw.size() > 100000) ctx.fail(node, key, "expected at most 100000 values");
+  }
+  return raw;
+}
+
+// Generated numbers as axis values: labels in the kind's units, duplicates dropped.
+std::vector<AxisValue> as_axis_values(const std::vector<double>& raw, ValueKind kind) {
+  std::vector<AxisValue> values;
+  std::set<std::string> labels;
+  for (double v : raw) {
+    AxisValue av;
+    if (kind == ValueKind::kNumber) {
+      av.label = format_number(v);
+      av.number = parse_number(av.label);
+    } else {
+      std::uint64_t i = to_integral(kind, v);
+      av.label = format_integral(kind, i);
+      av.number = from_integral(kind, i);
+    }
+    if (labels.insert(av.label).second) values.push_back(std::move(av));
+  }
+  return values;
+}
+
 /// Values of a `range:` or `logrange:` axis.
 std::vector<AxisValue> generate_values(const Ctx& ctx, const YAML::Node& node,
                                        const std::string& key, bool log, ValueKind& kind) {
@@ -376,59 +428,19 @@ std::vector<AxisValue> generate_values(const Ctx& ctx, const YAML::Node& node,
   const double from = parse(from_n, key + ".from", from_s);
   const double to = parse(to_n, key + ".to", to_s);
   if (to < from) ctx.fail(to_n, key + ".to", "expected a value >= from", to_s);
-  std::vector<double> raw;
   if (log) {
     if (from <= 0) ctx.fail(from_n, key + ".from", "expected a value > 0 for a log range", from_s);
-    const bool has_points = static_cast<bool>(node["points"]);
-    const bool has_factor = static_cast<bool>(node["factor"]);
-    if (has_points == has_factor) ctx.fail(node, key, "expected exactly one of points or factor");
-    if (has_points) {
-      const std::string s = ctx.scalar(node["points"], key + ".points");
-      int n = 0;
-      try {
-        n = std::stoi(s);
-      } catch (const std::exception&) {
-      }
-      if (n < 2 || n > 100000)
-        ctx.fail(node["points"], key + ".points", "expected an integer >= 2", s);
-      for (int i = 0; i < n; ++i) raw.push_back(from * std::pow(to / from, double(i) / (n - 1)));
-    } else {
-      const std::string s = ctx.scalar(node["factor"], key + ".factor");
-      double f = 0;
-      try {
-        f = parse_number(s);
-      } catch (const std::exception&) {
-      }
-      if (!(f > 1)) ctx.fail(node["factor"], key + ".factor", "expected a number > 1", s);
-      for (double v = from; v <= to * (1 + 1e-12); v *= f) {
-        raw.push_back(v);
-        if (raw.size() > 100000) ctx.fail(node, key, "expected at most 100000 values");
-      }
-    }
-  } else {
-    if (!node["step"]) ctx.fail(node, key + ".step", "missing");
-    const std::string s = ctx.scalar(node["step"], key + ".step");
-    const double step = parse(node["step"], key + ".step", s);
-    if (!(step > 0)) ctx.fail(node["step"], key + ".step", "expected a value > 0", s);
-    const double count = std::floor((to - from) / step * (1 + 1e-12)) + 1;
-    if (count > 100000) ctx.fail(node, key, "expected at most 100000 values");
-    for (int i = 0; i < static_cast<int>(count); ++i) raw.push_back(from + i * step);
+    return as_axis_values(log_range(ctx, node, key, from, to), kind);
   }
-  std::vector<AxisValue> values;
-  std::set<std::string> labels;
-  for (double v : raw) {
-    AxisValue av;
-    if (kind == ValueKind::kNumber) {
-      av.label = format_number(v);
-      av.number = parse_number(av.label);
-    } else {
-      std::uint64_t i = to_integral(kind, v);
-      av.label = format_integral(kind, i);
-      av.number = from_integral(kind, i);
-    }
-    if (labels.insert(av.label).second) values.push_back(std::move(av));
-  }
-  return values;
+  if (!node["step"]) ctx.fail(node, key + ".step", "missing");
+  const std::string s = ctx.scalar(node["step"], key + ".step");
+  const double step = parse(node["step"], key + ".step", s);
+  if (!(step > 0)) ctx.fail(node["step"], key + ".step", "expected a value > 0", s);
+  const double count = std::floor((to - from) / step * (1 + 1e-12)) + 1;
+  if (count > 100000) ctx.fail(node, key, "expected at most 100000 values");
+  std::vector<double> raw;
+  for (int i = 0; i < static_cast<int>(count); ++i) raw.push_back(from + i * step);
+  return as_axis_values(raw, kind);
 }
 
 }  // namespace
@@ -606,10 +618,10 @@ void read_axis_option(const Ctx& ctx, const YAML::Node& a, const std::string& ke
   } else {
     opt = normalize_option(opt);
     if (!sweep_option(opt)) {
-      ctx.fail(a["option"], key + ".option",
-               "unknown run option" + option_hint(opt) + ", expected one of: " + option_list() +
-                   ":PATH",
-               opt);
+      ctx.fail(
+          a["option"], key + ".option",
+          "unknown run option" + option_hint(opt) + ", expected one of: " + option_list() + ":PATH",
+          opt);
     }
   }
   axis.option = opt;

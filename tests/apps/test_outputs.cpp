@@ -747,7 +747,15 @@ TEST_F(Outputs, DashIsTheStandardOutput) {
              " --schedule all-to-all --gradient 16MiB --chunk 256KiB -q --json -");
   ASSERT_EQ(sizing.status, 0) << sizing.err;
   EXPECT_NO_THROW(json::parse(sizing.out)) << sizing.out;
-  EXPECT_EQ(aggnet("schedule --out -").status, 2);
+  // schedule --out -: the winner's YAML is the standard output (a schedule `run` loads),
+  // the ranking table goes to stderr.
+  const Output winner = aggnet("schedule --platform " + line3 + " --gradient 16MiB --out -");
+  ASSERT_EQ(winner.status, 0) << winner.err;
+  EXPECT_NE(winner.err.find("rank"), std::string::npos) << winner.err;
+  EXPECT_EQ(winner.out.find("rank"), std::string::npos) << winner.out;
+  std::ofstream(dir_ / "winner.yaml") << winner.out;
+  EXPECT_EQ(aggnet("run --platform " + line3 + " --schedule winner.yaml --steps 1 -q").status, 0);
+  EXPECT_FALSE(fs::exists(dir_ / "-"));
 }
 
 // Issue 34: a duplicate key names the line of its first occurrence too.

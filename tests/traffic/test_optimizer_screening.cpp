@@ -74,7 +74,8 @@ void expect_screening_keeps_the_winner(const Platform& p) {
     }
     ++outside;
     EXPECT_EQ(c.comm_time_to_eps_s, plain.comm_time_to_eps_s) << key(c);
-    EXPECT_GT(c.comm_time_to_eps_s, screened.alignment_window * all.front().comm_time_to_eps_s) << key(c);
+    EXPECT_GT(c.comm_time_to_eps_s, screened.alignment_window * all.front().comm_time_to_eps_s)
+        << key(c);
   }
   EXPECT_GT(inside, 1);
   EXPECT_GT(outside, 0);

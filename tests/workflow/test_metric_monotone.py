@@ -67,7 +67,7 @@ def sweep(aggnet, workdir, index, rng):
     with open(spec, "w") as f:
         f.write(spec_yaml(platform, schedules))
     out = os.path.join(workdir, f"out{index}")
-    proc = subprocess.run([aggnet, "sweep", spec, "--out", out, "--workers", "2"],
+    proc = subprocess.run([aggnet, "sweep", spec, "--out", out, "--workers", "2", "--no-plot"],
                           capture_output=True, text=True)
     if proc.returncode != 0:
         sys.exit(f"sweep {index} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
