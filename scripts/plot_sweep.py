@@ -200,7 +200,7 @@ def run_parameters(rows, db, skip=()):
         parts.append(f"\u03b5 = {opts['eps']:g}" if isinstance(opts["eps"], (int, float))
                      else f"\u03b5 = {opts['eps']}")
     if "steps" not in skip and opts.get("steps") is not None:
-        parts.append("steps until \u03b5" if str(opts["steps"]) == "0" else f"{opts['steps']} steps")
+        parts.append("steps until \u03b5" if str(opts["steps"]) == "0" else f"{opts['steps']} step{'' if str(opts['steps']) == '1' else 's'}")
     for path, v in sorted(sets.items()):
         if path not in varying:
             parts.append(f"{path} = {v}")
@@ -395,7 +395,7 @@ def plot_pareto(rows, axes, cat, rate, metric, params, out, written, numbers):
                       else "x", linestyle="", color=color[lab],
                       label=category_label(cat, lab) + ("" if lab in finite_labels else
                                                         " (never reaches \u03b5)") +
-                      (" (no FPGA buffer: left edge, dashed)" if lab in unbuffered else ""))
+                      (", at 'no buffer' (dashed)" if lab in unbuffered else ""))
                for lab in labels]
     handles.append(Line2D([], [], color="black", marker="o", markerfacecolor="none",
                           label="Pareto front (this panel)"))
@@ -437,8 +437,10 @@ def pick_axes(axes):
 
 
 def group_key(row, axes, skip):
-    return " ".join(f"{a['name']}={short_name(row[a['name']])}" for a in axes
-                    if a["name"] not in skip)
+    """The other axes' values of a row, sizes as every label writes them ("64 MiB")."""
+    return " ".join(f"{a['name']}=" + (fmt_bytes(num(row, a)) if a["kind"] == "bytes"
+                                       else short_name(row[a['name']]))
+                    for a in axes if a["name"] not in skip)
 
 
 def save(fig, out, name, written):
@@ -650,7 +652,7 @@ def plot_variants(rows, axes, cat, metric, params, out, written, numbers):
     if len(groups) > 1:  # one legend under both panels, where it covers no bar
         handles, names = axs[0].get_legend_handles_labels()
         ncol = min(len(groups), 3)
-        bottom = (0.35 + 0.22 * math.ceil(len(groups) / ncol)) / height
+        bottom = (0.12 + 0.22 * math.ceil(len(groups) / ncol)) / height
         fig.legend(handles, names, loc="lower center", ncol=ncol, fontsize=8, frameon=False)
     fig.tight_layout(rect=(0, bottom, 1, top))
     save(fig, out, "variants", written)
