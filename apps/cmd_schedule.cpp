@@ -70,9 +70,9 @@ std::string shapes(const Candidate& c, int n) {
 }
 
 void print_table(const std::vector<Candidate>& cs, int top, int n, const Platform& p) {
-  const char* row = "{:>4}  {:<24} {:<15} {:<26} {:>9} {:>7} {:>12} {:>12} {:>12}\n";
+  const char* row = "{:>4}  {:<24} {:<15} {:<26} {:>9} {:>7} {:>12} {:>12} {:>12} {:>12}\n";
   std::cout << fmt::format(row, "rank", "schedule", "family", "groups per round", "rho", "rounds",
-                           "round time", "rounds x rt", "time to eps");
+                           "round time", "rounds x rt", "time to eps", "w/ compute");
   const int rows = std::min<int>(top, cs.size());
   for (int i = 0; i < rows; ++i) {
     const auto& c = cs[i];
@@ -81,12 +81,14 @@ void print_table(const std::vector<Candidate>& cs, int top, int n, const Platfor
         shapes(c, n), fmt::format("{:.2e}", c.mixing.rho),
         c.rounds_to_eps < 0 ? std::string("never") : std::to_string(c.rounds_to_eps),
         fmt_time(c.timing.mean_round_s), fmt_time(c.isolated_time_to_eps_s),
-        fmt_time(c.time_to_eps_s));
+        fmt_time(c.comm_time_to_eps_s), fmt_time(c.time_to_eps_s));
   }
   std::cout << "(round time: period average, members start at the agreed start plus their send "
                "offsets; rounds x rt: rounds to eps "
-               "x round time; time to eps: wall clock until every site has the eps-consensus "
-               "result, each site starting its next round when its own result is complete)\n";
+               "x round time; time to eps: from a common start until every site has the "
+               "eps-consensus result, each site starting its next step when its own result is "
+               "complete, without compute (the ranking key; aggnet run's comm_time_to_eps_s) "
+               "and with it (time_to_eps_s))\n";
   std::cout << "\nRounds (round time, slowest group's binding limit, its residual / unaligned "
                "arrival skew and longest send-offset wait):\n";
   for (int i = 0; i < rows; ++i) {
@@ -318,12 +320,36 @@ const Candidate* best_group_average(const std::vector<Candidate>& cs) {
 
 // --out writes rank 1 of the table, the schedule the ranking recommends; when that is a
 // host-based baseline, the text says so and how to get the best group-average one.
+// While alive (and `on`), std::cout writes to the standard error; write_stdout reaches the
+// real standard output.
+class TableToStderr {
+ public:
+  explicit TableToStderr(bool on) : saved_(on ? std::cout.rdbuf(std::cerr.rdbuf()) : nullptr) {}
+  ~TableToStderr() {
+    if (saved_) std::cout.rdbuf(saved_);
+  }
+  TableToStderr(const TableToStderr&) = delete;
+  TableToStderr& operator=(const TableToStderr&) = delete;
+  void write_stdout(const std::string& text) const {
+    std::ostream out(saved_ ? saved_ : std::cout.rdbuf());
+    out << text << std::flush;
+    if (!out) throw std::runtime_error("cannot write the standard output");
+  }
+
+ private:
+  std::streambuf* saved_;
+};
+
 void write_winner(const std::vector<Candidate>& cs, const Platform& platform,
-                  const std::string& out) {
+                  const std::string& out, const TableToStderr& table) {
   const Candidate& winner = cs.front();
-  save_schedule(winner.schedule, platform, out);
+  if (is_stdout(out)) {
+    table.write_stdout(schedule_to_yaml(winner.schedule, platform));
+  } else {
+    save_schedule(winner.schedule, platform, out);
+  }
   std::cout << fmt::format("\nwrote rank 1, '{}' ({}), to {}\n", winner.schedule.name,
-                           winner.family, out);
+                           winner.family, is_stdout(out) ? "the standard output" : out);
   if (best_group_average(cs))
     std::cout << "(rank 1 is a host-based baseline, not a group-average schedule; "
                  "--group-average-only ranks and writes the group-average schedules only)\n";
@@ -336,9 +362,8 @@ int run_schedule(int argc, char** argv) {
   opt.run = options::to_run_options(*values);
   const RunOptions& run = opt.run;
   cli::check_outputs(*values);
-  // The ranking table is the standard output.
-  if (is_stdout(values->text("out")))
-    values->fail("out", "expected a file name (the ranking table is on the standard output)", "-");
+  // `--out -`: the schedule YAML is the standard output, the table goes to stderr.
+  const TableToStderr table_to_stderr(is_stdout(values->text("out")));
   const Platform platform = cli::load_platform(*values, run);
   cli::check_buffers(*values, platform, run);
   const Routing routing(platform);
@@ -362,10 +387,11 @@ int run_schedule(int argc, char** argv) {
     std::cout << fmt::format(
         "\nbest group-average (multicast + in-line aggregation) schedule: {} ({}), time to "
         "eps {}; rank 1 '{}' is faster\n",
-        best->schedule.name, best->family, fmt_time(best->time_to_eps_s), cs.front().schedule.name);
+        best->schedule.name, best->family, fmt_time(best->comm_time_to_eps_s),
+        cs.front().schedule.name);
   }
   const std::string& out = values->text("out");
-  if (!out.empty() && !cs.empty()) write_winner(cs, platform, out);
+  if (!out.empty() && !cs.empty()) write_winner(cs, platform, out, table_to_stderr);
   if (values->flag("verify")) return verify(*values, platform, routing, cs, run);
   return 0;
 }

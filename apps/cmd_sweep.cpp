@@ -175,7 +175,7 @@ int cmd_export(int argc, char** argv) {
   return 0;
 }
 
-int cmd_run_sweep(int argc, char** argv) {
+po::options_description sweep_options() {
   po::options_description desc("aggnet sweep options");
   // clang-format off
   desc.add_options()
@@ -197,6 +197,206 @@ int cmd_run_sweep(int argc, char** argv) {
     ("no-plot", "do not call scripts/plot_sweep.py")
     ("no-progress", "no progress bar");
   // clang-format on
+  return desc;
+}
+
+// One `aggnet sweep SPEC` invocation, validated before anything is written.
+struct Invocation {
+  po::variables_map vm;
+  SweepSpec spec;
+  std::vector<Point> all, points;  // every point; this shard's
+  std::size_t shard = 0, shards = 1;
+  std::string timeout;
+  std::uint64_t timeout_ms = 0;
+  std::string metric, aggnet;
+  unsigned workers = 1;
+  bool has(const char* option) const { return vm.count(option) > 0; }
+};
+
+Invocation prepare_sweep(po::variables_map vm) {
+  Invocation in;
+  in.vm = std::move(vm);
+  in.spec = load_spec(in.vm["spec"].as<std::string>());
+  in.all = expand_points(in.spec);
+  if (in.has("shard"))
+    std::tie(in.shard, in.shards) = parse_shard(in.vm["shard"].as<std::string>());
+  in.points = select_shard(in.all, in.shard, in.shards);
+  in.timeout =
+      in.has("timeout") ? in.vm["timeout"].as<std::string>() : in.spec.timeout.value_or("10m");
+  try {
+    in.timeout_ms = parse_timeout_ms(in.timeout);
+  } catch (const UnitError&) {
+    throw ConfigError(kCommandLine, 0, "--timeout",
+                      "expected a time of at least 1ms like '10m' or '30s'", in.timeout);
+  }
+  in.metric = in.has("metric") ? in.vm["metric"].as<std::string>() : in.spec.metric;
+  if (in.has("metric")) check_metric(in.metric, kCommandLine, 0, "--metric");
+  check_platforms(in.spec, in.points);
+  in.aggnet = in.has("aggnet") ? in.vm["aggnet"].as<std::string>() : self_exe();
+  if (access(in.aggnet.c_str(), X_OK) != 0) {
+    throw ConfigError(kCommandLine, 0, "--aggnet", "expected an executable file", in.aggnet);
+  }
+  in.aggnet = fs::absolute(in.aggnet).string();
+  in.workers = in.has("workers") ? count_option(in.vm, "workers")
+                                 : std::max(1u, std::thread::hardware_concurrency());
+  return in;
+}
+
+int dry_run(const Invocation& in) {
+  std::printf("sweep %s (spec hash %s): %zu points%s\n", in.spec.name.c_str(), in.spec.hash.c_str(),
+              in.points.size(),
+              in.shards > 1
+                  ? fmt::format(" in shard {}/{} of {}", in.shard, in.shards, in.all.size()).c_str()
+                  : "");
+  for (const Point& p : in.points) {
+    std::string cmd = in.aggnet + " run";
+    for (const auto& a : p.run_args("DIR/runs/" + p.id + ".json", in.spec.dir)) {
+      cmd += " " + shell_quote(a);
+    }
+    std::printf("%4zu %s  %s\n     %s\n", p.index, p.id.c_str(), p.describe(in.spec).c_str(),
+                cmd.c_str());
+  }
+  return 0;
+}
+
+// After a Slurm array: the shards merged into DIR/results.db, exported and plotted.
+int merge_slurm_results(const Invocation& in, const std::string& out_dir, const std::string& id,
+                        std::size_t shards) {
+  const std::string db_path = (fs::path(out_dir) / "results.db").string();
+  const auto dbs = shard_databases(out_dir, shards);
+  if (fs::exists(db_path)) fs::remove(db_path);
+  merge_databases(db_path, dbs);
+  ResultStore merged(db_path);
+  const Table t = merged.read_all();
+  std::size_t ok = 0;
+  std::vector<std::string> bad;
+  const int sc = t.column("status"), ic = t.column("point_id"), ec = t.column("error");
+  for (const auto& row : t.rows) {
+    if (row[sc].text == "ok") {
+      ++ok;
+    } else {
+      bad.push_back(row[ic].text + ": " + row[ec].text);
+    }
+  }
+  std::fprintf(stderr, "aggnet sweep: merged %zu shard databases: %zu rows, %zu ok of %zu points\n",
+               dbs.size(), t.rows.size(), ok, in.all.size());
+  finish_outputs(db_path, out_dir, in.metric, !in.has("no-plot"));
+  if (ok == in.all.size()) return 0;
+  for (const auto& b : bad) std::fprintf(stderr, "  failed: %s\n", b.c_str());
+  if (t.rows.size() < in.all.size()) {
+    std::fprintf(stderr, "aggnet sweep: %zu points have no result; see %s/slurm-%s_*.out\n",
+                 in.all.size() - t.rows.size(), out_dir.c_str(), id.c_str());
+  }
+  return 1;
+}
+
+int run_slurm(const Invocation& in, const std::string& out_dir) {
+  if (in.has("shard")) {
+    throw ConfigError(kCommandLine, 0, "--shard", "cannot be combined with --slurm");
+  }
+  SlurmJob job;
+  job.aggnet = in.aggnet;
+  job.spec = fs::absolute(in.spec.file).string();
+  job.out_dir = out_dir;
+  job.workdir = fs::current_path().string();
+  job.shards = count_option(in.vm, "shards");
+  job.workers_per_task = in.has("workers") ? in.workers : 1;
+  job.timeout = in.timeout;
+  if (in.has("sbatch-arg")) job.sbatch_args = in.vm["sbatch-arg"].as<std::vector<std::string>>();
+  const std::string script = write_sbatch_script(job);
+  const std::string id = submit_sbatch(script);
+  std::fprintf(stderr, "aggnet sweep: submitted job array %s (%zu tasks, %zu points): %s\n",
+               id.c_str(), job.shards, in.all.size(), script.c_str());
+  if (!in.has("wait")) {
+    std::fprintf(
+        stderr, "aggnet sweep: when it has finished: aggnet sweep merge %s %s/shard-*/results.db\n",
+        (fs::path(out_dir) / "results.db").string().c_str(), out_dir.c_str());
+    std::printf("%s\n", id.c_str());
+    return 0;
+  }
+  wait_for_job(id);
+  return merge_slurm_results(in, out_dir, id, job.shards);
+}
+
+// DIR/results.db for a local run: new (refused when it holds results without --resume)
+// or resumed (a warning when the spec changed since).
+void check_out_dir(const std::string& db_path, bool resume) {
+  if (resume || !fs::exists(db_path)) return;
+  ResultStore existing(db_path);
+  if (existing.row_count() > 0) {
+    throw ConfigError(kCommandLine, 0, "--out",
+                      "already holds results (" + db_path +
+                          "); pass --resume to continue that sweep or choose a new directory");
+  }
+}
+
+void init_store(const Invocation& in, ResultStore& store, const std::string& db_path, bool resume) {
+  if (resume && !store.meta("spec_hash").empty() && store.meta("spec_hash") != in.spec.hash) {
+    std::fprintf(stderr,
+                 "aggnet sweep: warning: the spec changed since %s was written (hash %s, now %s); "
+                 "points are matched by their options\n",
+                 db_path.c_str(), store.meta("spec_hash").c_str(), in.spec.hash.c_str());
+  }
+  store.init(in.spec);
+}
+
+int report_local(const Invocation& in, const RunSummary& sum, ResultStore& store,
+                 const std::string& out_dir) {
+  std::fprintf(stderr, "aggnet sweep: %zu ok, %zu failed, %zu skipped (already finished) in %s\n",
+               sum.ok, sum.failed, sum.skipped, format_duration(sum.elapsed_s).c_str());
+  if (sum.interrupted) {
+    store.export_csv((fs::path(out_dir) / "results.csv").string());
+    std::fprintf(stderr,
+                 "aggnet sweep: interrupted; finished points are saved, rerun with --resume to "
+                 "run the rest\n");
+    return 130;
+  }
+  if (in.shards > 1) {
+    store.export_csv((fs::path(out_dir) / "results.csv").string());
+  } else {
+    finish_outputs((fs::path(out_dir) / "results.db").string(), out_dir, in.metric,
+                   !in.has("no-plot"));
+  }
+  if (!sum.failures.empty()) {
+    std::fprintf(stderr, "aggnet sweep: %zu points failed:\n", sum.failures.size());
+    for (const auto& [what, err] : sum.failures) {
+      std::fprintf(stderr, "  %s: %s\n", what.c_str(), err.c_str());
+    }
+    return 1;
+  }
+  return 0;
+}
+
+int run_local(const Invocation& in, const std::string& out_dir) {
+  const bool resume = in.has("resume");
+  const std::string db_path = (fs::path(out_dir) / "results.db").string();
+  check_out_dir(db_path, resume);
+  fs::create_directories(out_dir);
+  ResultStore store(db_path);
+  init_store(in, store, db_path, resume);
+  std::set<std::string> skip;
+  if (resume) skip = store.finished_ids();
+  RunnerOptions ro;
+  ro.aggnet = in.aggnet;
+  ro.workers = in.workers;
+  ro.timeout_ms = in.timeout_ms;
+  ro.out_dir = out_dir;
+  ro.progress = !in.has("no-progress");
+  std::size_t already = 0;
+  for (const auto& p : in.points) already += skip.count(p.id);
+  std::fprintf(stderr,
+               "aggnet sweep: %s: %zu points%s, %zu to run (%zu already finished), %u workers\n",
+               in.spec.name.c_str(), in.points.size(),
+               in.shards > 1
+                   ? fmt::format(" (shard {}/{} of {})", in.shard, in.shards, in.all.size()).c_str()
+                   : "",
+               in.points.size() - already, already, in.workers);
+  const RunSummary sum = run_points(in.spec, in.points, skip, store, ro);
+  return report_local(in, sum, store, out_dir);
+}
+
+int cmd_run_sweep(int argc, char** argv) {
+  const po::options_description desc = sweep_options();
   po::positional_options_description pos;
   pos.add("spec", 1);
   po::variables_map vm;
@@ -216,169 +416,15 @@ int cmd_run_sweep(int argc, char** argv) {
     std::fprintf(stderr, "aggnet sweep: missing SPEC.yaml\n%s", kUsage);
     return 2;
   }
-
-  // Everything is validated before anything is written.
-  SweepSpec spec = load_spec(vm["spec"].as<std::string>());
-  std::vector<Point> all = expand_points(spec);
-  std::size_t shard = 0, shards = 1;
-  if (vm.count("shard")) std::tie(shard, shards) = parse_shard(vm["shard"].as<std::string>());
-  std::vector<Point> points = select_shard(all, shard, shards);
-  std::string timeout =
-      vm.count("timeout") ? vm["timeout"].as<std::string>() : spec.timeout.value_or("10m");
-  std::uint64_t timeout_ms = 0;
-  try {
-    timeout_ms = parse_timeout_ms(timeout);
-  } catch (const UnitError&) {
-    throw ConfigError(kCommandLine, 0, "--timeout",
-                      "expected a time of at least 1ms like '10m' or '30s'", timeout);
-  }
-  const std::string metric = vm.count("metric") ? vm["metric"].as<std::string>() : spec.metric;
-  if (vm.count("metric")) check_metric(metric, kCommandLine, 0, "--metric");
-  check_platforms(spec, points);
-  std::string aggnet = vm.count("aggnet") ? vm["aggnet"].as<std::string>() : self_exe();
-  if (access(aggnet.c_str(), X_OK) != 0) {
-    throw ConfigError(kCommandLine, 0, "--aggnet", "expected an executable file", aggnet);
-  }
-  aggnet = fs::absolute(aggnet).string();
-  const unsigned workers = vm.count("workers") ? count_option(vm, "workers")
-                                               : std::max(1u, std::thread::hardware_concurrency());
-
-  if (vm.count("dry-run")) {
-    std::printf(
-        "sweep %s (spec hash %s): %zu points%s\n", spec.name.c_str(), spec.hash.c_str(),
-        points.size(),
-        shards > 1 ? fmt::format(" in shard {}/{} of {}", shard, shards, all.size()).c_str() : "");
-    for (const Point& p : points) {
-      std::string cmd = aggnet + " run";
-      for (const auto& a : p.run_args("DIR/runs/" + p.id + ".json", spec.dir)) {
-        cmd += " " + shell_quote(a);
-      }
-      std::printf("%4zu %s  %s\n     %s\n", p.index, p.id.c_str(), p.describe(spec).c_str(),
-                  cmd.c_str());
-    }
-    return 0;
-  }
-  if (!vm.count("out")) {
+  const Invocation in = prepare_sweep(std::move(vm));
+  if (in.has("dry-run")) return dry_run(in);
+  if (!in.has("out")) {
     std::fprintf(stderr, "aggnet sweep: missing --out DIR\n%s", kUsage);
     return 2;
   }
-  const std::string out_dir = fs::absolute(vm["out"].as<std::string>()).lexically_normal().string();
-  const std::string db_path = (fs::path(out_dir) / "results.db").string();
-  const bool plots = !vm.count("no-plot");
-
-  if (vm.count("slurm")) {
-    if (vm.count("shard")) {
-      throw ConfigError(kCommandLine, 0, "--shard", "cannot be combined with --slurm");
-    }
-    SlurmJob job;
-    job.aggnet = aggnet;
-    job.spec = fs::absolute(spec.file).string();
-    job.out_dir = out_dir;
-    job.workdir = fs::current_path().string();
-    job.shards = count_option(vm, "shards");
-    job.workers_per_task = vm.count("workers") ? workers : 1;
-    job.timeout = timeout;
-    if (vm.count("sbatch-arg")) job.sbatch_args = vm["sbatch-arg"].as<std::vector<std::string>>();
-    const std::string script = write_sbatch_script(job);
-    const std::string id = submit_sbatch(script);
-    std::fprintf(stderr, "aggnet sweep: submitted job array %s (%zu tasks, %zu points): %s\n",
-                 id.c_str(), job.shards, all.size(), script.c_str());
-    if (!vm.count("wait")) {
-      std::fprintf(
-          stderr,
-          "aggnet sweep: when it has finished: aggnet sweep merge %s %s/shard-*/results.db\n",
-          db_path.c_str(), out_dir.c_str());
-      std::printf("%s\n", id.c_str());
-      return 0;
-    }
-    wait_for_job(id);
-    const auto dbs = shard_databases(out_dir, job.shards);
-    if (fs::exists(db_path)) fs::remove(db_path);
-    merge_databases(db_path, dbs);
-    ResultStore merged(db_path);
-    const Table t = merged.read_all();
-    std::size_t ok = 0;
-    std::vector<std::string> bad;
-    const int sc = t.column("status"), ic = t.column("point_id"), ec = t.column("error");
-    for (const auto& row : t.rows) {
-      if (row[sc].text == "ok") {
-        ++ok;
-      } else {
-        bad.push_back(row[ic].text + ": " + row[ec].text);
-      }
-    }
-    std::fprintf(stderr,
-                 "aggnet sweep: merged %zu shard databases: %zu rows, %zu ok of %zu points\n",
-                 dbs.size(), t.rows.size(), ok, all.size());
-    finish_outputs(db_path, out_dir, metric, plots);
-    if (ok == all.size()) return 0;
-    for (const auto& b : bad) std::fprintf(stderr, "  failed: %s\n", b.c_str());
-    if (t.rows.size() < all.size()) {
-      std::fprintf(stderr, "aggnet sweep: %zu points have no result; see %s/slurm-%s_*.out\n",
-                   all.size() - t.rows.size(), out_dir.c_str(), id.c_str());
-    }
-    return 1;
-  }
-
-  // Local run.
-  const bool resume = vm.count("resume") > 0;
-  if (!resume && fs::exists(db_path)) {
-    ResultStore existing(db_path);
-    if (existing.row_count() > 0) {
-      throw ConfigError(kCommandLine, 0, "--out",
-                        "already holds results (" + db_path +
-                            "); pass --resume to continue that sweep or choose a new directory");
-    }
-  }
-  fs::create_directories(out_dir);
-  ResultStore store(db_path);
-  if (resume && !store.meta("spec_hash").empty() && store.meta("spec_hash") != spec.hash) {
-    std::fprintf(stderr,
-                 "aggnet sweep: warning: the spec changed since %s was written (hash %s, now %s); "
-                 "points are matched by their options\n",
-                 db_path.c_str(), store.meta("spec_hash").c_str(), spec.hash.c_str());
-  }
-  store.init(spec);
-  std::set<std::string> skip;
-  if (resume) skip = store.finished_ids();
-
-  RunnerOptions ro;
-  ro.aggnet = aggnet;
-  ro.workers = workers;
-  ro.timeout_ms = timeout_ms;
-  ro.out_dir = out_dir;
-  ro.progress = !vm.count("no-progress");
-  std::size_t already = 0;
-  for (const auto& p : points) already += skip.count(p.id);
-  std::fprintf(
-      stderr, "aggnet sweep: %s: %zu points%s, %zu to run (%zu already finished), %u workers\n",
-      spec.name.c_str(), points.size(),
-      shards > 1 ? fmt::format(" (shard {}/{} of {})", shard, shards, all.size()).c_str() : "",
-      points.size() - already, already, workers);
-  RunSummary sum = run_points(spec, points, skip, store, ro);
-
-  std::fprintf(stderr, "aggnet sweep: %zu ok, %zu failed, %zu skipped (already finished) in %s\n",
-               sum.ok, sum.failed, sum.skipped, format_duration(sum.elapsed_s).c_str());
-  if (sum.interrupted) {
-    store.export_csv((fs::path(out_dir) / "results.csv").string());
-    std::fprintf(stderr,
-                 "aggnet sweep: interrupted; finished points are saved, rerun with --resume to "
-                 "run the rest\n");
-    return 130;
-  }
-  if (shards > 1) {
-    store.export_csv((fs::path(out_dir) / "results.csv").string());
-  } else {
-    finish_outputs(db_path, out_dir, metric, plots);
-  }
-  if (!sum.failures.empty()) {
-    std::fprintf(stderr, "aggnet sweep: %zu points failed:\n", sum.failures.size());
-    for (const auto& [what, err] : sum.failures) {
-      std::fprintf(stderr, "  %s: %s\n", what.c_str(), err.c_str());
-    }
-    return 1;
-  }
-  return 0;
+  const std::string out_dir =
+      fs::absolute(in.vm["out"].as<std::string>()).lexically_normal().string();
+  return in.has("slurm") ? run_slurm(in, out_dir) : run_local(in, out_dir);
 }
 
 }  // namespace

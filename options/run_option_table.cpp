@@ -95,7 +95,8 @@ std::vector<OptionSpec> make_table() {
           .sets([](O& o, S v) { o.steps = whole(v); }),
       Row("eps", Kind::kNumber, kRunInput | kSchedule,
           "target consensus error ||W_r...W_1 - J||_2: a run reports rounds_to_eps and the "
-          "simulated time_to_eps_s; schedules are ranked by the time to it")
+          "simulated time_to_eps_s (compute included) and comm_time_to_eps_s (without); "
+          "schedules are ranked by the latter")
           .def("0.001")
           .within(0, 1, "()")
           .sets([](O& o, S v) { o.eps = parse_number(v); }),

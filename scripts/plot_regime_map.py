@@ -7,13 +7,15 @@ panel per (link rate, alignment), from an `aggnet sweep` results database.
 Needs the axes `schedule`, `buffer` and `gradient`; `link_rate` (a set:...bandwidth axis)
 and `alignment` are optional panel axes. A cell is coloured by the schedule with the
 lowest metric (default comm_time_to_eps_s) and labelled with its lead over the runner-up
-(runner-up / winner); a thick black bar marks a crossover (the winner changes between two
-buffer sizes). Cells where a point failed are hatched. The run's parameters (platform,
+(runner-up / winner); a black bar marks a crossover (the winner changes between two
+buffer sizes), dashed and thin for a near tie (margin under 5 %), thicker the larger the
+margin (the smaller lead of the two winners next to it). Cells where a point failed are hatched. The run's parameters (platform,
 chunk, eps, flow control) are printed under the title. Writes regime_map.{png,svg} and
 regime_map.txt (the numbers behind every cell). Exit status 3 when matplotlib is missing,
 2 on a database without the needed axes.
 """
 import argparse
+import math
 import os
 import sqlite3
 import sys
@@ -108,6 +110,20 @@ def two_line_bytes(b):
     return f"{value}\n{unit}"
 
 
+# Crossover bars by margin (the smaller of the two winners' leads next to the bar): a
+# near tie is a thin dashed line, a clear change a thick bar.
+MARGINS = ((1.05, {"linewidth": 1.2, "linestyle": (0, (2, 1.5))}, "near tie (margin < 5 %)"),
+           (1.5, {"linewidth": 2.5, "linestyle": "-"}, "margin 5-50 %"),
+           (math.inf, {"linewidth": 4.5, "linestyle": "-"}, "margin over 50 %"))
+
+
+def crossover_style(margin):
+    for limit, style, _ in MARGINS:
+        if margin is None or margin < limit:
+            return style
+    return MARGINS[-1][1]
+
+
 def draw(ax, grid, colors, cell_bounds):
     """Cells coloured by the winner, its lead and efficiency written in; crossovers as thick
     bars."""
@@ -131,8 +147,11 @@ def draw(ax, grid, colors, cell_bounds):
         for x in range(1, len(bufs)):
             a, b = best.get((bufs[x - 1], g)), best.get((bufs[x], g))
             if a and b and a != b:
-                ax.plot([x - 0.5, x - 0.5], [y - 0.5, y + 0.5], color="black", linewidth=3.5,
-                        solid_capstyle="butt", zorder=5)
+                # The crossover's margin: the smaller lead of the two winners next to it.
+                leads = [winner(grid[(bufs[i], g)])[1] for i in (x - 1, x)]
+                margin = min((v for v in leads if v is not None), default=None)
+                ax.plot([x - 0.5, x - 0.5], [y - 0.5, y + 0.5], color="black",
+                        solid_capstyle="butt", zorder=5, **crossover_style(margin))
                 crossovers.append((g, bufs[x - 1], bufs[x], a, b))
     ax.set_xlim(-0.5, len(bufs) - 0.5)
     ax.set_ylim(-0.5, len(grads) - 0.5)
@@ -196,8 +215,8 @@ def main():
     handles = [Patch(facecolor=colors[s],
                      label=schedule_words(s) + ("" if s in winners else "  (never fastest)"))
                for s in schedules]
-    handles.append(Line2D([], [], color="black", linewidth=3.5,
-                          label="crossover: the fastest schedule changes"))
+    handles += [Line2D([], [], color="black", label=f"crossover, {words}", **style)
+                for _, style, words in MARGINS]
     if failed:
         handles.append(Patch(facecolor="white", edgecolor="grey", hatch="//",
                              label="a schedule failed in this cell"))

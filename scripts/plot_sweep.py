@@ -85,7 +85,7 @@ def num(row, axis):
 # One colour per schedule in every figure, so figures can be compared.
 SCHEDULE_COLORS = {"all-to-all": "tab:blue", "ring": "tab:orange", "sequential-3": "tab:green",
                    "triad_pair_16mib": "tab:red", "triad_pair_aligned_16mib": "tab:purple",
-                   "triads": "tab:brown", "hierarchical": "tab:pink", "pairs": "tab:olive",
+                   "triads": "goldenrod", "hierarchical": "tab:pink", "pairs": "tab:olive",
                    "triad_pair_aligned": "tab:cyan", "triad_pair": "tab:gray"}
 
 SCHEDULE_WORDS = {
@@ -114,8 +114,8 @@ def schedule_words(schedule):
 METRIC_WORDS = {
     "step_time_s_mean": "mean step time (s)",
     "step_time_s_max": "slowest step time (s)",
-    "time_to_eps_s": "time to \u03b5-consensus (s)",
-    "comm_time_to_eps_s": "communication time to \u03b5-consensus (s)",
+    "time_to_eps_s": "time to \u03b5-consensus with compute (s)",
+    "comm_time_to_eps_s": "time to \u03b5-consensus without compute (s)",
     "round_time_s_mean": "mean round time (s)",
     "round_time_s_max": "slowest round time (s)",
     "total_time_s": "total simulated time (s)",
@@ -129,8 +129,8 @@ METRIC_WORDS = {
 
 
 def metric_words(key):
-    """A summary key in words with its unit: comm_time_to_eps_s -> communication time to
-    eps-consensus (s)."""
+    """A summary key in words with its unit: comm_time_to_eps_s -> time to eps-consensus
+    without compute (s)."""
     if key in METRIC_WORDS:
         return METRIC_WORDS[key]
     units = {"s": "s", "ms": "ms", "ns": "ns", "bytes": "bytes", "gbps": "Gb/s"}
@@ -200,7 +200,7 @@ def run_parameters(rows, db, skip=()):
         parts.append(f"\u03b5 = {opts['eps']:g}" if isinstance(opts["eps"], (int, float))
                      else f"\u03b5 = {opts['eps']}")
     if "steps" not in skip and opts.get("steps") is not None:
-        parts.append("steps until \u03b5" if str(opts["steps"]) == "0" else f"{opts['steps']} steps")
+        parts.append("steps until \u03b5" if str(opts["steps"]) == "0" else f"{opts['steps']} step{'' if str(opts['steps']) == '1' else 's'}")
     for path, v in sorted(sets.items()):
         if path not in varying:
             parts.append(f"{path} = {v}")
@@ -220,13 +220,15 @@ def log_axis(ax, axis, values):
     target.set_minor_formatter(FuncFormatter(lambda v, _: ""))
 
 
-def buffer_ticks(ax, values):
-    """Log-2 buffer axis, one horizontal two-line label per swept size (at most ~10)."""
+def buffer_ticks(ax, values, none_at=None):
+    """Log-2 buffer axis, one horizontal two-line label per swept size (at most ~10); the
+    tick at `none_at` stands for no buffer."""
     ax.set_xscale("log", base=2)
     ticks = sorted(set(values))
     step = max(1, (len(ticks) + 9) // 10)
     ax.set_xticks(ticks[::step])
-    ax.set_xticklabels([two_line_bytes(t) for t in ticks[::step]])
+    ax.set_xticklabels(["no\nbuffer" if t == none_at else two_line_bytes(t)
+                        for t in ticks[::step]])
     ax.minorticks_off()
 
 
@@ -243,6 +245,8 @@ PER_STEP = {"step_time_s_mean", "step_time_s_max", "round_time_s_mean", "round_t
             "slowdown_vs_colocated", "exposed_comm_time_s_mean", "gpu_idle_fraction",
             "colocated_step_time_s_mean"}
 TIME_TO_EPS = ("time_to_eps_s", "comm_time_to_eps_s")
+# The decision metric (docs/run-json.md, "Time metrics"), as sweeps/analysis.cpp ranks.
+DECISION = "comm_time_to_eps_s"
 
 
 def never_reaches_eps(row):
@@ -262,17 +266,17 @@ def has_key(rows, key):
 
 
 def ranking_metric(rows, metric):
-    """As sweeps/analysis.cpp ranking_metric: time_to_eps_s in place of a per-step metric
-    when every point has it (or never reaches eps), else the spec's metric."""
-    return "time_to_eps_s" if metric in PER_STEP and has_key(rows, "time_to_eps_s") else metric
+    """As sweeps/analysis.cpp ranking_metric: the decision metric in place of a per-step
+    metric when every point has it (or never reaches eps), else the spec's metric."""
+    return DECISION if metric in PER_STEP and has_key(rows, DECISION) else metric
 
 
 def pareto_metric(rows, metric):
-    """Time to eps-consensus: the spec's metric if it is one, else time_to_eps_s when every
-    point has it, else (with a warning in the title) the spec's metric."""
+    """Time to eps-consensus: the spec's metric if it is one, else the decision metric when
+    every point has it, else (with a warning in the title) the spec's metric."""
     if metric in TIME_TO_EPS:
         return metric
-    return "time_to_eps_s" if has_key(rows, "time_to_eps_s") else metric
+    return DECISION if has_key(rows, DECISION) else metric
 
 
 def buffer_axis(axes):
@@ -286,6 +290,8 @@ def panel_label(key_axes, row, rate):
     for a in key_axes:
         if rate is not None and a["name"] == rate["name"]:
             parts.append(f"{fmt_rate(num(row, a))} WAN links")
+        elif a["kind"] == "bytes":  # "64 MiB" as every other label, not the spec's "64MiB"
+            parts.append(f"{a['name'].replace('_', ' ')} {fmt_bytes(num(row, a))}")
         else:
             parts.append(f"{a['name'].replace('_', ' ')} {short_name(row[a['name']])}")
     return ", ".join(parts)
@@ -328,6 +334,18 @@ def plot_pareto(rows, axes, cat, rate, metric, params, out, written, numbers):
         panels[k]["pts"].append((b, y, r[cat["name"]] if cat else "point"))
     if not panels:
         return
+    # A schedule that holds no FPGA buffer (the host ring) needs none: one point per panel at
+    # buffer 0 (drawn at the left edge, its time as a dashed line across), not one per size.
+    unbuffered = {lab for lab in {r[cat["name"]] for r in rows} if cat} if cat else set()
+    for r in rows:
+        if cat and (r.get("buffer_high_water_bytes_max") or 0) > 0:
+            unbuffered.discard(r[cat["name"]])
+    for panel in panels.values():
+        kept = {}
+        for b, y, lab in panel["pts"]:
+            if lab in unbuffered:
+                kept[lab] = min(kept.get(lab, (0, math.inf, lab)), (0, y, lab), key=lambda p: p[1])
+        panel["pts"] = [p for p in panel["pts"] if p[2] not in unbuffered] + list(kept.values())
     labels = sorted({p[2] for panel in panels.values() for p in panel["pts"]})
     color = {lab: SCHEDULE_COLORS.get(short_name(lab), plt.get_cmap("tab10")(i % 10))
              for i, lab in enumerate(labels)}
@@ -340,20 +358,25 @@ def plot_pareto(rows, axes, cat, rate, metric, params, out, written, numbers):
     for ax, (k, panel) in zip(axs.flat, sorted(panels.items())):
         pts = panel["pts"]
         finite = [p for p in pts if math.isfinite(p[1])]
+        sized = [p[0] for p in pts if p[0] > 0]
+        left = min(sized) / 2 if sized else 1 << 20  # where buffer 0 is drawn
+        at = lambda b: b if b > 0 else left  # noqa: E731
         for lab in labels:
             sel = [p for p in finite if p[2] == lab]
             if sel:
-                ax.scatter([p[0] for p in sel], [p[1] for p in sel], s=24, color=color[lab],
-                           zorder=3)
+                ax.scatter([at(p[0]) for p in sel], [p[1] for p in sel], s=24, color=color[lab],
+                           zorder=3, marker="s" if lab in unbuffered else "o")
+            if lab in unbuffered and sel:
+                ax.axhline(sel[0][1], color=color[lab], linestyle="--", linewidth=0.8, zorder=1)
         front = pareto_front(finite)
         if front:
-            xs = [p[0] for p in front] + [max(p[0] for p in finite)]
+            xs = [at(p[0]) for p in front] + [max(at(p[0]) for p in finite)]
             ys = [p[1] for p in front] + [front[-1][1]]
             ax.step(xs, ys, where="post", color="black", linewidth=1.2, zorder=2)
-            ax.scatter([p[0] for p in front], [p[1] for p in front], s=70, facecolors="none",
+            ax.scatter([at(p[0]) for p in front], [p[1] for p in front], s=70, facecolors="none",
                        edgecolors="black", linewidths=1.0, zorder=4)
         never = sorted({p[2] for p in pts if not math.isfinite(p[1])})
-        buffer_ticks(ax, [p[0] for p in pts])
+        buffer_ticks(ax, [at(p[0]) for p in pts], left)
         log_axis(ax, "y", [p[1] for p in finite])
         ax.grid(True, which="major", alpha=0.3)
         ax.set_xlabel("FPGA buffer per site")
@@ -368,14 +391,15 @@ def plot_pareto(rows, axes, cat, rate, metric, params, out, written, numbers):
         ax.set_visible(False)
     # Never reaching eps is a property of the mixing, so of the schedule, not the panel.
     finite_labels = {p[2] for panel in panels.values() for p in panel["pts"] if math.isfinite(p[1])}
-    handles = [Line2D([], [], marker="o" if lab in finite_labels else "x", linestyle="",
-                      color=color[lab],
+    handles = [Line2D([], [], marker=("s" if lab in unbuffered else "o") if lab in finite_labels
+                      else "x", linestyle="", color=color[lab],
                       label=category_label(cat, lab) + ("" if lab in finite_labels else
-                                                        " (never reaches \u03b5)"))
+                                                        " (never reaches \u03b5)") +
+                      (", at 'no buffer' (dashed)" if lab in unbuffered else ""))
                for lab in labels]
     handles.append(Line2D([], [], color="black", marker="o", markerfacecolor="none",
                           label="Pareto front (this panel)"))
-    what = (f"{ylabel}, NOT time to consensus (some points lack time_to_eps_s: run with "
+    what = (f"{ylabel}, NOT time to consensus (some points lack {DECISION}: run with "
             "steps: 0)" if fallback else ylabel.split(" (")[0])
     top = header(fig, f"FPGA buffer vs {what}: the lower left is better", params, height)
     fig.tight_layout(rect=(0, 0, 1, top))
@@ -413,8 +437,10 @@ def pick_axes(axes):
 
 
 def group_key(row, axes, skip):
-    return " ".join(f"{a['name']}={short_name(row[a['name']])}" for a in axes
-                    if a["name"] not in skip)
+    """The other axes' values of a row, sizes as every label writes them ("64 MiB")."""
+    return " ".join(f"{a['name']}=" + (fmt_bytes(num(row, a)) if a["kind"] == "bytes"
+                                       else short_name(row[a['name']]))
+                    for a in axes if a["name"] not in skip)
 
 
 def save(fig, out, name, written):
@@ -620,11 +646,15 @@ def plot_variants(rows, axes, cat, metric, params, out, written, numbers):
         ax.set_title(metric_words(key).split(" (")[0].capitalize(), fontsize=10)
         if key == slow:
             ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
-        if len(groups) > 1:
-            ax.legend(fontsize=8)
     top = header(fig, f"{cat['name'].replace('_', ' ').capitalize()}s side by side", params,
                  height)
-    fig.tight_layout(rect=(0, 0, 1, top))
+    bottom = 0
+    if len(groups) > 1:  # one legend under both panels, where it covers no bar
+        handles, names = axs[0].get_legend_handles_labels()
+        ncol = min(len(groups), 3)
+        bottom = (0.12 + 0.22 * math.ceil(len(groups) / ncol)) / height
+        fig.legend(handles, names, loc="lower center", ncol=ncol, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, bottom, 1, top))
     save(fig, out, "variants", written)
 
 

@@ -390,13 +390,15 @@ class Progress {
 
 }  // namespace
 
-SizingResult size_buffers(const SizingRequest& request) {
-  const auto& platform = request.platform;
-  const int n = static_cast<int>(platform.sites.size());
+namespace {
+
+// The analytic bounds into `result`, and the unconstrained size: four times the largest
+// full-rate bound, where the buffer rate is well above every other limit (in slots).
+std::uint64_t set_analytic(const SizingRequest& request, SizingResult& result) {
   const std::uint64_t chunk = request.options.chunk_bytes;
-  SizingResult result;
+  const int n = static_cast<int>(request.platform.sites.size());
   const auto analytic =
-      analytic_buffer_bounds(platform, request.schedule, request.options, request.target);
+      analytic_buffer_bounds(request.platform, request.schedule, request.options, request.target);
   result.sites.resize(n);
   std::uint64_t full_max = chunk;
   for (int i = 0; i < n; ++i) {
@@ -407,33 +409,39 @@ SizingResult size_buffers(const SizingRequest& request) {
       result.uniform_analytic_site = i;
     }
   }
-  // Four times the full-rate bound: the buffer rate is then well above every other limit.
   const std::uint64_t unc_slots = 4 * ceil_div(full_max, chunk) + 2;
   result.unconstrained_buffer_bytes = unc_slots * chunk;
+  return unc_slots;
+}
 
-  Simulations runner(request);
-  const Progress progress(request.progress);
-  const Outcome reference =
-      runner.run({std::vector<std::uint64_t>(n, result.unconstrained_buffer_bytes)})[0];
-  result.unconstrained_round_time_s_mean = reference.round_time_s_mean;
-
+// The uniform search first, then (heterogeneous) one per site, the others unconstrained.
+std::vector<Search> initial_searches(const SizingRequest& request, const SizingResult& result,
+                                     std::uint64_t unc_slots, const Outcome& reference) {
+  const std::uint64_t chunk = request.options.chunk_bytes;
   std::vector<Search> searches;
   Search uniform;
   uniform.hi = unc_slots;
   uniform.hi_outcome = reference;
   uniform.guess = ceil_div(result.uniform_analytic_bytes, chunk);
   searches.push_back(uniform);
-  if (request.heterogeneous) {
-    for (int i = 0; i < n; ++i) {
-      Search s = uniform;
-      s.site = i;
-      s.guess = ceil_div(analytic[i].analytic_bytes, chunk);
-      if (!analytic[i].in_a_group) s.hi = 1;  // never aggregates: one slot
-      searches.push_back(s);
-    }
+  if (!request.heterogeneous) return searches;
+  for (std::size_t i = 0; i < result.sites.size(); ++i) {
+    Search s = uniform;
+    s.site = static_cast<int>(i);
+    s.guess = ceil_div(result.sites[i].analytic.analytic_bytes, chunk);
+    if (!result.sites[i].analytic.in_a_group) s.hi = 1;  // never aggregates: one slot
+    searches.push_back(s);
   }
+  return searches;
+}
+
+// Runs every search to its end, batch by batch, `request.workers` simulations at a time.
+void run_searches(const SizingRequest& request, std::vector<Search>& searches, Simulations& runner,
+                  const Progress& progress, const Outcome& reference, std::uint64_t unc_bytes) {
+  const std::uint64_t chunk = request.options.chunk_bytes;
+  const int n = static_cast<int>(request.platform.sites.size());
   auto config = [&](const Search& s, std::uint64_t slots) {
-    std::vector<std::uint64_t> b(n, s.site < 0 ? slots * chunk : result.unconstrained_buffer_bytes);
+    std::vector<std::uint64_t> b(n, s.site < 0 ? slots * chunk : unc_bytes);
     if (s.site >= 0) b[s.site] = slots * chunk;
     return b;
   };
@@ -474,6 +482,97 @@ SizingResult size_buffers(const SizingRequest& request) {
     progress.report(fmt::format("batch {}", batch), runner.launched(), left,
                     fmt::format("uniform size in ({}, {}] slots", searches[0].lo, searches[0].hi));
   }
+}
+
+// The percentages of one batch of the scaling: the sizes as found and a few modest
+// scale-ups first, then a k-section of (lo, hi).
+std::vector<std::uint64_t> scale_candidates(bool first, std::uint64_t lo, std::uint64_t hi,
+                                            int workers) {
+  std::vector<std::uint64_t> percents;
+  const int points = std::max(1, workers);
+  if (first) {
+    for (std::uint64_t x : {100, 103, 106, 110, 115, 125, 150, 200})
+      if (x < hi && static_cast<int>(percents.size()) < points) percents.push_back(x);
+    return percents;
+  }
+  for (int j = 1; j <= points; ++j) {
+    const std::uint64_t x = lo + (hi - lo) * j / (points + 1);
+    if (x > lo && x < hi && (percents.empty() || x != percents.back())) percents.push_back(x);
+  }
+  if (percents.empty()) percents.push_back(lo + 1);
+  return percents;
+}
+
+// Each site's size alone (others unconstrained) can miss the target in combination
+// (rounds of different groups delay each other's next steps). Scale all of them by the
+// smallest whole percentage that meets the target together (k-section), each capped at
+// the uniform size: at the percentage where every site reaches its cap the sizes are the
+// uniform answer, which meets the target, so the total never exceeds the uniform one.
+void scale_heterogeneous(const SizingRequest& request, const std::vector<Search>& searches,
+                         Simulations& runner, const Progress& progress, const Outcome& reference,
+                         SizingResult& result) {
+  const std::uint64_t chunk = request.options.chunk_bytes;
+  const int n = static_cast<int>(request.platform.sites.size());
+  const Search& u = searches[0];
+  result.heterogeneous = true;
+  std::vector<std::uint64_t> alone(n);
+  for (int i = 0; i < n; ++i) {
+    alone[i] = searches[i + 1].hi;
+    result.sites[i].heterogeneous_alone_bytes = alone[i] * chunk;
+  }
+  auto scaled = [&](std::uint64_t percent) {
+    std::vector<std::uint64_t> b(n);
+    for (int i = 0; i < n; ++i) b[i] = std::min(u.hi, ceil_div(alone[i] * percent, 100)) * chunk;
+    return b;
+  };
+  std::uint64_t lo = 99, hi = 100;
+  for (int i = 0; i < n; ++i) hi = std::max(hi, ceil_div(u.hi * 100, alone[i]));
+  Outcome best = u.hi_outcome;  // at `hi` every site has the uniform size
+  double best_fraction = u.hi_fraction;
+  for (bool first = true; hi > lo + 1; first = false) {
+    const auto percents = scale_candidates(first, lo, hi, request.workers);
+    std::vector<std::vector<std::uint64_t>> configs;
+    for (auto x : percents) configs.push_back(scaled(x));
+    const auto outcomes = runner.run(configs);
+    for (std::size_t k = 0; k < outcomes.size(); ++k) {
+      const double f = speed_fraction(reference, outcomes[k]);
+      if (!meets(f, request.target)) {
+        lo = std::max(lo, percents[k]);
+      } else if (percents[k] < hi) {
+        hi = percents[k], best = outcomes[k], best_fraction = f;
+      }
+    }
+    if (lo >= hi) lo = hi - 1;
+    const int points = std::max(1, request.workers);
+    progress.report("per-site scaling", runner.launched(), batches_left(lo, hi, points) * points,
+                    fmt::format("scale in ({}, {}] %", lo, hi));
+  }
+  result.heterogeneous_scale_percent = static_cast<int>(hi);
+  const auto sizes = scaled(hi);
+  result.heterogeneous_speed_fraction = best_fraction;
+  result.heterogeneous_meets_target = meets(best_fraction, request.target);
+  for (int i = 0; i < n; ++i) {
+    result.sites[i].heterogeneous_bytes = sizes[i];
+    result.heterogeneous_total_bytes += sizes[i];
+    result.sites[i].heterogeneous_high_water_bytes =
+        static_cast<std::uint64_t>(best.high_water_bytes.at(i));
+  }
+}
+
+}  // namespace
+
+SizingResult size_buffers(const SizingRequest& request) {
+  const int n = static_cast<int>(request.platform.sites.size());
+  const std::uint64_t chunk = request.options.chunk_bytes;
+  SizingResult result;
+  const std::uint64_t unc_slots = set_analytic(request, result);
+  Simulations runner(request);
+  const Progress progress(request.progress);
+  const Outcome reference =
+      runner.run({std::vector<std::uint64_t>(n, result.unconstrained_buffer_bytes)})[0];
+  result.unconstrained_round_time_s_mean = reference.round_time_s_mean;
+  std::vector<Search> searches = initial_searches(request, result, unc_slots, reference);
+  run_searches(request, searches, runner, progress, reference, result.unconstrained_buffer_bytes);
   const Search& u = searches[0];
   result.uniform_bytes = u.hi * chunk;
   result.uniform_round_time_s_mean = u.hi_outcome.round_time_s_mean;
@@ -483,71 +582,8 @@ SizingResult size_buffers(const SizingRequest& request) {
     result.sites[i].uniform_high_water_bytes =
         static_cast<std::uint64_t>(u.hi_outcome.high_water_bytes.at(i));
   }
-  if (request.heterogeneous) {
-    // Each site's size alone (others unconstrained) can miss the target in combination
-    // (rounds of different groups delay each other's next steps). Scale all of them by
-    // the smallest whole percentage that meets the target together (k-section).
-    result.heterogeneous = true;
-    std::vector<std::uint64_t> alone(n);
-    for (int i = 0; i < n; ++i) {
-      alone[i] = searches[i + 1].hi;
-      result.sites[i].heterogeneous_alone_bytes = alone[i] * chunk;
-    }
-    auto scaled = [&](std::uint64_t percent) {
-      std::vector<std::uint64_t> b(n);
-      for (int i = 0; i < n; ++i)
-        b[i] = std::min(unc_slots, ceil_div(alone[i] * percent, 100)) * chunk;
-      return b;
-    };
-    std::uint64_t lo = 99, hi = 100;
-    for (int i = 0; i < n; ++i) hi = std::max(hi, ceil_div(unc_slots * 100, alone[i]));
-    Outcome best = reference;
-    double best_fraction = 1;
-    bool next = true;  // first batch
-    while (hi > lo + 1) {
-      std::vector<std::uint64_t> percents;
-      if (next) {
-        // First batch: the sizes as found and a few modest scale-ups.
-        for (std::uint64_t x : {100, 103, 106, 110, 115, 125, 150, 200}) {
-          if (x < hi && static_cast<int>(percents.size()) < std::max(1, request.workers))
-            percents.push_back(x);
-        }
-        next = false;
-      } else {
-        const int points = std::max(1, request.workers);
-        for (int j = 1; j <= points; ++j) {
-          const std::uint64_t x = lo + (hi - lo) * j / (points + 1);
-          if (x > lo && x < hi && (percents.empty() || x != percents.back())) percents.push_back(x);
-        }
-        if (percents.empty()) percents.push_back(lo + 1);
-      }
-      std::vector<std::vector<std::uint64_t>> configs;
-      for (auto x : percents) configs.push_back(scaled(x));
-      const auto outcomes = runner.run(configs);
-      for (std::size_t k = 0; k < outcomes.size(); ++k) {
-        const double f = speed_fraction(reference, outcomes[k]);
-        if (meets(f, request.target)) {
-          if (percents[k] < hi) hi = percents[k], best = outcomes[k], best_fraction = f;
-        } else {
-          lo = std::max(lo, percents[k]);
-        }
-      }
-      if (lo >= hi) lo = hi - 1;
-      const int points = std::max(1, request.workers);
-      progress.report("per-site scaling", runner.launched(), batches_left(lo, hi, points) * points,
-                      fmt::format("scale in ({}, {}] %", lo, hi));
-    }
-    result.heterogeneous_scale_percent = static_cast<int>(hi);
-    const auto sizes = scaled(hi);
-    result.heterogeneous_speed_fraction = best_fraction;
-    result.heterogeneous_meets_target = meets(best_fraction, request.target);
-    for (int i = 0; i < n; ++i) {
-      result.sites[i].heterogeneous_bytes = sizes[i];
-      result.heterogeneous_total_bytes += sizes[i];
-      result.sites[i].heterogeneous_high_water_bytes =
-          static_cast<std::uint64_t>(best.high_water_bytes.at(i));
-    }
-  }
+  if (request.heterogeneous)
+    scale_heterogeneous(request, searches, runner, progress, reference, result);
   result.simulations = runner.launched();
   return result;
 }
@@ -707,12 +743,13 @@ std::string sizing_table(const SizingRequest& request, const SizingResult& r) {
                   100 * r.uniform_speed_fraction, 100 * r.below_speed_fraction,
                   format_time_ps(r.uniform_round_time_s_mean * 1e12)));
   if (het) {
-    line(
-        fmt::format("  heterogeneous, simulated  total {} (each site's size alone x {}%); "
-                    "speed {:.2f}% ({})",
-                    format_bytes(r.heterogeneous_total_bytes), r.heterogeneous_scale_percent,
-                    100 * r.heterogeneous_speed_fraction,
-                    r.heterogeneous_meets_target ? "meets the target" : "MISSES the target"));
+    line(fmt::format(
+        "  heterogeneous, simulated  total {} (each site's size alone x {}%, at most the "
+        "uniform size); "
+        "speed {:.2f}% ({})",
+        format_bytes(r.heterogeneous_total_bytes), r.heterogeneous_scale_percent,
+        100 * r.heterogeneous_speed_fraction,
+        r.heterogeneous_meets_target ? "meets the target" : "MISSES the target"));
   }
   line(fmt::format("  simulations               {}", r.simulations));
   return out;

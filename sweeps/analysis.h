@@ -23,7 +23,8 @@ struct RankingMetric {
 
 /// Time to eps-consensus rather than a per-step cost: when `metric` is a per-step time
 /// (step or round time, exposed comm, GPU idle fraction, slowdown vs co-located),
-/// `time_to_eps_s` if every "ok" row has it (a row without it counts when its
+/// `comm_time_to_eps_s` (the decision metric without compute, traffic/time_model.h) if
+/// every "ok" row has it (a row without it counts when its
 /// rounds_to_eps is -1: never reaches eps), else `metric` with a note; any other metric
 /// (time_to_eps_s, comm_time_to_eps_s, buffer or link figures) as given. A per-step metric
 /// ranks a schedule that needs many rounds to mix (hierarchical: rho 0.82) ahead of one

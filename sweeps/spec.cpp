@@ -351,6 +351,58 @@ ValueKind option_kind(const std::string& option) {
   return table_kind(option);
 }
 
+// The raw values of a `logrange:` from `from` to `to` (points or factor).
+std::vector<double> log_range(const Ctx& ctx, const YAML::Node& node, const std::string& key,
+                              double from, double to) {
+  std::vector<double> raw;
+  const bool has_points = static_cast<bool>(node["points"]);
+  const bool has_factor = static_cast<bool>(node["factor"]);
+  if (has_points == has_factor) ctx.fail(node, key, "expected exactly one of points or factor");
+  if (has_points) {
+    const std::string s = ctx.scalar(node["points"], key + ".points");
+    int n = 0;
+    try {
+      n = std::stoi(s);
+    } catch (const std::exception&) {
+    }
+    if (n < 2 || n > 100000)
+      ctx.fail(node["points"], key + ".points", "expected an integer >= 2", s);
+    for (int i = 0; i < n; ++i) raw.push_back(from * std::pow(to / from, double(i) / (n - 1)));
+    return raw;
+  }
+  const std::string s = ctx.scalar(node["factor"], key + ".factor");
+  double f = 0;
+  try {
+    f = parse_number(s);
+  } catch (const std::exception&) {
+  }
+  if (!(f > 1)) ctx.fail(node["factor"], key + ".factor", "expected a number > 1", s);
+  for (double v = from; v <= to * (1 + 1e-12); v *= f) {
+    raw.push_back(v);
+    if (raw.size() > 100000) ctx.fail(node, key, "expected at most 100000 values");
+  }
+  return raw;
+}
+
+// Generated numbers as axis values: labels in the kind's units, duplicates dropped.
+std::vector<AxisValue> as_axis_values(const std::vector<double>& raw, ValueKind kind) {
+  std::vector<AxisValue> values;
+  std::set<std::string> labels;
+  for (double v : raw) {
+    AxisValue av;
+    if (kind == ValueKind::kNumber) {
+      av.label = format_number(v);
+      av.number = parse_number(av.label);
+    } else {
+      std::uint64_t i = to_integral(kind, v);
+      av.label = format_integral(kind, i);
+      av.number = from_integral(kind, i);
+    }
+    if (labels.insert(av.label).second) values.push_back(std::move(av));
+  }
+  return values;
+}
+
 /// Values of a `range:` or `logrange:` axis.
 std::vector<AxisValue> generate_values(const Ctx& ctx, const YAML::Node& node,
                                        const std::string& key, bool log, ValueKind& kind) {
@@ -376,59 +428,19 @@ std::vector<AxisValue> generate_values(const Ctx& ctx, const YAML::Node& node,
   const double from = parse(from_n, key + ".from", from_s);
   const double to = parse(to_n, key + ".to", to_s);
   if (to < from) ctx.fail(to_n, key + ".to", "expected a value >= from", to_s);
-  std::vector<double> raw;
   if (log) {
     if (from <= 0) ctx.fail(from_n, key + ".from", "expected a value > 0 for a log range", from_s);
-    const bool has_points = static_cast<bool>(node["points"]);
-    const bool has_factor = static_cast<bool>(node["factor"]);
-    if (has_points == has_factor) ctx.fail(node, key, "expected exactly one of points or factor");
-    if (has_points) {
-      const std::string s = ctx.scalar(node["points"], key + ".points");
-      int n = 0;
-      try {
-        n = std::stoi(s);
-      } catch (const std::exception&) {
-      }
-      if (n < 2 || n > 100000)
-        ctx.fail(node["points"], key + ".points", "expected an integer >= 2", s);
-      for (int i = 0; i < n; ++i) raw.push_back(from * std::pow(to / from, double(i) / (n - 1)));
-    } else {
-      const std::string s = ctx.scalar(node["factor"], key + ".factor");
-      double f = 0;
-      try {
-        f = parse_number(s);
-      } catch (const std::exception&) {
-      }
-      if (!(f > 1)) ctx.fail(node["factor"], key + ".factor", "expected a number > 1", s);
-      for (double v = from; v <= to * (1 + 1e-12); v *= f) {
-        raw.push_back(v);
-        if (raw.size() > 100000) ctx.fail(node, key, "expected at most 100000 values");
-      }
-    }
-  } else {
-    if (!node["step"]) ctx.fail(node, key + ".step", "missing");
-    const std::string s = ctx.scalar(node["step"], key + ".step");
-    const double step = parse(node["step"], key + ".step", s);
-    if (!(step > 0)) ctx.fail(node["step"], key + ".step", "expected a value > 0", s);
-    const double count = std::floor((to - from) / step * (1 + 1e-12)) + 1;
-    if (count > 100000) ctx.fail(node, key, "expected at most 100000 values");
-    for (int i = 0; i < static_cast<int>(count); ++i) raw.push_back(from + i * step);
+    return as_axis_values(log_range(ctx, node, key, from, to), kind);
   }
-  std::vector<AxisValue> values;
-  std::set<std::string> labels;
-  for (double v : raw) {
-    AxisValue av;
-    if (kind == ValueKind::kNumber) {
-      av.label = format_number(v);
-      av.number = parse_number(av.label);
-    } else {
-      std::uint64_t i = to_integral(kind, v);
-      av.label = format_integral(kind, i);
-      av.number = from_integral(kind, i);
-    }
-    if (labels.insert(av.label).second) values.push_back(std::move(av));
-  }
-  return values;
+  if (!node["step"]) ctx.fail(node, key + ".step", "missing");
+  const std::string s = ctx.scalar(node["step"], key + ".step");
+  const double step = parse(node["step"], key + ".step", s);
+  if (!(step > 0)) ctx.fail(node["step"], key + ".step", "expected a value > 0", s);
+  const double count = std::floor((to - from) / step * (1 + 1e-12)) + 1;
+  if (count > 100000) ctx.fail(node, key, "expected at most 100000 values");
+  std::vector<double> raw;
+  for (int i = 0; i < static_cast<int>(count); ++i) raw.push_back(from + i * step);
+  return as_axis_values(raw, kind);
 }
 
 }  // namespace
@@ -559,21 +571,11 @@ std::string resolve_file(const std::string& path, const std::string& spec_dir) {
 
 SweepSpec load_spec(const std::string& path) { return parse_spec(read_input_file(path), path); }
 
-SweepSpec parse_spec(const std::string& yaml_text, const std::string& file) {
-  Ctx ctx{file, fs::path(file).parent_path().string()};
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(file, e.mark.line + 1, "", "malformed YAML: " + e.msg);
-  }
-  if (!root.IsMap()) ctx.fail(root, "", "expected a mapping with base: and axes:");
-  ctx.allow_keys(root, "", {"name", "description", "base", "axes", "mode", "metric", "timeout"});
+namespace {
 
-  SweepSpec spec;
-  spec.file = file;
-  spec.dir = ctx.dir;
-  spec.name = root["name"] ? ctx.scalar(root["name"], "name") : fs::path(file).stem().string();
+// name, description, mode, metric and timeout.
+void read_header(const Ctx& ctx, const YAML::Node& root, SweepSpec& spec) {
+  spec.name = root["name"] ? ctx.scalar(root["name"], "name") : fs::path(ctx.file).stem().string();
   if (root["description"]) spec.description = ctx.scalar(root["description"], "description");
   if (root["mode"]) {
     const std::string m = ctx.scalar(root["mode"], "mode");
@@ -592,7 +594,7 @@ SweepSpec parse_spec(const std::string& yaml_text, const std::string& file) {
       ctx.fail(root["metric"], "metric", "expected a summary key such as step_time_s_mean",
                spec.metric);
     }
-    check_metric(spec.metric, file, root["metric"].Mark().line + 1, "metric");
+    check_metric(spec.metric, ctx.file, root["metric"].Mark().line + 1, "metric");
   }
   if (root["timeout"]) {
     const std::string t = ctx.scalar(root["timeout"], "timeout");
@@ -603,185 +605,220 @@ SweepSpec parse_spec(const std::string& yaml_text, const std::string& file) {
     }
     spec.timeout = t;
   }
-  if (root["base"] && !root["base"].IsNull()) read_options(ctx, root["base"], "base", spec.base);
+}
 
-  const YAML::Node axes = root["axes"];
-  if (axes && !axes.IsNull()) {
-    if (!axes.IsSequence()) ctx.fail(axes, "axes", "expected a list of axes");
-    std::set<std::string> names, axis_options;
-    for (std::size_t i = 0; i < axes.size(); ++i) {
-      const YAML::Node a = axes[i];
-      const std::string key = fmt::format("axes[{}]", i);
-      ctx.allow_keys(a, key, {"name", "option", "values", "range", "logrange"});
-      Axis axis;
-      axis.line = a.Mark().line + 1;
-      const int sources = (a["values"] ? 1 : 0) + (a["range"] ? 1 : 0) + (a["logrange"] ? 1 : 0);
-      if (sources != 1) ctx.fail(a, key, "expected exactly one of values, range or logrange");
-      if (a["option"]) {
-        std::string opt = ctx.scalar(a["option"], key + ".option");
-        if (opt.rfind("set:", 0) == 0) {
-          static const std::regex path("[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*");
-          if (!std::regex_match(opt.substr(4), path)) {
-            ctx.fail(a["option"], key + ".option", "expected set:PATH with a dotted path", opt);
-          }
-        } else {
-          opt = normalize_option(opt);
-          if (!sweep_option(opt)) {
-            ctx.fail(a["option"], key + ".option",
-                     "unknown run option" + option_hint(opt) +
-                         ", expected one of: " + option_list() + ":PATH",
-                     opt);
-          }
-        }
-        axis.option = opt;
-        axis.kind = option_kind(opt);
-      }
-      if (a["name"]) {
-        axis.name = ctx.scalar(a["name"], key + ".name");
-      } else if (axis.option.rfind("set:", 0) == 0) {
-        // set:defaults.link.bandwidth -> link_bandwidth (last two components).
-        std::string p = axis.option.substr(4);
-        auto last = p.rfind('.');
-        auto prev = last == std::string::npos ? std::string::npos : p.rfind('.', last - 1);
-        axis.name = prev == std::string::npos ? p : p.substr(prev + 1);
-      } else if (!axis.option.empty()) {
-        axis.name = axis.option;
-      } else {
-        ctx.fail(a, key + ".name", "missing (an axis of option bundles needs a name)");
-      }
-      for (char& c : axis.name) {
-        if (c == '-' || c == '.') c = '_';
-      }
-      static const std::regex ident("[a-z_][a-z0-9_]*");
-      if (!std::regex_match(axis.name, ident)) {
-        ctx.fail(a["name"] ? a["name"] : a, key + ".name",
-                 "expected a lower-case identifier ([a-z_][a-z0-9_]*)", axis.name);
-      }
-      // An axis' numeric column is <name>_bytes, _bps, _s, _hz or _value: no axis may be
-      // named like another's numeric column.
-      bool clash = kReservedColumns.count(axis.name) > 0;
-      for (const char* suffix : {"_bytes", "_bps", "_s", "_hz", "_value"}) {
-        const std::string sfx = suffix;
-        clash = clash || names.count(axis.name + sfx) > 0;
-        if (axis.name.size() > sfx.size() &&
-            axis.name.compare(axis.name.size() - sfx.size(), sfx.size(), sfx) == 0) {
-          clash = clash || names.count(axis.name.substr(0, axis.name.size() - sfx.size())) > 0;
-        }
-      }
-      if (clash || !names.insert(axis.name).second) {
-        ctx.fail(a["name"] ? a["name"] : a, key + ".name",
-                 "is reserved or already used by another axis; give the axis a distinct name",
-                 axis.name);
-      }
-
-      if (a["values"]) {
-        const YAML::Node vals = a["values"];
-        if (!vals.IsSequence() || vals.size() == 0) {
-          ctx.fail(vals, key + ".values", "expected a non-empty list");
-        }
-        const bool bundles = vals[0].IsMap();
-        if (bundles && !axis.option.empty()) {
-          ctx.fail(vals[0], key + ".values[0]",
-                   "expected a plain value (values are option bundles only without `option`)");
-        }
-        if (!bundles && axis.option.empty()) {
-          ctx.fail(a, key + ".option", "missing (or give values as mappings with a label)");
-        }
-        // For set: paths of unknown kind, detect from the values (all must agree).
-        ValueKind kind = axis.kind;
-        if (!bundles && kind == ValueKind::kText && axis.option.rfind("set:", 0) == 0) {
-          kind = vals[0].IsScalar() ? detect_kind(vals[0].Scalar()) : ValueKind::kText;
-          for (const auto& v : vals) {
-            try {
-              if (!v.IsScalar()) throw UnitError("not scalar");
-              if (kind != ValueKind::kText) parse_as(kind, v.Scalar());
-            } catch (const std::exception&) {
-              kind = ValueKind::kText;
-            }
-          }
-          axis.kind = kind;
-        }
-        std::set<std::string> labels;
-        for (std::size_t j = 0; j < vals.size(); ++j) {
-          const std::string vkey = fmt::format("{}.values[{}]", key, j);
-          AxisValue av;
-          if (bundles) {
-            if (!vals[j].IsMap()) ctx.fail(vals[j], vkey, "expected a mapping with a label");
-            if (!vals[j]["label"]) ctx.fail(vals[j], vkey + ".label", "missing");
-            av.label = ctx.scalar(vals[j]["label"], vkey + ".label");
-            read_options(ctx, vals[j], vkey, av.assigns, {"label"});
-          } else {
-            av.label = check_value(ctx, axis.option, vals[j], vkey);
-            if (axis.kind != ValueKind::kText) {
-              try {
-                av.number = parse_as(axis.kind, av.label);
-              } catch (const std::exception&) {
-                ctx.fail(vals[j], vkey, kind_expectation(axis.kind), av.label);
-              }
-            }
-          }
-          if (!labels.insert(av.label).second) ctx.fail(vals[j], vkey, "duplicate value", av.label);
-          for (const auto& earlier : axis.values)
-            if (axis.kind != ValueKind::kText && !bundles && earlier.number == av.number)
-              ctx.fail(vals[j], vkey,
-                       "duplicate value: equals '" + earlier.label + "' (one point each)",
-                       av.label);
-          axis.values.push_back(std::move(av));
-        }
-      } else {
-        if (axis.option.empty()) ctx.fail(a, key + ".option", "missing");
-        if (axis.kind == ValueKind::kText && axis.option.rfind("set:", 0) != 0) {
-          ctx.fail(a["option"], key + ".option",
-                   "takes no numeric values; use `values:` for this option", axis.option);
-        }
-        const bool log = static_cast<bool>(a["logrange"]);
-        const std::string rkey = key + (log ? ".logrange" : ".range");
-        axis.values = generate_values(ctx, log ? a["logrange"] : a["range"], rkey, log, axis.kind);
-        // Validate the generated values like written ones.
-        for (auto& v : axis.values) {
-          YAML::Node n(v.label);
-          try {
-            v.label = check_value(ctx, axis.option, n, rkey);
-          } catch (const ConfigError&) {
-            ctx.fail(log ? a["logrange"] : a["range"], rkey, "generates an invalid value", v.label);
-          }
-        }
-      }
-      // Every axis assigns its option (or the bundle's options) on top of the base.
-      if (!axis.option.empty()) {
-        for (auto& v : axis.values) {
-          if (axis.option.rfind("set:", 0) == 0) {
-            v.assigns.sets[axis.option.substr(4)] = v.label;
-          } else {
-            v.assigns.options[axis.option] = v.label;
-          }
-        }
-      }
-      std::set<std::string> assigned;
-      for (const auto& v : axis.values) {
-        for (const auto& [o, _] : v.assigns.options) assigned.insert(o);
-        for (const auto& [p, _] : v.assigns.sets) assigned.insert("set:" + p);
-      }
-      for (const auto& o : assigned) {
-        if (!axis_options.insert(o).second) {
-          ctx.fail(a, key, "assigns " + o + ", which an earlier axis also assigns");
-        }
-      }
-      spec.axes.push_back(std::move(axis));
+// An axis' `option:`: a run option or set:PATH, and its value kind.
+void read_axis_option(const Ctx& ctx, const YAML::Node& a, const std::string& key, Axis& axis) {
+  std::string opt = ctx.scalar(a["option"], key + ".option");
+  if (opt.rfind("set:", 0) == 0) {
+    static const std::regex path("[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*");
+    if (!std::regex_match(opt.substr(4), path)) {
+      ctx.fail(a["option"], key + ".option", "expected set:PATH with a dotted path", opt);
+    }
+  } else {
+    opt = normalize_option(opt);
+    if (!sweep_option(opt)) {
+      ctx.fail(
+          a["option"], key + ".option",
+          "unknown run option" + option_hint(opt) + ", expected one of: " + option_list() + ":PATH",
+          opt);
     }
   }
-  if (spec.mode == SweepMode::kZip && !spec.axes.empty()) {
-    for (std::size_t i = 1; i < spec.axes.size(); ++i) {
-      if (spec.axes[i].values.size() != spec.axes[0].values.size()) {
-        throw ConfigError(file, spec.axes[i].line, fmt::format("axes[{}]", i),
-                          fmt::format("has {} values but axes[0] has {} (mode: zip needs equal "
-                                      "lengths)",
-                                      spec.axes[i].values.size(), spec.axes[0].values.size()));
+  axis.option = opt;
+  axis.kind = option_kind(opt);
+}
+
+// An axis' name: given, or from its option (set:defaults.link.bandwidth ->
+// link_bandwidth, the last two components), as a lower-case identifier.
+void read_axis_name(const Ctx& ctx, const YAML::Node& a, const std::string& key, Axis& axis) {
+  if (a["name"]) {
+    axis.name = ctx.scalar(a["name"], key + ".name");
+  } else if (axis.option.rfind("set:", 0) == 0) {
+    std::string p = axis.option.substr(4);
+    auto last = p.rfind('.');
+    auto prev = last == std::string::npos ? std::string::npos : p.rfind('.', last - 1);
+    axis.name = prev == std::string::npos ? p : p.substr(prev + 1);
+  } else if (!axis.option.empty()) {
+    axis.name = axis.option;
+  } else {
+    ctx.fail(a, key + ".name", "missing (an axis of option bundles needs a name)");
+  }
+  for (char& c : axis.name) {
+    if (c == '-' || c == '.') c = '_';
+  }
+  static const std::regex ident("[a-z_][a-z0-9_]*");
+  if (!std::regex_match(axis.name, ident)) {
+    ctx.fail(a["name"] ? a["name"] : a, key + ".name",
+             "expected a lower-case identifier ([a-z_][a-z0-9_]*)", axis.name);
+  }
+}
+
+// An axis' numeric column is <name>_bytes, _bps, _s, _hz or _value: no axis may be named
+// like another's numeric column, a reserved column or another axis.
+void check_axis_name(const Ctx& ctx, const YAML::Node& a, const std::string& key,
+                     const std::string& name, std::set<std::string>& names) {
+  bool clash = kReservedColumns.count(name) > 0;
+  for (const char* suffix : {"_bytes", "_bps", "_s", "_hz", "_value"}) {
+    const std::string sfx = suffix;
+    clash = clash || names.count(name + sfx) > 0;
+    if (name.size() > sfx.size() && name.compare(name.size() - sfx.size(), sfx.size(), sfx) == 0) {
+      clash = clash || names.count(name.substr(0, name.size() - sfx.size())) > 0;
+    }
+  }
+  if (clash || !names.insert(name).second) {
+    ctx.fail(a["name"] ? a["name"] : a, key + ".name",
+             "is reserved or already used by another axis; give the axis a distinct name", name);
+  }
+}
+
+// For set: paths of unknown kind, detect the kind from the values (all must agree).
+void detect_set_kind(const YAML::Node& vals, Axis& axis) {
+  ValueKind kind = vals[0].IsScalar() ? detect_kind(vals[0].Scalar()) : ValueKind::kText;
+  for (const auto& v : vals) {
+    try {
+      if (!v.IsScalar()) throw UnitError("not scalar");
+      if (kind != ValueKind::kText) parse_as(kind, v.Scalar());
+    } catch (const std::exception&) {
+      kind = ValueKind::kText;
+    }
+  }
+  axis.kind = kind;
+}
+
+// One written value: a plain value of the axis' option, or an option bundle with a label.
+AxisValue read_axis_value(const Ctx& ctx, const YAML::Node& v, const std::string& vkey,
+                          const Axis& axis, bool bundles) {
+  AxisValue av;
+  if (bundles) {
+    if (!v.IsMap()) ctx.fail(v, vkey, "expected a mapping with a label");
+    if (!v["label"]) ctx.fail(v, vkey + ".label", "missing");
+    av.label = ctx.scalar(v["label"], vkey + ".label");
+    read_options(ctx, v, vkey, av.assigns, {"label"});
+    return av;
+  }
+  av.label = check_value(ctx, axis.option, v, vkey);
+  if (axis.kind != ValueKind::kText) {
+    try {
+      av.number = parse_as(axis.kind, av.label);
+    } catch (const std::exception&) {
+      ctx.fail(v, vkey, kind_expectation(axis.kind), av.label);
+    }
+  }
+  return av;
+}
+
+// `values:` of an axis, each distinct (by label, and by number for numeric axes).
+void read_axis_values(const Ctx& ctx, const YAML::Node& a, const std::string& key, Axis& axis) {
+  const YAML::Node vals = a["values"];
+  if (!vals.IsSequence() || vals.size() == 0) {
+    ctx.fail(vals, key + ".values", "expected a non-empty list");
+  }
+  const bool bundles = vals[0].IsMap();
+  if (bundles && !axis.option.empty()) {
+    ctx.fail(vals[0], key + ".values[0]",
+             "expected a plain value (values are option bundles only without `option`)");
+  }
+  if (!bundles && axis.option.empty()) {
+    ctx.fail(a, key + ".option", "missing (or give values as mappings with a label)");
+  }
+  if (!bundles && axis.kind == ValueKind::kText && axis.option.rfind("set:", 0) == 0)
+    detect_set_kind(vals, axis);
+  std::set<std::string> labels;
+  for (std::size_t j = 0; j < vals.size(); ++j) {
+    const std::string vkey = fmt::format("{}.values[{}]", key, j);
+    AxisValue av = read_axis_value(ctx, vals[j], vkey, axis, bundles);
+    if (!labels.insert(av.label).second) ctx.fail(vals[j], vkey, "duplicate value", av.label);
+    for (const auto& earlier : axis.values)
+      if (axis.kind != ValueKind::kText && !bundles && earlier.number == av.number)
+        ctx.fail(vals[j], vkey, "duplicate value: equals '" + earlier.label + "' (one point each)",
+                 av.label);
+    axis.values.push_back(std::move(av));
+  }
+}
+
+// `range:` or `logrange:` of a numeric axis; the generated values checked like written ones.
+void read_axis_range(const Ctx& ctx, const YAML::Node& a, const std::string& key, Axis& axis) {
+  if (axis.option.empty()) ctx.fail(a, key + ".option", "missing");
+  if (axis.kind == ValueKind::kText && axis.option.rfind("set:", 0) != 0) {
+    ctx.fail(a["option"], key + ".option", "takes no numeric values; use `values:` for this option",
+             axis.option);
+  }
+  const bool log = static_cast<bool>(a["logrange"]);
+  const std::string rkey = key + (log ? ".logrange" : ".range");
+  axis.values = generate_values(ctx, log ? a["logrange"] : a["range"], rkey, log, axis.kind);
+  for (auto& v : axis.values) {
+    YAML::Node n(v.label);
+    try {
+      v.label = check_value(ctx, axis.option, n, rkey);
+    } catch (const ConfigError&) {
+      ctx.fail(log ? a["logrange"] : a["range"], rkey, "generates an invalid value", v.label);
+    }
+  }
+}
+
+// Every axis assigns its option (or the bundle's options) on top of the base; no option
+// may be assigned by two axes.
+void assign_axis(const Ctx& ctx, const YAML::Node& a, const std::string& key, Axis& axis,
+                 std::set<std::string>& axis_options) {
+  if (!axis.option.empty()) {
+    for (auto& v : axis.values) {
+      if (axis.option.rfind("set:", 0) == 0) {
+        v.assigns.sets[axis.option.substr(4)] = v.label;
+      } else {
+        v.assigns.options[axis.option] = v.label;
       }
     }
   }
+  std::set<std::string> assigned;
+  for (const auto& v : axis.values) {
+    for (const auto& [o, _] : v.assigns.options) assigned.insert(o);
+    for (const auto& [p, _] : v.assigns.sets) assigned.insert("set:" + p);
+  }
+  for (const auto& o : assigned) {
+    if (!axis_options.insert(o).second) {
+      ctx.fail(a, key, "assigns " + o + ", which an earlier axis also assigns");
+    }
+  }
+}
 
-  // Spec hash: canonical content (comments and key order do not matter).
+void read_axes(const Ctx& ctx, const YAML::Node& axes, SweepSpec& spec) {
+  if (!axes.IsSequence()) ctx.fail(axes, "axes", "expected a list of axes");
+  std::set<std::string> names, axis_options;
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    const YAML::Node a = axes[i];
+    const std::string key = fmt::format("axes[{}]", i);
+    ctx.allow_keys(a, key, {"name", "option", "values", "range", "logrange"});
+    Axis axis;
+    axis.line = a.Mark().line + 1;
+    const int sources = (a["values"] ? 1 : 0) + (a["range"] ? 1 : 0) + (a["logrange"] ? 1 : 0);
+    if (sources != 1) ctx.fail(a, key, "expected exactly one of values, range or logrange");
+    if (a["option"]) read_axis_option(ctx, a, key, axis);
+    read_axis_name(ctx, a, key, axis);
+    check_axis_name(ctx, a, key, axis.name, names);
+    if (a["values"]) {
+      read_axis_values(ctx, a, key, axis);
+    } else {
+      read_axis_range(ctx, a, key, axis);
+    }
+    assign_axis(ctx, a, key, axis, axis_options);
+    spec.axes.push_back(std::move(axis));
+  }
+}
+
+void check_zip_lengths(const SweepSpec& spec) {
+  if (spec.mode != SweepMode::kZip || spec.axes.empty()) return;
+  for (std::size_t i = 1; i < spec.axes.size(); ++i) {
+    if (spec.axes[i].values.size() != spec.axes[0].values.size()) {
+      throw ConfigError(spec.file, spec.axes[i].line, fmt::format("axes[{}]", i),
+                        fmt::format("has {} values but axes[0] has {} (mode: zip needs equal "
+                                    "lengths)",
+                                    spec.axes[i].values.size(), spec.axes[0].values.size()));
+    }
+  }
+}
+
+// Spec hash: canonical content (comments and key order do not matter).
+std::string spec_hash(const SweepSpec& spec) {
   nlohmann::json canon;
   canon["mode"] = spec.mode == SweepMode::kGrid ? "grid" : "zip";
   canon["metric"] = spec.metric;
@@ -798,18 +835,44 @@ SweepSpec parse_spec(const std::string& yaml_text, const std::string& file) {
     }
     canon["axes"].push_back(a);
   }
-  spec.hash = stable_hash(canon.dump());
+  return stable_hash(canon.dump());
+}
 
-  // Two points with identical options would be one point twice.
+// Two points with identical options would be one point twice.
+void check_distinct_points(const SweepSpec& spec) {
   std::map<std::string, std::string> seen;
   for (const Point& p : expand_points(spec)) {
     auto [it, fresh] = seen.emplace(p.id, p.describe(spec));
     if (!fresh) {
       throw ConfigError(
-          file, 0, "axes",
+          spec.file, 0, "axes",
           "points '" + it->second + "' and '" + p.describe(spec) + "' have identical run options");
     }
   }
+}
+
+}  // namespace
+
+SweepSpec parse_spec(const std::string& yaml_text, const std::string& file) {
+  Ctx ctx{file, fs::path(file).parent_path().string()};
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(file, e.mark.line + 1, "", "malformed YAML: " + e.msg);
+  }
+  if (!root.IsMap()) ctx.fail(root, "", "expected a mapping with base: and axes:");
+  ctx.allow_keys(root, "", {"name", "description", "base", "axes", "mode", "metric", "timeout"});
+  SweepSpec spec;
+  spec.file = file;
+  spec.dir = ctx.dir;
+  read_header(ctx, root, spec);
+  if (root["base"] && !root["base"].IsNull()) read_options(ctx, root["base"], "base", spec.base);
+  const YAML::Node axes = root["axes"];
+  if (axes && !axes.IsNull()) read_axes(ctx, axes, spec);
+  check_zip_lengths(spec);
+  spec.hash = spec_hash(spec);
+  check_distinct_points(spec);
   return spec;
 }
 

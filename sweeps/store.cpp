@@ -449,6 +449,49 @@ std::string ResultStore::metric_column(const std::string& key) {
   return s;
 }
 
+namespace {
+
+// A point's axis labels and, for numeric axes, their numbers, from parameter i on.
+void bind_axes(Stmt& st, int& i, const SweepSpec& spec, const Point& point) {
+  for (std::size_t a = 0; a < spec.axes.size(); ++a) {
+    st.bind(i++, point.labels[a]);
+    if (spec.axes[a].kind == ValueKind::kText) continue;
+    if (point.numbers[a]) {
+      st.bind_number(i++, *point.numbers[a],
+                     spec.axes[a].kind == ValueKind::kBytes ? "INTEGER" : "");
+    } else {
+      st.bind_null(i++);
+    }
+  }
+}
+
+// One option column (and its number column), from parameter i on.
+void bind_option_column(Stmt& st, int& i, const OptionColumn& c, const Point& point) {
+  const std::string v = option_value(point, c.option);
+  std::optional<double> number;
+  if (!v.empty() && c.kind != ValueKind::kText) {
+    try {
+      number = parse_value(c.kind, v);
+    } catch (const std::exception&) {
+    }
+  }
+  if (v.empty()) {
+    st.bind_null(i++);
+  } else if (c.kind == ValueKind::kNumber && number) {
+    st.bind_number(i++, *number, c.integer ? "INTEGER" : "");
+  } else {
+    st.bind(i++, v);
+  }
+  if (c.number_column.empty()) return;
+  if (number) {
+    st.bind_number(i++, *number, c.kind == ValueKind::kBytes ? "INTEGER" : "");
+  } else {
+    st.bind_null(i++);
+  }
+}
+
+}  // namespace
+
 void ResultStore::record(const SweepSpec& spec, const Point& point, const PointResult& r) {
   Transaction tx(db_);
   std::vector<std::string> cols = {"point_id",    "point_index", "status",         "error",
@@ -491,39 +534,8 @@ void ResultStore::record(const SweepSpec& spec, const Point& point, const PointR
   st.bind(i++, spec.hash);
   st.bind(i++, now_utc());
   st.bind(i++, point.options_json());
-  for (std::size_t a = 0; a < spec.axes.size(); ++a) {
-    st.bind(i++, point.labels[a]);
-    if (spec.axes[a].kind == ValueKind::kText) continue;
-    if (point.numbers[a]) {
-      st.bind_number(i++, *point.numbers[a],
-                     spec.axes[a].kind == ValueKind::kBytes ? "INTEGER" : "");
-    } else {
-      st.bind_null(i++);
-    }
-  }
-  for (const auto& c : opt_cols) {
-    const std::string v = option_value(point, c.option);
-    std::optional<double> number;
-    if (!v.empty() && c.kind != ValueKind::kText) {
-      try {
-        number = parse_value(c.kind, v);
-      } catch (const std::exception&) {
-      }
-    }
-    if (v.empty()) {
-      st.bind_null(i++);
-    } else if (c.kind == ValueKind::kNumber && number) {
-      st.bind_number(i++, *number, c.integer ? "INTEGER" : "");
-    } else {
-      st.bind(i++, v);
-    }
-    if (c.number_column.empty()) continue;
-    if (number) {
-      st.bind_number(i++, *number, c.kind == ValueKind::kBytes ? "INTEGER" : "");
-    } else {
-      st.bind_null(i++);
-    }
-  }
+  bind_axes(st, i, spec, point);
+  for (const auto& c : opt_cols) bind_option_column(st, i, c, point);
   for (const auto& [col, value] : metrics) st.bind_number(i++, value, tables_["points"][col]);
   st.step();
   write_records("sites", point.id, r.sites);
@@ -662,6 +674,64 @@ std::size_t ResultStore::merge_records(sqlite3* other, const std::string& table,
   return n;
 }
 
+namespace {
+
+// Another sweep database's axes, meta data and points columns (name, type).
+struct Schema {
+  std::vector<StoredAxis> axes;
+  std::map<std::string, std::string> meta;
+  std::vector<std::pair<std::string, std::string>> columns;
+};
+
+Schema read_schema(sqlite3* other, const std::string& other_path) {
+  Schema s;
+  try {
+    Stmt a(other, "SELECT name, option, kind FROM axes ORDER BY position");
+    while (a.step()) s.axes.push_back({a.text(0), a.text(1), a.text(2)});
+    Stmt m(other, "SELECT key, value FROM meta");
+    while (m.step()) s.meta[m.text(0)] = m.text(1);
+    Stmt c(other, "PRAGMA table_info(points)");
+    while (c.step()) s.columns.emplace_back(c.text(1), c.text(2));
+  } catch (const StoreError& e) {
+    throw StoreError(fmt::format("{}: not an aggnet sweep database ({})", other_path, e.what()));
+  }
+  if (s.columns.empty()) throw StoreError(other_path + ": not an aggnet sweep database");
+  return s;
+}
+
+std::string placeholders(std::size_t n) {
+  std::string s;
+  for (std::size_t i = 0; i < n; ++i) s += i ? ", ?" : "?";
+  return s;
+}
+
+// Copies each row of `rows` through `insert` unless this database already has that point
+// finished, or has it and the row did not finish ("ok" wins); returns the ids copied.
+std::set<std::string> copy_points(Stmt& rows, Stmt& existing, Stmt& insert, int id_col,
+                                  int status_col, std::size_t columns) {
+  std::set<std::string> taken;
+  while (rows.step()) {
+    const std::string id = rows.text(id_col);
+    const std::string status = rows.text(status_col);
+    sqlite3_reset(existing.get());
+    existing.bind(1, id);
+    if (existing.step()) {
+      const std::string have = existing.text(0);
+      if (have == "ok" || status != "ok") continue;
+    }
+    sqlite3_reset(insert.get());
+    for (std::size_t i = 0; i < columns; ++i) {
+      insert.bind_value(static_cast<int>(i + 1),
+                        sqlite3_column_value(rows.get(), static_cast<int>(i)));
+    }
+    insert.step();
+    taken.insert(id);
+  }
+  return taken;
+}
+
+}  // namespace
+
 std::size_t ResultStore::merge_from(const std::string& other_path) {
   sqlite3* other = nullptr;
   if (sqlite3_open_v2(other_path.c_str(), &other, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
@@ -674,20 +744,10 @@ std::size_t ResultStore::merge_from(const std::string& other_path) {
     ~Closer() { sqlite3_close(db); }
   } closer{other};
 
-  std::vector<StoredAxis> their_axes;
-  std::map<std::string, std::string> their_meta;
-  std::vector<std::pair<std::string, std::string>> their_cols;
-  try {
-    Stmt a(other, "SELECT name, option, kind FROM axes ORDER BY position");
-    while (a.step()) their_axes.push_back({a.text(0), a.text(1), a.text(2)});
-    Stmt m(other, "SELECT key, value FROM meta");
-    while (m.step()) their_meta[m.text(0)] = m.text(1);
-    Stmt c(other, "PRAGMA table_info(points)");
-    while (c.step()) their_cols.emplace_back(c.text(1), c.text(2));
-  } catch (const StoreError& e) {
-    throw StoreError(fmt::format("{}: not an aggnet sweep database ({})", other_path, e.what()));
-  }
-  if (their_cols.empty()) throw StoreError(other_path + ": not an aggnet sweep database");
+  const Schema theirs = read_schema(other, other_path);
+  const auto& their_axes = theirs.axes;
+  const auto& their_meta = theirs.meta;
+  const auto& their_cols = theirs.columns;
 
   Transaction tx(db_);
   auto mine = axes();
@@ -707,10 +767,7 @@ std::size_t ResultStore::merge_from(const std::string& other_path) {
   for (std::size_t i = 0; i < their_cols.size(); ++i) {
     sql += (i ? ", " : "") + quote_id(their_cols[i].first);
   }
-  sql += ") VALUES (";
-  for (std::size_t i = 0; i < their_cols.size(); ++i) sql += i ? ", ?" : "?";
-  sql += ")";
-  Stmt insert(db_, sql);
+  Stmt insert(db_, sql + ") VALUES (" + placeholders(their_cols.size()) + ")");
   Stmt existing(db_, "SELECT status FROM points WHERE point_id = ?");
   Stmt rows(other, "SELECT * FROM points ORDER BY point_index, point_id");
   int id_col = -1, status_col = -1;
@@ -719,24 +776,8 @@ std::size_t ResultStore::merge_from(const std::string& other_path) {
     if (their_cols[i].first == "status") status_col = static_cast<int>(i);
   }
   if (id_col < 0 || status_col < 0) throw StoreError(other_path + ": not an aggnet sweep database");
-  std::set<std::string> taken;
-  while (rows.step()) {
-    const std::string id = rows.text(id_col);
-    const std::string status = rows.text(status_col);
-    sqlite3_reset(existing.get());
-    existing.bind(1, id);
-    if (existing.step()) {
-      const std::string have = existing.text(0);
-      if (have == "ok" || status != "ok") continue;
-    }
-    sqlite3_reset(insert.get());
-    for (std::size_t i = 0; i < their_cols.size(); ++i) {
-      insert.bind_value(static_cast<int>(i + 1),
-                        sqlite3_column_value(rows.get(), static_cast<int>(i)));
-    }
-    insert.step();
-    taken.insert(id);
-  }
+  const std::set<std::string> taken =
+      copy_points(rows, existing, insert, id_col, status_col, their_cols.size());
   for (const auto& t : kRecordTables) merge_records(other, t, taken);
   refresh_views();
   tx.commit();

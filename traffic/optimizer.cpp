@@ -84,20 +84,25 @@ Candidate score_schedule(const Platform& platform, const Routing& routing, const
   c.timing = estimate_schedule(platform, routing, schedule, options.run);
   c.isolated_time_to_eps_s = cyclic_time(c.timing, c.rounds_to_eps);
   if (c.rounds_to_eps < 0) {
-    c.time_to_eps_s = kInf;
-  } else if (c.rounds_to_eps > 100000) {
-    c.time_to_eps_s = c.isolated_time_to_eps_s;  // too long to step through; upper bound
-  } else {
-    c.time_to_eps_s =
-        simulate_steps(platform, schedule, c.timing, options.run, c.rounds_to_eps, false)
-            .makespan_s;
+    c.time_to_eps_s = c.comm_time_to_eps_s = kInf;
+    return c;
   }
+  const double compute_s = rounds_compute_s(c.rounds_to_eps, platform, options.run.faults);
+  if (c.rounds_to_eps > 100000) {  // too long to step through; upper bound
+    c.comm_time_to_eps_s = c.isolated_time_to_eps_s;
+    c.time_to_eps_s = c.isolated_time_to_eps_s + compute_s;
+    return c;
+  }
+  c.time_to_eps_s =
+      simulate_steps(platform, schedule, c.timing, options.run, c.rounds_to_eps, true).makespan_s;
+  c.comm_time_to_eps_s = time_to_eps_without_compute_s(c.time_to_eps_s, compute_s);
   return c;
 }
 
 void rank_candidates(std::vector<Candidate>& cs) {
   std::stable_sort(cs.begin(), cs.end(), [](const Candidate& a, const Candidate& b) {
-    if (a.time_to_eps_s != b.time_to_eps_s) return a.time_to_eps_s < b.time_to_eps_s;
+    if (a.comm_time_to_eps_s != b.comm_time_to_eps_s)
+      return a.comm_time_to_eps_s < b.comm_time_to_eps_s;
     if (a.rounds_to_eps != b.rounds_to_eps) return a.rounds_to_eps < b.rounds_to_eps;
     return a.schedule.name < b.schedule.name;
   });
@@ -212,14 +217,14 @@ std::vector<Candidate> optimize_schedules(const Platform& platform, const Routin
   const auto best = std::find_if(out.begin(), out.end(), [](const Candidate& c) {
     return c.schedule.collective == Collective::kGroupAverage;
   });
-  if (best == out.end() || !std::isfinite(best->time_to_eps_s)) return out;
-  const double window = options.alignment_window * best->time_to_eps_s;
+  if (best == out.end() || !std::isfinite(best->comm_time_to_eps_s)) return out;
+  const double window = options.alignment_window * best->comm_time_to_eps_s;
   for (auto& c : out) {
     if (c.schedule.collective != Collective::kGroupAverage) continue;  // no offsets
-    if (c.time_to_eps_s <= window) {
+    if (c.comm_time_to_eps_s <= window) {
       c = score_schedule(platform, routing, c.schedule, c.family, options);
     } else {
-      c.unaligned_estimate = std::isfinite(c.time_to_eps_s);
+      c.unaligned_estimate = std::isfinite(c.comm_time_to_eps_s);
     }
   }
   rank_candidates(out);

@@ -21,11 +21,13 @@ struct Candidate {
   MixingStats mixing;       ///< rho, spectral gap, rounds to exact average
   long rounds_to_eps = -1;  ///< rounds until consensus error <= eps (-1: never)
   ScheduleEstimate timing;  ///< analytic round times (all members start together)
-  /// Wall-clock communication time until every site holds the result of round
-  /// rounds_to_eps (s): the staggered-start recurrence (simulate_steps, compute left out),
-  /// in which each site starts its next round when its own result is complete. +inf if
-  /// never. The ranking key.
+  /// The decision metric (time_to_eps_without_compute_s, traffic/time_model.h) from the
+  /// staggered-start recurrence (simulate_steps), in which each site starts its next step
+  /// when its own result is complete: from a common start at t = 0 until every site holds
+  /// the eps-consensus result, compute included (time_to_eps_s) and without it
+  /// (comm_time_to_eps_s, the ranking key), as `aggnet run` reports them. +inf if never.
   double time_to_eps_s = 0;
+  double comm_time_to_eps_s = 0;
   /// rounds_to_eps x period-average round time, exactly: the sum of the isolated round
   /// times (all members start together) of the first rounds_to_eps rounds (s).
   double isolated_time_to_eps_s = 0;

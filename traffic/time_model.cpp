@@ -391,4 +391,15 @@ std::vector<double> estimate_step_round_times(const Platform& platform, const Ro
   return simulate_steps(platform, schedule, est, params, steps, true).round_time_s;
 }
 
+double rounds_compute_s(long rounds, const Platform& platform, const FaultPlan& faults) {
+  std::uint64_t slowest_ps = 0;
+  for (int s = 0; s < static_cast<int>(platform.sites.size()); ++s)
+    slowest_ps = std::max(slowest_ps, slowed_compute_ps(faults, platform, s));
+  return static_cast<double>(rounds) * static_cast<double>(slowest_ps) * kPs;
+}
+
+double time_to_eps_without_compute_s(double time_to_eps_s, double rounds_compute_s) {
+  return std::max(0.0, time_to_eps_s - rounds_compute_s);
+}
+
 }  // namespace aggnet

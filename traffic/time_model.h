@@ -135,4 +135,15 @@ StepTimeline simulate_steps(const Platform& platform, const Schedule& schedule,
                             const ScheduleEstimate& estimate, const RunOptions& params, long steps,
                             bool with_compute);
 
+/// The decision metric, defined once (docs/run-json.md, "Time metrics"): the time to
+/// eps-consensus runs from a common start (t = 0, every site begins its first step) until
+/// every site holds the eps-consensus result. With compute it is what a run measures (or
+/// simulate_steps' makespan estimates); without compute it is that less the compute phases
+/// the slowest site must run first, rounds_compute_s. Both are plan-fixed shifts of one
+/// another, so more buffer or link rate moves them alike.
+/// rounds x the slowest site's compute time per step (`--fault slow:` included), in s.
+double rounds_compute_s(long rounds, const Platform& platform, const FaultPlan& faults);
+/// time_to_eps_s less rounds_compute_s (never below 0).
+double time_to_eps_without_compute_s(double time_to_eps_s, double rounds_compute_s);
+
 }  // namespace aggnet

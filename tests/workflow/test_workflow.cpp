@@ -195,6 +195,29 @@ TEST(SizeBuffers, HeterogeneousSizesFollowTheSkewAndMeetTheTarget) {
   EXPECT_EQ(rows, 4);
 }
 
+// Issue 34's case: all-to-all on the nine cities, 1 GiB, target 0.95. Each site's size
+// found alone and scaled together used to total more than the uniform answer; every
+// per-site size is capped at the uniform one, so the total never is.
+TEST(SizeBuffers, HeterogeneousNeverAboveTheUniformTotal) {
+  const fs::path dir = scratch();
+  const fs::path out = dir / "sizing.json";
+  ASSERT_EQ(run("size-buffers --schedule all-to-all --gradient 1GiB --heterogeneous --workers 2 "
+                "-q --json " +
+                out.string()),
+            0);
+  const json r = read_json(out);
+  const auto uniform = r["uniform"]["simulated_bytes"].get<std::uint64_t>();
+  std::uint64_t total = 0;
+  for (const auto& s : r["sites"]) {
+    EXPECT_LE(s["heterogeneous_bytes"].get<std::uint64_t>(), uniform) << s["site"];
+    total += s["heterogeneous_bytes"].get<std::uint64_t>();
+  }
+  EXPECT_EQ(r["heterogeneous"]["total_memory_bytes"].get<std::uint64_t>(), total);
+  EXPECT_EQ(r["uniform"]["total_memory_bytes"].get<std::uint64_t>(), 9 * uniform);
+  EXPECT_LE(total, 9 * uniform);
+  EXPECT_TRUE(r["heterogeneous"]["meets_target"].get<bool>());
+}
+
 TEST(SizeBuffers, BadInputExitsTwoWithoutOutput) {
   const fs::path dir = scratch();
   const fs::path out = dir / "sizing.json", err = dir / "err.txt";
