@@ -13,9 +13,10 @@ namespace {
 constexpr std::uint64_t kNeverPs = ~std::uint64_t{0};
 }  // namespace
 
-Retransmitter::Retransmitter(sc_core::sc_module_name name, Resend resend,
-                             std::uint64_t max_backoff)
-    : sc_module(name), resend_(std::move(resend)), max_backoff_(std::max<std::uint64_t>(max_backoff, 1)) {
+Retransmitter::Retransmitter(sc_core::sc_module_name name, Resend resend, std::uint64_t max_backoff)
+    : sc_module(name),
+      resend_(std::move(resend)),
+      max_backoff_(std::max<std::uint64_t>(max_backoff, 1)) {
   SC_HAS_PROCESS(Retransmitter);
   SC_METHOD(fire);
   sensitive << wake_;
@@ -31,8 +32,8 @@ void Retransmitter::track(int step, int dst, std::uint32_t chunk, std::uint64_t 
   s.deadline = now + timeout;
   s.timeout = timeout;
   const std::uint64_t timeout_ps = to_ps(timeout);
-  s.max_timeout = ps_time(timeout_ps > kNeverPs / max_backoff_ ? timeout_ps
-                                                               : timeout_ps * max_backoff_);
+  s.max_timeout =
+      ps_time(timeout_ps > kNeverPs / max_backoff_ ? timeout_ps : timeout_ps * max_backoff_);
   s.departure = departure;
   s.bytes = bytes;
   timers_.push({s.deadline, key});

@@ -56,9 +56,9 @@ TEST(Retransmitter, TheTimeoutStopsDoublingAtEightTimesTheFirst) {
   // the acknowledgement at 400 us ends it (a fixed timeout sent 40 copies).
   Sender sender("sender", 0, 400 * kUs);
   sc_core::sc_start();
-  EXPECT_EQ(sender.resent_at_ps, (std::vector<std::uint64_t>{10 * kUs, 30 * kUs, 70 * kUs,
-                                                              150 * kUs, 230 * kUs, 310 * kUs,
-                                                              390 * kUs}));
+  EXPECT_EQ(sender.resent_at_ps,
+            (std::vector<std::uint64_t>{10 * kUs, 30 * kUs, 70 * kUs, 150 * kUs, 230 * kUs,
+                                        310 * kUs, 390 * kUs}));
   EXPECT_EQ(Retransmitter::backoff_expiries(40.0), 7u);
 }
 
