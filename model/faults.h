@@ -65,6 +65,9 @@ struct FaultPlan {
   std::vector<SiteSlowdown> slowdowns;
   /// Sender retransmission timeout; 0: per group from its latencies (control plane).
   std::uint64_t retransmit_timeout_ps = 0;
+  /// Retransmission timeouts double per expiry of a contribution up to this multiple of
+  /// the first (Retransmitter::kMaxBackoff); 1: a fixed timeout (tests compare the two).
+  std::uint64_t retransmit_backoff_max = 8;
   /// A run whose sites make no progress for this long stops with a diagnosis; 0: auto.
   std::uint64_t watchdog_ps = 0;
   TestHook test_hook = TestHook::kNone;

@@ -130,6 +130,7 @@ ComputeClusterConfig NetworkSystem::cluster_config(int site) const {
   c.params.compute_time_ps = slowed_compute_ps(options_.faults, platform_, site);
   c.reliable = loss_recovery(options_.faults, options_.flow_control) &&
                schedule_.collective == Collective::kGroupAverage;
+  c.retransmit_backoff_max = options_.faults.retransmit_backoff_max;
   if (schedule_.collective == Collective::kReductionTree) return reduction_tree_config(c);
   if (schedule_.collective != Collective::kGroupAverage) return host_collective_config(c);
   const int n = static_cast<int>(platform_.sites.size());

@@ -147,6 +147,8 @@ json site_entries(const NetworkSystem& system, const sc_core::sc_time& window) {
     const auto& m = system.sites()[i];
     json o = stats_object(m.fpga->statistics(window));
     o.update(stats_object(m.cluster->statistics()));
+    // The site's acknowledgements: its FPGA's (contributions added) and its cluster's.
+    o["acks_sent"] = o["acks_sent"].get<double>() + static_cast<double>(m.fpga->acks_sent());
     o["site"] = system.platform().sites[i].code;
     sites.push_back(o);
   }

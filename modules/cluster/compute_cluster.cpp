@@ -49,7 +49,8 @@ ComputeCluster::ComputeCluster(sc_core::sc_module_name name, const ComputeCluste
   if (config_.reliable) {
     retransmitter_ = std::make_unique<Retransmitter>(
         "retransmitter",
-        [this](int step, int dst, std::uint32_t chunk) { return resend(step, dst, chunk); });
+        [this](int step, int dst, std::uint32_t chunk) { return resend(step, dst, chunk); },
+        config_.retransmit_backoff_max);
   }
   SC_HAS_PROCESS(ComputeCluster);
   SC_THREAD(run);

@@ -50,10 +50,12 @@ struct ComputeClusterConfig {
   bool functional = false;               ///< carry real float data and check every sum
   std::uint64_t control_bytes = 64;      ///< size of a ready message
   std::vector<ClusterRoundPlan> rounds;  ///< the schedule period, as seen by this site
-  /// Loss recovery (group rounds): receivers acknowledge every chunk's result, senders
-  /// retransmit unacknowledged contributions, ready and grant messages are repeated until
-  /// answered, results received again are recognised and acknowledged again.
+  /// Loss recovery (group rounds): receivers' FPGAs acknowledge every contribution (the
+  /// cluster, without aggregation), senders retransmit unacknowledged contributions with
+  /// a timeout that backs off, ready and grant messages are repeated until answered,
+  /// results received again are recognised and acknowledged again.
   bool reliable = false;
+  std::uint64_t retransmit_backoff_max = 8;  ///< Retransmitter: the timeout's cap / first
   /// Host-based collectives without ring: kPointToPoint (rounds[r].group = [sender,
   /// receiver]), kParameterServer (ring_order = [server, workers...]) and
   /// kUnicastAllToAll (ring_order = the members).

@@ -1,5 +1,7 @@
 #include "modules/cluster/retransmitter.h"
 
+#include <algorithm>
+
 #include "modules/core/event_calendar.h"
 #include "modules/core/time.h"
 
@@ -7,8 +9,14 @@ namespace aggnet {
 
 using sc_core::sc_time;
 
-Retransmitter::Retransmitter(sc_core::sc_module_name name, Resend resend)
-    : sc_module(name), resend_(std::move(resend)) {
+namespace {
+constexpr std::uint64_t kNeverPs = ~std::uint64_t{0};
+}  // namespace
+
+Retransmitter::Retransmitter(sc_core::sc_module_name name, Resend resend, std::uint64_t max_backoff)
+    : sc_module(name),
+      resend_(std::move(resend)),
+      max_backoff_(std::max<std::uint64_t>(max_backoff, 1)) {
   SC_HAS_PROCESS(Retransmitter);
   SC_METHOD(fire);
   sensitive << wake_;
@@ -23,6 +31,9 @@ void Retransmitter::track(int step, int dst, std::uint32_t chunk, std::uint64_t 
   s.sent = now;
   s.deadline = now + timeout;
   s.timeout = timeout;
+  const std::uint64_t timeout_ps = to_ps(timeout);
+  s.max_timeout =
+      ps_time(timeout_ps > kNeverPs / max_backoff_ ? timeout_ps : timeout_ps * max_backoff_);
   s.departure = departure;
   s.bytes = bytes;
   timers_.push({s.deadline, key});
@@ -62,12 +73,28 @@ void Retransmitter::fire() {
     counters_.retransmitted_bytes += s.bytes;
     if (!s.timed_out) s.first_timeout = now;
     s.timed_out = true;
+    const std::uint64_t timeout_ps = to_ps(s.timeout), cap_ps = to_ps(s.max_timeout);
+    s.timeout = ps_time(timeout_ps >= cap_ps / 2 ? cap_ps : 2 * timeout_ps);
     s.deadline = now + s.timeout;
     timers_.push({s.deadline, t.key});
     const auto [step, dst, chunk] = t.key;
     s.departure = resend_(step, dst, chunk);
   }
   arm();
+}
+
+std::uint64_t Retransmitter::backoff_expiries(double timeouts, std::uint64_t max_backoff) {
+  const double cap = static_cast<double>(std::max<std::uint64_t>(max_backoff, 1));
+  std::uint64_t expiries = 0;
+  double elapsed = 0, timeout = 1;
+  for (;;) {
+    if (timeout >= cap)  // the rest at the cap, at once
+      return expiries + static_cast<std::uint64_t>((timeouts - elapsed) / cap);
+    if (elapsed + timeout > timeouts) return expiries;
+    elapsed += timeout;
+    ++expiries;
+    timeout = std::min(timeout * 2, cap);
+  }
 }
 
 std::vector<Statistic> Retransmitter::statistics(const Counters& c) {

@@ -1,7 +1,7 @@
 // The sender side of loss recovery (SwitchML / ATP style): every contribution a site hands
 // to the network is tracked per receiver until that receiver's cluster acknowledges the
-// chunk's result; one not acknowledged within the retransmission timeout is sent again, as
-// a unicast copy to that receiver, and re-armed.
+// contribution; one not acknowledged within the retransmission timeout is sent again, as
+// a unicast copy to that receiver, and re-armed with twice the timeout (capped).
 #pragma once
 
 #include <cstdint>
@@ -18,8 +18,12 @@ namespace aggnet {
 
 /// Retransmitter: `track` starts a timer per (step, receiver, chunk), `ack` stops it;
 /// on expiry `resend(step, receiver, chunk)` is called (the owner builds and emits the copy
-/// and returns when it leaves the sender's edge) and the timer restarts with the same
-/// timeout. A timer that expires while the previous copy has not yet left the sender's
+/// and returns when it leaves the sender's edge) and the timer restarts with twice the
+/// timeout, at most kMaxBackoff times the first (binary exponential backoff per
+/// contribution, as TCP backs off a segment's RTO): a contribution unacknowledged for
+/// D after it was sent has been sent again at most backoff_expiries(D / timeout) times.
+/// Without it, timeouts below the queueing delay sent a copy every timeout (a collapse).
+/// A timer that expires while the previous copy has not yet left the sender's
 /// edge (a long queue of its own) waits for it to leave, plus one timeout: a sender never
 /// queues a second copy behind the first. Without this, a sender whose backlog outlasted
 /// the timeout queued every unacknowledged contribution again each timeout, faster than
@@ -27,8 +31,16 @@ namespace aggnet {
 class Retransmitter : public sc_core::sc_module {
  public:
   using Resend = std::function<sc_core::sc_time(int step, int dst, std::uint32_t chunk)>;
+  /// The timeout stops doubling at this multiple of the first (three doublings: the
+  /// watchdog's default window, 20 timeouts, still spans two capped intervals).
+  static constexpr std::uint64_t kMaxBackoff = 8;
+  /// Expiries of a timer never acknowledged within `timeouts` first timeouts of its
+  /// tracking (copies leaving at once): T, 2T, 4T, 8T, 8T, ... summed up to `timeouts`.
+  static std::uint64_t backoff_expiries(double timeouts, std::uint64_t max_backoff = kMaxBackoff);
 
-  Retransmitter(sc_core::sc_module_name name, Resend resend);
+  /// `max_backoff`: the timeout's cap as a multiple of the first (1: fixed, no backoff).
+  Retransmitter(sc_core::sc_module_name name, Resend resend,
+                std::uint64_t max_backoff = kMaxBackoff);
 
   /// `departure`: when the copy handed over now leaves the sender's edge.
   void track(int step, int dst, std::uint32_t chunk, std::uint64_t bytes,
@@ -68,6 +80,7 @@ class Retransmitter : public sc_core::sc_module {
   };
   struct State {
     sc_core::sc_time sent, deadline, timeout, first_timeout, departure;
+    sc_core::sc_time max_timeout;  // kMaxBackoff x the first
     std::uint64_t bytes = 0;
     bool timed_out = false;
   };
@@ -80,6 +93,7 @@ class Retransmitter : public sc_core::sc_module {
   void arm();
 
   Resend resend_;
+  std::uint64_t max_backoff_;
   // A hash map: every contribution a site sends is tracked, looked up when its timer
   // fires and erased at its acknowledgement (a tree's lookups were a third of a lossy run).
   std::unordered_map<Key, State, KeyHash> outstanding_;

@@ -91,9 +91,10 @@ void FpgaAggregator::on_arrival(tlm::tlm_generic_payload& trans) {
   admit(trans);
 }
 
-// Loss recovery: a contribution this aggregator has already added is never added again.
-// If its chunk is already reduced, the sender missed the acknowledgement: the result goes
-// to the cluster again (which acknowledges the sender again), with the sender's credit.
+// Loss recovery: a contribution this aggregator has already added is never added again;
+// its sender missed the acknowledgement, which goes again. If its chunk is already
+// reduced, the result goes to the cluster again (which acknowledges the sender), with the
+// sender's credit.
 bool FpgaAggregator::absorb_duplicate(tlm::tlm_generic_payload& trans) {
   const auto& chunk = chunk_of(trans);
   const auto key = key_of(chunk);
@@ -103,7 +104,11 @@ bool FpgaAggregator::absorb_duplicate(tlm::tlm_generic_payload& trans) {
   if (!reduced && !added) return false;
   ++duplicates_;
   wasted_bytes_ += chunk.payload_bytes;
-  if (reduced) resend_result(chunk);
+  if (reduced) {
+    resend_result(chunk);
+  } else {
+    send_ack(chunk);
+  }
   trans.release();
   return true;
 }
@@ -127,7 +132,10 @@ void FpgaAggregator::resend_result(const ChunkExtension& chunk) {
 void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
   const auto& chunk = chunk_of(trans);
   const bool tree = chunk.reduction_tree >= 0;
-  if (reliable_ && !tree && absorb_duplicate(trans)) return;  // a retransmission that waited
+  if (reliable_ && !tree) {
+    if (absorb_duplicate(trans)) return;  // a retransmission that waited
+    send_ack(chunk);
+  }
   const sc_time now = EventCalendar::now();
   Slot& slot = slot_for(chunk);
   const bool add_twice = test_hook_ == TestHook::kDoubleAdd && slot.received == 0;
@@ -381,6 +389,20 @@ void FpgaAggregator::send_credit(int step, std::uint32_t chunk, int sender, bool
   network_sink_(make_control(pool_, credit));
 }
 
+// Selective acknowledgement (loss recovery): this contribution is in its slot, so its
+// sender stops its timer, whatever becomes of the other members' contributions.
+void FpgaAggregator::send_ack(const ChunkExtension& contribution) {
+  ControlMessage ack;
+  ack.kind = ChunkKind::kAck;
+  ack.src_site = site_;
+  ack.dst_site = contribution.src_site;
+  ack.step = contribution.step;
+  ack.chunk = contribution.chunk;
+  ack.bytes = config_.credit_bytes;
+  ++acks_sent_;
+  network_sink_(make_control(pool_, ack));
+}
+
 void FpgaAggregator::start_of_simulation() {
   out_sink_ = ChunkSink::of(out.operator->());
   network_sink_ = ChunkSink::of(to_network.operator->());
@@ -406,6 +428,8 @@ std::vector<Statistic> FpgaAggregator::statistics(const sc_time& window) const {
        "reduced chunks re-sent to the cluster for a retransmission (loss recovery)"},
       {"dropped_contributions", static_cast<double>(drops_),
        "contributions dropped for want of a free slot (drop flow control)"},
+      {"acks_sent", static_cast<double>(acks_sent_),
+       "contributions acknowledged to their senders as added to a slot (loss recovery)"},
       {"fpga_wasted_bytes", static_cast<double>(wasted_bytes_),
        "bytes of contributions dropped or received again"},
       {"pipeline_utilization", w > 0 ? pipeline_busy_.to_seconds() / w : 0.0,

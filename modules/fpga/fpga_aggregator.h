@@ -33,9 +33,12 @@ struct FpgaAggregatorConfig {
   bool aggregate = true;               ///< false: pass every contribution through to the cluster
   bool return_credits = false;         ///< credit flow control: send a credit per freed slot
   std::uint64_t credit_bytes = 64;     ///< size of a credit message
-  /// Loss recovery: contributions already added (retransmissions) are recognised and
-  /// never added twice; one for a chunk already reduced makes the aggregator re-send the
-  /// result to its cluster (to be acknowledged again) and, with credits, the credit.
+  /// Loss recovery: every contribution is acknowledged to its sender when it is added to
+  /// its slot (selective acknowledgement: one lost contribution keeps only its own sender
+  /// waiting); contributions already added (retransmissions) are recognised, never added
+  /// twice, and acknowledged again; one for a chunk already reduced makes the aggregator
+  /// re-send the result to its cluster (to be acknowledged again) and, with credits, the
+  /// credit.
   bool reliable = false;
   /// `drop` flow control: a contribution that needs a new slot when none is free is
   /// dropped (its sender retransmits it after a timeout) instead of waiting.
@@ -105,6 +108,8 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   std::uint64_t duplicate_contributions() const { return duplicates_; }
   std::uint64_t result_resends() const { return result_resends_; }
   std::uint64_t dropped_contributions() const { return drops_; }
+  /// Loss recovery: acknowledgements of contributions added (or recognised as added).
+  std::uint64_t acks_sent() const { return acks_sent_; }
   /// Invariant data: reductions whose contributions were not exactly one per other member,
   /// and aggregation slots held right now.
   std::uint64_t bad_reductions() const { return bad_reductions_; }
@@ -138,6 +143,7 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   bool absorb_duplicate(tlm::tlm_generic_payload& trans);  // loss recovery only
   void resend_result(const ChunkExtension& chunk);
   void send_credit(int step, std::uint32_t chunk, int sender, bool fresh);
+  void send_ack(const ChunkExtension& contribution);
   bool first_pass(const ChunkExtension& chunk);
   static std::uint64_t step_sender(int step, int sender) {
     return (static_cast<std::uint64_t>(step) << 32) | static_cast<std::uint32_t>(sender);
@@ -205,7 +211,7 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   // Without aggregation: per (step, sender) the chunks already passed on (first copies).
   std::unordered_map<std::uint64_t, std::vector<bool>> passed_on_;
   std::uint64_t duplicates_ = 0, result_resends_ = 0, drops_ = 0, bad_reductions_ = 0;
-  std::uint64_t wasted_bytes_ = 0;
+  std::uint64_t wasted_bytes_ = 0, acks_sent_ = 0;
   bool leaked_once_ = false;
   // Reduction trees: key -> this site's role; per open tree slot, the original member
   // contributions summed so far.

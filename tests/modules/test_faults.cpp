@@ -10,6 +10,7 @@
 #include "common/units.h"
 #include "config/platform_loader.h"
 #include "config/schedule_io.h"
+#include "modules/cluster/retransmitter.h"
 #include "modules/core/event_calendar.h"
 #include "modules/core/time.h"
 #include "sim/builder.h"
@@ -414,6 +415,7 @@ TEST(LossRecovery, CopiesOfARetransmittedChunkShareTheirValues) {
   o.functional = true;
   o.aligned_start = false;
   o.faults.retransmit_timeout_ps = 1 * kMs;
+  o.faults.retransmit_backoff_max = 1;  // a fixed timeout: a copy every millisecond
   o.faults.link_loss.push_back({{"a", "c"}, 0.1});
   NetworkSystem sys("wan", triangle(), one_group({0, 1, 2}), o);
   sc_core::sc_start();
@@ -424,6 +426,88 @@ TEST(LossRecovery, CopiesOfARetransmittedChunkShareTheirValues) {
   for (const auto& s : sys.sites()) buffers += s.cluster->resent_value_buffers();
   EXPECT_GT(buffers, 0u);
   EXPECT_GT(retransmissions(sys), 10 * buffers);  // 3,341 against 96
+}
+
+std::uint64_t site_statistic(const NetworkSystem& sys, int site, const char* name) {
+  for (const auto& st : sys.sites()[site].cluster->statistics())
+    if (st.name == name) return static_cast<std::uint64_t>(st.value);
+  throw std::runtime_error(std::string("no statistic ") + name);
+}
+
+// One lost contribution, held back: a -> c's only chunk is lost on a-c (down from 5 to
+// 10 ms while it propagates, 21 ms), b's reaches c's FPGA at 20 ms and c (computing for
+// 100 ms) sends its own afterwards. c's FPGA acknowledges b's contribution as it adds it
+// (selective acknowledgement), so only a times out (T = 100 ms) and sends its chunk again;
+// with acknowledgements per reduced chunk b timed out too: 2 retransmissions for 1 loss.
+TEST(LossRecovery, OneLostContributionMakesOnlyItsOwnSenderRetransmit) {
+  RunOptions o;
+  o.gradient_bytes = 1 << 20;
+  o.chunk_bytes = 1 << 20;  // one chunk
+  o.aligned_start = false;
+  o.alignment = SendAlignment::kNone;
+  o.faults.retransmit_timeout_ps = 100 * kMs;
+  o.faults.outages.push_back({{"a", "c"}, 5 * kMs, 10 * kMs});
+  Platform p = triangle();
+  p.sites[2].cluster.compute_time_ps = 100 * kMs;
+  NetworkSystem sys("wan", p, one_group({0, 1, 2}), o);
+  sc_core::sc_start();
+  ASSERT_FALSE(sys.watchdog().fired()) << sys.watchdog().diagnosis();
+  expect_every_invariant(sys);
+  EXPECT_EQ(lost_chunks(sys), 1u);
+  EXPECT_EQ(link_between(sys, 0, 2).lost_chunks(), 1u);
+  EXPECT_EQ(retransmissions(sys), 1u);
+  EXPECT_EQ(site_statistic(sys, 0, "retransmissions"), 1u);
+  EXPECT_EQ(site_statistic(sys, 1, "retransmissions"), 0u);
+  // One acknowledgement per contribution added: 3 senders x 2 receivers, a's to c once
+  // (its lost first copy is never added); none from the clusters.
+  std::uint64_t fpga_acks = 0, cluster_acks = 0;
+  for (int s = 0; s < 3; ++s) {
+    fpga_acks += sys.sites()[s].fpga->acks_sent();
+    cluster_acks += site_statistic(sys, s, "acks_sent");
+  }
+  EXPECT_EQ(fpga_acks, 6u);
+  EXPECT_EQ(cluster_acks, 0u);
+  EXPECT_EQ(sys.sites()[2].fpga->duplicate_contributions(), 0u);
+  for (const auto& s : sys.sites()) EXPECT_EQ(s.cluster->unacknowledged(), 0u);
+}
+
+// The collapse pattern without its randomness: a timeout (1 ms) far below the round trips
+// (a-b 2 ms, b-c 40 ms, a-c 42 ms, plus microseconds of serialization) on a lossless
+// triangle with loss recovery on. Each contribution is acknowledged one round trip after
+// it was sent, and until then every expiry sends a copy: with a fixed timeout
+// floor(RTT / 1 ms) copies each, 4 chunks x (2 + 2 + 40 + 40 + 42 + 42) = 672; with the
+// timeout doubling to its cap (expiries at 1, 3, 7, 15, 23, 31, 39 ms) 1 for a 2 ms round
+// trip and 7 for 40 and 42 ms: 4 x (1 + 1 + 4 x 7) = 120, and never more than
+// backoff_expiries(RTT / T) per contribution.
+std::uint64_t copies_before_acknowledgement(std::uint64_t backoff_max) {
+  RunOptions o;
+  o.gradient_bytes = 256 << 10;
+  o.chunk_bytes = 64 << 10;  // 4 chunks
+  o.aligned_start = false;
+  o.alignment = SendAlignment::kNone;
+  o.faults.link_loss.push_back({{"a", "c"}, 0.0});  // loss recovery on, nothing lost
+  o.faults.retransmit_timeout_ps = 1 * kMs;
+  o.faults.retransmit_backoff_max = backoff_max;
+  NetworkSystem sys("wan", triangle(), one_group({0, 1, 2}), o);
+  sc_core::sc_start();
+  EXPECT_FALSE(sys.watchdog().fired()) << sys.watchdog().diagnosis();
+  expect_every_invariant(sys);
+  EXPECT_EQ(lost_messages(sys), 0u);
+  for (const auto& s : sys.sites()) EXPECT_EQ(s.cluster->unacknowledged(), 0u);
+  return retransmissions(sys);
+}
+
+TEST(LossRecovery, ATimeoutBelowTheRoundTripSendsACopyEveryTimeoutWithoutBackoff) {
+  EXPECT_EQ(copies_before_acknowledgement(1), 4u * (2 + 2 + 40 + 40 + 42 + 42));
+}
+
+TEST(LossRecovery, ATimeoutBelowTheRoundTripBacksOffToABoundedNumberOfCopies) {
+  const std::uint64_t per_round_trip_ms[] = {2, 2, 40, 40, 42, 42};
+  std::uint64_t bound = 0;
+  for (std::uint64_t rtt : per_round_trip_ms)
+    bound += 4 * Retransmitter::backoff_expiries(static_cast<double>(rtt));
+  EXPECT_EQ(bound, 4u * (1 + 1 + 4 * 7));
+  EXPECT_EQ(copies_before_acknowledgement(Retransmitter::kMaxBackoff), bound);
 }
 
 // Without aggregation the receivers' edges pass contributions on and hold no slot; a

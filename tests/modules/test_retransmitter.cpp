@@ -1,6 +1,7 @@
-// Retransmitter alone: timers per (step, receiver, chunk), the copy sent again at expiry,
-// and a timer that expires while the sender's previous copy is still queued at its own
-// edge, which waits for that copy to leave (plus one timeout) instead of queueing another.
+// Retransmitter alone: timers per (step, receiver, chunk), the copy sent again at expiry
+// with the timeout doubled up to 8x (binary exponential backoff), and a timer that expires
+// while the sender's previous copy is still queued at its own edge, which waits for that
+// copy to leave (plus the current timeout) instead of queueing another.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -40,33 +41,60 @@ struct Sender : sc_core::sc_module {
   std::uint64_t first_departure_ps_, ack_ps_;
 };
 
-TEST(Retransmitter, AnUnacknowledgedCopyIsSentAgainEveryTimeout) {
+TEST(Retransmitter, AnUnacknowledgedCopyIsSentAgainWithTheTimeoutDoubled) {
+  // T = 10 us: copies at 10, then 10 + 20 = 30 us; the next would be 30 + 40 = 70 us, after
+  // the acknowledgement at 35 us.
   Sender sender("sender", 0, 35 * kUs);
   sc_core::sc_start();
-  EXPECT_EQ(sender.resent_at_ps, (std::vector<std::uint64_t>{10 * kUs, 20 * kUs, 30 * kUs}));
-  EXPECT_EQ(sender.retransmitter.timeouts(), 3u);
+  EXPECT_EQ(sender.resent_at_ps, (std::vector<std::uint64_t>{10 * kUs, 30 * kUs}));
+  EXPECT_EQ(sender.retransmitter.timeouts(), 2u);
   EXPECT_EQ(sender.retransmitter.outstanding(), 0u);
 }
 
+TEST(Retransmitter, TheTimeoutStopsDoublingAtEightTimesTheFirst) {
+  // Timeouts 10, 20, 40, 80, 80, ... us: copies at 10, 30, 70, 150, 230, 310, 390 us, and
+  // the acknowledgement at 400 us ends it (a fixed timeout sent 40 copies).
+  Sender sender("sender", 0, 400 * kUs);
+  sc_core::sc_start();
+  EXPECT_EQ(sender.resent_at_ps,
+            (std::vector<std::uint64_t>{10 * kUs, 30 * kUs, 70 * kUs, 150 * kUs, 230 * kUs,
+                                        310 * kUs, 390 * kUs}));
+  EXPECT_EQ(Retransmitter::backoff_expiries(40.0), 7u);
+}
+
+TEST(Retransmitter, BackoffExpiriesCountsDoublingsThenTheCap) {
+  // Expiries at 1, 3, 7, 15 timeouts, then every 8.
+  EXPECT_EQ(Retransmitter::backoff_expiries(0.5), 0u);
+  EXPECT_EQ(Retransmitter::backoff_expiries(1.0), 1u);
+  EXPECT_EQ(Retransmitter::backoff_expiries(2.9), 1u);
+  EXPECT_EQ(Retransmitter::backoff_expiries(3.0), 2u);
+  EXPECT_EQ(Retransmitter::backoff_expiries(7.0), 3u);
+  EXPECT_EQ(Retransmitter::backoff_expiries(15.0), 4u);
+  EXPECT_EQ(Retransmitter::backoff_expiries(22.9), 4u);
+  EXPECT_EQ(Retransmitter::backoff_expiries(23.0), 5u);
+  EXPECT_EQ(Retransmitter::backoff_expiries(1007.0), 3u + 125u);
+}
+
 TEST(Retransmitter, ATimerWaitsForItsCopyToLeaveTheSendersEdge) {
-  // Handed over at 0, the copy leaves at 25 us: the timer (10 us) expires at 10 and 20 us
-  // with the copy still queued, so the first copy again goes at 25 + 10 = 35 us. That one
-  // waits 7 us to leave (42 us): its timer expires at 45 us with it gone, so the next
-  // goes at 45 us, and the acknowledgement at 50 us ends it.
+  // Handed over at 0, the copy leaves at 25 us: the timer (10 us) expires at 10 us with the
+  // copy still queued, so the first copy again goes at 25 + 10 = 35 us (timeout now 20 us);
+  // the acknowledgement at 50 us comes before 35 + 20 = 55 us.
   Sender sender("sender", 25 * kUs, 50 * kUs);
   sender.queueing_ps = 7 * kUs;
   sc_core::sc_start();
-  EXPECT_EQ(sender.resent_at_ps, (std::vector<std::uint64_t>{35 * kUs, 45 * kUs}));
-  EXPECT_EQ(sender.retransmitter.timeouts(), 2u);
+  EXPECT_EQ(sender.resent_at_ps, (std::vector<std::uint64_t>{35 * kUs}));
+  EXPECT_EQ(sender.retransmitter.timeouts(), 1u);
 }
 
 TEST(Retransmitter, ACopyStillQueuedAtExpiryDefersTheNextByItsDeparture) {
-  // Each copy waits 15 us at the edge, longer than the 10 us timeout: copies go at 10 us
-  // (the first left at 0), then 25 + 10 = 35 us, then 50 + 10 = 60 us; never two queued.
-  Sender sender("sender", 0, 65 * kUs);
-  sender.queueing_ps = 15 * kUs;
+  // Each copy waits 35 us at the edge. The first left at 0: a copy at 10 us (leaves at
+  // 45 us; timeout 20 us). Its timer expires at 30 us with it queued: the next goes at
+  // 45 + 20 = 65 us (timeout 40 us), and the acknowledgement at 100 us comes before
+  // 65 + 40 = 105 us. Never two copies queued.
+  Sender sender("sender", 0, 100 * kUs);
+  sender.queueing_ps = 35 * kUs;
   sc_core::sc_start();
-  EXPECT_EQ(sender.resent_at_ps, (std::vector<std::uint64_t>{10 * kUs, 35 * kUs, 60 * kUs}));
+  EXPECT_EQ(sender.resent_at_ps, (std::vector<std::uint64_t>{10 * kUs, 65 * kUs}));
 }
 
 }  // namespace
