@@ -24,6 +24,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kPricingTolerance = 1e-9;
 constexpr int kMaxPricingRounds = 200;
 constexpr int kBisections = 60;
+constexpr int kOuterRounds = 20;  // pricing at the bisection's time, then bisect again
+constexpr std::size_t kSptCandidates = 8;
 
 // Per site: (neighbour, link index) over the given links (all links when empty).
 std::vector<std::vector<std::pair<int, int>>> adjacency(const TreeNetwork& net,
@@ -193,34 +195,103 @@ PackedTree rooted(const TreeNetwork& net, std::vector<int> links, int root) {
   return t;
 }
 
+// tree_latency_s for every root at once, in O(n): the farthest member below each site
+// (down) and outside its subtree (up), rooted at site 0.
+std::vector<double> latencies_of_every_root(const TreeNetwork& net, const std::vector<int>& links) {
+  const auto adj = adjacency(net, links);
+  const auto n = static_cast<std::size_t>(net.sites);
+  std::vector<int> order, parent(n, -1);
+  std::vector<double> weight(n, 0), down(n, 0), up(n, -kInf);
+  std::vector<char> seen(n, 0);
+  order.push_back(0);
+  seen[0] = 1;
+  for (std::size_t k = 0; k < order.size(); ++k)
+    for (const auto& [w, i] : adj[order[k]])
+      if (!seen[w]) {
+        seen[w] = 1;
+        parent[w] = order[k];
+        weight[w] = net.links[i].delay_s + net.hop_latency_s;
+        order.push_back(w);
+      }
+  for (std::size_t k = n; k-- > 0;) {
+    const int v = order[k];
+    down[v] = std::max(down[v], net.access_delay_s[v]);
+    if (parent[v] >= 0) down[parent[v]] = std::max(down[parent[v]], weight[v] + down[v]);
+  }
+  for (const int v : order) {
+    double best = std::max(net.access_delay_s[v], up[v]), second = -kInf;
+    for (const auto& [w, i] : adj[v]) {
+      if (parent[w] != v) continue;
+      const double via = weight[w] + down[w];
+      if (via > best) {
+        second = best;
+        best = via;
+      } else {
+        second = std::max(second, via);
+      }
+    }
+    for (const auto& [w, i] : adj[v])
+      if (parent[w] == v) {
+        const double via = weight[w] + down[w];
+        up[w] = weight[w] + (via == best ? std::max({second, net.access_delay_s[v], up[v]}) : best);
+      }
+  }
+  std::vector<double> latency(n);
+  for (std::size_t v = 0; v < n; ++v) latency[v] = 2 * std::max(down[v], up[v]);
+  return latency;
+}
+
 // The best root of `links` for an objective value(tree) - price(tree).
-PackedTree best_rooted(const TreeNetwork& net, const std::vector<int>& links, const Pricing& p,
+PackedTree best_rooted(const TreeNetwork& net, std::vector<int> links, const Pricing& p,
                        const std::function<double(const PackedTree&)>& value) {
-  PackedTree best;
+  const std::vector<double> latency = latencies_of_every_root(net, links);
+  PackedTree t;
+  t.links = std::move(links);
   double best_gain = -kInf;
+  int best_root = 0;
   for (int r = 0; r < net.sites; ++r) {
-    PackedTree t = rooted(net, links, r);
+    t.root = r;
+    t.latency_s = latency[r];
     const double gain = value(t) - price(p, t);
     if (gain > best_gain) {
       best_gain = gain;
-      best = std::move(t);
+      best_root = r;
     }
   }
-  return best;
+  t.root = best_root;
+  t.latency_s = latency[best_root];
+  return t;
 }
 
-// Column generation: adds priced trees until none improves `value` (per unit of rate).
+// One pricing step: adds the tree that most improves `value` (per unit of rate) under the
+// current duals; false if none does.
+bool price_once(const TreeNetwork& net, MasterLp& lp,
+                const std::function<double(const PackedTree&)>& value) {
+  const Pricing p = pricing(net, lp);
+  const PackedTree t = best_rooted(net, minimum_spanning_tree(net, p.link_weight), p, value);
+  if (value(t) - price(p, t) <= kPricingTolerance * std::max(1.0, value(t))) return false;
+  return lp.add(t);
+}
+
+// Column generation: adds priced trees until none improves `value`.
 double generate(const TreeNetwork& net, MasterLp& lp,
                 const std::function<double(const PackedTree&)>& value) {
-  double objective = lp.solve(value);
-  for (int round = 0; round < kMaxPricingRounds; ++round) {
-    const Pricing p = pricing(net, lp);
-    const PackedTree t = best_rooted(net, minimum_spanning_tree(net, p.link_weight), p, value);
-    if (value(t) - price(p, t) <= kPricingTolerance * std::max(1.0, value(t))) break;
-    if (!lp.add(t)) break;
-    objective = lp.solve(value);
-  }
-  return objective;
+  lp.solve(value);
+  for (int round = 0; round < kMaxPricingRounds && price_once(net, lp, value); ++round)
+    lp.solve(value);
+  return lp.solve(value);
+}
+
+// The shortest-path trees of the kSptCandidates roots whose own tree has the least latency.
+std::vector<PackedTree> quickest_shortest_path_trees(const TreeNetwork& net) {
+  std::vector<PackedTree> trees;
+  for (int r = 0; r < net.sites; ++r) trees.push_back(rooted(net, shortest_path_tree(net, r), r));
+  const std::size_t keep = std::min(kSptCandidates, trees.size());
+  std::partial_sort(
+      trees.begin(), trees.begin() + static_cast<std::ptrdiff_t>(keep), trees.end(),
+      [](const PackedTree& a, const PackedTree& b) { return a.latency_s < b.latency_s; });
+  trees.resize(keep);
+  return trees;
 }
 
 void check_network(const TreeNetwork& net) {
@@ -251,6 +322,10 @@ double tree_latency_s(const TreeNetwork& net, const std::vector<int>& links, int
     }
   }
   return 2 * farthest;
+}
+
+std::vector<double> root_latencies_s(const TreeNetwork& net, const std::vector<int>& links) {
+  return latencies_of_every_root(net, links);
 }
 
 std::vector<int> shortest_path_tree(const TreeNetwork& net, int root) {
@@ -284,7 +359,7 @@ std::vector<int> shortest_path_tree(const TreeNetwork& net, int root) {
 std::vector<PackedTree> pack_spanning_trees(const TreeNetwork& net) {
   check_network(net);
   MasterLp lp(net);
-  for (int r = 0; r < net.sites; ++r) lp.add(rooted(net, shortest_path_tree(net, r), r));
+  for (const PackedTree& t : quickest_shortest_path_trees(net)) lp.add(t);
   generate(net, lp, [](const PackedTree&) { return 1.0; });
   std::vector<PackedTree> used;
   for (std::size_t k = 0; k < lp.trees().size(); ++k) {
@@ -298,29 +373,31 @@ std::vector<PackedTree> pack_spanning_trees(const TreeNetwork& net) {
 LoadAwareForest plan_load_aware_forest(const TreeNetwork& net, double gradient_bytes) {
   if (!(gradient_bytes > 0)) throw std::invalid_argument("tree packing: expected a gradient");
   LoadAwareForest plan;
-  const std::vector<PackedTree> packing = pack_spanning_trees(net);
   MasterLp lp(net);
   double lowest = kInf, highest = 0;
-  for (const PackedTree& t : packing) {
+  for (const PackedTree& t : pack_spanning_trees(net)) {
     lp.add(t);
     plan.packing_bytes_per_s += t.rate_bytes_per_s;
     highest = std::max(highest, t.latency_s);
   }
-  for (int r = 0; r < net.sites; ++r) {
-    const PackedTree t = rooted(net, shortest_path_tree(net, r), r);
+  for (const PackedTree& t : quickest_shortest_path_trees(net)) {
     lowest = std::min(lowest, t.latency_s);
     lp.add(t);
   }
-  // By T_high the packing alone delivers G; delivered(T) grows with T.
-  double t_low = lowest, t_high = highest + gradient_bytes / plan.packing_bytes_per_s;
-  auto delivered = [&](double t) {
-    return generate(net, lp, [t](const PackedTree& k) { return std::max(0.0, t - k.latency_s); });
+  // By t_high the packing alone delivers G; what the trees deliver grows with the time.
+  double t_high = highest + gradient_bytes / plan.packing_bytes_per_s;
+  auto by = [](double t) {
+    return [t](const PackedTree& k) { return std::max(0.0, t - k.latency_s); };
   };
-  for (int i = 0; i < kBisections && t_high - t_low > 1e-12 * t_high; ++i) {
-    const double mid = (t_low + t_high) / 2;
-    (delivered(mid) >= gradient_bytes ? t_high : t_low) = mid;
+  for (int outer = 0; outer < kOuterRounds; ++outer) {
+    double t_low = lowest;
+    for (int i = 0; i < kBisections && t_high - t_low > 1e-12 * t_high; ++i) {
+      const double mid = (t_low + t_high) / 2;
+      (lp.solve(by(mid)) >= gradient_bytes ? t_high : t_low) = mid;
+    }
+    if (!price_once(net, lp, by(t_high))) break;
   }
-  const double carried = delivered(t_high);
+  const double carried = lp.solve(by(t_high));
   for (std::size_t k = 0; k < lp.trees().size(); ++k) {
     PackedTree t = lp.trees()[k];
     t.rate_bytes_per_s = lp.rate_bytes_per_s(k);

@@ -46,6 +46,9 @@ struct LoadAwareForest {
 /// link delays and a hop latency per edge).
 double tree_latency_s(const TreeNetwork& net, const std::vector<int>& links, int root);
 
+/// tree_latency_s for every root of the tree, in O(n) (rerooting). Shape: one per site.
+std::vector<double> root_latencies_s(const TreeNetwork& net, const std::vector<int>& links);
+
 /// The shortest-delay spanning tree from `root` (Dijkstra over the links).
 std::vector<int> shortest_path_tree(const TreeNetwork& net, int root);
 

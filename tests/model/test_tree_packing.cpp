@@ -60,6 +60,26 @@ TEST(TreePacking, FpgaSumsEveryInput) {
   for (const PackedTree& t : trees) EXPECT_NE(t.root, 0);
 }
 
+// Rerooting gives every root's latency at once: the same as one walk per root, on a tree
+// with access delays and a hop latency.
+TEST(TreePacking, EveryRootsLatencyMatchesItsOwnWalk) {
+  TreeNetwork net = make_net(7, {{0, 1, 0.010},
+                                 {1, 2, 0.003},
+                                 {1, 3, 0.020},
+                                 {3, 4, 0.001},
+                                 {3, 5, 0.007},
+                                 {0, 6, 0.030},
+                                 {2, 5, 0.001}});
+  net.access_delay_s = {0.001, 0.0, 0.025, 0.002, 0.0, 0.004, 0.0};
+  net.hop_latency_s = 0.0005;
+  const std::vector<int> tree = {0, 1, 2, 3, 4, 5};  // without the 2-5 link
+  const std::vector<double> all = root_latencies_s(net, tree);
+  for (int r = 0; r < 7; ++r) EXPECT_NEAR(all[r], tree_latency_s(net, tree, r), 1e-15) << r;
+  // Hand-computed: rooted at 1 the farthest cluster is 6's (10 + 30 ms, two hops) or 2's
+  // (3 + 25 ms, one hop): 2 x 41 ms.
+  EXPECT_NEAR(all[1], 2 * 0.041, 1e-15);
+}
+
 TEST(TreePacking, DisconnectedLinksAreRefused) {
   EXPECT_THROW(pack_spanning_trees(make_net(3, {{0, 1, 0}})), std::invalid_argument);
 }
