@@ -588,10 +588,10 @@ Schedule parse_schedule(const std::string& yaml_text, const Platform& platform,
   if (!have_rounds && schedule.forest.empty())
     throw ConfigError(file_label, line_of(root), "rounds", "a list of rounds");
   if (const std::string wrong = structure_error(schedule); !wrong.empty()) {
-    const bool trees =
-        schedule.collective == Collective::kReductionTree || !schedule.forest.empty();
-    throw ConfigError(file_label, line_of(root[trees ? "trees" : "rounds"]),
-                      trees ? "trees" : "rounds", wrong);
+    const bool trees = root["trees"].IsDefined();
+    const YAML::Node at = trees ? root["trees"] : root["rounds"];
+    throw ConfigError(file_label, line_of(at.IsDefined() ? at : root), trees ? "trees" : "rounds",
+                      wrong);
   }
   for (const auto& round : schedule.rounds)
     for (const auto& g : round.groups)

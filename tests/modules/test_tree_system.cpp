@@ -13,6 +13,7 @@
 #include "modules/core/time.h"
 #include "sim/builder.h"
 #include "sim/invariants.h"
+#include "traffic/closed_form.h"
 
 namespace aggnet {
 namespace {
@@ -104,6 +105,10 @@ TEST(TreeSystem, LineRootedAtTheEndDeliversAtTheClosedForm) {
   }
   EXPECT_EQ(ps(sys.sites()[0].cluster->steps().at(0).end), 16'541'174'400u + 2 * W);
   EXPECT_EQ(violations(check_invariants(sys)), "");
+  // The analytic time: the first chunk's last result plus 2 chunks on the bottleneck a -> b.
+  EXPECT_DOUBLE_EQ(
+      reduction_tree_time(sys.platform(), sys.routing(), sys.schedule(), sys.options()),
+      static_cast<double>(first[0] + 2 * W) * 1e-12);
 }
 
 // Star: hub h with leaves a, b, c 2, 4, 6 ms away, rooted at h, one chunk, immediate start:
@@ -126,6 +131,9 @@ TEST(TreeSystem, StarRootedAtTheHubDeliversAtTheClosedForm) {
   for (int site = 0; site < 4; ++site)
     EXPECT_EQ(ps(sys.sites()[site].cluster->steps().at(0).end), expected[site]) << site;
   EXPECT_EQ(violations(check_invariants(sys)), "");
+  EXPECT_DOUBLE_EQ(
+      reduction_tree_time(sys.platform(), sys.routing(), sys.schedule(), sys.options()),
+      static_cast<double>(expected[2]) * 1e-12);
 }
 
 // Aligned: offsets a 4 ms, b 2 ms, c 0, h 2s + F + L + W + 6 ms after the agreed start
@@ -170,7 +178,7 @@ TEST(TreeSystem, FunctionalForestEndsWithTheExactAverage) {
     EXPECT_EQ(c.functional_checks(), 4u);
     EXPECT_EQ(c.functional_mismatches(), 0u);
     ASSERT_EQ(c.result().size(), 4 * kMiB / 4);
-    for (std::uint64_t j : {0ull, 300'000ull, 4 * kMiB / 4 - 1}) {
+    for (std::uint64_t j : {std::uint64_t{0}, std::uint64_t{300'000}, 4 * kMiB / 4 - 1}) {
       float sum = 0;
       for (int m = 0; m < 3; ++m) sum += FunctionalValues::gradient_value(m, 0, j);
       EXPECT_EQ(c.result()[j], sum / 3) << site << " " << j;
