@@ -130,8 +130,8 @@ void Watchdog::stop_for_memory(std::uint64_t limit_bytes) {
     const bool drop = system_.options().flow_control == FlowControl::kDrop;
     diagnosis += fmt::format(
         "; {} contributions unacknowledged: retransmitted copies arrive faster than the links "
-        "drain them (loss recovery's fixed timeout under congestion; {} keeps the queues "
-        "bounded)",
+        "drain them (loss recovery's timeout stops backing off at 8x the first; {} keeps "
+        "the queues bounded)",
         unacknowledged, drop ? "--flow-control pacing or credit" : "a longer --retransmit-timeout");
   }
   stop("reached its memory limit", std::move(diagnosis));

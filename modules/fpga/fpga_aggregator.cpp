@@ -106,8 +106,8 @@ bool FpgaAggregator::absorb_duplicate(tlm::tlm_generic_payload& trans) {
   wasted_bytes_ += chunk.payload_bytes;
   if (reduced) {
     resend_result(chunk);
-  } else {
-    send_ack(chunk);
+  } else if (!return_credits_) {
+    send_ack(chunk.step, chunk.chunk, chunk.src_site);
   }
   trans.release();
   return true;
@@ -134,7 +134,7 @@ void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
   const bool tree = chunk.reduction_tree >= 0;
   if (reliable_ && !tree) {
     if (absorb_duplicate(trans)) return;  // a retransmission that waited
-    send_ack(chunk);
+    if (!return_credits_) send_ack(chunk.step, chunk.chunk, chunk.src_site);
   }
   const sc_time now = EventCalendar::now();
   Slot& slot = slot_for(chunk);
@@ -329,6 +329,7 @@ void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced) {
   if (return_credits_)
     for_each_sender(senders_, [&](int sender) {
       send_credit(chunk_of(reduced).step, chunk_of(reduced).chunk, sender, true);
+      if (reliable_) send_ack(chunk_of(reduced).step, chunk_of(reduced).chunk, sender);
     });
   if (test_hook_ == TestHook::kDoubleDeliver) out_sink_(pool_.clone(reduced));
   out_sink_(reduced);
@@ -389,15 +390,19 @@ void FpgaAggregator::send_credit(int step, std::uint32_t chunk, int sender, bool
   network_sink_(make_control(pool_, credit));
 }
 
-// Selective acknowledgement (loss recovery): this contribution is in its slot, so its
-// sender stops its timer, whatever becomes of the other members' contributions.
-void FpgaAggregator::send_ack(const ChunkExtension& contribution) {
+// Selective acknowledgement (loss recovery): the sender's contribution is in its slot, so
+// it stops its timer, whatever becomes of the other members' contributions. With credits
+// the acknowledgements go with the credits, when the slot frees: a sender then keeps
+// retransmitting until then, and its copy of a reduced chunk brings the credit again,
+// which repairs a lost last credit (acknowledged at admission, the senders stopped
+// before it, and credit deadlocks under 1 % loss went from 5 to 8 of 20 seeds).
+void FpgaAggregator::send_ack(int step, std::uint32_t chunk, int sender) {
   ControlMessage ack;
   ack.kind = ChunkKind::kAck;
   ack.src_site = site_;
-  ack.dst_site = contribution.src_site;
-  ack.step = contribution.step;
-  ack.chunk = contribution.chunk;
+  ack.dst_site = sender;
+  ack.step = step;
+  ack.chunk = chunk;
   ack.bytes = config_.credit_bytes;
   ++acks_sent_;
   network_sink_(make_control(pool_, ack));

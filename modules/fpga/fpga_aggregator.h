@@ -143,7 +143,7 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   bool absorb_duplicate(tlm::tlm_generic_payload& trans);  // loss recovery only
   void resend_result(const ChunkExtension& chunk);
   void send_credit(int step, std::uint32_t chunk, int sender, bool fresh);
-  void send_ack(const ChunkExtension& contribution);
+  void send_ack(int step, std::uint32_t chunk, int sender);
   bool first_pass(const ChunkExtension& chunk);
   static std::uint64_t step_sender(int step, int sender) {
     return (static_cast<std::uint64_t>(step) << 32) | static_cast<std::uint32_t>(sender);
