@@ -31,6 +31,10 @@ const char* kCaption =
     "multicast tree from every site to all others, and the physical bound on averaging "
     "--gradient bytes (docs/physical-bound.md)";
 
+// Beyond this many sites the n(n-1) routes and the n trees are listed only on request:
+// at 1,000 sites they were 23 CPU-s and 4 GB of JSON.
+constexpr std::size_t kListedSitesMax = 100;
+
 double ms(std::uint64_t ps) { return static_cast<double>(ps) * 1e-9; }
 double gbps(std::uint64_t bps) { return static_cast<double>(bps) * 1e-9; }
 
@@ -197,6 +201,13 @@ std::string tables(const json& doc) {
         "  {:<9} {:>12} {:>10}  {}\n", l["a"].get<std::string>() + "-" + l["b"].get<std::string>(),
         format_time_ps(l["delay_ms"].get<double>() * 1e9),
         format_rate(l["bandwidth_gbps"].get<double>() * 1e9), l["source"].get<std::string>());
+  if (!doc.contains("routes"))
+    return out +
+           fmt::format(
+               "\nRoutes and multicast trees: {} of each, not listed beyond {} sites "
+               "(--routes lists them)\n",
+               doc["sites"].size() * (doc["sites"].size() - 1), kListedSitesMax) +
+           bound_table(doc["bound"]) + forest_table(doc["forest"]);
   out += "\nRoutes (shortest one-way delay)\n";
   for (const auto& r : doc["routes"])
     out += fmt::format("  {:<9} {:>12}  {}\n",
@@ -225,10 +236,12 @@ int cmd_platform(int argc, char** argv) {
                 {"file", platform.file},
                 {"sites", sites_json(platform)},
                 {"links", links_json(platform)},
-                {"routes", routes_json(platform, routing)},
-                {"trees", trees_json(platform, routing)},
                 {"bound", bound_json(platform, values->bytes("gradient"))},
                 {"forest", forest_json(platform, routing, values->bytes("gradient"))}};
+    if (platform.sites.size() <= kListedSitesMax || values->flag("routes")) {
+      doc["routes"] = routes_json(platform, routing);
+      doc["trees"] = trees_json(platform, routing);
+    }
     tidy_numbers(doc);
     const std::string& out = values->text("json");
     if (!is_stdout(out)) std::cout << tables(doc);

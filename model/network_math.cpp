@@ -101,7 +101,7 @@ RunFootprint estimate_run_footprint(const Platform& platform, const RunOptions& 
   RunFootprint f;
   f.sites = platform.sites.size();
   f.links = platform.links.size();
-  f.colocated_links = colocated ? f.sites * (f.sites - 1) / 2 : 0;
+  f.colocated_links = colocated ? f.sites : 0;  // a port per site on one fabric switch
   const std::uint64_t systems = colocated ? 2 : 1;
   std::uint64_t bytes = kBaseBytes;
   bytes = saturating_add(bytes, saturating_mul(systems * f.sites, kPerSiteBytes));
@@ -194,12 +194,11 @@ void check_run_footprint(const std::string& where, const Platform& platform,
                     "least {} samples per series, about {}, {}",
                     f.stats_samples, format_bytes(f.stats_bytes), have));
   }
-  const std::string hint = f.colocated_links > 0
-                               ? fmt::format(
-                                     "; the co-located reference alone is a full mesh of {} links "
-                                     "(--no-colocated skips it)",
-                                     f.colocated_links)
-                               : "";
+  const std::string hint = f.colocated_links > 0 ? fmt::format(
+                                                       "; the co-located reference adds {} links "
+                                                       "(--no-colocated skips it)",
+                                                       f.colocated_links)
+                                                 : "";
   throw ConfigError(where, 0, "--platform",
                     fmt::format("expected a platform that fits in memory: {} sites and {} links "
                                 "need about {}, {}{}",

@@ -63,8 +63,8 @@ std::uint64_t arrival_latency_ps(const Platform& platform, const Routing& routin
 
 /// Peak memory of one `aggnet run`, estimated before anything is built from per-unit
 /// costs measured on this implementation (docs/simulation-semantics.md, "Memory"): the
-/// modules of every site and link (the co-located reference is a full mesh, n(n-1)/2
-/// links), the aggregation slots, the functional mode's float data and the --stats
+/// modules of every site and link (the co-located reference: a fabric switch and one
+/// port link per site), the aggregation slots, the functional mode's float data and the --stats
 /// series (at least steps x the longest compute phase / interval samples each).
 struct RunFootprint {
   std::uint64_t sites = 0, links = 0, colocated_links = 0;

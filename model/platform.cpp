@@ -1,6 +1,9 @@
 // Platform data: site lookup and the co-located variant.
 #include "model/platform.h"
 
+#include <algorithm>
+#include <cstdint>
+
 namespace aggnet {
 
 // ---------------------------------------------------------------------------------
@@ -15,30 +18,29 @@ int Platform::site_index(const std::string& code) const {
 }
 
 Platform Platform::colocated_variant() const {
-  std::vector<std::pair<int, int>> pairs;
-  for (std::size_t i = 0; i < sites.size(); ++i)
-    for (std::size_t j = i + 1; j < sites.size(); ++j)
-      pairs.emplace_back(static_cast<int>(i), static_cast<int>(j));
-  return colocated_variant(pairs);
-}
-
-Platform Platform::colocated_variant(const std::vector<std::pair<int, int>>& pairs) const {
   Platform p;
   p.name = name + " (colocated)";
   p.file = file;
-  p.sites = sites;
   p.colocated = colocated;
-  const std::size_t n = sites.size();
-  for (const auto& [i, j] : pairs) {
+  for (const Site& s : sites)
+    if (!s.switch_only) p.sites.push_back(s);
+  const std::size_t n = p.sites.size();
+  Site fabric;
+  fabric.code = kFabricCode;
+  fabric.name = "data-centre fabric switch";
+  fabric.switch_only = true;
+  fabric.sw.latency_ps = 0;
+  p.sites.push_back(fabric);
+  WanLinkParams port = colocated.link;
+  port.delay_ps = colocated.link.delay_ps / 2;
+  const std::uint64_t ports = std::max<std::uint64_t>(n - 1, 1), bps = colocated.link.bandwidth_bps;
+  port.bandwidth_bps = bps > UINT64_MAX / ports ? UINT64_MAX : bps * ports;
+  for (std::size_t i = 0; i < n; ++i) {
     LinkSpec l;
-    l.a = i;
-    l.b = j;
-    l.params = colocated.link;
-    l.source = "co-located reference: data-centre link (colocated.link)";
-    // Position of (i, j) in the full mesh's row-major order of pairs i < j.
-    const std::size_t row = static_cast<std::size_t>(i);
-    l.seed_index =
-        static_cast<int>(row * (2 * n - row - 1) / 2 + static_cast<std::size_t>(j - i - 1));
+    l.a = static_cast<int>(i);
+    l.b = static_cast<int>(n);
+    l.params = port;
+    l.source = "co-located reference: a site's port on the data-centre fabric (colocated.link)";
     p.links.push_back(l);
   }
   return p;

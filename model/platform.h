@@ -23,6 +23,9 @@ struct Site {
   FpgaParams fpga;        ///< defaults.fpga overridden by the site's own `fpga:` keys
   ClusterParams cluster;  ///< defaults.cluster overridden by the site's `cluster:` keys
   SwitchParams sw;        ///< defaults.switch overridden by the site's `switch:` keys
+  /// A fabric's switch (the co-located reference's data-centre switch): no cluster, FPGA
+  /// or access link, only its links. Switch-only sites follow every site with a cluster.
+  bool switch_only = false;
 };
 
 /// A bidirectional WAN link between sites a and b; the builder instantiates one
@@ -32,16 +35,15 @@ struct LinkSpec {
   WanLinkParams params;
   std::string source;  ///< where the delay figure comes from (for reports)
   /// Jitter seeds of its two directions: run seed + 2 x this + direction; -1: the link's
-  /// position in Platform::links (the co-located reference built for some pairs keeps
-  /// the full mesh's positions, so its links draw the same jitter as in the full mesh).
+  /// position in Platform::links.
   int seed_index = -1;
   /// Faults declared on the link (`loss:`, `down:` in the platform file) as `--fault`
   /// specs, e.g. "loss:nyc-lon=0.001", "down:nyc-lon@1s-2s" (model/faults.h).
   std::vector<std::string> faults;
 };
 
-/// The co-located reference: the same clusters in one data centre, every pair of
-/// switches joined by a data-centre link with these parameters.
+/// The co-located reference: the same clusters in one data centre, every pair of sites
+/// joined by a path with these parameters (Platform::colocated_variant builds it).
 struct ColocatedSpec {
   WanLinkParams link;  ///< default: 2 us, 400 Gbps
 };
@@ -58,13 +60,15 @@ struct Platform {
 
   /// Index of the site with this code, or -1.
   int site_index(const std::string& code) const;
-  /// The same clusters and parameters in one data centre: a full mesh of `colocated.link`.
+  /// The same clusters and parameters in one data centre on a non-blocking fabric: one
+  /// switch-only site (code kFabricCode, last) and one link from each site to it, O(n)
+  /// links. A port link has `colocated.link`'s parameters but half its delay (a path
+  /// site - fabric - site takes the declared delay; an odd ps is rounded down) and n - 1
+  /// times its bandwidth (a site's port carries what its n - 1 links of a full mesh
+  /// carried together, so the fabric throttles no pattern the mesh carried); the fabric
+  /// switch forwards without latency. Sites without clusters (switch-only) are dropped.
   Platform colocated_variant() const;
-  /// The same with only the links joining the given pairs of sites (i < j, sorted,
-  /// distinct): in the full mesh every link has the same delay, so the route between two
-  /// sites is their direct link, and a run whose traffic stays within these pairs is the
-  /// same on this part of the mesh. The links keep their full-mesh order and seeds.
-  Platform colocated_variant(const std::vector<std::pair<int, int>>& pairs) const;
+  static constexpr const char* kFabricCode = "fabric";
 };
 
 }  // namespace aggnet

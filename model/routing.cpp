@@ -63,6 +63,7 @@ Routing::Routing(const Platform& platform) : n_(static_cast<int>(platform.sites.
   dist_ps_.assign(n_, std::vector<std::uint64_t>(n_, kMax));
   pred_.assign(n_, std::vector<int>(n_, -1));
   hops_.assign(n_, std::vector<int>(n_, 0));
+  first_.assign(n_, {});
   const auto index = boost::get(boost::vertex_index, g);
   const Combine combine;
   for (int s = 0; s < n_; ++s) {
@@ -95,7 +96,26 @@ Routing::Routing(const Platform& platform) : n_(static_cast<int>(platform.sites.
       }
       pred_[s][v] = best;
     }
+    first_hop_from(s);
   }
+}
+
+// first_[s][v]: v's ancestor next to s in s's predecessor tree, parents before children
+// (a counting sort by hop count: hops strictly increase along predecessor edges), so
+// that next_hop is one look-up instead of a walk up the tree.
+void Routing::first_hop_from(int s) {
+  std::vector<int>& first = first_[s];
+  first.assign(n_, -1);
+  std::vector<std::vector<int>> by_hops;
+  for (int v = 0; v < n_; ++v) {
+    if (v == s || dist_ps_[s][v] == kMax) continue;
+    const auto h = static_cast<std::size_t>(hops_[s][v]);
+    if (by_hops.size() <= h) by_hops.resize(h + 1);
+    by_hops[h].push_back(v);
+  }
+  first[s] = s;
+  for (const auto& layer : by_hops)
+    for (int v : layer) first[v] = pred_[s][v] == s ? v : first[pred_[s][v]];
 }
 
 std::uint64_t Routing::delay_ps(int s, int d) const {
@@ -117,11 +137,7 @@ std::vector<int> Routing::path(int s, int d) const {
 
 int Routing::next_hop(int at, int d) const {
   if (at < 0 || d < 0 || at >= n_ || d >= n_) throw std::out_of_range("Routing::next_hop");
-  if (at == d) return d;
-  if (dist_ps_[at][d] == kMax) return -1;
-  int v = d;
-  while (pred_[at][v] != at) v = pred_[at][v];
-  return v;
+  return first_[at][d];
 }
 
 std::vector<std::pair<int, int>> Routing::multicast_tree(int src,

@@ -19,7 +19,8 @@ class Routing {
   std::uint64_t delay_ps(int s, int d) const;
   /// Sites on the shortest path s -> d, both ends included.
   std::vector<int> path(int s, int d) const;
-  /// Next site after `at` on the shortest path at -> d (d itself if adjacent).
+  /// Next site after `at` on the shortest path at -> d (d itself if adjacent, `at` if
+  /// d == at, -1 if unreachable); O(1).
   int next_hop(int at, int d) const;
   /// Index into Platform::links of the link joining adjacent sites u and v, or -1.
   int link_index(int u, int v) const {
@@ -42,10 +43,13 @@ class Routing {
   std::vector<std::pair<int, int>> multicast_tree(int src, const std::vector<int>& receivers) const;
 
  private:
+  void first_hop_from(int s);
+
   int n_ = 0;
   std::vector<std::vector<std::uint64_t>> dist_ps_;  // [s][d]
   std::vector<std::vector<int>> pred_;               // [s][d]: predecessor of d from s
   std::vector<std::vector<int>> hops_;               // [s][d]: hops of the path s -> d
+  std::vector<std::vector<int>> first_;              // [s][d]: next hop from s (-1: none)
   std::vector<int> link_of_;                         // [u * n + v]: link index or -1
   static constexpr std::uint64_t kUnreachable = ~std::uint64_t{0};
 };

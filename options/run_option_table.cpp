@@ -195,6 +195,8 @@ std::vector<OptionSpec> make_table() {
           .within(0, kInf, "()"),
       Row("json", Kind::kOutput, kRun | kSizeBuffers | kPlatform,
           "write the results as JSON to FILE (- for the standard output)"),
+      Row("routes", Kind::kFlag, kPlatform,
+          "list every route and multicast tree also beyond 100 sites (n(n-1) routes)"),
       Row("csv", Kind::kOutput, kSizeBuffers, "write the per-site table as CSV to FILE"),
       Row("out", Kind::kOutput, kSchedule, "write the winner as a schedule YAML file"),
       Row("schedules", Kind::kText, kSchedule,

@@ -92,8 +92,8 @@ defaults:
     access_bandwidth: 400Gbps
     access_delay: 2us
 
-# The co-located reference (the same clusters in one data centre, a full mesh of these
-# links): 2 us one-way, 400 Gb/s (our estimate of an intra-data-centre path).
+# The co-located reference (the same clusters in one data centre, on one fabric switch):
+# a site-to-site path of 2 us one-way, 400 Gb/s (our estimate of an intra-DC path).
 colocated:
   link: {delay: 2us, bandwidth: 400Gbps}
 """

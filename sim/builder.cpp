@@ -66,51 +66,14 @@ NetworkSystem::NetworkSystem(sc_core::sc_module_name name, const Platform& platf
 
 NetworkSystem::~NetworkSystem() = default;
 
-namespace {
-
-using SitePairs = std::set<std::pair<int, int>>;
-
-void add_pair(SitePairs& pairs, int a, int b) {
-  if (a != b) pairs.emplace(std::min(a, b), std::max(a, b));
-}
-
-// The pairs of sites a group's traffic joins: group-average (data, ready messages,
-// credits), point-to-point and unicast all-to-all: every pair of members; a ring: each
-// member and its successor in the ring order; a parameter server: the server (first) and
-// each worker.
-void add_group_pairs(SitePairs& pairs, Collective collective, const std::vector<int>& sites) {
-  const std::size_t n = sites.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (is_ring_collective(collective)) {
-      add_pair(pairs, sites[i], sites[(i + 1) % n]);
-    } else if (collective == Collective::kParameterServer) {
-      add_pair(pairs, sites[0], sites[i]);
-    } else {
-      for (std::size_t j = i + 1; j < n; ++j) add_pair(pairs, sites[i], sites[j]);
-    }
-  }
-}
-
-}  // namespace
-
 ColocatedReference colocated_reference(const Platform& platform, const Schedule& schedule,
                                        const RunOptions& options) {
-  // Step k runs round k mod period; the host collectives but point-to-point run the first
-  // round's first group (their ring order / server and workers / members).
+  // Step k runs round k mod period.
   const std::size_t steps = options.steps > 0 ? static_cast<std::size_t>(options.steps)
                                               : std::max<std::size_t>(schedule.period(), 1);
-  const bool every_round = schedule.collective == Collective::kGroupAverage ||
-                           schedule.collective == Collective::kPointToPoint;
-  ColocatedReference ref{Platform{}, schedule};
-  SitePairs pairs;
-  for (std::size_t r = 0; r < ref.schedule.rounds.size(); ++r) {
-    auto& groups = ref.schedule.rounds[r].groups;
-    if (r >= steps) groups.clear();  // never runs: no links for it, nothing to plan
-    for (std::size_t g = 0; g < groups.size(); ++g)
-      if (every_round || (r == 0 && g == 0))
-        add_group_pairs(pairs, schedule.collective, groups[g].sites);
-  }
-  ref.platform = platform.colocated_variant({pairs.begin(), pairs.end()});
+  ColocatedReference ref{platform.colocated_variant(), schedule};
+  for (std::size_t r = steps; r < ref.schedule.rounds.size(); ++r)
+    ref.schedule.rounds[r].groups.clear();  // never runs: nothing to plan
   return ref;
 }
 
@@ -212,6 +175,13 @@ void NetworkSystem::build_sites() {
     const auto& site = platform_.sites[i];
     const int s = static_cast<int>(i);
     scopes_.push_back(std::make_unique<SiteScope>(site.code.c_str()));
+    if (site.switch_only) {
+      fabric_.push_back(in_scope(
+          *scopes_.back(), [&] { return std::make_unique<MulticastSwitch>("switch", site.sw); }));
+      continue;
+    }
+    if (!fabric_.empty())
+      throw std::invalid_argument("NetworkSystem: a site with a cluster after a switch-only site");
     SiteModules m = in_scope(*scopes_.back(), [&] {
       SiteModules made;
       made.cluster = std::make_unique<ComputeCluster>("cluster", cluster_config(s), pool_);
@@ -290,8 +260,8 @@ void NetworkSystem::build_links() {
                                          prices_.of(spec.params));
       });
       ++seed;
-      sites_[from].sw->out.bind(d.link->in);
-      d.link->out.bind(sites_[to].sw->in);
+      switch_of(from).out.bind(d.link->in);
+      d.link->out.bind(switch_of(to).in);
       port_to_[from][to] = next_port[from]++;
       links_.push_back(std::move(d));
     }
@@ -302,13 +272,18 @@ void NetworkSystem::build_links() {
   }
 }
 
+MulticastSwitch& NetworkSystem::switch_of(int site) const {
+  const std::size_t s = static_cast<std::size_t>(site);
+  return s < sites_.size() ? *sites_[s].sw : *fabric_.at(s - sites_.size());
+}
+
 void NetworkSystem::install_routes() {
   const int n = static_cast<int>(platform_.sites.size());
   for (int u = 0; u < n; ++u) {
     for (int d = 0; d < n; ++d) {
       const int hop = routing_.next_hop(u, d);  // -1: unreachable (a partial co-located mesh)
       const int port = d == u ? local_port_[u] : hop >= 0 ? port_to(u, hop) : -1;
-      if (port >= 0) sites_[u].sw->set_unicast_route(d, port);  // no port: link not built
+      if (port >= 0) switch_of(u).set_unicast_route(d, port);  // no port: link not built
     }
   }
   install_reduction_trees();
@@ -323,7 +298,7 @@ void NetworkSystem::install_routes() {
         for (const auto& [u, v] : hops) ports[u].push_back(port_to_[u][v]);
         for (int d : group.members)
           if (d != sender) ports[d].push_back(local_port_[d]);
-        for (auto& [site, list] : ports) sites_[site].sw->set_multicast_group(tree_id, list);
+        for (auto& [site, list] : ports) switch_of(site).set_multicast_group(tree_id, list);
       }
     }
   }

@@ -55,6 +55,7 @@ class NetworkSystem : public sc_core::sc_module {
   const Schedule& schedule() const { return schedule_; }
   const RunOptions& options() const { return options_; }
   const Routing& routing() const { return routing_; }
+  /// The sites with a cluster (Platform::sites' first ones; switch-only sites follow).
   const std::vector<SiteModules>& sites() const { return sites_; }
   /// Both directions of every platform link, except for host-based collectives without
   /// faults: only the links on the routes between group members (the others carry nothing).
@@ -77,6 +78,7 @@ class NetworkSystem : public sc_core::sc_module {
 
  private:
   void build_sites();
+  MulticastSwitch& switch_of(int site) const;
   void build_links();
   std::vector<bool> links_in_use() const;  // [platform link]
   void install_routes();
@@ -97,7 +99,8 @@ class NetworkSystem : public sc_core::sc_module {
   // Ring step rules sendrecv and barrier: which sites have which ring step's segment.
   std::shared_ptr<RingProgress> ring_progress_;
   std::vector<std::unique_ptr<sc_core::sc_module>> scopes_;  // [site]; outlives its children
-  std::vector<SiteModules> sites_;
+  std::vector<SiteModules> sites_;                           // [site with a cluster]
+  std::vector<std::unique_ptr<MulticastSwitch>> fabric_;     // [switch-only site - sites_.size()]
   std::vector<DirectedLink> links_;
   std::vector<std::map<int, int>> port_to_;  // [site][neighbour] -> switch egress port
   std::vector<int> local_port_;              // [site] -> switch egress port to the FPGA
@@ -105,14 +108,10 @@ class NetworkSystem : public sc_core::sc_module {
   std::unique_ptr<Watchdog> watchdog_;
 };
 
-/// The co-located reference of a run: the platform's clusters on a data-centre full mesh
-/// (Platform::colocated_variant), built only for the pairs of sites the run's traffic
-/// joins (group-average and point-to-point: the members of every group of the rounds
-/// that run; unicast all-to-all: every pair of members; the ring family: each site and
-/// its successor; parameter server: the server and each worker), and the schedule with
-/// the rounds that never run emptied (the period unchanged; only the reference's summary
-/// is reported). The full mesh at 243 sites has 29,403 links (58,806 WanLinks), which a
-/// group-average all-to-all does use.
+/// The co-located reference of a run: the platform's clusters on a data-centre fabric
+/// (Platform::colocated_variant: one switch, one port link per site), and the schedule
+/// with the rounds that never run emptied (the period unchanged; only the reference's
+/// summary is reported).
 struct ColocatedReference {
   Platform platform;
   Schedule schedule;

@@ -98,7 +98,7 @@ TEST(OptionTable, RowsAreWellFormed) {
     EXPECT_TRUE(names.insert(spec.name).second);
     EXPECT_TRUE(std::regex_match(spec.name, std::regex("[a-z][a-z0-9-]*")));
     EXPECT_FALSE(spec.help.empty());
-    EXPECT_NE(spec.commands & (kRun | kSchedule | kSizeBuffers), 0u);
+    EXPECT_NE(spec.commands & (kRun | kSchedule | kSizeBuffers | kPlatform), 0u);
     EXPECT_EQ(spec.kind == Kind::kChoice, !spec.choices.empty());
     // A sweep passes its options to `aggnet run`; setters change what a run simulates.
     EXPECT_TRUE(!spec.takes(kSweep) || spec.takes(kRun));

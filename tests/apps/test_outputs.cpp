@@ -1033,4 +1033,33 @@ TEST_F(Outputs, PlatformListsSitesLinksRoutesAndTrees) {
   EXPECT_EQ(read_text(dir_ / "wan.png").substr(1, 3), "PNG");
 }
 
+// Beyond 100 sites the n(n-1) routes and n trees are listed only with --routes: a line of
+// 101 sites, whose route a -> b is the line between them.
+TEST_F(Outputs, PlatformListsRoutesOfManySitesOnlyWhenAsked) {
+  {
+    std::ofstream out(dir_ / "line101.yaml");
+    out << "name: line101\ndefaults:\n  link: {bandwidth: 100Gbps}\nsites:\n";
+    for (int i = 0; i < 101; ++i) out << "  - {code: s" << i << ", continent: EU}\n";
+    out << "links:\n";
+    for (int i = 0; i + 1 < 101; ++i)
+      out << "  - {a: s" << i << ", b: s" << i + 1 << ", delay: 1ms}\n";
+  }
+  const Output quiet = aggnet("platform --platform line101.yaml --json p.json");
+  ASSERT_EQ(quiet.status, 0) << quiet.err;
+  const json p = json::parse(read_text(dir_ / "p.json"));
+  EXPECT_EQ(p["sites"].size(), 101u);
+  EXPECT_FALSE(p.contains("routes"));
+  EXPECT_FALSE(p.contains("trees"));
+  const Output table = aggnet("platform --platform line101.yaml");
+  EXPECT_NE(table.out.find("10100 of each, not listed beyond 100 sites (--routes lists them)"),
+            std::string::npos);
+  ASSERT_EQ(aggnet("platform --platform line101.yaml --routes --json r.json").status, 0);
+  const json r = json::parse(read_text(dir_ / "r.json"));
+  ASSERT_EQ(r["routes"].size(), 101u * 100u);
+  EXPECT_EQ(r["routes"][99]["to"], "s100");  // s0's last route: along the whole line
+  EXPECT_EQ(r["routes"][99]["delay_ms"].get<double>(), 100.0);
+  EXPECT_EQ(r["routes"][99]["path"].size(), 101u);
+  EXPECT_EQ(r["trees"].size(), 101u);
+}
+
 }  // namespace

@@ -178,37 +178,38 @@ TEST(NineCityFullMesh, AllPairsAndShortestDelayStillWins) {
   EXPECT_EQ(find_link(p, "nyc", "lax").params.jitter_ps, 645'000'000ull);
 }
 
-TEST(Colocated, FullMeshOfDataCentreLinks) {
+TEST(Colocated, OneFabricSwitchAndAPortPerSite) {
   const Platform p = load_platform(kNineCity);
   const Platform c = p.colocated_variant();
-  ASSERT_EQ(c.sites.size(), 9u);
-  EXPECT_EQ(c.links.size(), 36u);  // 9 * 8 / 2
-  for (std::size_t i = 0; i < 9; ++i) EXPECT_EQ(c.sites[i].code, p.sites[i].code);
-  for (const auto& l : c.links) {
-    EXPECT_EQ(l.params.delay_ps, 2 * kUs);
-    EXPECT_EQ(l.params.bandwidth_bps, 400'000'000'000ull);
+  ASSERT_EQ(c.sites.size(), 10u);  // the nine clusters, then the fabric's switch
+  EXPECT_EQ(c.links.size(), 9u);   // not the full mesh's 9 * 8 / 2
+  for (std::size_t i = 0; i < 9; ++i) {
+    EXPECT_EQ(c.sites[i].code, p.sites[i].code);
+    EXPECT_FALSE(c.sites[i].switch_only);
+  }
+  EXPECT_TRUE(c.sites[9].switch_only);
+  EXPECT_EQ(c.sites[9].code, "fabric");
+  EXPECT_EQ(c.sites[9].sw.latency_ps, 0u);
+  for (std::size_t i = 0; i < 9; ++i) {
+    EXPECT_EQ(c.links[i].a, static_cast<int>(i));
+    EXPECT_EQ(c.links[i].b, 9);
+    EXPECT_EQ(c.links[i].params.delay_ps, 1 * kUs);                    // half of 2 us
+    EXPECT_EQ(c.links[i].params.bandwidth_bps, 3'200'000'000'000ull);  // 8 x 400 Gb/s
   }
   const Routing r(c);
   EXPECT_EQ(r.delay_ps(p.site_index("lon"), p.site_index("tyo")), 2 * kUs);
-  EXPECT_EQ(r.path(0, 8).size(), 2u);
+  EXPECT_EQ(r.path(0, 8), (std::vector<int>{0, 9, 8}));
 }
 
-TEST(Colocated, PartOfTheMeshKeepsTheFullMeshSeeds) {
-  const Platform p = load_platform(kNineCity);
-  const Platform full = p.colocated_variant();
-  const Platform part = p.colocated_variant({{0, 8}, {2, 5}, {3, 4}});
-  ASSERT_EQ(part.links.size(), 3u);
-  for (const auto& l : part.links) {
-    const auto same = std::find_if(full.links.begin(), full.links.end(),
-                                   [&](const LinkSpec& f) { return f.a == l.a && f.b == l.b; });
-    ASSERT_NE(same, full.links.end());
-    EXPECT_EQ(l.seed_index, same - full.links.begin());
-    EXPECT_EQ(same->seed_index, same - full.links.begin());
-    EXPECT_EQ(l.params.delay_ps, 2 * kUs);
-  }
-  const Routing r(part);
-  EXPECT_EQ(r.path(0, 8).size(), 2u);  // the direct link
-  EXPECT_EQ(r.next_hop(0, 1), -1);     // not joined
+TEST(Colocated, SwitchOnlySitesAreNotCopied) {
+  Platform p = load_platform(kNineCity);
+  p.sites[8].switch_only = true;
+  p.colocated.link.delay_ps = 3;  // an odd ps: 1 ps each way
+  const Platform c = p.colocated_variant();
+  ASSERT_EQ(c.sites.size(), 9u);
+  EXPECT_EQ(c.links.size(), 8u);
+  EXPECT_EQ(c.links[0].params.delay_ps, 1u);
+  EXPECT_EQ(c.links[0].params.bandwidth_bps, 7 * 400'000'000'000ull);
 }
 
 TEST(Overrides, DottedPathsChangeTheTree) {

@@ -1,82 +1,72 @@
-// The co-located reference built only for the pairs the run's rounds use runs exactly as
-// the full mesh: both systems side by side in one simulation, same results.
+// The co-located reference: the same clusters on one data-centre fabric switch (a port
+// link per site). Its runs against the store-and-forward closed forms of
+// traffic/closed_form.h, which know nothing of the builder: a path site - fabric - site
+// is the access link up, the two port links and the access link down.
 #include <gtest/gtest.h>
 
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <systemc>
-#include <utility>
 #include <vector>
 
 #include "config/platform_loader.h"
 #include "config/schedule_io.h"
 #include "sim/builder.h"
 #include "sim/report.h"
+#include "traffic/closed_form.h"
 
 namespace aggnet {
 namespace {
 
-Platform nine_city() {
-  return load_platform(std::string(AGGNET_SOURCE_DIR) + "/platforms/nine_city.yaml");
+constexpr std::uint64_t kGradient = 90ull << 20, kChunk = 1ull << 20;
+
+Platform nine_city_without_compute() {
+  Platform p = load_platform(std::string(AGGNET_SOURCE_DIR) + "/platforms/nine_city.yaml");
+  for (auto& site : p.sites) site.cluster.compute_time_ps = 0;
+  return p;
 }
 
-TEST(ColocatedReference, PartialMeshRunsAsTheFullMesh) {
-  Platform p = nine_city();
-  p.colocated.link.jitter_ps = 500'000;  // 0.5 us: the links' seeds must match too
+TEST(ColocatedReference, EmptiesTheRoundsThatNeverRun) {
+  const Platform p = nine_city_without_compute();
   const Schedule s = make_schedule("triads", p);
   ASSERT_EQ(s.period(), 4u);
   RunOptions o;
-  o.gradient_bytes = 16ull << 20;
   o.steps = 1;  // round 0 only: the three continents' triads
-  o.jitter = true;
   const ColocatedReference ref = colocated_reference(p, s, o);
-  EXPECT_EQ(ref.platform.links.size(), 9u);  // 3 triads x 3 pairs, of the mesh's 36
+  EXPECT_EQ(ref.platform.sites.size(), 10u);  // nine clusters and the fabric switch
+  EXPECT_EQ(ref.platform.links.size(), 9u);   // one port each, not the mesh's 36
   EXPECT_EQ(ref.schedule.period(), 4u);
   EXPECT_EQ(ref.schedule.rounds[0].groups.size(), 3u);
   for (std::size_t r = 1; r < 4; ++r) EXPECT_TRUE(ref.schedule.rounds[r].groups.empty());
-
-  NetworkSystem full("full", p.colocated_variant(), s, o);
-  NetworkSystem part("part", ref.platform, ref.schedule, o);
-  sc_core::sc_start();
-  const nlohmann::json a = collect_report(full), b = collect_report(part);
-  ASSERT_GT(a["summary"]["round_time_s_mean"].get<double>(), 0.0);
-  EXPECT_EQ(a["summary"], b["summary"]);
-  EXPECT_EQ(a["steps"], b["steps"]);
-  EXPECT_EQ(a["sites"], b["sites"]);
 }
 
-// Host collectives: a ring needs each site's link to its successor, a parameter server
-// the server's links, unicast all-to-all every pair, a transfer its one pair. All four
-// side by side in one simulation, each against the full mesh.
-TEST(ColocatedReference, HostCollectivesRunAsTheFullMesh) {
-  Platform p = nine_city();
-  p.colocated.link.jitter_ps = 500'000;
+// One step of each host collective on the reference, side by side in one simulation,
+// against its closed form on the reference's platform: a transfer and the ring (edges on
+// disjoint port links: exact) and the unicast all-to-all (every pair through the fabric:
+// the FIFO recurrence of its chunks on the shared ports, within the form's tolerance).
+TEST(ColocatedReference, HostCollectivesMeetTheirClosedForms) {
+  const Platform p = nine_city_without_compute();
   RunOptions o;
-  o.gradient_bytes = 64ull << 20;
-  o.jitter = true;
-  const std::vector<std::pair<std::string, std::size_t>> cases = {{"ring:sendrecv", 9},
-                                                                  {"parameter-server:fra", 8},
-                                                                  {"unicast-all-to-all", 36},
-                                                                  {"p2p:nyc-tyo", 1}};
-  std::vector<std::unique_ptr<NetworkSystem>> full, part;
-  for (const auto& [name, links] : cases) {
-    const Schedule s = make_schedule(name, p);
-    const ColocatedReference ref = colocated_reference(p, s, o);
-    EXPECT_EQ(ref.platform.links.size(), links) << name;
-    const std::string id = std::to_string(full.size());
-    full.push_back(
-        std::make_unique<NetworkSystem>(("full" + id).c_str(), p.colocated_variant(), s, o));
-    part.push_back(
-        std::make_unique<NetworkSystem>(("part" + id).c_str(), ref.platform, ref.schedule, o));
+  o.gradient_bytes = kGradient;
+  o.chunk_bytes = kChunk;
+  o.steps = 1;
+  const std::vector<std::string> names = {"p2p:nyc-tyo", "ring:sendrecv", "ring:barrier",
+                                          "unicast-all-to-all"};
+  std::vector<NetworkSystem*> systems;
+  std::vector<ClosedForm> forms;
+  for (const auto& name : names) {
+    const ColocatedReference ref = colocated_reference(p, make_schedule(name, p), o);
+    forms.push_back(closed_form(ref.platform, ref.schedule, kGradient, kChunk));
+    ASSERT_TRUE(forms.back().applicable) << name << ": " << forms.back().why;
+    const std::string id = "ref" + std::to_string(systems.size());
+    systems.push_back(new NetworkSystem(id.c_str(), ref.platform, ref.schedule, o));
   }
   sc_core::sc_start();
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const nlohmann::json a = collect_report(*full[i]), b = collect_report(*part[i]);
-    ASSERT_GT(a["summary"]["step_time_s_mean"].get<double>(), 0.0) << cases[i].first;
-    EXPECT_EQ(a["summary"], b["summary"]) << cases[i].first;
-    EXPECT_EQ(a["steps"], b["steps"]) << cases[i].first;
-    EXPECT_EQ(a["sites"], b["sites"]) << cases[i].first;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const nlohmann::json report = collect_report(*systems[i]);
+    const double sim = report["steps"][0]["round_time_s"].get<double>();
+    EXPECT_NEAR(sim, forms[i].store_and_forward_s, forms[i].tolerance_s + 1e-9 * sim)
+        << names[i] << " (" << forms[i].formula << ")";
   }
 }
 

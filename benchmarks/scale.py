@@ -1,0 +1,171 @@
+#!/usr/bin/python3
+"""Scale benchmark (issue 36; not a test): synthetic platforms of 9 to 1,000 sites
+(scripts/make_platforms.py --synthetic N --seed 1), one step, G = 256 MiB.
+
+    scale.py --build BUILD [--sizes 9,27,81,243,1000] [--out benchmarks/scale_numbers.json]
+    scale.py --table [--numbers benchmarks/scale_numbers.json]    # the Markdown table
+    scale.py --write-doc [--numbers ...]    # the table into docs/performance.md's markers
+
+Per size and family (ring, all-to-all, rotating-3), with the co-located reference: the
+process's CPU seconds (load, plan, build and simulation; `aggnet_bench run ... colocated`)
+and its peak RSS. Per size, the ring without the reference: its WAN chunk-hops per
+simulation CPU-second and that rate as a share of the bare SystemC kernel's event rate
+(`aggnet_bench kernel`, taken in turns with it, the least CPU of `--repeats` runs each, as
+benchmarks/run.sh does). `aggnet schedule` (user + system CPU, /usr/bin/time) at the sizes
+of `--schedule-sizes`. The numbers file keeps every measured value;
+tests/workflow/test_docs_scale.py checks that docs/performance.md shows its table.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from bench_setup import bench_path, enter_repository
+
+NUMBERS = "benchmarks/scale_numbers.json"
+DOC = "docs/performance.md"
+BEGIN, END = "<!-- scale_table: benchmarks/scale.py -->", "<!-- /scale_table -->"
+FAMILIES = ("ring", "all-to-all", "rotating-3")
+GRADIENT = "256MiB"
+KERNEL_EVENTS = "5000000"
+BUFFER = "0B"  # the platform's own FPGA buffer
+# The ring's hop rate: steps so that each size carries about a million WAN chunk-hops (a
+# one-step 9-site ring at 256 MiB is 4,176 hops in 3 ms of CPU: noise, not a rate).
+RING_RATE_STEPS = {9: 256, 27: 64, 81: 16, 243: 4, 1000: 1}
+
+
+def bench_json(cmd):
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return json.loads([line for line in out.splitlines() if line.startswith("{")][-1])
+
+
+def least_in_turns(bench, run_args, repeats):
+    """The kernel and one engine run in turns, the least CPU of each."""
+    kernels, runs = [], []
+    for _ in range(repeats):
+        kernels.append(bench_json([bench, "kernel", KERNEL_EVENTS]))
+        runs.append(bench_json([bench, "run", *run_args]))
+    return (min(kernels, key=lambda k: k["sim_cpu_s"]), min(runs, key=lambda r: r["sim_cpu_s"]))
+
+
+def schedule_cpu(aggnet, platform):
+    with tempfile.NamedTemporaryFile() as t:
+        subprocess.run(["/usr/bin/time", "-f", "%U %S %M", "-o", t.name, aggnet, "schedule",
+                        "--platform", platform], check=True, stdout=subprocess.DEVNULL)
+        user, system, rss_kib = open(t.name).read().split()[-3:]
+    return {"cpu_s": float(user) + float(system), "peak_rss_mib": int(rss_kib) / 1024}
+
+
+def measure(args):
+    bench = bench_path(args.build)
+    aggnet = os.path.join(args.build, "apps", "aggnet")
+    numbers = {"gradient": GRADIENT, "steps": 1, "families": {}, "ring_rate": {},
+               "schedule": {}}
+    if os.path.exists(args.out):
+        with open(args.out) as f:
+            numbers = json.load(f)
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in args.sizes:
+            numbers["families"].pop(str(n), None)
+            subprocess.run([sys.executable, "scripts/make_platforms.py", "--synthetic", str(n),
+                            "--seed", "1", "--out", tmp], check=True, capture_output=True)
+            platform = os.path.join(tmp, f"synthetic_{n}.yaml")
+            for family in FAMILIES:
+                r = bench_json([bench, "run", platform, family, GRADIENT, BUFFER, "1", "colocated"])
+                numbers["families"].setdefault(str(n), {})[family] = {
+                    "cpu_s": r["setup_cpu_s"] + r["sim_cpu_s"],
+                    "setup_cpu_s": r["setup_cpu_s"], "peak_rss_mib": r["peak_rss_mib"],
+                    "hops": r["hops"]}
+                print(n, family, numbers["families"][str(n)][family], flush=True)
+            steps = RING_RATE_STEPS.get(n, 1)
+            kernel, ring = least_in_turns(bench, [platform, "ring", GRADIENT, BUFFER, str(steps)],
+                                          args.repeats)
+            numbers["ring_rate"][str(n)] = {
+                "steps": steps, "hops": ring["hops"], "sim_cpu_s": ring["sim_cpu_s"],
+                "hops_per_cpu_s": ring["hops_per_cpu_s"],
+                "kernel_events_per_cpu_s": kernel["events_per_cpu_s"]}
+            print(n, "ring rate", numbers["ring_rate"][str(n)], flush=True)
+            if n in args.schedule_sizes:
+                numbers["schedule"][str(n)] = schedule_cpu(aggnet, platform)
+                print(n, "schedule", numbers["schedule"][str(n)], flush=True)
+            with open(args.out, "w") as f:
+                json.dump(numbers, f, indent=1, sort_keys=True)
+                f.write("\n")
+
+
+def table(numbers):
+    sizes = sorted(numbers["families"], key=int)
+    out = [f"One step, G = {numbers['gradient']}, with the co-located reference: CPU seconds "
+           "of the whole process (set-up in brackets) and peak RSS.", "",
+           "| sites | " + " | ".join(f"{f} CPU s | {f} peak RSS MiB" for f in FAMILIES) + " |",
+           "|---" * (1 + 2 * len(FAMILIES)) + "|"]
+    for n in sizes:
+        cells = []
+        for f in FAMILIES:
+            r = numbers["families"][n].get(f)  # a run cut short: not measured
+            cells += ([f"{r['cpu_s']:.2f} ({r['setup_cpu_s']:.2f})", f"{r['peak_rss_mib']:.0f}"]
+                      if r else ["not measured", "-"])
+        out.append(f"| {int(n):,} | " + " | ".join(cells) + " |")
+    out += ["", "The ring without the reference: WAN chunk-hops per CPU-second of the "
+            "simulation, against the bare kernel's event rate measured in turns with it.", "",
+            "| sites | steps | chunk-hops | sim CPU s | chunk-hops/CPU-s | kernel events/CPU-s | "
+            "% of kernel | vs 9 sites |", "|---|---|---|---|---|---|---|---|"]
+    rates = numbers["ring_rate"]
+    base = rates.get("9", {}).get("hops_per_cpu_s")
+    for n in sorted(rates, key=int):
+        r = rates[n]
+        vs = f"{base / r['hops_per_cpu_s']:.2f}x lower" if base else "-"
+        out.append(f"| {int(n):,} | {r['steps']} | {r['hops']:,} | {r['sim_cpu_s']:.3f} | "
+                   f"{r['hops_per_cpu_s'] / 1e6:.2f} M | "
+                   f"{r['kernel_events_per_cpu_s'] / 1e6:.1f} M | "
+                   f"{100 * r['hops_per_cpu_s'] / r['kernel_events_per_cpu_s']:.1f} % | {vs} |")
+    if numbers["schedule"]:
+        out += ["", "| `aggnet schedule` | CPU s | peak RSS MiB |", "|---|---|---|"]
+        for n in sorted(numbers["schedule"], key=int):
+            s = numbers["schedule"][n]
+            out.append(f"| {int(n):,} sites | {s['cpu_s']:.2f} | {s['peak_rss_mib']:.0f} |")
+    return "\n".join(out) + "\n"
+
+
+def with_table(doc, text):
+    if BEGIN not in doc or END not in doc:
+        raise SystemExit(f"{DOC}: no scale table markers ({BEGIN} ... {END})")
+    head, rest = doc.split(BEGIN, 1)
+    return head + BEGIN + "\n" + text + rest[rest.index(END):]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build")
+    ap.add_argument("--sizes", default="9,27,81,243,1000")
+    ap.add_argument("--schedule-sizes", default="243,1000")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--out", default=NUMBERS)
+    ap.add_argument("--numbers", default=NUMBERS)
+    ap.add_argument("--table", action="store_true")
+    ap.add_argument("--write-doc", action="store_true")
+    args = ap.parse_args()
+    enter_repository()
+    if args.table or args.write_doc:
+        with open(args.numbers) as f:
+            text = table(json.load(f))
+        if args.table:
+            sys.stdout.write(text)
+            return 0
+        with open(DOC) as f:
+            doc = f.read()
+        with open(DOC, "w") as f:
+            f.write(with_table(doc, text))
+        return 0
+    if not args.build:
+        ap.error("--build is required to measure")
+    args.sizes = [int(s) for s in args.sizes.split(",")]
+    args.schedule_sizes = [int(s) for s in args.schedule_sizes.split(",")]
+    measure(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
