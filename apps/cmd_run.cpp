@@ -214,6 +214,9 @@ std::optional<RunSetup> prepare(int argc, char** argv) {
   s.platform = cli::load_platform(s.values, s.options);
   s.schedule = make_schedule(s.values.text("schedule"), s.platform,
                              PlanInputs{s.options.gradient_bytes, transaction_bytes(s.options)});
+  // The co-located fabric joins every site through one switch: a tree has no direct links
+  // to run on there, so a reduction-tree run has no co-located reference.
+  if (s.schedule.collective == Collective::kReductionTree) s.colocated = false;
   check_ring_gradient(s);
   prepare_faults(s);
   plan_steps(s);
