@@ -54,5 +54,31 @@ def table(rows):
     return "\n".join(out) + "\n"
 
 
+ROWS = [("reduction-forest", "reduction forest"), ("all-to-all", "all-to-all"),
+        ("triads", "triads (4 classes, platform order)"),
+        ("triad_pair_aligned_16mib", "best triad pair, aligned search"),
+        ("triad_pair_16mib", "best triad pair, unaligned search"),
+        ("sequential-3", "sequential-3"), ("ring", "ring (no FPGA)")]
+BUFFERS = ["2 MiB", "16 MiB", "64 MiB", "256 MiB", "4 GiB"]
+
+
+def schedule_table(rows, rate="100 Gb/s", gradient="256 MiB"):
+    """Every schedule's time at a few buffer sizes, both alignments, one cell row."""
+    out = ["| schedule | alignment | " + " | ".join(BUFFERS) + " |",
+           "|---|---|" + "---|" * len(BUFFERS)]
+    for key, words in ROWS:
+        for alignment, panel in (("auto", "arrival-aligned sends"), ("none", "no send alignment")):
+            cells = {c[0]: c[2] for c in rows[(f"{rate} WAN links, {panel}", gradient)]}
+            times = [cells[b].get(key) for b in BUFFERS]
+            winners = [min((v, k) for k, v in cells[b].items() if k not in ("bound", "efficiency"))[1]
+                       for b in BUFFERS]
+            shown = [f"**{t:.3f}**" if w == key else f"{t:.3f}" for t, w in zip(times, winners)]
+            out.append(f"| {words} | {alignment} | " + " | ".join(shown) + " |")
+            if key == "ring":
+                break  # the ring uses no alignment
+    return "\n".join(out) + "\n"
+
+
 if __name__ == "__main__":
-    sys.stdout.write(table(parse(sys.argv[1])))
+    parsed = parse(sys.argv[1])
+    sys.stdout.write(schedule_table(parsed) if "--schedules" in sys.argv else table(parsed))

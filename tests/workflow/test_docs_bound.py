@@ -14,10 +14,12 @@ import sys
 import tempfile
 
 sys.path.insert(0, "scripts")
-from bound_table import parse, table  # noqa: E402
+from bound_table import parse, schedule_table, table  # noqa: E402
 
 NUMBERS = "docs/img/regime_map_nine_city.txt"
 BEGIN, END = "<!-- bound_table: scripts/bound_table.py -->", "<!-- /bound_table -->"
+ROWS_BEGIN = "<!-- schedule_table: scripts/bound_table.py --schedules -->"
+ROWS_END = "<!-- /schedule_table -->"
 
 
 def bound_of(aggnet, rate_gbps, gradient, tmp):
@@ -44,6 +46,10 @@ def main():
     rows = parse(NUMBERS)
     if shown != table(rows).strip():
         print("docs/findings.md: the bound table differs from scripts/bound_table.py's output")
+        return 1
+    if ROWS_BEGIN not in doc or ROWS_END not in doc or \
+            doc.split(ROWS_BEGIN)[1].split(ROWS_END)[0].strip() != schedule_table(rows).strip():
+        print("docs/findings.md: the schedule table differs from bound_table.py --schedules")
         return 1
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
