@@ -817,7 +817,8 @@ Schedule make_schedule(const std::string& name, const Platform& platform,
   if (std::filesystem::is_regular_file(name, ec)) return load_schedule(name, platform);
   throw ConfigError(
       kCommandLine, 0, "schedule",
-      "expected all-to-all, reduction-forest, triads, ring, pairs, rotating-K, sequential-K, random-K:SEED, "
+      "expected all-to-all, reduction-forest, triads, ring, pairs, rotating-K, sequential-K, "
+      "random-K:SEED, "
       "hierarchical, ring:RULE, reduce-scatter, all-gather, p2p:SRC-DST, "
       "parameter-server:SITE, unicast-all-to-all, reduction-tree, reduction-tree:SITE "
       "or an existing schedule file, got '" +
