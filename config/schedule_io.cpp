@@ -485,6 +485,75 @@ std::vector<ReductionTree> read_trees(const YAML::Node& v, const std::string& fi
 
 }  // namespace
 
+namespace {
+
+// One group of a round: a list of site codes, or a map with members and send offsets.
+// `seen` holds the round's sites so far (site -> group), for the at-most-once check.
+Group read_group(const YAML::Node& gn, const std::string& gkey, std::size_t g,
+                 const std::string& file_label, const Platform& platform,
+                 const std::map<std::string, int>& codes, std::map<int, std::size_t>& seen) {
+  if (gn.IsMap()) check_unique_keys(gn, gkey, file_label);
+  const YAML::Node members = gn.IsMap() ? gn["members"] : gn;
+  if (!members.IsDefined() || !members.IsSequence() || members.size() < 2) {
+    throw ConfigError(file_label, line_of(gn), gkey,
+                      "a group of at least 2 site codes like [lon, ams], or "
+                      "{members: [lon, ams], send_offsets: {lon: 3ms}}");
+  }
+  Group group;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    const YAML::Node& sn = members[i];
+    if (!sn.IsScalar()) {
+      throw ConfigError(file_label, line_of(sn), idx(gkey, i), "a site code");
+    }
+    const std::string code = sn.as<std::string>();
+    auto it = codes.find(code);
+    if (it == codes.end()) {
+      throw ConfigError(file_label, line_of(sn), idx(gkey, i),
+                        "a site code of platform '" + platform.name + "' (" +
+                            known_codes(platform) + "), got '" + code + "'" +
+                            did_you_mean(code, code_list(platform)));
+    }
+    auto dup = seen.find(it->second);
+    if (dup != seen.end()) {
+      throw ConfigError(file_label, line_of(sn), idx(gkey, i),
+                        "each site at most once per round, got '" + code +
+                            "' again (already in group " + std::to_string(dup->second) +
+                            " of this round)");
+    }
+    seen[it->second] = g;
+    group.sites.push_back(it->second);
+  }
+  if (gn.IsMap()) read_group_map(gn, gkey, file_label, platform, group);
+  return group;
+}
+
+// The `rounds` key: a non-empty list of rounds, each a non-empty list of groups.
+std::vector<Round> read_rounds(const YAML::Node& v, const std::string& file_label,
+                               const Platform& platform) {
+  if (!v.IsSequence() || v.size() == 0) {
+    throw ConfigError(file_label, line_of(v), "rounds",
+                      "a non-empty list of rounds, each a list of groups of site codes");
+  }
+  const auto codes = code_index(platform);
+  std::vector<Round> rounds;
+  for (std::size_t r = 0; r < v.size(); ++r) {
+    const YAML::Node& rn = v[r];
+    const std::string rkey = idx("rounds", r);
+    if (!rn.IsSequence() || rn.size() == 0) {
+      throw ConfigError(file_label, line_of(rn), rkey,
+                        "a non-empty round: a list of groups like [[lon, ams], [nyc, chi]]");
+    }
+    Round round;
+    std::map<int, std::size_t> seen;  // site -> group
+    for (std::size_t g = 0; g < rn.size(); ++g)
+      round.groups.push_back(read_group(rn[g], idx(rkey, g), g, file_label, platform, codes, seen));
+    rounds.push_back(round);
+  }
+  return rounds;
+}
+
+}  // namespace
+
 Schedule parse_schedule(const std::string& yaml_text, const Platform& platform,
                         const std::string& file_label) {
   const YAML::Node root = parse_yaml(yaml_text, file_label);
@@ -499,7 +568,6 @@ Schedule parse_schedule(const std::string& yaml_text, const Platform& platform,
   Schedule schedule;
   schedule.name = std::filesystem::path(file_label).stem().string();
   bool have_rounds = false;
-  const auto codes = code_index(platform);
   check_unique_keys(root, "", file_label);
   for (const auto& kv : root) {
     const std::string key = kv.first.Scalar();
@@ -523,58 +591,7 @@ Schedule parse_schedule(const std::string& yaml_text, const Platform& platform,
       schedule.forest = read_trees(v, file_label, platform);
     } else if (key == "rounds") {
       have_rounds = true;
-      if (!v.IsSequence() || v.size() == 0) {
-        throw ConfigError(file_label, line_of(v), key,
-                          "a non-empty list of rounds, each a list of groups of site codes");
-      }
-      for (std::size_t r = 0; r < v.size(); ++r) {
-        const YAML::Node& rn = v[r];
-        const std::string rkey = idx("rounds", r);
-        if (!rn.IsSequence() || rn.size() == 0) {
-          throw ConfigError(file_label, line_of(rn), rkey,
-                            "a non-empty round: a list of groups like [[lon, ams], [nyc, chi]]");
-        }
-        Round round;
-        std::map<int, std::size_t> seen;  // site -> group
-        for (std::size_t g = 0; g < rn.size(); ++g) {
-          const YAML::Node& gn = rn[g];
-          const std::string gkey = idx(rkey, g);
-          if (gn.IsMap()) check_unique_keys(gn, gkey, file_label);
-          const YAML::Node members = gn.IsMap() ? gn["members"] : gn;
-          if (!members.IsDefined() || !members.IsSequence() || members.size() < 2) {
-            throw ConfigError(file_label, line_of(gn), gkey,
-                              "a group of at least 2 site codes like [lon, ams], or "
-                              "{members: [lon, ams], send_offsets: {lon: 3ms}}");
-          }
-          Group group;
-          for (std::size_t i = 0; i < members.size(); ++i) {
-            const YAML::Node& sn = members[i];
-            if (!sn.IsScalar()) {
-              throw ConfigError(file_label, line_of(sn), idx(gkey, i), "a site code");
-            }
-            const std::string code = sn.as<std::string>();
-            auto it = codes.find(code);
-            if (it == codes.end()) {
-              throw ConfigError(file_label, line_of(sn), idx(gkey, i),
-                                "a site code of platform '" + platform.name + "' (" +
-                                    known_codes(platform) + "), got '" + code + "'" +
-                                    did_you_mean(code, code_list(platform)));
-            }
-            auto dup = seen.find(it->second);
-            if (dup != seen.end()) {
-              throw ConfigError(file_label, line_of(sn), idx(gkey, i),
-                                "each site at most once per round, got '" + code +
-                                    "' again (already in group " + std::to_string(dup->second) +
-                                    " of this round)");
-            }
-            seen[it->second] = g;
-            group.sites.push_back(it->second);
-          }
-          if (gn.IsMap()) read_group_map(gn, gkey, file_label, platform, group);
-          round.groups.push_back(group);
-        }
-        schedule.rounds.push_back(round);
-      }
+      schedule.rounds = read_rounds(v, file_label, platform);
     } else {
       throw ConfigError(file_label, line_of(kv.first), key,
                         "one of the keys name, description, collective, rounds, ring_step, "
