@@ -109,17 +109,13 @@ void rank_candidates(std::vector<Candidate>& cs) {
 }
 
 namespace {
-// Every candidate scored with `options`.
-std::vector<Candidate> search(const Platform& platform, const Routing& routing,
-                              const OptimizerOptions& options) {
+// The built-in families, in the order they are scored (the first of equal rounds is kept).
+std::vector<std::pair<Schedule, std::string>> builtin_families(const Platform& platform,
+                                                               const Routing& routing,
+                                                               const OptimizerOptions& options) {
   const int n = static_cast<int>(platform.sites.size());
-  std::vector<Candidate> out;
-  std::set<std::string> seen;
-  auto add = [&](const Schedule& s, const std::string& family) {
-    if (!seen.insert(key_of(s)).second) return;
-    out.push_back(score_schedule(platform, routing, s, family, options));
-  };
-  // Built-in families.
+  std::vector<std::pair<Schedule, std::string>> out;
+  auto add = [&out](Schedule s, const char* family) { out.emplace_back(std::move(s), family); };
   add(all_to_all_schedule(platform), "all-to-all");
   if (n == 9) add(triads_schedule(platform), "triads");
   if (n >= 3) add(ring_schedule(platform, routing), "ring");
@@ -134,6 +130,21 @@ std::vector<Candidate> search(const Platform& platform, const Routing& routing,
   if (sites_by_continent(platform).size() >= 2) {
     add(hierarchical_schedule(platform, routing), "hierarchical");
   }
+  return out;
+}
+
+// Every candidate scored with `options`.
+std::vector<Candidate> search(const Platform& platform, const Routing& routing,
+                              const OptimizerOptions& options) {
+  const int n = static_cast<int>(platform.sites.size());
+  std::vector<Candidate> out;
+  std::set<std::string> seen;
+  auto add = [&](const Schedule& s, const std::string& family) {
+    if (!seen.insert(key_of(s)).second) return;
+    out.push_back(score_schedule(platform, routing, s, family, options));
+  };
+  for (const auto& [schedule, family] : builtin_families(platform, routing, options))
+    add(schedule, family);
   // In-network reduction (one group of every site, as all-to-all: not deduplicated).
   const std::uint64_t chunk = transaction_bytes(options.run);
   for (const Schedule& s : {reduction_tree_schedule(platform, routing, -1, chunk),
