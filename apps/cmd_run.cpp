@@ -272,7 +272,7 @@ nlohmann::json resolved_options(const RunSetup& s, const NetworkSystem& wan) {
           {"steps", o.steps},
           {"eps", o.eps},
           {"flow_control", v.text("flow-control")},
-          {"round_start", o.aligned_start ? "aligned" : "immediate"},
+          {"round_start", ready_exchange(o, s.schedule.collective) ? "aligned" : "immediate"},
           {"alignment", v.text("alignment")},
           {"pacing_margin", o.pacing_margin},
           {"multicast", o.multicast},

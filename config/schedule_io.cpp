@@ -115,6 +115,7 @@ const std::vector<std::string> kScheduleKeys = {"name",      "description", "col
 const std::vector<std::string> kTreeKeys = {"root", "parents", "share", "pacing", "send_offsets"};
 const std::vector<std::string> kScheduleNames = {"all-to-all",
                                                  "reduction-forest",
+                                                 "reduction-in-trees",
                                                  "triads",
                                                  "ring",
                                                  "pairs",
@@ -809,6 +810,8 @@ Schedule make_schedule(const std::string& name, const Platform& platform,
                        const PlanInputs& inputs) {
   if (name == "reduction-forest")
     return reduction_forest_schedule(platform, inputs.gradient_bytes, inputs.chunk_bytes);
+  if (name == "reduction-in-trees")
+    return reduction_in_trees_schedule(platform, inputs.chunk_bytes);
   if (auto host = host_collective_schedule(name, platform)) return *host;
   if (name == "all-to-all") return all_to_all_schedule(platform);
   if (name == "triads") return triads_schedule(platform);
@@ -834,7 +837,8 @@ Schedule make_schedule(const std::string& name, const Platform& platform,
   if (std::filesystem::is_regular_file(name, ec)) return load_schedule(name, platform);
   throw ConfigError(
       kCommandLine, 0, "schedule",
-      "expected all-to-all, reduction-forest, triads, ring, pairs, rotating-K, sequential-K, "
+      "expected all-to-all, reduction-forest, reduction-in-trees, triads, ring, pairs, rotating-K, "
+      "sequential-K, "
       "random-K:SEED, "
       "hierarchical, ring:RULE, reduce-scatter, all-gather, p2p:SRC-DST, "
       "parameter-server:SITE, unicast-all-to-all, reduction-tree, reduction-tree:SITE "

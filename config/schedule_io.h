@@ -53,6 +53,8 @@ struct Platform;
 ///                    to every other site over unicast and sums locally;
 ///   `reduction-forest`       in-network reduction on a load-aware forest of trees planned
 ///                    for the gradient (PlanInputs; traffic/forest_planner.h);
+///   `reduction-in-trees`     in-network reduction to every site on its own shortest-path
+///                    in-tree, each carrying the whole gradient (no broadcast);
 ///   `reduction-tree:SITE`    one reduction tree rooted at SITE (the shortest-path tree);
 ///   `reduction-tree`         the same, rooted where reduce-then-broadcast is quickest;
 /// any other string is read as a schedule file (load_schedule).

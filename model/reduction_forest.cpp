@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
+#include <tuple>
 
 #include "common/units.h"
 #include "model/network_math.h"
@@ -43,6 +44,8 @@ std::vector<ChunkRange> split_chunks(const std::vector<double>& shares, std::uin
 
 std::vector<ChunkRange> forest_chunk_ranges(const std::vector<ReductionTree>& forest,
                                             std::uint64_t chunks) {
+  if (!forest.empty() && !forest.front().broadcast)
+    return std::vector<ChunkRange>(forest.size(), ChunkRange{0, chunks});
   std::vector<double> shares;
   for (const auto& tree : forest) shares.push_back(tree.share);
   return split_chunks(shares, chunks);
@@ -197,9 +200,37 @@ TreeChunkTimes tree_chunk_times(const Platform& platform, const Routing& routing
                           : at_switch[static_cast<std::size_t>(p)] +
                                 hop_ps(platform, routing, p, u, chunk_bytes) -
                                 platform.sites[static_cast<std::size_t>(p)].sw.latency_ps;
-    if (is_member(members, u)) t.result_ps[su] = at_switch[su] + down_ps(platform, u, chunk_bytes);
+    if (is_member(members, u) && (tree.broadcast || u == tree.root))
+      t.result_ps[su] = at_switch[su] + down_ps(platform, u, chunk_bytes);
   }
   return t;
+}
+
+void add_tree_work(const Platform& platform, const Routing& routing, const ReductionTree& tree,
+                   const std::vector<int>& members, std::uint64_t chunk_bytes, double chunks,
+                   TreeWork& work, TreeWork& one_chunk) {
+  const auto children = tree_children(tree);
+  auto add = [&](std::tuple<char, int, int> key, double ps) {
+    work[key] += chunks * ps;
+    one_chunk[key] = std::max(one_chunk[key], ps);
+  };
+  for (int u : tree_sites(tree)) {
+    const auto su = static_cast<std::size_t>(u);
+    const bool member = is_member(members, u);
+    const auto& site = platform.sites[su];
+    add({'f', u, u}, static_cast<double>(service_ps(platform, u, chunk_bytes)) *
+                         static_cast<double>(children[su].size() + (member ? 1 : 0)));
+    const double access =
+        static_cast<double>(chunk_serialization_ps(access_link(site), chunk_bytes));
+    if (member) add({'u', u, u}, access);
+    if (member && (tree.broadcast || u == tree.root)) add({'d', u, u}, access);
+    const int p = tree.parent[su];
+    if (p < 0) continue;
+    const auto& link = platform.links[static_cast<std::size_t>(routing.link_index(u, p))].params;
+    const double wire = static_cast<double>(chunk_serialization_ps(link, chunk_bytes));
+    add({'l', u, p}, wire);
+    if (tree.broadcast) add({'l', p, u}, wire);
+  }
 }
 
 std::uint64_t tree_round_trip_ps(const Platform& platform, const Routing& routing,
@@ -281,18 +312,47 @@ std::uint64_t ready_start_delay_ps(const Platform& platform, const Routing& rout
   return delay;
 }
 
+// A forest with in-trees must be all in-trees, one rooted at each member.
+std::string in_trees_error(const Platform& platform, const std::vector<ReductionTree>& forest,
+                           const std::vector<int>& members) {
+  const auto in_tree = [](const ReductionTree& t) { return !t.broadcast; };
+  const auto count = std::count_if(forest.begin(), forest.end(), in_tree);
+  if (count == 0) return "";
+  if (count != static_cast<std::ptrdiff_t>(forest.size()))
+    return "in-trees only or broadcast trees only, not both";
+  std::vector<int> roots;
+  for (const auto& t : forest) roots.push_back(t.root);
+  std::sort(roots.begin(), roots.end());
+  std::vector<int> want = members;
+  std::sort(want.begin(), want.end());
+  if (roots != want) {
+    std::string codes;
+    for (int m : want) codes += (codes.empty() ? "" : ",") + platform.sites.at(m).code;
+    return "one in-tree rooted at each member (" + codes + ")";
+  }
+  return "";
+}
+
 }  // namespace
 
 ForestPlan plan_forest(const Platform& platform, const Routing& routing, const Schedule& schedule,
                        const RunOptions& options) {
   ForestPlan plan;
   if (schedule.forest.empty()) throw std::invalid_argument("reduction forest: no tree");
+  // The FPGA's slot keys hold a tree in 12 bits and a step in 20 (FpgaAggregator::key_of).
+  if (schedule.forest.size() >= 4096 || options.steps >= (1 << 20))
+    throw std::invalid_argument("reduction forest: expected fewer than 4096 trees and 2^20 steps");
   if (!schedule.rounds.empty() && !schedule.rounds[0].groups.empty())
     plan.members = schedule.rounds[0].groups[0].sites;
+  if (const std::string wrong = in_trees_error(platform, schedule.forest, plan.members);
+      !wrong.empty())
+    throw std::invalid_argument("reduction forest: expected " + wrong);
   const std::uint64_t chunk = transaction_bytes(options);
   const std::uint64_t chunks = num_chunks(options.gradient_bytes, chunk);
   plan.ranges = forest_chunk_ranges(schedule.forest, chunks);
-  const bool align = options.aligned_start && options.alignment != SendAlignment::kNone;
+  // Offsets count from the agreed start, or with an immediate start from each member's
+  // own: members ready together (equal compute) then align without the ready exchange.
+  const bool align = options.alignment != SendAlignment::kNone;
   for (std::size_t t = 0; t < schedule.forest.size(); ++t) {
     const ReductionTree& tree = schedule.forest[t];
     if (const std::string wrong = tree_error(platform, routing, tree, plan.members); !wrong.empty())

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "model/platform.h"
@@ -27,7 +29,8 @@ struct ChunkRange {
 /// Errors: std::invalid_argument for no share, a negative share or a zero sum.
 std::vector<ChunkRange> split_chunks(const std::vector<double>& shares, std::uint64_t chunks);
 
-/// split_chunks over the forest's shares.
+/// split_chunks over the forest's shares; a forest of in-trees (broadcast false): every
+/// tree carries every chunk.
 std::vector<ChunkRange> forest_chunk_ranges(const std::vector<ReductionTree>& forest,
                                             std::uint64_t chunks);
 
@@ -51,6 +54,18 @@ std::string tree_error(const Platform& platform, const Routing& routing, const R
 /// The shortest-path tree over the routes towards `root`: every other site's parent is its
 /// next hop towards the root. Share 1, no pacing, offsets left to the control plane.
 ReductionTree shortest_path_tree(const Routing& routing, int root);
+
+/// Per chunk of a tree, the time it occupies each resource it crosses, in ps: directed
+/// links ('l', from, to), access links up and down ('u'/'d', site, site) and FPGAs ('f',
+/// site, site). An in-tree (broadcast false) uses no link downwards and only its root's
+/// access link down.
+using TreeWork = std::map<std::tuple<char, int, int>, double>;
+
+/// Adds `chunks` chunks of `tree` to `work`, and to `one_chunk` the largest single chunk's
+/// time on each resource.
+void add_tree_work(const Platform& platform, const Routing& routing, const ReductionTree& tree,
+                   const std::vector<int>& members, std::uint64_t chunk_bytes, double chunks,
+                   TreeWork& work, TreeWork& one_chunk);
 
 /// One chunk's reduce-then-broadcast latency on the tree: the longest cluster-to-root path
 /// up (partial sums through every FPGA on the way) plus the longest root-to-cluster path
@@ -87,7 +102,8 @@ std::vector<std::uint64_t> aligned_tree_offsets(
 
 /// The control plane's decisions for a reduction-forest schedule: the members (the
 /// schedule's one group), each tree's chunk range and per-site send offsets (the tree's
-/// own, or aligned with an aligned start and alignment not `none`, else 0), and the
+/// own, or aligned unless the alignment is `none`, else 0; with an immediate start they
+/// count from each member's own start), and the
 /// aligned start's delay after the last ready message (unicast ready messages: the
 /// longest cluster-to-cluster latency, plus |g| - 2 serializations per link of its path
 /// for the others' ready messages queued before it).

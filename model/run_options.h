@@ -7,6 +7,7 @@
 
 #include "model/faults.h"
 #include "model/params/cluster.h"
+#include "model/schedule.h"
 
 namespace aggnet {
 
@@ -37,6 +38,8 @@ struct RunOptions {
   /// messages) instead of as soon as each is ready (`--round-start`: by default with
   /// pacing, not with credit).
   bool aligned_start = true;
+  /// `--round-start auto`: reduction trees then start immediately (ready_exchange).
+  bool round_start_auto = true;
   /// Send offsets (needs an aligned start; ignored otherwise).
   SendAlignment alignment = SendAlignment::kAuto;
   /// false: a multicast group whose offsets need the general method (4 or more members,
@@ -51,6 +54,16 @@ struct RunOptions {
   std::uint64_t credit_bytes = 64;  ///< size of a control message (ready, grant, credit, ack)
   FaultPlan faults;                 ///< fault injection and loss recovery (model/faults.h)
 };
+
+/// Whether members of a `collective` round exchange ready messages and start together.
+/// `--round-start auto` decides `aligned_start` for group schedules (aligned with pacing and
+/// drop); reduction trees under `auto` start as each member is ready, their send offsets
+/// counted from its own start: members ready together (equal compute) align without the
+/// exchange's cost of the longest path, a late one's partial sums wait in relays' buffers.
+inline bool ready_exchange(const RunOptions& o, Collective collective) {
+  if (collective == Collective::kReductionTree && o.round_start_auto) return false;
+  return o.aligned_start;
+}
 
 /// Bytes of one transaction: a chunk, or a burst of burst_chunks chunks.
 inline std::uint64_t transaction_bytes(const RunOptions& o) {

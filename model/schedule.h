@@ -62,6 +62,10 @@ struct ReductionTree {
   /// Per site: when it starts sending the tree's chunks after the agreed start; empty: the
   /// control plane aligns them (partial sums reach every relay together).
   std::vector<std::uint64_t> send_offset_ps = {};
+  /// true: the root multicasts the sum back down the tree (reduce-then-broadcast). false:
+  /// the sum stays at the root, a per-receiver in-tree; a forest of in-trees has one per
+  /// member, each carrying the whole gradient.
+  bool broadcast = true;
 };
 
 /// A periodic schedule: step k runs round rounds[k % rounds.size()].

@@ -112,11 +112,12 @@ std::vector<OptionSpec> make_table() {
           }),
       Row("round-start", Kind::kChoice, kAll,
           "aligned (members exchange ready messages and start together) | immediate | auto "
-          "(aligned with pacing and drop, immediate with credit)")
+          "(aligned with pacing and drop, immediate with credit and for reduction trees)")
           .def("auto")
           .among({"auto", "aligned", "immediate"})
           .sets([](O& o, S v) {
             o.aligned_start = v == "auto" ? o.flow_control != FlowControl::kCredit : v == "aligned";
+            o.round_start_auto = v == "auto";
           }),
       Row("alignment", Kind::kChoice, kAll,
           "with an aligned start: arrival (each member sends at its offset so contributions "
@@ -302,14 +303,23 @@ void check_bytes(const OptionSpec& spec, const std::string& value) {
 }
 
 // The schedule names a misspelling is compared with (families without their parameter).
-const std::vector<std::string> kScheduleWords = {"all-to-all",     "triads",
-                                                 "ring",           "pairs",
-                                                 "hierarchical",   "rotating-K",
-                                                 "sequential-K",   "random-K:SEED",
-                                                 "ring:receive",   "ring:sendrecv",
-                                                 "ring:barrier",   "reduce-scatter",
-                                                 "all-gather",     "unicast-all-to-all",
-                                                 "reduction-tree", "reduction-forest"};
+const std::vector<std::string> kScheduleWords = {"all-to-all",
+                                                 "triads",
+                                                 "ring",
+                                                 "pairs",
+                                                 "hierarchical",
+                                                 "rotating-K",
+                                                 "sequential-K",
+                                                 "random-K:SEED",
+                                                 "ring:receive",
+                                                 "ring:sendrecv",
+                                                 "ring:barrier",
+                                                 "reduce-scatter",
+                                                 "all-gather",
+                                                 "unicast-all-to-all",
+                                                 "reduction-tree",
+                                                 "reduction-forest",
+                                                 "reduction-in-trees"};
 
 void check_schedule(const OptionSpec& spec, const std::string& value, const FileCheck& exists) {
   if (is_schedule_name(value) || !exists) return;
@@ -372,7 +382,7 @@ std::string expectation(const OptionSpec& spec) {
       return "expected a schedule name (all-to-all, triads, ring, pairs, rotating-K, "
              "sequential-K, random-K:SEED, hierarchical, ring:RULE, reduce-scatter, "
              "all-gather, p2p:SRC-DST[xK], parameter-server:SITE, unicast-all-to-all, "
-             "reduction-tree[:SITE], reduction-forest) or a schedule YAML file";
+             "reduction-tree[:SITE], reduction-forest, reduction-in-trees) or a schedule YAML file";
     case Kind::kOverride:
       return "expected PATH=VALUE";
     case Kind::kBytes:
@@ -430,8 +440,9 @@ void check_value(const OptionSpec& spec, const std::string& value, const FileChe
 }
 
 bool is_schedule_name(const std::string& value) {
-  for (const char* name : {"all-to-all", "triads", "ring", "pairs", "hierarchical",
-                           "unicast-all-to-all", "reduction-tree", "reduction-forest"})
+  for (const char* name :
+       {"all-to-all", "triads", "ring", "pairs", "hierarchical", "unicast-all-to-all",
+        "reduction-tree", "reduction-forest", "reduction-in-trees"})
     if (value == name) return true;
   const std::string tree = "reduction-tree:";  // reduction-tree:SITE
   if (value.compare(0, tree.size(), tree) == 0 && value.size() > tree.size()) return true;

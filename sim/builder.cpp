@@ -158,7 +158,7 @@ ComputeClusterConfig NetworkSystem::reduction_tree_config(ComputeClusterConfig c
   const auto& members = forest_.members;
   if (std::find(members.begin(), members.end(), c.site) != members.end()) {
     round.group = members;
-    round.aligned_start = options_.aligned_start;
+    round.aligned_start = ready_exchange(options_, Collective::kReductionTree);
     round.start_delay_ps = forest_.start_delay_ps;
     for (std::size_t t = 0; t < schedule_.forest.size(); ++t)
       c.trees.push_back({static_cast<int>(t), forest_.ranges[t].first, forest_.ranges[t].end,
@@ -329,9 +329,10 @@ void NetworkSystem::install_reduction_trees() {
       role.subtree_members = below[su];
       role.result_tree_id = tree.parent[su] < 0 ? static_cast<int>(t) : -1;
       sites_[su].fpga->set_reduction_role(static_cast<int>(t), role);
-      std::vector<int> ports;
-      if (role.member) ports.push_back(local_port_[su]);
-      for (int c : children[su]) ports.push_back(port_to(u, c));
+      std::vector<int> ports;  // an in-tree's result stays at its root
+      if (role.member && (tree.broadcast || u == tree.root)) ports.push_back(local_port_[su]);
+      if (tree.broadcast)
+        for (int c : children[su]) ports.push_back(port_to(u, c));
       if (!ports.empty()) sites_[su].sw->set_multicast_group(static_cast<int>(t), ports);
     }
   }

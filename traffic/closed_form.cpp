@@ -418,50 +418,12 @@ double weighted_max_min_s(const Platform& platform, const Routing& routing,
   return end;
 }
 
-namespace {
-
-// Per chunk of tree t: the work on each resource it crosses (directed links by their ends,
-// access links and FPGAs by site), in ps.
-using Work = std::map<std::tuple<char, int, int>, double>;
-
-void add_tree_work(const Platform& platform, const Routing& routing, const ReductionTree& tree,
-                   const std::vector<int>& members, std::uint64_t chunk_bytes, double chunks,
-                   Work& work, Work& one_chunk) {
-  const auto children = tree_children(tree);
-  auto add = [&](std::tuple<char, int, int> key, double ps) {
-    work[key] += chunks * ps;
-    one_chunk[key] = std::max(one_chunk[key], ps);
-  };
-  for (int u : tree_sites(tree)) {
-    const auto su = static_cast<std::size_t>(u);
-    const bool member = std::find(members.begin(), members.end(), u) != members.end();
-    const auto& site = platform.sites[su];
-    const double service =
-        static_cast<double>(serialization_ps(chunk_bytes, site.fpga.throughput_bytes_per_s() * 8));
-    add({'f', u, u}, service * static_cast<double>(children[su].size() + (member ? 1 : 0)));
-    if (member) {
-      const double access =
-          static_cast<double>(chunk_serialization_ps(access_link(site), chunk_bytes));
-      add({'u', u, u}, access);
-      add({'d', u, u}, access);
-    }
-    const int p = tree.parent[su];
-    if (p < 0) continue;
-    const auto& link = platform.links[static_cast<std::size_t>(routing.link_index(u, p))].params;
-    const double wire = static_cast<double>(chunk_serialization_ps(link, chunk_bytes));
-    add({'l', u, p}, wire);
-    add({'l', p, u}, wire);
-  }
-}
-
-}  // namespace
-
 double reduction_tree_time(const Platform& platform, const Routing& routing,
                            const Schedule& schedule, const RunOptions& options) {
   const ForestPlan plan = plan_forest(platform, routing, schedule, options);
   const std::uint64_t chunk = transaction_bytes(options);
   double latency_ps = 0, pacing_ps = 0;
-  Work work, one_chunk;
+  TreeWork work, one_chunk;
   for (std::size_t t = 0; t < schedule.forest.size(); ++t) {
     const ReductionTree& tree = schedule.forest[t];
     const std::uint64_t n = plan.ranges[t].size();
@@ -477,7 +439,9 @@ double reduction_tree_time(const Platform& platform, const Routing& routing,
   }
   double busiest_ps = 0;
   for (const auto& [key, ps] : work) busiest_ps = std::max(busiest_ps, ps - one_chunk[key]);
-  const double start_ps = options.aligned_start ? static_cast<double>(plan.start_delay_ps) : 0;
+  const double start_ps = ready_exchange(options, Collective::kReductionTree)
+                              ? static_cast<double>(plan.start_delay_ps)
+                              : 0;
   return (start_ps + latency_ps + std::max(busiest_ps, pacing_ps)) * 1e-12;
 }
 

@@ -8,6 +8,7 @@
 #include "common/config_error.h"
 #include "model/network_math.h"
 #include "model/platform.h"
+#include "model/reduction_forest.h"
 #include "model/routing.h"
 
 namespace aggnet {
@@ -96,6 +97,28 @@ Schedule reduction_forest_schedule(const Platform& platform, std::uint64_t gradi
   } catch (const std::invalid_argument& e) {
     throw ConfigError(platform.file, 0, "reduction-forest", e.what());
   }
+}
+
+Schedule reduction_in_trees_schedule(const Platform& platform, std::uint64_t chunk_bytes) {
+  const Routing routing(platform);
+  Schedule s;
+  s.name = "reduction-in-trees";
+  s.collective = Collective::kReductionTree;
+  Group everyone;
+  for (int i = 0; i < static_cast<int>(platform.sites.size()); ++i) everyone.sites.push_back(i);
+  TreeWork work, one_chunk;
+  for (int root : everyone.sites) {
+    ReductionTree tree = shortest_path_tree(routing, root);
+    tree.broadcast = false;
+    add_tree_work(platform, routing, tree, everyone.sites, chunk_bytes, 1.0, work, one_chunk);
+    s.forest.push_back(std::move(tree));
+  }
+  double busiest_ps = 0;
+  for (const auto& [resource, ps] : work) busiest_ps = std::max(busiest_ps, ps);
+  for (ReductionTree& tree : s.forest)
+    tree.pacing_interval_ps = static_cast<std::uint64_t>(std::ceil(busiest_ps));
+  s.rounds.push_back(Round{{std::move(everyone)}});
+  return s;
 }
 
 }  // namespace aggnet

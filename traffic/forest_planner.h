@@ -1,5 +1,6 @@
-// The `reduction-forest` schedule: a load-aware forest of reduction trees planned for a
-// platform and a gradient (model/tree_packing.h does the planning). Plain C++.
+// The planned reduction forests: `reduction-forest`, a load-aware forest of reduce-then-
+// broadcast trees for a platform and a gradient (model/tree_packing.h does the planning),
+// and `reduction-in-trees`, one in-tree per receiver. Plain C++.
 #pragma once
 
 #include <cstdint>
@@ -32,5 +33,11 @@ Schedule forest_schedule(const Platform& platform, const TreeNetwork& net,
 /// Errors: ConfigError if the platform's links do not join every site.
 Schedule reduction_forest_schedule(const Platform& platform, std::uint64_t gradient_bytes,
                                    std::uint64_t chunk_bytes);
+
+/// `reduction-in-trees`: all-reduce as one reduction per receiver. Every site is the root of
+/// its shortest-path in-tree (a result reaches it after its longest shortest-path delay,
+/// the path bound's own term), carrying the whole gradient; every member's stream is paced
+/// at the chunk time of the busiest resource (link, access link or FPGA) under all trees.
+Schedule reduction_in_trees_schedule(const Platform& platform, std::uint64_t chunk_bytes);
 
 }  // namespace aggnet

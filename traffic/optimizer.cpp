@@ -148,7 +148,8 @@ std::vector<Candidate> search(const Platform& platform, const Routing& routing,
   // In-network reduction (one group of every site, as all-to-all: not deduplicated).
   const std::uint64_t chunk = transaction_bytes(options.run);
   for (const Schedule& s : {reduction_tree_schedule(platform, routing, -1, chunk),
-                            reduction_forest_schedule(platform, options.run.gradient_bytes, chunk)})
+                            reduction_forest_schedule(platform, options.run.gradient_bytes, chunk),
+                            reduction_in_trees_schedule(platform, chunk)})
     out.push_back(score_schedule(platform, routing, s, s.name, options));
   // Pairs of partitions into groups of k: exhaustive where the partitions are few (9 sites
   // in triples: 280), else a random sample (heuristic) for k <= 4.

@@ -168,8 +168,11 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   };
   void admit_stalled();
   void admit_waiting(const StallQueue::Stalled& stalled, const sc_core::sc_time& now);
+  // In-trees carry the same chunk indices, one tree per receiver: a tree chunk's key has
+  // its tree in the top 12 bits (the builder keeps trees below 4096 and steps below 2^20).
   static std::uint64_t key_of(const ChunkExtension& c) {
-    return (static_cast<std::uint64_t>(c.step) << 32) | c.chunk;
+    const auto tree = static_cast<std::uint64_t>(c.reduction_tree + 1) << 52;
+    return tree | (static_cast<std::uint64_t>(c.step) << 32) | c.chunk;
   }
 
   // Read or written by every contribution, kept together in three cache lines: the

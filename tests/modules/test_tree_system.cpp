@@ -74,7 +74,8 @@ RunOptions options(std::uint64_t chunks, bool aligned) {
   o.buffer_bytes = 8 * kMiB;
   o.steps = 1;
   o.aligned_start = aligned;
-  o.alignment = SendAlignment::kArrival;
+  o.round_start_auto = false;
+  o.alignment = aligned ? SendAlignment::kArrival : SendAlignment::kNone;
   return o;
 }
 
@@ -188,6 +189,46 @@ TEST(TreeSystem, FunctionalForestEndsWithTheExactAverage) {
   for (const auto& l : sys.links()) EXPECT_EQ(l.link->chunks(), 4u) << l.from << "->" << l.to;
   EXPECT_EQ(sys.forest_plan().ranges[1].first, 2u);
   EXPECT_EQ(violations(check_invariants(sys)), "");
+}
+
+// Per-receiver in-trees on two sites 5 ms apart: each site is the root of one tree (the
+// other its leaf) and keeps its sum. Both clusters send their chunk of tree a (index 0)
+// first, of tree b S later. b's leaf chunk reaches a's FPGA at S + d + s + F + L + s + W +
+// 5 ms + s, a's own long before: a's sum is done F + L later and reaches its cluster s +
+// S + d after that. a's leaf chunk leaves S later than b's, so b's sum is S later.
+TEST(TreeSystem, InTreesKeepEachSumAtItsRootAtTheClosedForm) {
+  ReductionTree at_a = tree(0, {-1, 0}), at_b = tree(1, {1, -1});
+  at_a.broadcast = at_b.broadcast = false;
+  RunOptions o = options(1, false);
+  o.functional = true;
+  NetworkSystem sys("wan", platform({"a", "b"}, {{0, 1, 5 * kMs}}), forest({0, 1}, {at_a, at_b}),
+                    o);
+  sc_core::sc_start();
+  const std::uint64_t end_a = 2 * S + 2 * d + 4 * s + 2 * F + 2 * L + W + 5 * kMs;
+  EXPECT_EQ(end_a, 5'244'386'560u);
+  for (int site = 0; site < 2; ++site) {
+    const auto& c = *sys.sites()[site].cluster;
+    EXPECT_EQ(ps(c.steps().at(0).end), end_a + static_cast<std::uint64_t>(site) * S) << site;
+    EXPECT_EQ(c.functional_mismatches(), 0u);
+    EXPECT_EQ(c.functional_checks(), 1u);
+    EXPECT_EQ(sys.sites()[site].fpga->tree_sums(), 2u);  // its own sum and its leaf forward
+  }
+  // One partial sum per direction, no result on the WAN.
+  for (const auto& l : sys.links()) EXPECT_EQ(l.link->chunks(), 1u) << l.from << "->" << l.to;
+  EXPECT_EQ(violations(check_invariants(sys)), "");
+}
+
+// An in-tree forest needs one in-tree per member and no broadcast tree beside them.
+TEST(TreeSystem, InTreeForestsAreCheckedBeforeTheyRun) {
+  ReductionTree at_a = tree(0, {-1, 0}), at_b = tree(1, {1, -1});
+  at_a.broadcast = false;
+  const Platform two = platform({"a", "b"}, {{0, 1, 5 * kMs}});
+  EXPECT_THROW(plan_forest(two, Routing(two), forest({0, 1}, {at_a, at_b}), options(1, false)),
+               std::invalid_argument);
+  at_b.broadcast = false;
+  EXPECT_THROW(plan_forest(two, Routing(two), forest({0, 1}, {at_a}), options(1, false)),
+               std::invalid_argument);
+  EXPECT_NO_THROW(plan_forest(two, Routing(two), forest({0, 1}, {at_a, at_b}), options(1, false)));
 }
 
 }  // namespace
