@@ -138,30 +138,35 @@ double water_fill(std::vector<std::pair<double, double>>& rate_and_start, double
   return kInf;  // nothing crosses
 }
 
-// A cut: `inside` marks the nodes on the sending side; the clusters inside are S.
+// A cut: `inside` marks the nodes on the sending side; the clusters inside are S. Up to
+// kSiteCutsMaxSites sites each pair (s in S, t outside) is scored on its own: t needs G
+// bytes of s's gradient, and edge e = (u -> v) delivers them to t no sooner than
+// d(s, u) + delay_e + d(v, t). Beyond, one start per edge: the nearest s and t.
 class CutEvaluator {
  public:
-  CutEvaluator(const Network& net, double payload_bytes) : net_(net), payload_(payload_bytes) {}
+  CutEvaluator(const Network& net, double payload_bytes) : net_(net), payload_(payload_bytes) {
+    if (net.sites() > kSiteCutsMaxSites) return;
+    for (int i = 0; i < net.sites(); ++i) {
+      from_cluster_.push_back(net.distances({i}, false));
+      to_cluster_.push_back(net.distances({i}, true));
+    }
+  }
 
   // Sets the clusters on the sending side (and their distances); then score any
   // switch side with those clusters.
   void set_clusters(const std::vector<char>& cluster_inside) {
-    std::vector<int> in, out;
-    for (int i = 0; i < net_.sites(); ++i) (cluster_inside[i] ? in : out).push_back(i);
-    from_inside_ = net_.distances(in, false);
-    to_outside_ = net_.distances(out, true);
+    in_.clear();
+    out_.clear();
+    for (int i = 0; i < net_.sites(); ++i) (cluster_inside[i] ? in_ : out_).push_back(i);
+    if (!from_cluster_.empty()) return;
+    from_inside_ = net_.distances(in_, false);
+    to_outside_ = net_.distances(out_, true);
   }
 
   // The cut's time alone: no allocation (every cut of a platform is scored this way).
   double time_of(const std::vector<char>& inside) {
     ++evaluated_;
-    items_.clear();
-    for (const Edge& e : net_.edges()) {
-      if (!inside[e.from] || inside[e.to]) continue;
-      const double start = from_inside_[e.from] + e.delay_s + to_outside_[e.to];
-      if (start != kInf) items_.push_back({e.rate_bytes_per_s, start});
-    }
-    return water_fill(items_, payload_);
+    return largest_pair(inside).first;
   }
 
   // Scores the cut and keeps it in `best` if it is larger.
@@ -169,20 +174,19 @@ class CutEvaluator {
     if (time_of(inside) > best.time_s) best = describe(inside);
   }
 
-  // The cut with its crossing edges named.
-  BoundTerm describe(const std::vector<char>& inside) const {
-    std::vector<std::pair<double, double>> items;
+  // The cut with its crossing edges named (those that carry the binding pair's data).
+  BoundTerm describe(const std::vector<char>& inside) {
+    const auto [time_s, pair] = largest_pair(inside);
     BoundTerm term;
     term.kind = BoundTerm::Kind::kCut;
     for (const Edge& e : net_.edges()) {
-      if (!inside[e.from] || inside[e.to]) continue;
-      const double start = from_inside_[e.from] + e.delay_s + to_outside_[e.to];
-      if (start == kInf) continue;  // carries nothing from the inside to the outside
-      items.push_back({e.rate_bytes_per_s, start});
+      if (!inside[e.from] || inside[e.to] || start(e, pair.first, pair.second) == kInf) continue;
       term.capacity_bps += e.rate_bytes_per_s * 8;
       term.edges.push_back(e.label);
     }
-    term.time_s = water_fill(items, payload_);
+    term.time_s = time_s;
+    term.source = pair.first;
+    term.destination = pair.second;
     for (int i = 0; i < net_.sites(); ++i)
       if (inside[i]) term.sites.push_back(i);
     return term;
@@ -191,9 +195,36 @@ class CutEvaluator {
   std::uint64_t evaluated() const { return evaluated_; }
 
  private:
+  // When edge e can first deliver s's data to t (s, t < 0: the nearest of each side).
+  double start(const Edge& e, int s, int t) const {
+    if (s < 0) return from_inside_[e.from] + e.delay_s + to_outside_[e.to];
+    return from_cluster_[s][e.from] + e.delay_s + to_cluster_[t][e.to];
+  }
+
+  double pair_time(const std::vector<char>& inside, int s, int t) {
+    items_.clear();
+    for (const Edge& e : net_.edges()) {
+      if (!inside[e.from] || inside[e.to]) continue;
+      const double at = start(e, s, t);
+      if (at != kInf) items_.push_back({e.rate_bytes_per_s, at});
+    }
+    return water_fill(items_, payload_);
+  }
+
+  // The cut's time and the (s, t) pair that sets it ({-1, -1}: per-edge nearest starts).
+  std::pair<double, std::pair<int, int>> largest_pair(const std::vector<char>& inside) {
+    if (from_cluster_.empty()) return {pair_time(inside, -1, -1), {-1, -1}};
+    std::pair<double, std::pair<int, int>> best{-1, {-1, -1}};
+    for (int s : in_)
+      for (int t : out_) best = std::max(best, {pair_time(inside, s, t), {s, t}});
+    return best;
+  }
+
   const Network& net_;
   double payload_;
+  std::vector<int> in_, out_;
   std::vector<double> from_inside_, to_outside_;
+  std::vector<std::vector<double>> from_cluster_, to_cluster_;  // [site][node]
   std::vector<std::pair<double, double>> items_;
   std::uint64_t evaluated_ = 0;
 };
@@ -366,8 +397,12 @@ std::string BoundTerm::describe(const Platform& platform) const {
   }
   std::string crossing;
   for (const auto& e : edges) crossing += (crossing.empty() ? "" : ", ") + e;
-  return fmt::format("cut {{{}}} -> rest: {:.3f} ms over {:.4g} Gbps ({})",
-                     site_list(platform, sites), time_s * 1e3, capacity_bps * 1e-9, crossing);
+  std::string pair;
+  if (source >= 0)
+    pair = fmt::format(" for {}'s gradient at {}", platform.sites[source].code,
+                       platform.sites[destination].code);
+  return fmt::format("cut {{{}}} -> rest: {:.3f} ms over {:.4g} Gbps ({}){}",
+                     site_list(platform, sites), time_s * 1e3, capacity_bps * 1e-9, crossing, pair);
 }
 
 PhysicalBound physical_bound(const Platform& platform, std::uint64_t gradient_bytes) {

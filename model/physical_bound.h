@@ -23,7 +23,11 @@ struct BoundTerm {
   /// kCut: the directed edges crossing it, as text ("nyc->lon", "nyc access up", ...).
   std::vector<std::string> edges;
   double capacity_bps = 0;  ///< kCut: payload capacity crossing it (headers taken off)
-  /// One line: "path nyc -> sin, 120.3 ms" or "cut {nyc chi} -> rest over 3 links ...".
+  /// kCut: the site whose gradient must cross and the site outside that needs it (-1:
+  /// every edge at its nearest pair, beyond kSiteCutsMaxSites sites).
+  int source = -1, destination = -1;
+  /// One line: "path nyc -> sin, 120.3 ms" or "cut {nyc chi} -> rest ... (nyc's gradient
+  /// at lon)".
   std::string describe(const Platform& platform) const;
 };
 

@@ -36,6 +36,7 @@ SMALL_RUNS = [
     ["--schedule", "unicast-all-to-all"],
     ["--schedule", "reduction-tree"],
     ["--schedule", "reduction-forest", "--buffer", "2MiB"],
+    ["--schedule", "reduction-in-trees"],
 ]
 NINE_CITY_RUNS = [
     ["--schedule", "all-to-all"],
@@ -49,6 +50,8 @@ NINE_CITY_RUNS = [
     ["--schedule", "reduction-tree"],
     ["--schedule", "reduction-forest"],
     ["--schedule", "reduction-forest", "--buffer", "2MiB"],
+    ["--schedule", "reduction-in-trees"],
+    ["--schedule", "reduction-in-trees", "--round-start", "aligned"],
 ]
 RATES = [[], ["--set", "defaults.link.bandwidth=10Gbps"]]
 
