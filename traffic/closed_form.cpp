@@ -422,7 +422,9 @@ double reduction_tree_time(const Platform& platform, const Routing& routing,
                            const Schedule& schedule, const RunOptions& options) {
   const ForestPlan plan = plan_forest(platform, routing, schedule, options);
   const std::uint64_t chunk = transaction_bytes(options);
-  double latency_ps = 0, pacing_ps = 0;
+  // Each tree is done after its first chunk's latency and its paced chunks; the busiest
+  // resource, once the earliest first chunk reaches it, after all its work.
+  double trees_done_ps = 0, first_latency_ps = -1;
   TreeWork work, one_chunk;
   for (std::size_t t = 0; t < schedule.forest.size(); ++t) {
     const ReductionTree& tree = schedule.forest[t];
@@ -430,10 +432,12 @@ double reduction_tree_time(const Platform& platform, const Routing& routing,
     if (n == 0) continue;
     const auto times =
         tree_chunk_times(platform, routing, tree, plan.members, plan.offset_ps[t], chunk);
-    for (std::uint64_t r : times.result_ps)
-      latency_ps = std::max(latency_ps, static_cast<double>(r));
-    pacing_ps = std::max(pacing_ps,
-                         static_cast<double>(n - 1) * static_cast<double>(tree.pacing_interval_ps));
+    const double latency_ps =
+        static_cast<double>(*std::max_element(times.result_ps.begin(), times.result_ps.end()));
+    const double pacing_ps =
+        static_cast<double>(n - 1) * static_cast<double>(tree.pacing_interval_ps);
+    trees_done_ps = std::max(trees_done_ps, latency_ps + pacing_ps);
+    first_latency_ps = first_latency_ps < 0 ? latency_ps : std::min(first_latency_ps, latency_ps);
     add_tree_work(platform, routing, tree, plan.members, chunk, static_cast<double>(n), work,
                   one_chunk);
   }
@@ -442,7 +446,7 @@ double reduction_tree_time(const Platform& platform, const Routing& routing,
   const double start_ps = ready_exchange(options, Collective::kReductionTree)
                               ? static_cast<double>(plan.start_delay_ps)
                               : 0;
-  return (start_ps + latency_ps + std::max(busiest_ps, pacing_ps)) * 1e-12;
+  return (start_ps + std::max(trees_done_ps, first_latency_ps + busiest_ps)) * 1e-12;
 }
 
 ClosedForm closed_form(const Platform& platform, const Schedule& schedule,
