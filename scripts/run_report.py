@@ -203,10 +203,28 @@ def inputs_section(run):
     return table(["input", "value"], rows)
 
 
+def largest_group(run):
+    return max((len(g["members"]) for s in run["steps"] for g in s["groups"]), default=0)
+
+
+def nccl_rows(run):
+    """NCCL's convention (nccl-tests, doc/PERFORMANCE.md): algorithm bandwidth = bytes /
+    time, bus bandwidth = algbw x 2(n-1)/n for an all-reduce of n ranks; here the time is
+    the mean round time and n the largest group's members."""
+    algbw_gbps = run["summary"]["allreduce_bandwidth_gbps"]
+    n = largest_group(run)
+    if n < 2:
+        return []
+    busbw_gbps = algbw_gbps * 2 * (n - 1) / n
+    return [("algbw (NCCL)", repr(algbw_gbps / 8), "GB/s: gradient bytes / round_time_s_mean"),
+            ("busbw (NCCL)", repr(busbw_gbps / 8),
+             f"GB/s: algbw x 2(n-1)/n, n = {n} (the largest group's members)")]
+
+
 def bound_section(run):
     summary = run["summary"]
     rows = [(f"`{k}`", number(summary.get(k)), what) for k, what in BOUND_ROWS]
-    text = table(["summary key", "value", "meaning"], rows)
+    text = table(["summary key", "value", "meaning"], rows + nccl_rows(run))
     return text + f"\n\nThe bound is set by: {run['bound']['set_by']}."
 
 

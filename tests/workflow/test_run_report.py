@@ -52,6 +52,12 @@ def check_numbers(md, run):
         failures += check(float(summary.get(key, "nan")) == run["summary"].get(key),
                           f"report {key} {summary.get(key)} == JSON {run['summary'].get(key)}")
     failures += check(f"set by: {run['bound']['set_by']}." in md, "the bound's set_by line")
+    # NCCL's convention by hand: triads, so n = 3 and busbw = algbw x 4/3; Gb/s -> GB/s.
+    algbw = run["summary"]["allreduce_bandwidth_gbps"] / 8
+    failures += check(abs(float(summary["algbw (NCCL)"]) - algbw) <= 1e-12 * algbw and
+                      abs(float(summary["busbw (NCCL)"]) - algbw * 4 / 3) <= 1e-12 * algbw,
+                      f"NCCL algbw {summary.get('algbw (NCCL)')} busbw {summary.get('busbw (NCCL)')}"
+                      f" for algbw {algbw}")
     sites = {r[0]: r for r in table_rows(md, "## FPGA buffer occupancy")}
     for s in run["sites"]:
         failures += check(sites[s["site"]][2] == str(s["high_water_bytes"]),
