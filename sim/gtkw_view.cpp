@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <stdexcept>
 
-#include "common/units.h"
 
 namespace aggnet {
 
@@ -27,6 +27,19 @@ int colour_of(const ViewSignal& s) {
   return 4;
 }
 
+// "62 MiB": whole units, since GTKWave cuts an alias at its last '.' (a hierarchy
+// separator), so "62.0 MiB" would show as "0 MiB".
+std::string whole_units(std::uint64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  std::size_t u = 0;
+  while (value >= 1024 && u + 1 < std::size(units)) {
+    value /= 1024;
+    ++u;
+  }
+  return fmt::format("{:.0f} {}", value, units[u]);
+}
+
 void write_signal(std::string& out, const ViewSignal& s) {
   const int colour = colour_of(s);
   out += fmt::format("@{:x}\n", s.bytes ? kAnalog : kDigital);
@@ -36,7 +49,7 @@ void write_signal(std::string& out, const ViewSignal& s) {
     return;
   }
   // Each analog trace spans its own range (kAnalogFullScale): the label names its top.
-  out += fmt::format("+{{{} (max {})}} {}\n", s.label, format_bytes(s.max), s.vcd_name);
+  out += fmt::format("+{{{} (max {})}} {}\n", s.label, whole_units(s.max), s.vcd_name);
   // An analog trace is as tall as the blank rows that follow it.
   for (int r = 1; r < kScaleRows; ++r) out += fmt::format("@{:x}\n-\n", kAnalogStretch);
 }
