@@ -99,8 +99,8 @@ void stage_report(const std::string& report_md, const nlohmann::json& run,
   command.timeout = Millis(300'000);
   const ProcessResult result = run_process(command);
   if (!result.success())
-    throw std::runtime_error(fmt::format("--report: {} failed ({}): {}", script,
-                                         result.describe(), trim(result.err + result.out)));
+    throw std::runtime_error(fmt::format("--report: {} failed ({}): {}", script, result.describe(),
+                                         trim(result.err + result.out)));
   const auto paths = report_paths(report_md);
   for (const auto& path : paths) {
     const fs::path made = scratch.path() / fs::path(path).filename();

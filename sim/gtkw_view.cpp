@@ -7,7 +7,6 @@
 #include <iterator>
 #include <stdexcept>
 
-
 namespace aggnet {
 
 namespace {
