@@ -19,6 +19,7 @@
 
 #include "apps/cli_options.h"
 #include "apps/commands.h"
+#include "apps/run_report.h"
 #include "common/atomic_file.h"
 #include "common/config_error.h"
 #include "common/strings.h"
@@ -125,6 +126,7 @@ void prepare_trace_and_stats(RunSetup& s) {
   const auto ext = fs::path(stats).extension().string();
   if (!stats.empty() && !is_stdout(stats) && ext != ".csv" && ext != ".json")
     v.fail("stats", "expected a file name ending in .csv or .json (or - for CSV on stdout)", stats);
+  check_report_paths(kWhere, v.text("report"));
   check_waveform_outputs(v);
 }
 
@@ -232,7 +234,8 @@ std::optional<RunSetup> prepare(int argc, char** argv) {
   cli::check_outputs(s.values);
   prepare_trace_and_stats(s);
   check_run_footprint(kWhere, s.platform, s.options, s.colocated,
-                      s.values.has("stats") ? s.stats_interval_ps : 0, &s.schedule);
+                      s.values.has("stats") || s.values.has("report") ? s.stats_interval_ps : 0,
+                      &s.schedule);
   return s;
 }
 
@@ -370,18 +373,22 @@ void write_outputs(const RunSetup& s, const nlohmann::json& report, const Networ
                    const std::vector<TracedSignal>& traced) {
   const std::string& json_path = s.values.text("json");
   const std::string& stats_path = s.values.text("stats");
+  const std::string& report_path = s.values.text("report");
   OutputBatch outputs;
   if (vcd) {
     outputs.adopt(finished_waveform(s.values), s.values.text("vcd"));
     write_view(s, wan, *vcd, traced, outputs);
   }
   if (!json_path.empty()) outputs.add(json_path, report.dump(2) + "\n");
-  if (!stats_path.empty()) {
-    auto rows = collect_module_stats(wan, sampler);
+  nlohmann::json rows;
+  if (!stats_path.empty() || !report_path.empty()) {
+    rows = collect_module_stats(wan, sampler);
     tidy_numbers(rows);
+  }
+  if (!stats_path.empty())
     outputs.add(stats_path, fs::path(stats_path).extension() == ".json" ? rows.dump(1) + "\n"
                                                                         : module_stats_csv(rows));
-  }
+  if (!report_path.empty()) stage_report(report_path, report, rows, outputs);
   outputs.commit();
 }
 
@@ -416,7 +423,7 @@ int simulate(const RunSetup& s) {
   std::vector<TracedSignal> traced;
   const std::string vcd_base = temporary_path_for(s.values.text("vcd"), ".partial");
   std::unique_ptr<OccupancySampler> sampler;
-  if (s.values.has("stats"))
+  if (s.values.has("stats") || s.values.has("report"))
     sampler = std::make_unique<OccupancySampler>("stats_sampler", wan, s.stats_interval_ps);
   if (s.values.has("vcd")) {
     guard_partial(vcd_base + ".vcd");

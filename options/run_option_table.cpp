@@ -190,8 +190,11 @@ std::vector<OptionSpec> make_table() {
           .within(0, kInf, "[)"),
       Row("stats", Kind::kOutput, kRun,
           "write per-module statistics to FILE (.csv or .json: one row per module instance)"),
+      Row("report", Kind::kOutput, kRun,
+          "write a Markdown report to FILE.md, its PNG figures next to it (FILE.occupancy.png, "
+          ".links.png, .alignment.png; docs/run-report.md)"),
       Row("stats-interval", Kind::kTime, kRun,
-          "with --stats: occupancy time-series sampling interval")
+          "with --stats or --report: occupancy time-series sampling interval")
           .def("1ms")
           .within(0, kInf, "()"),
       Row("json", Kind::kOutput, kRun | kSizeBuffers | kPlatform,

@@ -4,10 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
+#include <iterator>
 #include <stdexcept>
-
-#include "common/units.h"
 
 namespace aggnet {
 
@@ -28,21 +26,31 @@ int colour_of(const ViewSignal& s) {
   return 4;
 }
 
-int rows_of(std::uint64_t max, std::uint64_t group_max) {
-  if (group_max == 0) return 1;
-  const double share = static_cast<double>(max) / static_cast<double>(group_max);
-  return std::max(1, static_cast<int>(std::lround(kScaleRows * share)));
+// "62 MiB": whole units, since GTKWave cuts an alias at its last '.' (a hierarchy
+// separator), so "62.0 MiB" would show as "0 MiB".
+std::string whole_units(std::uint64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  std::size_t u = 0;
+  while (value >= 1024 && u + 1 < std::size(units)) {
+    value /= 1024;
+    ++u;
+  }
+  return fmt::format("{:.0f} {}", value, units[u]);
 }
 
-void write_signal(std::string& out, const ViewSignal& s, std::uint64_t group_max) {
+void write_signal(std::string& out, const ViewSignal& s) {
   const int colour = colour_of(s);
   out += fmt::format("@{:x}\n", s.bytes ? kAnalog : kDigital);
   if (colour) out += fmt::format("[color] {}\n", colour);
-  out += fmt::format("+{{{}}} {}\n", s.label, s.vcd_name);
-  if (!s.bytes) return;
+  if (!s.bytes) {
+    out += fmt::format("+{{{}}} {}\n", s.label, s.vcd_name);
+    return;
+  }
+  // Each analog trace spans its own range (kAnalogFullScale): the label names its top.
+  out += fmt::format("+{{{} (max {})}} {}\n", s.label, whole_units(s.max), s.vcd_name);
   // An analog trace is as tall as the blank rows that follow it.
-  for (int r = 1; r < rows_of(s.max, group_max); ++r)
-    out += fmt::format("@{:x}\n-\n", kAnalogStretch);
+  for (int r = 1; r < kScaleRows; ++r) out += fmt::format("@{:x}\n-\n", kAnalogStretch);
 }
 
 }  // namespace
@@ -56,15 +64,12 @@ std::string gtkw_text(const GtkwView& view) {
   if (view.end_ps <= view.start_ps)
     throw std::invalid_argument("GTKWave view: the window ends before it starts");
   std::vector<std::string> sites;
-  std::map<std::string, std::uint64_t> group_max;
-  for (const auto& s : view.signals) {
+  for (const auto& s : view.signals)
     if (std::find(sites.begin(), sites.end(), s.site) == sites.end()) sites.push_back(s.site);
-    if (s.bytes) group_max[s.site] = std::max(group_max[s.site], s.max);
-  }
   std::string out;
   out += "[*]\n[*] " + view.title + "\n";
   out += "[*] Generated with the VCD (docs/waveforms.md). Per site: byte counts as analog\n";
-  out += "[*] traces to one scale (a trace's height is proportional to its maximum), then\n";
+  out += "[*] traces, each scaled to its own maximum (named in its label), then\n";
   out += "[*] slots, cluster state (0 idle 1 compute 2 communicate 3 offset wait), markers.\n[*]\n";
   out += fmt::format("[dumpfile] \"{}\"\n", view.vcd_path);
   out += fmt::format("[timestart] {}\n", view.start_ps);
@@ -73,13 +78,10 @@ std::string gtkw_text(const GtkwView& view) {
   out += fmt::format("[sst_width] {}\n[signals_width] {}\n", kSstWidthPx, kSignalsWidthPx);
   out += "[sst_expanded] 0\n[sst_vpaned_height] 200\n";
   for (const auto& site : sites) {
-    const std::uint64_t top = group_max.count(site) ? group_max[site] : 0;
-    const std::string header =
-        top ? fmt::format("{} (tallest byte trace {})", site, format_bytes(top)) : site;
-    out += fmt::format("@{:x}\n-{}\n", kGroupBegin | kBlank, header);
+    out += fmt::format("@{:x}\n-{}\n", kGroupBegin | kBlank, site);
     for (const auto& s : view.signals)
-      if (s.site == site) write_signal(out, s, top);
-    out += fmt::format("@{:x}\n-{}\n", kGroupEnd | kBlank, header);
+      if (s.site == site) write_signal(out, s);
+    out += fmt::format("@{:x}\n-{}\n", kGroupEnd | kBlank, site);
   }
   out += "[pattern_trace] 1\n[pattern_trace] 0\n";
   return out;

@@ -1,6 +1,7 @@
 // A GTKWave save file (.gtkw) written with each VCD (`aggnet run --vcd FILE [--gtkw FILE]`):
 // the traced signals grouped per site, links by alias (`lon->tyo`), byte counts as analog
-// traces drawn to one scale per site, zoomed to the recorded window. docs/waveforms.md.
+// traces each drawn to its own range (its maximum in its label), zoomed to the recorded
+// window. docs/waveforms.md.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +15,7 @@ struct ViewSignal {
   std::string site;       ///< group (site code)
   std::string vcd_name;   ///< GTKWave's full name, "SystemC.wan.lon.fpga.slots_in_use[63:0]"
   std::string label;      ///< alias shown in the signal pane
-  bool bytes = false;     ///< analog, to the group's scale
+  bool bytes = false;     ///< analog, scaled to its own range
   std::uint64_t max = 0;  ///< largest recorded value (bytes rows)
 };
 
@@ -26,9 +27,9 @@ struct GtkwView {
   std::vector<ViewSignal> signals;         ///< in display order; groups keep first-seen order
 };
 
-/// Rows of the tallest byte trace of a group; a trace with maximum m gets
-/// max(1, round(kScaleRows * m / group max)) rows, so one byte is the same height in
-/// every byte row of the group (GTKWave scales each analog trace to its own range).
+/// Rows of every byte trace: each is as tall as the others and spans its own range (GTKWave
+/// scales an analog trace to its own minimum and maximum), so a 1 MiB buffer shows as
+/// clearly as a 272 MiB link; the label gives the maximum, "lon->tyo (max 257 MiB)".
 inline constexpr int kScaleRows = 6;
 
 /// Window size the view asks for and its panes; GTKWave 3.3.118 leaves a 1060-pixel

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -17,6 +18,7 @@
 #include "common/csv.h"
 #include "common/units.h"
 #include "model/control_plane.h"
+#include "model/memory_tiers.h"
 #include "sweeps/runner.h"
 
 namespace aggnet {
@@ -608,6 +610,34 @@ std::string code_or_dash(const Platform& p, int site) {
   return site < 0 ? "-" : p.sites[site].code;
 }
 
+// The memory tier `bytes` of buffer needs at this site: its group's streams at the
+// unconstrained rate (model/memory_tiers.h).
+TierChoice tier_of(const SiteAnalytic& a, std::uint64_t bytes) {
+  const int members = a.in_a_group ? static_cast<int>(a.group.size()) : 0;
+  return choose_memory_tier(
+      default_memory_tiers(), bytes,
+      aggregation_access_bytes_per_s(members, a.unconstrained_rate_bytes_per_s));
+}
+
+std::string tier_name(const TierChoice& c) {
+  return c.tier < 0 ? "none fits" : default_memory_tiers()[static_cast<std::size_t>(c.tier)].name;
+}
+
+// "uniform: 9 x HBM, 12.00 USD, 3.10 W": the tiers of one sizing summed over the sites.
+std::string tier_summary(const std::vector<TierChoice>& choices) {
+  std::map<std::string, int> count;
+  double cost = 0, power = 0;
+  for (const auto& c : choices) {
+    ++count[tier_name(c)];
+    cost += c.cost_usd;
+    power += c.power_w;
+  }
+  std::string names;
+  for (const auto& [name, n] : count)
+    names += fmt::format("{}{} x {}", names.empty() ? "" : ", ", n, name);
+  return fmt::format("{}; memory {:.2f} USD, access power {:.2f} W", names, cost, power);
+}
+
 }  // namespace
 
 json sizing_json(const SizingRequest& request, const SizingResult& r) {
@@ -670,10 +700,26 @@ json sizing_json(const SizingRequest& request, const SizingResult& r) {
 std::string sizing_csv(const SizingRequest& request, const SizingResult& r) {
   const auto& p = request.platform;
   CsvWriter csv;
-  csv.row({"site", "round", "group", "skew_ms", "skew_early_sender", "skew_late_sender", "hold_ms",
-           "unconstrained_rate_gbps", "required_rate_gbps", "analytic_bytes", "full_rate_bytes",
-           "simulated_bytes", "high_water_bytes", "heterogeneous_alone_bytes",
-           "heterogeneous_bytes", "heterogeneous_high_water_bytes"});
+  csv.row({"site",
+           "round",
+           "group",
+           "skew_ms",
+           "skew_early_sender",
+           "skew_late_sender",
+           "hold_ms",
+           "unconstrained_rate_gbps",
+           "required_rate_gbps",
+           "analytic_bytes",
+           "full_rate_bytes",
+           "simulated_bytes",
+           "high_water_bytes",
+           "heterogeneous_alone_bytes",
+           "heterogeneous_bytes",
+           "heterogeneous_high_water_bytes",
+           "uniform_tier",
+           "uniform_tier_cost_usd",
+           "uniform_tier_power_w",
+           "heterogeneous_tier"});
   // Empty cells without --heterogeneous.
   auto heterogeneous = [&](std::uint64_t bytes) {
     r.heterogeneous ? csv.field(bytes) : csv.field("");
@@ -690,10 +736,37 @@ std::string sizing_csv(const SizingRequest& request, const SizingResult& r) {
     heterogeneous(s.heterogeneous_alone_bytes);
     heterogeneous(s.heterogeneous_bytes);
     heterogeneous(s.heterogeneous_high_water_bytes);
+    const TierChoice tier = tier_of(a, r.uniform_bytes);
+    csv.field(tier_name(tier)).field(tier.cost_usd).field(tier.power_w);
+    r.heterogeneous ? csv.field(tier_name(tier_of(a, s.heterogeneous_bytes))) : csv.field("");
     csv.end_row();
   }
   return csv.str();
 }
+
+namespace {
+
+constexpr const char* kSizingRow =
+    "  {:<5} {:>5} {:<{}} {:>10} {:<9} {:>14} {:>11} {:>11}  {:<9}{}";
+
+// One site's row of the table (`gw`: the group column's width).
+std::string sizing_row(const Platform& p, const SizingResult& r, const SiteSizing& s,
+                       std::size_t gw, const TierChoice& uniform, const TierChoice& per_site) {
+  const auto& a = s.analytic;
+  const std::string senders =
+      a.in_a_group ? code_or_dash(p, a.early_sender) + ">" + code_or_dash(p, a.late_sender) : "-";
+  return fmt::format(
+      kSizingRow, p.sites[a.site].code, a.in_a_group ? std::to_string(a.round) : "-",
+      members_of(p, a.group), gw, format_time_ps(static_cast<double>(a.skew_ps)), senders,
+      format_rate(a.unconstrained_rate_bytes_per_s * 8), format_bytes(a.analytic_bytes),
+      format_bytes(s.uniform_high_water_bytes), tier_name(uniform),
+      r.heterogeneous
+          ? fmt::format("  {:>11}  {:>11}  {}", format_bytes(s.heterogeneous_bytes),
+                        format_bytes(s.heterogeneous_high_water_bytes), tier_name(per_site))
+          : "");
+}
+
+}  // namespace
 
 std::string sizing_table(const SizingRequest& request, const SizingResult& r) {
   const auto& p = request.platform;
@@ -709,25 +782,21 @@ std::string sizing_table(const SizingRequest& request, const SizingResult& r) {
   const bool het = r.heterogeneous;
   std::size_t gw = 21;
   for (const auto& s : r.sites) gw = std::max(gw, members_of(p, s.analytic.group).size());
-  const char* row = "  {:<5} {:>5} {:<{}} {:>10} {:<9} {:>14} {:>11} {:>11}{}";
-  line(fmt::format(row, "site", "round", "group (binding round)", gw, "skew", "senders",
-                   "unconstr. rate", "analytic", "uniform HW",
-                   het ? fmt::format("  {:>11}  {:>11}", "per-site", "per-site HW") : ""));
+  line(fmt::format(
+      kSizingRow, "site", "round", "group (binding round)", gw, "skew", "senders", "unconstr. rate",
+      "analytic", "uniform HW", "tier",
+      het ? fmt::format("  {:>11}  {:>11}  {}", "per-site", "per-site HW", "per-site tier") : ""));
+  std::vector<TierChoice> uniform_tiers, heterogeneous_tiers;
   for (const auto& s : r.sites) {
-    const auto& a = s.analytic;
-    const std::string senders =
-        a.in_a_group ? code_or_dash(p, a.early_sender) + ">" + code_or_dash(p, a.late_sender) : "-";
-    line(fmt::format(row, p.sites[a.site].code, a.in_a_group ? std::to_string(a.round) : "-",
-                     members_of(p, a.group), gw, format_time_ps(static_cast<double>(a.skew_ps)),
-                     senders, format_rate(a.unconstrained_rate_bytes_per_s * 8),
-                     format_bytes(a.analytic_bytes), format_bytes(s.uniform_high_water_bytes),
-                     het ? fmt::format("  {:>11}  {:>11}", format_bytes(s.heterogeneous_bytes),
-                                       format_bytes(s.heterogeneous_high_water_bytes))
-                         : ""));
+    uniform_tiers.push_back(tier_of(s.analytic, r.uniform_bytes));
+    heterogeneous_tiers.push_back(tier_of(s.analytic, s.heterogeneous_bytes));
+    line(sizing_row(p, r, s, gw, uniform_tiers.back(), heterogeneous_tiers.back()));
   }
   line("  (skew: arrival skew at the site in its binding round, earliest>latest sender;");
   line("   unconstr. rate: the group's rate without a buffer limit; analytic: the bound for");
-  line(std::string("   the target; uniform HW: buffer high-water simulated at the uniform size") +
+  line(std::string("   the target; uniform HW: buffer high-water simulated at the uniform size;") +
+       "\n   tier: the memory that holds that size at the group's access rate," +
+       " docs/memory-tiers.md" +
        (het ? ";\n   per-site: the heterogeneous size; per-site HW: its high-water)" : ")"));
   line("");
   line(fmt::format("  unconstrained reference   {} per site, mean round time {}",
@@ -751,6 +820,8 @@ std::string sizing_table(const SizingRequest& request, const SizingResult& r) {
         100 * r.heterogeneous_speed_fraction,
         r.heterogeneous_meets_target ? "meets the target" : "MISSES the target"));
   }
+  line(fmt::format("  memory tiers, uniform     {}", tier_summary(uniform_tiers)));
+  if (het) line(fmt::format("  memory tiers, per-site    {}", tier_summary(heterogeneous_tiers)));
   line(fmt::format("  simulations               {}", r.simulations));
   return out;
 }

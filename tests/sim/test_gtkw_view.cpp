@@ -39,14 +39,24 @@ GtkwView two_sites() {
   return v;
 }
 
-// One byte is equally tall in every byte row of a group: rows proportional to maxima.
-TEST(GtkwView, ByteRowsAreToOneScalePerSite) {
+// Every byte trace is equally tall and spans its own range, its maximum in its label: a
+// 1 MiB buffer next to a 64 MiB link is as readable as the link (issue 34).
+TEST(GtkwView, EachByteTraceScalesOnItsOwn) {
   const std::string text = gtkw_text(two_sites());
-  EXPECT_EQ(rows_of(text, "lon->tyo"), kScaleRows);
-  EXPECT_EQ(rows_of(text, "fpga buffer"), kScaleRows / 2);
+  EXPECT_EQ(rows_of(text, "lon->tyo (max 64 MiB)"), kScaleRows);
+  EXPECT_EQ(rows_of(text, "fpga buffer (max 32 MiB)"), kScaleRows);
+  EXPECT_EQ(rows_of(text, "tyo->lon (max 1 MiB)"), kScaleRows);
   EXPECT_EQ(rows_of(text, "state"), 1);
-  EXPECT_EQ(rows_of(text, "tyo->lon"), kScaleRows);  // alone in its group: the tallest
-  EXPECT_NE(text.find("-lon (tallest byte trace 64.0 MiB)"), std::string::npos) << text;
+  // Analog rows: step drawing, scaled to the trace's whole range (TR_ANALOG_FULLSCALE).
+  const auto buffer = text.find("+{fpga buffer");
+  ASSERT_NE(buffer, std::string::npos);
+  const std::string analog_orange = "@88024\n[color] 2\n";
+  EXPECT_EQ(text.rfind(analog_orange, buffer) + analog_orange.size(), buffer) << text;
+  EXPECT_NE(text.find("@800200\n-lon\n"), std::string::npos) << text;
+  // No '.' in an alias: GTKWave would show only what follows the last one.
+  GtkwView odd = two_sites();
+  odd.signals[0].max = 1536 * 1024;  // 1.5 MiB
+  EXPECT_EQ(rows_of(gtkw_text(odd), "fpga buffer (max 2 MiB)"), kScaleRows);
 }
 
 TEST(GtkwView, GroupsOpenAndCloseInFirstSeenOrder) {
@@ -54,11 +64,11 @@ TEST(GtkwView, GroupsOpenAndCloseInFirstSeenOrder) {
   const auto lon = text.find("@800200\n-lon"), lon_end = text.find("@1000200\n-lon"),
              tyo = text.find("@800200\n-tyo"), tyo_end = text.find("@1000200\n-tyo");
   ASSERT_NE(lon, std::string::npos);
-  EXPECT_LT(lon, text.find("+{lon->tyo}"));
+  EXPECT_LT(lon, text.find("+{lon->tyo"));
   EXPECT_LT(text.find("+{state}"), lon_end);
   EXPECT_LT(lon_end, tyo);
-  EXPECT_LT(tyo, text.find("+{tyo->lon}"));
-  EXPECT_LT(text.find("+{tyo->lon}"), tyo_end);
+  EXPECT_LT(tyo, text.find("+{tyo->lon"));
+  EXPECT_LT(text.find("+{tyo->lon"), tyo_end);
 }
 
 // GTKWave: a pixel spans 2^-zoom / 200 time units; the window fills kWavePx pixels.

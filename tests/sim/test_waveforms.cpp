@@ -220,8 +220,8 @@ TEST(VcdAndView, GeneratedViewFollowsTheTrace) {
   }
   for (const auto& [name, id] : v.id_of) in_vcd.insert(name);
   EXPECT_EQ(in_view, in_vcd);
-  EXPECT_EQ(alias.at("SystemC.wan.lon.link_to_nyc.bytes_in_flight"), "lon->nyc");
-  EXPECT_EQ(alias.at("SystemC.wan.ams.link_to_lon.bytes_in_flight"), "ams->lon");
+  EXPECT_EQ(alias.at("SystemC.wan.lon.link_to_nyc.bytes_in_flight").rfind("lon->nyc (max ", 0), 0u);
+  EXPECT_EQ(alias.at("SystemC.wan.ams.link_to_lon.bytes_in_flight").rfind("ams->lon (max ", 0), 0u);
   // One group, lon's: links into lon from untraced sites show there.
   const std::regex group(R"(@800200\n-(\S+))");
   std::vector<std::string> groups;

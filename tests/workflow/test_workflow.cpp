@@ -191,7 +191,29 @@ TEST(SizeBuffers, HeterogeneousSizesFollowTheSkewAndMeetTheTarget) {
   std::istringstream lines(read_text(csv));
   std::string line;
   int rows = 0;
-  while (std::getline(lines, line)) ++rows;
+  std::vector<std::string> header;
+  while (std::getline(lines, line)) {
+    std::vector<std::string> cells;
+    std::istringstream fields(line);
+    for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
+    if (rows++ == 0) {
+      header = cells;
+      continue;
+    }
+    // The memory tier (docs/memory-tiers.md): the uniform size, three members at the
+    // unconstrained rate, 2 x 3 x rate of access. Below 32 MiB and 4 TB/s: on-chip at
+    // 1000 USD/GiB, else HBM (8 GiB, 460 GB/s) at 30 USD/GiB.
+    std::map<std::string, std::string> cell;
+    for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i) cell[header[i]] = cells[i];
+    const double bytes = std::stod(cell["simulated_bytes"]);
+    const double access_bps = 2 * 3 * std::stod(cell["unconstrained_rate_gbps"]) / 8 * 1e9;
+    const bool on_chip = bytes <= 32.0 * (1 << 20) && access_bps <= 4e12;
+    EXPECT_EQ(cell["uniform_tier"], on_chip ? "on-chip" : "HBM") << line;
+    EXPECT_NEAR(std::stod(cell["uniform_tier_cost_usd"]), bytes / (1 << 30) * (on_chip ? 1000 : 30),
+                1e-9)
+        << line;
+    EXPECT_FALSE(cell["heterogeneous_tier"].empty()) << line;
+  }
   EXPECT_EQ(rows, 4);
 }
 
