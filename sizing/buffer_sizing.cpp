@@ -11,6 +11,7 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <random>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -34,17 +35,41 @@ double ps_to_s(double ps) { return ps * 1e-12; }
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
-// Standard deviation (ps) of the jitter summed over the links of the path s -> d.
-double path_jitter_ps(const Platform& platform, const Routing& routing, int s, int d) {
+// The jitter of every link on the path s -> d: standard deviations (ps).
+std::vector<double> path_jitter_ps(const Platform& platform, const Routing& routing, int s, int d) {
   const auto path = routing.path(s, d);
-  double var = 0;
+  std::vector<double> out;
   for (std::size_t i = 0; i + 1 < path.size(); ++i) {
-    const double j = static_cast<double>(
-        platform.links[routing.link_index(path[i], path[i + 1])].params.jitter_ps);
-    var += j * j;
+    const auto& link = platform.links[routing.link_index(path[i], path[i + 1])].params;
+    if (link.jitter_ps > 0) out.push_back(static_cast<double>(link.jitter_ps));
   }
-  return std::sqrt(var);
+  return out;
 }
+
+}  // namespace
+
+double jitter_skew_quantile_ps(const std::vector<std::vector<double>>& sender_link_jitter_ps,
+                               double level) {
+  constexpr int kSamples = 200'000;
+  std::mt19937_64 rng(kJitterQuantileSeed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> skews(kSamples);
+  for (double& skew : skews) {
+    double lo = std::numeric_limits<double>::infinity(), hi = 0;
+    for (const auto& links : sender_link_jitter_ps) {
+      double extra = 0;  // the sender's path: each link adds |N(0, jitter)|
+      for (double sigma : links) extra += sigma * std::abs(normal(rng));
+      lo = std::min(lo, extra), hi = std::max(hi, extra);
+    }
+    skew = sender_link_jitter_ps.empty() ? 0 : hi - lo;
+  }
+  const auto k =
+      static_cast<std::size_t>(std::min<double>(kSamples - 1, std::ceil(level * kSamples) - 1));
+  std::nth_element(skews.begin(), skews.begin() + static_cast<std::ptrdiff_t>(k), skews.end());
+  return skews[k];
+}
+
+namespace {
 
 // Longest chunk path of a group: sender access link, switches and WAN hops (each
 // serializing the chunk), the receiver's pipeline and its access link, in ps.
@@ -94,6 +119,22 @@ std::vector<SiteAnalytic> analytic_buffer_bounds(const Platform& platform, const
   const double margin = credit ? 0.0 : options.pacing_margin;
   const double chunk = static_cast<double>(options.chunk_bytes);
   const double chunks = static_cast<double>(ceil_div(options.gradient_bytes, options.chunk_bytes));
+  // Jitter: a run stalls when any receiver's skew, in any epoch of any of its streams,
+  // passes the bound; each (receiver, stream, epoch) is a fresh draw, so a run holds with
+  // kJitterCoverage when each holds with 1 - (1 - kJitterCoverage) / draws (union bound).
+  const double receivers_per_period = [&] {
+    double count = 0;
+    for (const auto& round : schedule.rounds)
+      for (const auto& g : round.groups) count += g.sites.size() > 1 ? g.sites.size() : 0;
+    return count;
+  }();
+  const double periods =
+      std::ceil(static_cast<double>(std::max(options.steps, 1)) /
+                static_cast<double>(std::max<std::size_t>(schedule.period(), 1)));
+  auto level = [&](double stream_ps) {
+    const double epochs = std::floor(stream_ps / static_cast<double>(kJitterEpochPs)) + 2;
+    return 1 - (1 - kJitterCoverage) / (epochs * receivers_per_period * periods);
+  };
 
   for (std::size_t r = 0; r < schedule.rounds.size(); ++r) {
     const RoundPlan plan = plan_round(unconstrained, routing, schedule.rounds[r], planned);
@@ -143,9 +184,11 @@ std::vector<SiteAnalytic> analytic_buffer_bounds(const Platform& platform, const
         } else {
           hold_ps = static_cast<double>(skew) + pipeline_ps;
           if (options.jitter) {
-            const double a = path_jitter_ps(platform, routing, early, d);
-            const double b = path_jitter_ps(platform, routing, late, d);
-            hold_ps += 3.0 * std::sqrt(a * a + b * b);
+            std::vector<std::vector<double>> senders;
+            for (int s : group.members)
+              if (s != d) senders.push_back(path_jitter_ps(platform, routing, s, d));
+            const double stream_ps = (chunks - 1) * chunk / sent_rate * 1e12;
+            hold_ps += jitter_skew_quantile_ps(senders, level(stream_ps));
           }
         }
         // Pacing uses slots - 1 (one slot of slack); credit uses every slot as a window.
@@ -155,7 +198,12 @@ std::vector<SiteAnalytic> analytic_buffer_bounds(const Platform& platform, const
           // Credit: a window of every chunk of the gradient never blocks a sender.
           return static_cast<std::uint64_t>(std::max(1.0, credit ? std::min(s, chunks) : s + 1.0));
         };
-        const std::uint64_t bytes = slots_for(required) * options.chunk_bytes;
+        // With jitter the control plane paces as if the skew were the planned one, so
+        // below the full rate's slots for the jittered hold the senders outrun the buffer
+        // and stall: the bound keeps the full rate.
+        const bool stall_free = options.jitter && !credit;
+        const std::uint64_t bytes =
+            slots_for(stall_free ? sent_rate : required) * options.chunk_bytes;
         auto& a = out[d];
         if (!a.in_a_group || bytes > a.analytic_bytes) {
           a.in_a_group = true;
@@ -186,6 +234,7 @@ struct Outcome {
   std::vector<std::vector<double>> group_round_time_s;  // [step][group]
   std::vector<double> high_water_bytes;                 // [site]
   double round_time_s_mean = 0;
+  double slot_stalls = 0;  // all sites
 };
 
 // Worst group over all steps: unconstrained round time / round time (1 = as fast).
@@ -202,6 +251,18 @@ double speed_fraction(const Outcome& reference, const Outcome& o) {
 }
 
 bool meets(double fraction, double target) { return fraction >= target * (1 - 1e-9); }
+
+// With jitter (pacing, drop) a run at another buffer size draws other jitter (a link draws
+// when its traffic crosses an epoch's end), so its speed against the reference measures
+// the draws as much as the buffer; a size passes when no contribution waited for a slot,
+// the buffer's own effect (at that size nothing else slows a group).
+bool stall_criterion(const SizingRequest& request) {
+  return request.options.jitter && request.options.flow_control != FlowControl::kCredit;
+}
+
+bool passes(const SizingRequest& request, double fraction, const Outcome& o) {
+  return stall_criterion(request) ? o.slot_stalls == 0 : meets(fraction, request.target);
+}
 
 // A private temporary directory, removed with its contents.
 class TempDir {
@@ -313,6 +374,7 @@ class Simulations {
     for (const auto& site : report.at("sites"))
       o.high_water_bytes.push_back(site.at("high_water_bytes").get<double>());
     o.round_time_s_mean = report.at("summary").at("round_time_s_mean").get<double>();
+    o.slot_stalls = report.at("summary").at("slot_stalls_total").get<double>();
     return o;
   }
 
@@ -467,7 +529,7 @@ void run_searches(const SizingRequest& request, std::vector<Search>& searches, S
       auto& s = searches[owner[k].first];
       const auto slots = owner[k].second;
       const double f = speed_fraction(reference, outcomes[k]);
-      if (meets(f, request.target)) {
+      if (passes(request, f, outcomes[k])) {
         if (slots < s.hi) s.hi = slots, s.hi_outcome = outcomes[k], s.hi_fraction = f;
       } else if (slots > s.lo) {
         s.lo = slots, s.lo_fraction = f;
@@ -538,7 +600,7 @@ void scale_heterogeneous(const SizingRequest& request, const std::vector<Search>
     const auto outcomes = runner.run(configs);
     for (std::size_t k = 0; k < outcomes.size(); ++k) {
       const double f = speed_fraction(reference, outcomes[k]);
-      if (!meets(f, request.target)) {
+      if (!passes(request, f, outcomes[k])) {
         lo = std::max(lo, percents[k]);
       } else if (percents[k] < hi) {
         hi = percents[k], best = outcomes[k], best_fraction = f;
@@ -552,7 +614,7 @@ void scale_heterogeneous(const SizingRequest& request, const std::vector<Search>
   result.heterogeneous_scale_percent = static_cast<int>(hi);
   const auto sizes = scaled(hi);
   result.heterogeneous_speed_fraction = best_fraction;
-  result.heterogeneous_meets_target = meets(best_fraction, request.target);
+  result.heterogeneous_meets_target = passes(request, best_fraction, best);
   for (int i = 0; i < n; ++i) {
     result.sites[i].heterogeneous_bytes = sizes[i];
     result.heterogeneous_total_bytes += sizes[i];
@@ -577,6 +639,12 @@ SizingResult size_buffers(const SizingRequest& request) {
   run_searches(request, searches, runner, progress, reference, result.unconstrained_buffer_bytes);
   const Search& u = searches[0];
   result.uniform_bytes = u.hi * chunk;
+  // With jitter the search saw one seed's draws; the analytic bound covers
+  // kJitterCoverage of seeds.
+  if (stall_criterion(request)) {
+    result.uniform_seed_bytes = result.uniform_bytes;
+    result.uniform_bytes = std::max(result.uniform_bytes, result.uniform_analytic_bytes);
+  }
   result.uniform_round_time_s_mean = u.hi_outcome.round_time_s_mean;
   result.uniform_speed_fraction = u.hi_fraction;
   result.below_speed_fraction = u.lo > 0 ? u.lo_fraction : 0.0;
@@ -638,6 +706,15 @@ std::string tier_summary(const std::vector<TierChoice>& choices) {
   return fmt::format("{}; memory {:.2f} USD, access power {:.2f} W", names, cost, power);
 }
 
+// With jitter: what the search found at the run's seed and what the answer covers.
+std::string jitter_line(const SizingRequest& request, const SizingResult& r) {
+  return fmt::format(
+      "  with jitter               no slot stall from {} per site at seed {} (speed and round "
+      "time above: at that size, against the reference's own jitter draws); the answer is at "
+      "least the analytic bound ({:.0f} % of seeds)",
+      format_bytes(r.uniform_seed_bytes), request.options.seed, 100 * kJitterCoverage);
+}
+
 }  // namespace
 
 json sizing_json(const SizingRequest& request, const SizingResult& r) {
@@ -688,6 +765,7 @@ json sizing_json(const SizingRequest& request, const SizingResult& r) {
         {"round_time_s_mean", r.uniform_round_time_s_mean},
         {"total_memory_bytes", r.uniform_bytes * p.sites.size()}}},
       {"sites", sites}};
+  if (r.uniform_seed_bytes > 0) out["uniform"]["stall_free_at_seed_bytes"] = r.uniform_seed_bytes;
   if (r.heterogeneous) {
     out["heterogeneous"] = {{"total_memory_bytes", r.heterogeneous_total_bytes},
                             {"scale_percent", r.heterogeneous_scale_percent},
@@ -811,6 +889,7 @@ std::string sizing_table(const SizingRequest& request, const SizingResult& r) {
                   format_bytes(r.uniform_bytes), format_bytes(r.uniform_bytes * p.sites.size()),
                   100 * r.uniform_speed_fraction, 100 * r.below_speed_fraction,
                   format_time_ps(r.uniform_round_time_s_mean * 1e12)));
+  if (r.uniform_seed_bytes > 0) line(jitter_line(request, r));
   if (het) {
     line(fmt::format(
         "  heterogeneous, simulated  total {} (each site's size alone x {}%, at most the "

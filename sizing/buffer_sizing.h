@@ -22,12 +22,17 @@ namespace aggnet {
 /// Pacing (docs/simulation-semantics.md): the group's senders are paced at
 /// R = (1 - margin) x min(buffer rate, link, pipeline, access rates) with buffer rate
 /// (slots_d - 1) x chunk / hold_d, hold_d = skew_d + pipeline latency +
-/// (|g| - 1) x chunk / pipeline throughput (+ a jitter margin of 3 standard deviations of
-/// the earliest and latest senders' path jitter when jitter is on). The round time of a
+/// (|g| - 1) x chunk / pipeline throughput. The round time of a
 /// group is modelled as T(R) = (N - 1) x chunk / R + D, N chunks, D the longest
 /// chunk path (access links, WAN hops with serialization, pipeline). The target
 /// T(R_unconstrained) / T(R) >= target gives the required rate and
 /// slots_d = ceil(R_required / (1 - margin) x hold_d / chunk) + 1.
+///
+/// Jitter on (pacing, drop): hold_d also covers the jitter's arrival skew at d, its
+/// quantile (jitter_skew_quantile_ps) at the level that keeps every receiver, stream and
+/// jitter epoch of a run (`steps`, at least one period) inside it in kJitterCoverage of
+/// seeds; and the rate is the unconstrained one: the control plane paces by the planned
+/// skew, so a smaller buffer does not slow the senders, it stalls their contributions.
 ///
 /// Credit: the window must cover the credit loop instead of the skew:
 /// hold_d = max_s delay(s->d) + max_s delay(d->s) + 2 x access delay + pipeline latency +
@@ -46,6 +51,17 @@ struct SiteAnalytic {
   std::uint64_t analytic_bytes = 0;           ///< slots for the required rate x chunk
   std::uint64_t full_rate_bytes = 0;          ///< slots for the unconstrained rate x chunk
 };
+
+/// The quantile at `level` of the jitter's arrival skew at one receiver: sender i's
+/// contributions cross links whose extra one-way delays are |N(0, sigma)| each
+/// (sender_link_jitter_ps[i] lists the sigmas, ps; modules/network/wan_link.h), and the
+/// skew is the largest less the smallest of the senders' sums. Sampled (200,000 draws
+/// of a generator with a fixed seed, so the bound is deterministic), in ps.
+double jitter_skew_quantile_ps(const std::vector<std::vector<double>>& sender_link_jitter_ps,
+                               double level);
+/// The seed of that sampling, and the share of seeded runs the jitter bound is for.
+inline constexpr std::uint64_t kJitterQuantileSeed = 20261204;
+inline constexpr double kJitterCoverage = 0.95;
 
 /// Analytic bounds of every site (indexed like Platform::sites).
 /// Preconditions: a group schedule (not kRing), 0 < target <= 1, chunk_bytes > 0.
@@ -91,6 +107,9 @@ struct SizingResult {
   std::uint64_t uniform_analytic_bytes = 0;  ///< max over sites of the analytic bound
   int uniform_analytic_site = -1;            ///< the site whose skew sets it
   std::uint64_t uniform_bytes = 0;           ///< smallest uniform size meeting the target
+  /// With jitter (pacing, drop): the smallest size with no slot stall at the run's seed;
+  /// uniform_bytes is the larger of it and the analytic bound (0 without jitter).
+  std::uint64_t uniform_seed_bytes = 0;
   double uniform_round_time_s_mean = 0;
   double uniform_speed_fraction = 0;  ///< worst group: unconstrained time / time at that size
   double below_speed_fraction = 0;    ///< the same one slot smaller (misses the target)

@@ -10,6 +10,10 @@
 
 namespace aggnet {
 
+/// A link's jitter is |N(0, jitter)| of extra one-way delay, drawn anew every epoch
+/// (modules/network/wan_link.h); the buffer sizing's jitter bound reads it too.
+inline constexpr std::uint64_t kJitterEpochPs = 10'000'000'000;  // 10 ms
+
 /// One direction of a WAN (or access / data-centre) link.
 struct WanLinkParams {
   std::uint64_t delay_ps = 0;

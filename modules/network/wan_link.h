@@ -132,7 +132,6 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   const PriceTable::Price& price(const ChunkExtension& chunk, bool control) {
     return control ? prices_->control(chunk) : prices_->data(chunk);
   }
-  static constexpr std::uint64_t kJitterEpochPs = 10'000'000'000;  // 10 ms
 
   // Read or written by every crossing, kept together: a link's state is cold by the time
   // its next chunk arrives, and each line is a miss. Three lines, each starting where its
