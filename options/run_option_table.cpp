@@ -189,6 +189,9 @@ std::vector<OptionSpec> make_table() {
           .within(0, kInf, "[)"),
       Row("stats", Kind::kOutput, kRun,
           "write per-module statistics to FILE (.csv or .json: one row per module instance)"),
+      Row("journey", Kind::kOutput, kRun,
+          "write which module handed chunks of each kind to which, in the order they first "
+          "did, to FILE (docs/chunk-journey.md)"),
       Row("stats-interval", Kind::kTime, kRun,
           "with --stats: occupancy time-series sampling interval")
           .def("1ms")
