@@ -496,8 +496,9 @@ const std::map<std::string, std::string> kResolvedKey = {
     {"retransmit-timeout", "retransmit_timeout_s"},
     {"watchdog", "watchdog_s"}};
 // `aggnet run`'s own options: outputs and tracing, no input of the results.
-const std::set<std::string> kRunnerOptions = {
-    "vcd", "gtkw", "trace", "trace-from", "trace-to", "stats", "stats-interval", "json", "quiet"};
+const std::set<std::string> kRunnerOptions = {"vcd",      "gtkw",  "trace",          "trace-from",
+                                              "trace-to", "stats", "stats-interval", "journey",
+                                              "json",     "quiet"};
 
 // The long option names of `aggnet run --help`.
 std::set<std::string> run_option_names(const std::string& help) {
