@@ -212,8 +212,7 @@ std::optional<OptionValues> read(const std::string& where, options::Command comm
 
 Platform load_platform(const OptionValues& values, const RunOptions& run) {
   Platform platform = aggnet::load_platform(values.text("platform"), overrides(values));
-  if (run.buffer_bytes)
-    for (auto& site : platform.sites) site.fpga.buffer_bytes = run.buffer_bytes;
+  for (auto& site : platform.sites) site.fpga.buffer_bytes = fpga_buffer_bytes(run, site.fpga);
   return platform;
 }
 

@@ -30,6 +30,7 @@
 #include "model/faults.h"
 #include "model/network_math.h"
 #include "modules/core/event_calendar.h"
+#include "modules/core/hand_over_log.h"
 #include "options/option_values.h"
 #include "sim/bound_report.h"
 #include "sim/builder.h"
@@ -211,8 +212,8 @@ std::optional<RunSetup> prepare(int argc, char** argv) {
   s.colocated = !s.values.flag("no-colocated");
   // An output on the standard output replaces the table there.
   s.quiet = s.values.flag("quiet") || is_stdout(s.values.text("json")) ||
-            is_stdout(s.values.text("vcd")) || is_stdout(s.values.text("gtkw")) ||
-            is_stdout(s.values.text("stats"));
+            is_stdout(s.values.text("journey")) || is_stdout(s.values.text("vcd")) ||
+            is_stdout(s.values.text("gtkw")) || is_stdout(s.values.text("stats"));
   s.platform = cli::load_platform(s.values, s.options);
   s.schedule = make_schedule(s.values.text("schedule"), s.platform,
                              PlanInputs{s.options.gradient_bytes, transaction_bytes(s.options)});
@@ -370,7 +371,7 @@ std::string finished_waveform(const OptionValues& v) {
 // of them or none (a full device for one leaves no other written).
 void write_outputs(const RunSetup& s, const nlohmann::json& report, const NetworkSystem& wan,
                    const OccupancySampler* sampler, const WindowedVcd* vcd,
-                   const std::vector<TracedSignal>& traced) {
+                   const std::vector<TracedSignal>& traced, const HandOverLog* journey) {
   const std::string& json_path = s.values.text("json");
   const std::string& stats_path = s.values.text("stats");
   const std::string& report_path = s.values.text("report");
@@ -380,6 +381,7 @@ void write_outputs(const RunSetup& s, const nlohmann::json& report, const Networ
     write_view(s, wan, *vcd, traced, outputs);
   }
   if (!json_path.empty()) outputs.add(json_path, report.dump(2) + "\n");
+  if (journey) outputs.add(s.values.text("journey"), journey_text(*journey));
   nlohmann::json rows;
   if (!stats_path.empty() || !report_path.empty()) {
     rows = collect_module_stats(wan, sampler);
@@ -416,6 +418,9 @@ Systems build_systems(const RunSetup& s) {
 }
 
 int simulate(const RunSetup& s) {
+  // Opened before the start of simulation, where the initiators resolve their sinks.
+  std::unique_ptr<HandOverLog> journey;
+  if (s.values.has("journey")) journey = std::make_unique<HandOverLog>();
   const Systems systems = build_systems(s);
   const NetworkSystem& wan = *systems.wan;
   const NetworkSystem* colocated = systems.colocated;
@@ -483,7 +488,7 @@ int simulate(const RunSetup& s) {
   tidy_numbers(report);
 
   if (!s.quiet) std::cout << format_report(report);
-  write_outputs(s, report, wan, sampler.get(), vcd.get(), traced);
+  write_outputs(s, report, wan, sampler.get(), vcd.get(), traced, journey.get());
   // Duplicate results break the exactly-once invariant, reported below.
   const bool exact = report["summary"]["functional_mismatches"].get<double>() == 0;
   if (!exact) std::cerr << "aggnet run: functional check failed (see the report)\n";

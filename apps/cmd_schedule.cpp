@@ -2,8 +2,6 @@
 // print the ranked table, write the winner as a schedule file, and (--verify) compare the
 // analytic round times with the SystemC simulation, one `aggnet run` process per schedule.
 #include <fmt/format.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -21,6 +19,7 @@
 #include "apps/commands.h"
 #include "common/atomic_file.h"
 #include "common/config_error.h"
+#include "common/subprocess.h"
 #include "common/units.h"
 #include "config/platform_loader.h"
 #include "config/schedule_io.h"
@@ -117,27 +116,8 @@ void print_table(const std::vector<Candidate>& cs, int top, int n, const Platfor
 struct Job {
   int index = 0;
   std::string yaml, json, log;
-  pid_t pid = -1;
-  int status = -1;
+  ProcessResult result;  // how its simulation ended
 };
-
-pid_t spawn(const std::vector<std::string>& args, const std::string& log) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    std::FILE* f = std::fopen(log.c_str(), "w");
-    if (f) {
-      dup2(fileno(f), 1);
-      dup2(fileno(f), 2);
-    }
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    std::perror("execv");
-    _exit(127);
-  }
-  return pid;
-}
 
 // One job per listed schedule, its YAML written to `dir`.
 std::vector<Job> make_jobs(const fs::path& dir, const std::vector<Candidate>& cs, int rows,
@@ -162,23 +142,22 @@ std::vector<std::string> run_args(const OptionValues& values, const Job& j) {
   return a;
 }
 
-// Runs the jobs, `parallel` at a time; sets each one's exit status.
+// A verification run that takes longer is stopped and reported as failed (as a sweep's
+// point is, by the sweep's default per-point timeout).
+constexpr Millis kVerifyTimeout = std::chrono::minutes(10);
+
+// Runs the jobs, `parallel` at a time (the shared process pool); records how each ended.
 void run_jobs(const OptionValues& values, std::vector<Job>& jobs, int parallel) {
-  std::size_t next = 0;
-  int running = 0;
-  while (next < jobs.size() || running > 0) {
-    while (next < jobs.size() && running < parallel) {
-      jobs[next].pid = spawn(run_args(values, jobs[next]), jobs[next].log);
-      ++next;
-      ++running;
-    }
-    int status = 0;
-    const pid_t done = waitpid(-1, &status, 0);
-    if (done < 0) break;
-    for (auto& j : jobs)
-      if (j.pid == done) j.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-    --running;
+  ProcessPool pool(static_cast<std::size_t>(parallel));
+  for (const Job& j : jobs) {
+    Command run;
+    run.argv = run_args(values, j);
+    run.out = Redirect::file(j.log);
+    run.err = Redirect::to_stdout();
+    run.timeout = kVerifyTimeout;
+    pool.submit(std::move(run));  // ids 0, 1, ...: the jobs' order
   }
+  for (auto& done : pool.wait_all()) jobs[done.id].result = std::move(done.result);
 }
 
 // One verified schedule's row; returns its relative error of the mean round time.
@@ -256,9 +235,9 @@ int verify(const OptionValues& values, const Platform& platform, const Routing& 
   for (const auto& j : jobs) {
     const auto& cand = cs[j.index];
     std::ifstream in(j.json);
-    if (j.status != 0 || !in) {
-      std::cout << fmt::format("{:>4}  {:<24} simulation failed (exit {}):\n{}", j.index + 1,
-                               cand.schedule.name, j.status, log_tail(j.log));
+    if (!j.result.success() || !in) {
+      std::cout << fmt::format("{:>4}  {:<24} simulation failed ({}):\n{}", j.index + 1,
+                               cand.schedule.name, j.result.describe(), log_tail(j.log));
       ++failures;
       continue;
     }

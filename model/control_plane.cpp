@@ -36,8 +36,7 @@ void plan_buffer_limit(const Platform& platform, const RunOptions& options, Grou
   group.pipeline_rate = std::numeric_limits<double>::infinity();
   for (int d : group.members) {
     const auto& fpga = platform.sites[d].fpga;
-    group.slots[d] =
-        (options.buffer_bytes ? options.buffer_bytes : fpga.buffer_bytes) / options.chunk_bytes;
+    group.slots[d] = fpga_buffer_bytes(options, fpga) / options.chunk_bytes;
     if (!options.aggregation) continue;
     const double throughput = static_cast<double>(fpga.throughput_bytes_per_s());
     const double hold_s = static_cast<double>(group.skew_ps.at(d) + fpga.latency_ps()) * 1e-12 +

@@ -108,8 +108,7 @@ RunFootprint estimate_run_footprint(const Platform& platform, const RunOptions& 
   bytes = saturating_add(bytes, saturating_mul(f.links + f.colocated_links, kPerLinkBytes));
   std::uint64_t max_compute_ps = 0;
   for (const Site& site : platform.sites) {
-    const std::uint64_t buffer =
-        options.buffer_bytes ? options.buffer_bytes : site.fpga.buffer_bytes;
+    const std::uint64_t buffer = fpga_buffer_bytes(options, site.fpga);
     const std::uint64_t slots = buffer / std::max<std::uint64_t>(options.chunk_bytes, 1);
     bytes = saturating_add(bytes, saturating_mul(systems * slots, kPerSlotBytes));
     max_compute_ps = std::max(max_compute_ps, site.cluster.compute_time_ps);

@@ -7,6 +7,7 @@
 
 #include "model/faults.h"
 #include "model/params/cluster.h"
+#include "model/params/fpga.h"
 #include "model/schedule.h"
 
 namespace aggnet {
@@ -77,6 +78,12 @@ inline RunOptions per_transaction(RunOptions o) {
   o.chunk_bytes = transaction_bytes(o);
   o.burst_chunks = 1;
   return o;
+}
+
+/// A site's FPGA buffer in a run: `--buffer` (RunOptions::buffer_bytes) for every site when
+/// given, else the platform's. The one place that resolves the override.
+inline std::uint64_t fpga_buffer_bytes(const RunOptions& options, const FpgaParams& fpga) {
+  return options.buffer_bytes ? options.buffer_bytes : fpga.buffer_bytes;
 }
 
 }  // namespace aggnet

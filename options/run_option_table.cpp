@@ -193,6 +193,9 @@ std::vector<OptionSpec> make_table() {
       Row("report", Kind::kOutput, kRun,
           "write a Markdown report to FILE.md, its PNG figures next to it (FILE.occupancy.png, "
           ".links.png, .alignment.png; docs/run-report.md)"),
+      Row("journey", Kind::kOutput, kRun,
+          "write which module handed chunks of each kind to which, in the order they first "
+          "did, to FILE (docs/chunk-journey.md)"),
       Row("stats-interval", Kind::kTime, kRun,
           "with --stats or --report: occupancy time-series sampling interval")
           .def("1ms")

@@ -193,7 +193,7 @@ void NetworkSystem::build_sites() {
       FpgaAggregatorConfig fc;
       fc.site = s;
       fc.params = site.fpga;
-      if (options_.buffer_bytes) fc.params.buffer_bytes = options_.buffer_bytes;
+      fc.params.buffer_bytes = fpga_buffer_bytes(options_, site.fpga);
       fc.slot_bytes = transaction_bytes(options_);  // a burst holds its K chunks' slots
       fc.aggregate = options_.aggregation && !ring;
       fc.return_credits = options_.flow_control == FlowControl::kCredit && !ring;

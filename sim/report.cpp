@@ -543,10 +543,27 @@ void add_colocated(json& report, const json& colocated) {
   report["colocated"] = colocated["summary"];
 }
 
-std::string format_report(const json& report, std::size_t busiest_links) {
+namespace {
+
+// One step's groups: "{members} round time (sent transmit complete) ...".
+std::string step_groups(const json& step) {
+  std::string groups;
+  for (const auto& g : step["groups"]) {
+    std::string members;
+    for (const auto& m : g["members"])
+      members += (members.empty() ? "" : " ") + m.get<std::string>();
+    groups +=
+        fmt::format("{{{}}} {} ", members, format_time_ps(g["round_time_s"].get<double>() * 1e12));
+    if (g.contains("transmit_complete_s"))
+      groups +=
+          fmt::format("(sent {}) ", format_time_ps(g["transmit_complete_s"].get<double>() * 1e12));
+  }
+  return groups;
+}
+
+std::string steps_table(const json& report) {
   std::string out;
   auto line = [&out](const std::string& s) { out += s + "\n"; };
-  if (report.contains("options")) out += inputs_table(report);
   const std::string collective =
       report.contains("collective")
           ? ", " + report["collective"].get<std::string>() +
@@ -558,40 +575,33 @@ std::string format_report(const json& report, std::size_t busiest_links) {
                    report["schedule"].get<std::string>(), collective));
   line(fmt::format("  {:>4} {:>5} {:>12} {:>12}  {}", "step", "round", "round time", "step time",
                    "groups (round time)"));
-  for (const auto& s : report["steps"]) {
-    std::string groups;
-    for (const auto& g : s["groups"]) {
-      std::string members;
-      for (const auto& m : g["members"])
-        members += (members.empty() ? "" : " ") + m.get<std::string>();
-      groups += fmt::format("{{{}}} {} ", members,
-                            format_time_ps(g["round_time_s"].get<double>() * 1e12));
-      if (g.contains("transmit_complete_s"))
-        groups += fmt::format("(sent {}) ",
-                              format_time_ps(g["transmit_complete_s"].get<double>() * 1e12));
-    }
+  for (const auto& s : report["steps"])
     line(fmt::format("  {:>4} {:>5} {:>12} {:>12}  {}", s["step"].get<int>(), s["round"].get<int>(),
                      format_time_ps(s["round_time_s"].get<double>() * 1e12),
-                     format_time_ps(s["step_time_s"].get<double>() * 1e12), groups));
-  }
-  line("");
-  if (report.contains("alignment") && !report["alignment"].empty())
-    out += alignment_table(report) + "\n";
-  out += recovery_table(report);
-  line("Sites");
-  line(fmt::format("  {:<5} {:>11} {:>11} {:>8} {:>11} {:>11} {:>8}", "site", "buffer",
-                   "high-water", "stalls", "stall time", "offset wait", "GPU idle"));
+                     format_time_ps(s["step_time_s"].get<double>() * 1e12), step_groups(s)));
+  return out + "\n";
+}
+
+std::string sites_table(const json& report) {
+  std::string out = "Sites\n";
+  out += fmt::format("  {:<5} {:>11} {:>11} {:>8} {:>11} {:>11} {:>8}\n", "site", "buffer",
+                     "high-water", "stalls", "stall time", "offset wait", "GPU idle");
   for (const auto& s : report["sites"]) {
-    line(fmt::format("  {:<5} {:>11} {:>11} {:>8} {:>11} {:>11} {:>7.1f}%",
-                     s["site"].get<std::string>(),
-                     format_bytes(static_cast<std::uint64_t>(s["buffer_bytes"].get<double>())),
-                     format_bytes(static_cast<std::uint64_t>(s["high_water_bytes"].get<double>())),
-                     static_cast<std::uint64_t>(s["slot_stalls"].get<double>()),
-                     format_time_ps(s["stall_time_s"].get<double>() * 1e12),
-                     format_time_ps(s["offset_wait_s"].get<double>() * 1e12),
-                     100 * s["idle_fraction"].get<double>()));
+    out += fmt::format(
+        "  {:<5} {:>11} {:>11} {:>8} {:>11} {:>11} {:>7.1f}%\n", s["site"].get<std::string>(),
+        format_bytes(static_cast<std::uint64_t>(s["buffer_bytes"].get<double>())),
+        format_bytes(static_cast<std::uint64_t>(s["high_water_bytes"].get<double>())),
+        static_cast<std::uint64_t>(s["slot_stalls"].get<double>()),
+        format_time_ps(s["stall_time_s"].get<double>() * 1e12),
+        format_time_ps(s["offset_wait_s"].get<double>() * 1e12),
+        100 * s["idle_fraction"].get<double>());
   }
-  line("");
+  return out + "\n";
+}
+
+std::string links_table(const json& report, std::size_t busiest_links) {
+  std::string out;
+  auto line = [&out](const std::string& s) { out += s + "\n"; };
   std::vector<json> links(report["links"].begin(), report["links"].end());
   std::sort(links.begin(), links.end(), [](const json& a, const json& b) {
     return a["utilization"].get<double>() > b["utilization"].get<double>();
@@ -612,23 +622,14 @@ std::string format_report(const json& report, std::size_t busiest_links) {
                      format_bytes(static_cast<std::uint64_t>(l["payload_bytes"].get<double>())),
                      format_time_ps(l["queueing_delay_max_ns"].get<double>() * 1e3)));
   }
-  line("");
-  const auto& sm = report["summary"];
+  return out + "\n";
+}
+
+// The summary's last lines: buffers, stalls, the co-located reference, functional checks.
+std::string summary_tail(const json& sm) {
+  std::string out;
+  auto line = [&out](const std::string& s) { out += s + "\n"; };
   auto time_of = [&sm](const char* key) { return format_time_ps(sm[key].get<double>() * 1e12); };
-  line("Summary (step table: round time = slowest group, step time = slowest site)");
-  line(fmt::format("  mean step time per site  {} = compute {} + exposed comm {}",
-                   time_of("step_time_s_mean"), time_of("compute_time_s_mean"),
-                   time_of("exposed_comm_time_s_mean")));
-  line(
-      fmt::format("  mean round time          {} (slowest group of each step: first member "
-                  "ready to last result)",
-                  time_of("round_time_s_mean")));
-  line(fmt::format("  GPU idle fraction        {:.1f}% (exposed comm / step time)",
-                   100 * sm["gpu_idle_fraction"].get<double>()));
-  line(fmt::format("  all-reduce bandwidth     {:.2f} Gbps (gradient / mean round time)",
-                   sm["allreduce_bandwidth_gbps"].get<double>()));
-  if (sm.contains("rounds_to_eps")) out += consensus_line(report);
-  out += bound_lines(report);
   line(fmt::format(
       "  buffer high-water (max)  {}",
       format_bytes(static_cast<std::uint64_t>(sm["buffer_high_water_bytes_max"].get<double>()))));
@@ -647,6 +648,42 @@ std::string format_report(const json& report, std::size_t busiest_links) {
                      static_cast<std::uint64_t>(sm["functional_mismatches"].get<double>())));
   }
   return out;
+}
+
+std::string summary_lines(const json& report) {
+  std::string out;
+  auto line = [&out](const std::string& s) { out += s + "\n"; };
+  const auto& sm = report["summary"];
+  auto time_of = [&sm](const char* key) { return format_time_ps(sm[key].get<double>() * 1e12); };
+  line("Summary (step table: round time = slowest group, step time = slowest site)");
+  line(fmt::format("  mean step time per site  {} = compute {} + exposed comm {}",
+                   time_of("step_time_s_mean"), time_of("compute_time_s_mean"),
+                   time_of("exposed_comm_time_s_mean")));
+  line(
+      fmt::format("  mean round time          {} (slowest group of each step: first member "
+                  "ready to last result)",
+                  time_of("round_time_s_mean")));
+  line(fmt::format("  GPU idle fraction        {:.1f}% (exposed comm / step time)",
+                   100 * sm["gpu_idle_fraction"].get<double>()));
+  line(fmt::format("  all-reduce bandwidth     {:.2f} Gbps (gradient / mean round time)",
+                   sm["allreduce_bandwidth_gbps"].get<double>()));
+  if (sm.contains("rounds_to_eps")) out += consensus_line(report);
+  out += bound_lines(report);
+  return out + summary_tail(sm);
+}
+
+}  // namespace
+
+std::string format_report(const json& report, std::size_t busiest_links) {
+  std::string out;
+  if (report.contains("options")) out += inputs_table(report);
+  out += steps_table(report);
+  if (report.contains("alignment") && !report["alignment"].empty())
+    out += alignment_table(report) + "\n";
+  out += recovery_table(report);
+  out += sites_table(report);
+  out += links_table(report, busiest_links);
+  return out + summary_lines(report);
 }
 
 }  // namespace aggnet

@@ -101,6 +101,141 @@ double longest_chunk_path_ps(const Platform& platform, const Routing& routing,
   return longest;
 }
 
+// What every group's bound reads: the platform, its routes and the run's options.
+struct BoundContext {
+  const Platform& platform;
+  const Routing& routing;
+  const RunOptions& options;
+  bool credit = false;
+  double margin = 0;  // pacing margin (none with credit)
+  double chunk = 0;   // bytes
+  double chunks = 0;  // per gradient
+  /// Jitter: a run stalls when any receiver's skew, in any epoch of any of its streams,
+  /// passes the bound; each (receiver, stream, epoch) is a fresh draw, so a run holds with
+  /// kJitterCoverage when each holds with 1 - (1 - kJitterCoverage) / draws (union bound).
+  /// Receivers per period times periods; epochs per stream come from its length.
+  double jitter_draws = 0;
+  double jitter_level(double stream_ps) const {
+    const double epochs = std::floor(stream_ps / static_cast<double>(kJitterEpochPs)) + 2;
+    return 1 - (1 - kJitterCoverage) / (epochs * jitter_draws);
+  }
+};
+
+// Receivers per period times the periods the run's steps span (BoundContext::jitter_draws).
+double jitter_draws(const Schedule& schedule, const RunOptions& options) {
+  double receivers = 0;
+  for (const auto& round : schedule.rounds)
+    for (const auto& g : round.groups) receivers += g.sites.size() > 1 ? g.sites.size() : 0;
+  const double periods =
+      std::ceil(static_cast<double>(std::max(options.steps, 1)) /
+                static_cast<double>(std::max<std::size_t>(schedule.period(), 1)));
+  return receivers * periods;
+}
+
+// A group's senders' rate (bytes/s) and the lower rate at which its modelled round time is
+// round_s / target.
+struct GroupRates {
+  double sent = 0, required = 0;
+};
+
+GroupRates group_rates(const BoundContext& c, const GroupPlan& group, double target) {
+  GroupRates rates;
+  const double limit = std::min({group.link_rate, group.pipeline_rate, group.access_rate});
+  rates.sent = (1.0 - c.margin) * limit;
+  std::uint64_t offset_max = 0;  // arrival-aligned sends: the longest send offset
+  for (const auto& [sender, offsets] : group.send_offset_ps)
+    for (const auto& [receiver, offset] : offsets) offset_max = std::max(offset_max, offset);
+  const double path_s =
+      ps_to_s(longest_chunk_path_ps(c.platform, c.routing, group.members, c.options.chunk_bytes) +
+              offset_max);
+  const double round_s = (c.chunks - 1) * c.chunk / rates.sent + path_s;
+  rates.required = c.chunks > 1 ? (c.chunks - 1) * c.chunk / (round_s / target - path_s) : 0.0;
+  rates.required = std::min(rates.required, rates.sent);
+  return rates;
+}
+
+// How long receiver d holds a slot, and the senders whose arrivals set it.
+struct ReceiverHold {
+  int early = -1, late = -1;
+  std::uint64_t skew_ps = 0;
+  double hold_ps = 0;
+};
+
+// Arrivals at d with the plan's send offsets: the skew is the residual one.
+ReceiverHold receiver_hold(const BoundContext& c, const GroupPlan& group, int d, double sent_rate) {
+  ReceiverHold h;
+  std::uint64_t lo = std::numeric_limits<std::uint64_t>::max(), hi = 0;
+  std::uint64_t back = 0;      // longest delay d -> s (credit return)
+  std::uint64_t farthest = 0;  // longest delay s -> d
+  for (int s : group.members) {
+    if (s == d) continue;
+    const auto arrival = group.send_offset_ps.at(s).at(d) +
+                         arrival_latency_ps(c.platform, c.routing, s, d, c.options.chunk_bytes);
+    if (arrival < lo) lo = arrival, h.early = s;
+    if (arrival > hi || h.late < 0) hi = std::max(hi, arrival), h.late = s;
+    back = std::max(back, c.routing.delay_ps(d, s));
+    farthest = std::max(farthest, c.routing.delay_ps(s, d));
+  }
+  h.skew_ps = group.skew_ps.at(d);
+  const double fan_in = static_cast<double>(group.members.size() - 1);
+  const auto& fpga = c.platform.sites[d].fpga;
+  const double pipeline_ps =
+      static_cast<double>(fpga.latency_ps()) +
+      fan_in * c.chunk / static_cast<double>(fpga.throughput_bytes_per_s()) * 1e12;
+  if (c.credit) {
+    h.hold_ps = static_cast<double>(farthest + back) + pipeline_ps +
+                2.0 * static_cast<double>(c.platform.sites[d].cluster.access_delay_ps);
+    return h;
+  }
+  h.hold_ps = static_cast<double>(h.skew_ps) + pipeline_ps;
+  if (c.options.jitter) {
+    std::vector<std::vector<double>> senders;
+    for (int s : group.members)
+      if (s != d) senders.push_back(path_jitter_ps(c.platform, c.routing, s, d));
+    const double stream_ps = (c.chunks - 1) * c.chunk / sent_rate * 1e12;
+    h.hold_ps += jitter_skew_quantile_ps(senders, c.jitter_level(stream_ps));
+  }
+  return h;
+}
+
+// The buffer (bytes) that holds what arrives at `sent` bytes/s for `hold_ps`. Pacing uses
+// slots - 1 (one slot of slack); credit uses every slot as a window.
+std::uint64_t buffer_for(const BoundContext& c, double sent, double hold_ps) {
+  const double buffer_rate = sent / (1.0 - c.margin);
+  const double s = std::ceil(buffer_rate * ps_to_s(hold_ps) / c.chunk - 1e-9);
+  // Credit: a window of every chunk of the gradient never blocks a sender.
+  const auto slots =
+      static_cast<std::uint64_t>(std::max(1.0, c.credit ? std::min(s, c.chunks) : s + 1.0));
+  return slots * c.options.chunk_bytes;
+}
+
+// Keeps the group of round r that needs the most buffer at each of its members.
+void bound_group(const BoundContext& c, const GroupPlan& group, int r, double target,
+                 std::vector<SiteAnalytic>& out) {
+  const GroupRates rates = group_rates(c, group, target);
+  for (int d : group.members) {
+    const ReceiverHold h = receiver_hold(c, group, d, rates.sent);
+    // With jitter the control plane paces as if the skew were the planned one, so below
+    // the full rate's slots for the jittered hold the senders outrun the buffer and stall:
+    // the bound keeps the full rate.
+    const bool stall_free = c.options.jitter && !c.credit;
+    const std::uint64_t bytes = buffer_for(c, stall_free ? rates.sent : rates.required, h.hold_ps);
+    auto& a = out[d];
+    if (a.in_a_group && bytes <= a.analytic_bytes) continue;
+    a.in_a_group = true;
+    a.round = r;
+    a.group = group.members;
+    a.skew_ps = h.skew_ps;
+    a.early_sender = h.early;
+    a.late_sender = h.late;
+    a.hold_ps = static_cast<std::uint64_t>(std::llround(h.hold_ps));
+    a.unconstrained_rate_bytes_per_s = rates.sent;
+    a.required_rate_bytes_per_s = rates.required;
+    a.analytic_bytes = bytes;
+    a.full_rate_bytes = buffer_for(c, rates.sent, h.hold_ps);
+  }
+}
+
 }  // namespace
 
 std::vector<SiteAnalytic> analytic_buffer_bounds(const Platform& platform, const Schedule& schedule,
@@ -116,110 +251,18 @@ std::vector<SiteAnalytic> analytic_buffer_bounds(const Platform& platform, const
   if (planned.alignment == SendAlignment::kAuto) planned.alignment = SendAlignment::kArrival;
   const Routing routing(platform);
   const bool credit = options.flow_control == FlowControl::kCredit;
-  const double margin = credit ? 0.0 : options.pacing_margin;
-  const double chunk = static_cast<double>(options.chunk_bytes);
-  const double chunks = static_cast<double>(ceil_div(options.gradient_bytes, options.chunk_bytes));
-  // Jitter: a run stalls when any receiver's skew, in any epoch of any of its streams,
-  // passes the bound; each (receiver, stream, epoch) is a fresh draw, so a run holds with
-  // kJitterCoverage when each holds with 1 - (1 - kJitterCoverage) / draws (union bound).
-  const double receivers_per_period = [&] {
-    double count = 0;
-    for (const auto& round : schedule.rounds)
-      for (const auto& g : round.groups) count += g.sites.size() > 1 ? g.sites.size() : 0;
-    return count;
-  }();
-  const double periods =
-      std::ceil(static_cast<double>(std::max(options.steps, 1)) /
-                static_cast<double>(std::max<std::size_t>(schedule.period(), 1)));
-  auto level = [&](double stream_ps) {
-    const double epochs = std::floor(stream_ps / static_cast<double>(kJitterEpochPs)) + 2;
-    return 1 - (1 - kJitterCoverage) / (epochs * receivers_per_period * periods);
-  };
-
+  const BoundContext c{platform,
+                       routing,
+                       options,
+                       credit,
+                       credit ? 0.0 : options.pacing_margin,
+                       static_cast<double>(options.chunk_bytes),
+                       static_cast<double>(ceil_div(options.gradient_bytes, options.chunk_bytes)),
+                       jitter_draws(schedule, options)};
   for (std::size_t r = 0; r < schedule.rounds.size(); ++r) {
     const RoundPlan plan = plan_round(unconstrained, routing, schedule.rounds[r], planned);
-    for (const auto& group : plan.groups) {
-      if (group.members.size() < 2) continue;
-      const double limit = std::min({group.link_rate, group.pipeline_rate, group.access_rate});
-      const double sent_rate = (1.0 - margin) * limit;  // the senders' rate, bytes/s
-      std::uint64_t offset_max = 0;  // arrival-aligned sends: the longest send offset
-      for (const auto& [sender, offsets] : group.send_offset_ps)
-        for (const auto& [receiver, offset] : offsets) offset_max = std::max(offset_max, offset);
-      const double path_s =
-          ps_to_s(longest_chunk_path_ps(platform, routing, group.members, options.chunk_bytes) +
-                  offset_max);
-      const double round_s = (chunks - 1) * chunk / sent_rate + path_s;
-      // Rate at which the modelled round time is round_s / target.
-      double required = chunks > 1 ? (chunks - 1) * chunk / (round_s / target - path_s) : 0.0;
-      required = std::min(required, sent_rate);
-      const double fan_in = static_cast<double>(group.members.size() - 1);
-      for (int d : group.members) {
-        // Arrivals at d with the plan's send offsets: the skew is the residual one.
-        int early = -1, late = -1;
-        std::uint64_t lo = std::numeric_limits<std::uint64_t>::max(), hi = 0;
-        std::uint64_t back = 0;  // longest delay d -> s (credit return)
-        for (int s : group.members) {
-          if (s == d) continue;
-          const auto arrival = group.send_offset_ps.at(s).at(d) +
-                               arrival_latency_ps(platform, routing, s, d, options.chunk_bytes);
-          if (arrival < lo) lo = arrival, early = s;
-          if (arrival > hi || late < 0) hi = std::max(hi, arrival), late = s;
-          back = std::max(back, routing.delay_ps(d, s));
-        }
-        const std::uint64_t skew = group.skew_ps.at(d);
-        const std::uint64_t farthest = [&] {
-          std::uint64_t far = 0;
-          for (int s : group.members)
-            if (s != d) far = std::max(far, routing.delay_ps(s, d));
-          return far;
-        }();
-        const auto& fpga = platform.sites[d].fpga;
-        const double pipeline_ps =
-            static_cast<double>(fpga.latency_ps()) +
-            fan_in * chunk / static_cast<double>(fpga.throughput_bytes_per_s()) * 1e12;
-        double hold_ps = 0;
-        if (credit) {
-          hold_ps = static_cast<double>(farthest + back) + pipeline_ps +
-                    2.0 * static_cast<double>(platform.sites[d].cluster.access_delay_ps);
-        } else {
-          hold_ps = static_cast<double>(skew) + pipeline_ps;
-          if (options.jitter) {
-            std::vector<std::vector<double>> senders;
-            for (int s : group.members)
-              if (s != d) senders.push_back(path_jitter_ps(platform, routing, s, d));
-            const double stream_ps = (chunks - 1) * chunk / sent_rate * 1e12;
-            hold_ps += jitter_skew_quantile_ps(senders, level(stream_ps));
-          }
-        }
-        // Pacing uses slots - 1 (one slot of slack); credit uses every slot as a window.
-        auto slots_for = [&](double sent) {
-          const double buffer_rate = sent / (1.0 - margin);
-          const double s = std::ceil(buffer_rate * ps_to_s(hold_ps) / chunk - 1e-9);
-          // Credit: a window of every chunk of the gradient never blocks a sender.
-          return static_cast<std::uint64_t>(std::max(1.0, credit ? std::min(s, chunks) : s + 1.0));
-        };
-        // With jitter the control plane paces as if the skew were the planned one, so
-        // below the full rate's slots for the jittered hold the senders outrun the buffer
-        // and stall: the bound keeps the full rate.
-        const bool stall_free = options.jitter && !credit;
-        const std::uint64_t bytes =
-            slots_for(stall_free ? sent_rate : required) * options.chunk_bytes;
-        auto& a = out[d];
-        if (!a.in_a_group || bytes > a.analytic_bytes) {
-          a.in_a_group = true;
-          a.round = static_cast<int>(r);
-          a.group = group.members;
-          a.skew_ps = skew;
-          a.early_sender = early;
-          a.late_sender = late;
-          a.hold_ps = static_cast<std::uint64_t>(std::llround(hold_ps));
-          a.unconstrained_rate_bytes_per_s = sent_rate;
-          a.required_rate_bytes_per_s = required;
-          a.analytic_bytes = bytes;
-          a.full_rate_bytes = slots_for(sent_rate) * options.chunk_bytes;
-        }
-      }
-    }
+    for (const auto& group : plan.groups)
+      if (group.members.size() >= 2) bound_group(c, group, static_cast<int>(r), target, out);
   }
   for (auto& a : out) {
     if (!a.in_a_group) a.analytic_bytes = a.full_rate_bytes = options.chunk_bytes;

@@ -64,126 +64,150 @@ std::vector<Hop> path_hops(const Routing& r, int s, int d) {
   return hops;
 }
 
-RoundEstimate estimate_group_round(const Platform& p, const Routing& r, const Round& round,
-                                   const RunOptions& params) {
+// The control plane's decisions for one group, in seconds: its rates, skews, send
+// offsets and one chunk's latency s -> d. Returns the credit windows (slots per receiver).
+std::map<int, double> take_plan(const Platform& p, const GroupPlan& gp, std::uint64_t chunk,
+                                GroupEstimate& g) {
+  const auto& m = g.members;
+  g.buffer_rate = gp.buffer_rate;
+  g.link_rate = gp.link_rate;
+  g.pipeline_rate = gp.pipeline_rate;
+  g.access_rate = gp.access_rate;
+  std::map<int, double> window;
+  for (int d : m) {
+    g.skew_max_s = std::max(g.skew_max_s, static_cast<double>(gp.skew_ps.at(d)) * kPs);
+    g.unaligned_skew_max_s =
+        std::max(g.unaligned_skew_max_s, static_cast<double>(gp.unaligned_skew_ps.at(d)) * kPs);
+    window[d] = static_cast<double>(gp.slots.at(d));
+  }
+  g.alignment = gp.alignment;
+  g.offset_sd_s.assign(m.size(), std::vector<double>(m.size(), 0.0));
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    g.waiting_s.push_back(static_cast<double>(gp.waiting_ps.at(m[i])) * kPs);
+    for (std::size_t j = 0; j < m.size(); ++j)
+      if (i != j)
+        g.offset_sd_s[i][j] = static_cast<double>(gp.send_offset_ps.at(m[i]).at(m[j])) * kPs;
+  }
+  g.latency_sd_s.assign(m.size(), std::vector<double>(m.size(), 0.0));
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    for (std::size_t j = 0; j < m.size(); ++j) {
+      if (i == j) continue;
+      g.latency_sd_s[i][j] = chunk_latency_s(p, m[j], gp.arrival_ps[i][j], chunk, true);
+      g.latency_s = std::max(g.latency_s, g.latency_sd_s[i][j]);
+    }
+  }
+  return window;
+}
+
+// Pacing: the plan's rate and interval; the limit is the lowest of the four rates.
+void pacing_rate(const GroupPlan& gp, GroupEstimate& g) {
+  struct Named {
+    double v;
+    const char* name;
+  };
+  const Named lims[] = {{g.buffer_rate, "buffer"},
+                        {g.link_rate, "link"},
+                        {g.pipeline_rate, "pipeline"},
+                        {g.access_rate, "access"}};
+  const Named* best = &lims[0];
+  for (const auto& l : lims)
+    if (l.v < best->v) best = &l;
+  g.limit = best->name;
+  g.rate = gp.pacing_rate;
+  g.interval_s = static_cast<double>(gp.pacing_interval_ps) * kPs;
+}
+
+// Credit: the window cycle of sender s for receiver d bounds the rate.
+void credit_rate(const Platform& p, const Routing& r, const RunOptions& params,
+                 const std::map<int, double>& window, GroupEstimate& g) {
+  const auto& m = g.members;
   const std::uint64_t chunk = params.chunk_bytes;
   const double c = static_cast<double>(chunk);
   const double n_chunks = static_cast<double>(num_chunks(params.gradient_bytes, chunk));
+  const double line = std::min({g.link_rate, g.pipeline_rate, g.access_rate});
+  g.credit_rate = kInf;
+  double window_min = kInf, cycle_max = 0;
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    for (std::size_t j = 0; j < m.size(); ++j) {
+      if (i == j) continue;
+      double last = 0;
+      for (std::size_t k = 0; k < m.size(); ++k)
+        if (k != j) last = std::max(last, g.latency_sd_s[k][j]);
+      const WanLinkParams down = access_of(p.sites[m[j]]);
+      // The slot frees at the FPGA (before access down); the credit crosses the WAN.
+      const double cycle = last - ser_s(chunk, down) - static_cast<double>(down.delay_ps) * kPs +
+                           static_cast<double>(r.delay_ps(m[j], m[i])) * kPs +
+                           ser_s(params.credit_bytes, down) * 2;
+      g.credit_rate = std::min(g.credit_rate, window.at(m[j]) * c / cycle);
+      window_min = std::min(window_min, window.at(m[j]));
+      cycle_max = std::max(cycle_max, cycle);
+    }
+  }
+  g.rate = std::min(line, g.credit_rate);
+  g.limit = g.credit_rate < line ? "credit"
+                                 : (line == g.link_rate       ? "link"
+                                    : line == g.pipeline_rate ? "pipeline"
+                                                              : "access");
+  // A window goes out as a burst at the line rate, then the sender waits for the
+  // credits of its first chunk: the last chunk leaves after floor((N-1)/W) cycles and
+  // (N-1) mod W line-rate intervals (or (N-1) line intervals if the line binds).
+  const double w = std::max(1.0, std::floor(window_min));
+  const double last_send =
+      std::max((n_chunks - 1) * c / line,
+               std::floor((n_chunks - 1) / w) * cycle_max + std::fmod(n_chunks - 1, w) * c / line);
+  g.interval_s = n_chunks > 1 ? last_send / (n_chunks - 1) : c / g.rate;
+}
+
+// The group's round time: its last chunk's arrival at the last receiver, from the start.
+void group_time(const Routing& r, const RunOptions& params, GroupEstimate& g) {
+  const auto& m = g.members;
+  const double n_chunks =
+      static_cast<double>(num_chunks(params.gradient_bytes, params.chunk_bytes));
+  // Aligned start: members start together start_delay after the last one is ready, the
+  // largest one-way delay between two members (so every ready message has arrived).
+  if (params.flow_control == FlowControl::kPacing && params.aligned_start) {
+    std::uint64_t hi = 0;
+    for (int s : m)
+      for (int d : m) hi = std::max(hi, r.delay_ps(s, d));
+    g.start_delay_s = static_cast<double>(hi) * kPs;
+  }
+  // One-way delays between members; credit mode waits for every receiver's grant.
+  g.delay_sd_s.assign(m.size(), std::vector<double>(m.size(), 0.0));
+  for (std::size_t i = 0; i < m.size(); ++i)
+    for (std::size_t j = 0; j < m.size(); ++j)
+      g.delay_sd_s[i][j] = static_cast<double>(r.delay_ps(m[i], m[j])) * kPs;
+  g.credit_grant = params.flow_control == FlowControl::kCredit;
+  g.time_s = 0;
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    double send0 = g.start_delay_s;
+    if (g.credit_grant) {
+      for (std::size_t j = 0; j < m.size(); ++j) send0 = std::max(send0, g.delay_sd_s[j][i]);
+    }
+    for (std::size_t j = 0; j < m.size(); ++j) {
+      if (i != j) {
+        g.time_s = std::max(g.time_s, send0 + g.offset_sd_s[i][j] + (n_chunks - 1) * g.interval_s +
+                                          g.latency_sd_s[i][j]);
+      }
+    }
+  }
+}
+
+RoundEstimate estimate_group_round(const Platform& p, const Routing& r, const Round& round,
+                                   const RunOptions& params) {
   // The control plane's decisions (trees, link shares, slots, pacing rate), exactly as
   // the simulation's builder installs them.
   const RoundPlan plan = plan_round(p, r, round, params);
   RoundEstimate est;
   for (std::size_t gi = 0; gi < round.groups.size(); ++gi) {
-    const auto& m = round.groups[gi].sites;
     const GroupPlan& gp = plan.groups[gi];
     GroupEstimate g;
-    g.members = m;
-    g.buffer_rate = gp.buffer_rate;
-    g.link_rate = gp.link_rate;
-    g.pipeline_rate = gp.pipeline_rate;
-    g.access_rate = gp.access_rate;
-    std::map<int, double> window;  // credit mode: slots per receiver
-    for (int d : m) {
-      g.skew_max_s = std::max(g.skew_max_s, static_cast<double>(gp.skew_ps.at(d)) * kPs);
-      g.unaligned_skew_max_s =
-          std::max(g.unaligned_skew_max_s, static_cast<double>(gp.unaligned_skew_ps.at(d)) * kPs);
-      window[d] = static_cast<double>(gp.slots.at(d));
-    }
-    g.alignment = gp.alignment;
-    g.offset_sd_s.assign(m.size(), std::vector<double>(m.size(), 0.0));
-    for (std::size_t i = 0; i < m.size(); ++i) {
-      g.waiting_s.push_back(static_cast<double>(gp.waiting_ps.at(m[i])) * kPs);
-      for (std::size_t j = 0; j < m.size(); ++j)
-        if (i != j)
-          g.offset_sd_s[i][j] = static_cast<double>(gp.send_offset_ps.at(m[i]).at(m[j])) * kPs;
-    }
-    // Latencies of one chunk s -> d.
-    g.latency_sd_s.assign(m.size(), std::vector<double>(m.size(), 0.0));
-    for (std::size_t i = 0; i < m.size(); ++i) {
-      for (std::size_t j = 0; j < m.size(); ++j) {
-        if (i == j) continue;
-        g.latency_sd_s[i][j] = chunk_latency_s(p, m[j], gp.arrival_ps[i][j], chunk, true);
-        g.latency_s = std::max(g.latency_s, g.latency_sd_s[i][j]);
-      }
-    }
-    const double line = std::min({g.link_rate, g.pipeline_rate, g.access_rate});
-    struct Named {
-      double v;
-      const char* name;
-    };
-    if (params.flow_control == FlowControl::kPacing) {
-      const Named lims[] = {{g.buffer_rate, "buffer"},
-                            {g.link_rate, "link"},
-                            {g.pipeline_rate, "pipeline"},
-                            {g.access_rate, "access"}};
-      const Named* best = &lims[0];
-      for (const auto& l : lims)
-        if (l.v < best->v) best = &l;
-      g.limit = best->name;
-      g.rate = gp.pacing_rate;
-      g.interval_s = static_cast<double>(gp.pacing_interval_ps) * kPs;
-    } else {
-      // Credit: the window cycle of sender s for receiver d.
-      g.credit_rate = kInf;
-      double window_min = kInf, cycle_max = 0;
-      for (std::size_t i = 0; i < m.size(); ++i) {
-        for (std::size_t j = 0; j < m.size(); ++j) {
-          if (i == j) continue;
-          double last = 0;
-          for (std::size_t k = 0; k < m.size(); ++k)
-            if (k != j) last = std::max(last, g.latency_sd_s[k][j]);
-          const WanLinkParams down = access_of(p.sites[m[j]]);
-          // The slot frees at the FPGA (before access down); the credit crosses the WAN.
-          const double cycle = last - ser_s(chunk, down) -
-                               static_cast<double>(down.delay_ps) * kPs +
-                               static_cast<double>(r.delay_ps(m[j], m[i])) * kPs +
-                               ser_s(params.credit_bytes, down) * 2;
-          g.credit_rate = std::min(g.credit_rate, window[m[j]] * c / cycle);
-          window_min = std::min(window_min, window[m[j]]);
-          cycle_max = std::max(cycle_max, cycle);
-        }
-      }
-      g.rate = std::min(line, g.credit_rate);
-      g.limit = g.credit_rate < line ? "credit"
-                                     : (line == g.link_rate       ? "link"
-                                        : line == g.pipeline_rate ? "pipeline"
-                                                                  : "access");
-      // A window goes out as a burst at the line rate, then the sender waits for the
-      // credits of its first chunk: the last chunk leaves after floor((N-1)/W) cycles and
-      // (N-1) mod W line-rate intervals (or (N-1) line intervals if the line binds).
-      const double w = std::max(1.0, std::floor(window_min));
-      const double last_send =
-          std::max((n_chunks - 1) * c / line, std::floor((n_chunks - 1) / w) * cycle_max +
-                                                  std::fmod(n_chunks - 1, w) * c / line);
-      g.interval_s = n_chunks > 1 ? last_send / (n_chunks - 1) : c / g.rate;
-    }
-    // Aligned start: members start together start_delay after the last one is ready, the
-    // largest one-way delay between two members (so every ready message has arrived).
-    if (params.flow_control == FlowControl::kPacing && params.aligned_start) {
-      std::uint64_t hi = 0;
-      for (int s : m)
-        for (int d : m) hi = std::max(hi, r.delay_ps(s, d));
-      g.start_delay_s = static_cast<double>(hi) * kPs;
-    }
-    // One-way delays between members; credit mode waits for every receiver's grant.
-    g.delay_sd_s.assign(m.size(), std::vector<double>(m.size(), 0.0));
-    for (std::size_t i = 0; i < m.size(); ++i)
-      for (std::size_t j = 0; j < m.size(); ++j)
-        g.delay_sd_s[i][j] = static_cast<double>(r.delay_ps(m[i], m[j])) * kPs;
-    g.credit_grant = params.flow_control == FlowControl::kCredit;
-    g.time_s = 0;
-    for (std::size_t i = 0; i < m.size(); ++i) {
-      double send0 = g.start_delay_s;
-      if (g.credit_grant) {
-        for (std::size_t j = 0; j < m.size(); ++j) send0 = std::max(send0, g.delay_sd_s[j][i]);
-      }
-      for (std::size_t j = 0; j < m.size(); ++j) {
-        if (i != j) {
-          g.time_s = std::max(g.time_s, send0 + g.offset_sd_s[i][j] +
-                                            (n_chunks - 1) * g.interval_s + g.latency_sd_s[i][j]);
-        }
-      }
-    }
+    g.members = round.groups[gi].sites;
+    const auto window = take_plan(p, gp, params.chunk_bytes, g);
+    if (params.flow_control == FlowControl::kPacing)
+      pacing_rate(gp, g);
+    else
+      credit_rate(p, r, params, window, g);
+    group_time(r, params, g);
     if (g.time_s > est.time_s) {
       est.time_s = g.time_s;
       est.limiting_group = static_cast<int>(gi);

@@ -194,7 +194,7 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
     return ChunkSink::of_member<ComputeCluster, &ComputeCluster::receive>(this);
   }
   void start_of_simulation() override {
-    out_sink_ = ChunkSink::of(out.operator->());
+    out_sink_ = ChunkSink::of(out.operator->(), this);
     access_clock_ = dynamic_cast<const DepartureClock*>(out.operator->());
   }
   void receive(tlm::tlm_generic_payload& trans);

@@ -1,5 +1,7 @@
 #include "modules/core/nb_target.h"
 
+#include "modules/core/hand_over_log.h"
+
 namespace aggnet {
 
 namespace {
@@ -12,9 +14,10 @@ void through_interface(void* target, tlm::tlm_generic_payload& trans) {
 
 }  // namespace
 
-ChunkSink ChunkSink::of(tlm::tlm_fw_transport_if<>* target) {
-  if (auto* own = dynamic_cast<NbTarget*>(target)) return own->chunk_sink();
-  return {&through_interface, target};
+ChunkSink ChunkSink::of(tlm::tlm_fw_transport_if<>* target, const sc_core::sc_object* from) {
+  auto* own = dynamic_cast<NbTarget*>(target);
+  const ChunkSink sink = own != nullptr ? own->chunk_sink() : ChunkSink{&through_interface, target};
+  return from != nullptr ? HandOverLog::tap(*from, target, sink) : sink;
 }
 
 ChunkSink NbTarget::chunk_sink() {

@@ -29,8 +29,8 @@ class ChunkSink {
             module};
   }
   /// The sink of a bound target: its own (an NbTarget), else its nb_transport_fw with
-  /// zero delay.
-  static ChunkSink of(tlm::tlm_fw_transport_if<>* target);
+  /// zero delay. With the initiator's module `from`, counted by an open HandOverLog.
+  static ChunkSink of(tlm::tlm_fw_transport_if<>* target, const sc_core::sc_object* from = nullptr);
 
   void operator()(tlm::tlm_generic_payload& trans) const { handler_(module_, trans); }
   bool bound() const { return handler_ != nullptr; }

@@ -409,8 +409,8 @@ void FpgaAggregator::send_ack(int step, std::uint32_t chunk, int sender) {
 }
 
 void FpgaAggregator::start_of_simulation() {
-  out_sink_ = ChunkSink::of(out.operator->());
-  network_sink_ = ChunkSink::of(to_network.operator->());
+  out_sink_ = ChunkSink::of(out.operator->(), this);
+  network_sink_ = ChunkSink::of(to_network.operator->(), this);
 }
 
 std::vector<Statistic> FpgaAggregator::statistics(const sc_time& window) const {

@@ -141,7 +141,7 @@ void MulticastSwitch::forward_after(tlm::tlm_generic_payload& trans,
 void MulticastSwitch::start_of_simulation() {
   egress_.clear();
   for (int port = 0; port < static_cast<int>(out.size()); ++port)
-    egress_.push_back(ChunkSink::of(out[port]));
+    egress_.push_back(ChunkSink::of(out[port], this));
   unicast_sinks_.assign(unicast_.size(), ChunkSink{});
   for (std::size_t dst = 0; dst < unicast_.size(); ++dst) resolve_unicast_sink(dst);
   spilled_sinks_.clear();

@@ -105,7 +105,7 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay) override;
   ChunkSink chunk_sink() override { return ChunkSink::of_member<WanLink, &WanLink::accept>(this); }
-  void start_of_simulation() override { out_sink_ = ChunkSink::of(out.operator->()); }
+  void start_of_simulation() override { out_sink_ = ChunkSink::of(out.operator->(), this); }
   void accept(tlm::tlm_generic_payload& trans);
   void on_input(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
   // A crossing's wire size and loss draw, kept with its transaction in the arrival FIFO:

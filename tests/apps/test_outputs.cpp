@@ -498,7 +498,7 @@ const std::map<std::string, std::string> kResolvedKey = {
 // `aggnet run`'s own options: outputs and tracing, no input of the results.
 const std::set<std::string> kRunnerOptions = {"vcd",      "gtkw",  "trace",          "trace-from",
                                               "trace-to", "stats", "stats-interval", "report",
-                                              "json",     "quiet"};
+                                              "journey",  "json",  "quiet"};
 
 // The long option names of `aggnet run --help`.
 std::set<std::string> run_option_names(const std::string& help) {

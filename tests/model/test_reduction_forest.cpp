@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/reduction_forest.h"
+#include "tests/modules/test_platforms.h"
 
 namespace aggnet {
 namespace {
@@ -39,34 +40,14 @@ TEST(SplitChunks, LargestRemainderContiguousRanges) {
 // links 200 Gb/s and 1 us, switches 500 ns, default FPGAs (32 GB/s, 128 ns); a chord a-b of
 // 20 ms (longer than a-h-b: routed through h).
 Platform star() {
-  Platform p;
-  p.name = "star";
-  for (const char* code : {"a", "b", "c", "h"}) {
-    Site s;
-    s.code = s.name = code;
-    s.cluster.access_bandwidth_bps = 200'000'000'000;
-    s.cluster.access_delay_ps = 1'000'000;
-    s.sw.latency_ps = 500'000;
-    p.sites.push_back(s);
-  }
-  for (auto [a, b, delay] : std::vector<std::tuple<int, int, std::uint64_t>>{
-           {0, 3, 2 * kMs}, {1, 3, 4 * kMs}, {2, 3, 6 * kMs}, {0, 1, 20 * kMs}}) {
-    LinkSpec l;
-    l.a = a;
-    l.b = b;
-    l.params.delay_ps = delay;
-    l.params.bandwidth_bps = 100'000'000'000;
-    p.links.push_back(l);
-  }
-  return p;
+  return testing::with_sites(
+      testing::make_platform({"a", "b", "c", "h"},
+                             {{0, 3, 2 * kMs}, {1, 3, 4 * kMs}, {2, 3, 6 * kMs}, {0, 1, 20 * kMs}},
+                             100'000'000'000),
+      200'000'000'000, 1'000'000, 500'000);
 }
 
-ReductionTree hub_tree() {
-  ReductionTree t;
-  t.root = 3;
-  t.parent = {3, 3, 3, -1};
-  return t;
-}
+ReductionTree hub_tree() { return testing::reduction_tree(3, {3, 3, 3, -1}); }
 
 TEST(ReductionTreeChecks, ShortestPathTreeAndTheErrors) {
   const Platform p = star();

@@ -10,6 +10,7 @@
 #include "common/units.h"
 #include "config/platform_loader.h"
 #include "config/schedule_io.h"
+#include "module_harness.h"
 #include "modules/cluster/retransmitter.h"
 #include "modules/core/event_calendar.h"
 #include "modules/core/time.h"
@@ -177,36 +178,8 @@ TEST(AlignedStart, WithoutMulticastEveryMemberStartsAtTheSamePicosecondToo) {
 // ----------------------------------------------------------------------------------------
 // WanLink faults against closed forms.
 
-struct Source : sc_core::sc_module {
-  tlm_utils::simple_initiator_socket<Source> out{"out"};
-  std::vector<std::pair<sc_time, std::uint64_t>> sends;
-  ChunkPool pool;
-  SC_HAS_PROCESS(Source);
-  explicit Source(sc_core::sc_module_name n) : sc_module(n) { SC_THREAD(run); }
-  void run() {
-    for (const auto& [at, bytes] : sends) {
-      wait(at - sc_core::sc_time_stamp());
-      auto& trans = pool.allocate();
-      chunk_of(trans).payload_bytes = bytes;
-      tlm::tlm_phase phase = tlm::BEGIN_REQ;
-      sc_time zero = sc_core::SC_ZERO_TIME;
-      out->nb_transport_fw(trans, phase, zero);
-    }
-  }
-};
-
-struct Sink : sc_core::sc_module {
-  tlm_utils::simple_target_socket<Sink> in{"in"};
-  std::vector<sc_time> arrivals;
-  explicit Sink(sc_core::sc_module_name n) : sc_module(n) {
-    in.register_nb_transport_fw(this, &Sink::fw);
-  }
-  tlm::tlm_sync_enum fw(tlm::tlm_generic_payload& t, tlm::tlm_phase&, sc_time&) {
-    arrivals.push_back(EventCalendar::now());
-    t.release();
-    return tlm::TLM_COMPLETED;
-  }
-};
+using Source = testing::ByteSource;
+using Sink = testing::ArrivalSink;
 
 // 10 ms, 10 Gbps: a 1 MiB chunk serializes in 872'972'800 ps (test_wan_link.cpp).
 struct LinkBench : sc_core::sc_module {

@@ -3,8 +3,10 @@
 
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
+#include "model/reduction_forest.h"
 #include "model/routing.h"
 #include "model/schedule.h"
 
@@ -33,6 +35,28 @@ inline Platform make_platform(const std::vector<std::string>& codes,
     p.links.push_back(l);
   }
   return p;
+}
+
+/// `p` with every site's access links at `access_bps` and `access_delay_ps` one way and its
+/// switch's latency `switch_ps` (the reduction-tree tests' sites: 200 Gb/s, 1 us, 500 ns).
+inline Platform with_sites(Platform p, std::uint64_t access_bps, std::uint64_t access_delay_ps,
+                           std::uint64_t switch_ps) {
+  for (Site& s : p.sites) {
+    s.cluster.access_bandwidth_bps = access_bps;
+    s.cluster.access_delay_ps = access_delay_ps;
+    s.sw.latency_ps = switch_ps;
+  }
+  return p;
+}
+
+/// A reduction tree rooted at `root` (`parent[s]`: s's parent, -1 at the root) carrying
+/// `share` of the gradient.
+inline ReductionTree reduction_tree(int root, std::vector<int> parent, double share = 1.0) {
+  ReductionTree t;
+  t.root = root;
+  t.parent = std::move(parent);
+  t.share = share;
+  return t;
 }
 
 /// One round with one group of `members`.

@@ -13,6 +13,7 @@
 #include "modules/core/time.h"
 #include "sim/builder.h"
 #include "sim/invariants.h"
+#include "tests/modules/test_platforms.h"
 #include "traffic/closed_form.h"
 
 namespace aggnet {
@@ -26,36 +27,14 @@ constexpr std::uint64_t S = 43'648'640, d = 1'000'000, s = 500'000, F = 32'768'0
 
 // Sites `codes` joined by `links` (a, b, delay) at 100 Gb/s; access 200 Gb/s and 1 us,
 // switches 500 ns, default FPGAs, compute time 0.
-Platform platform(const std::vector<const char*>& codes,
+Platform platform(const std::vector<std::string>& codes,
                   const std::vector<std::tuple<int, int, std::uint64_t>>& links) {
-  Platform p;
-  p.name = "tree-test";
-  for (const char* code : codes) {
-    Site site;
-    site.code = site.name = code;
-    site.cluster.compute_time_ps = 0;
-    site.cluster.access_bandwidth_bps = 200'000'000'000;
-    site.cluster.access_delay_ps = d;
-    site.sw.latency_ps = s;
-    p.sites.push_back(site);
-  }
-  for (const auto& [a, b, delay] : links) {
-    LinkSpec l;
-    l.a = a;
-    l.b = b;
-    l.params.delay_ps = delay;
-    l.params.bandwidth_bps = 100'000'000'000;
-    p.links.push_back(l);
-  }
-  return p;
+  return testing::with_sites(testing::make_platform(codes, links, 100'000'000'000), 200'000'000'000,
+                             d, s);
 }
 
 ReductionTree tree(int root, std::vector<int> parent, double share = 1.0) {
-  ReductionTree t;
-  t.root = root;
-  t.parent = std::move(parent);
-  t.share = share;
-  return t;
+  return testing::reduction_tree(root, std::move(parent), share);
 }
 
 Schedule forest(std::vector<int> members, std::vector<ReductionTree> trees) {

@@ -11,6 +11,7 @@
 #include <systemc>
 #include <vector>
 
+#include "module_harness.h"
 #include "modules/core/chunk.h"
 #include "modules/core/event_calendar.h"
 #include "modules/core/time.h"
@@ -22,39 +23,8 @@ namespace {
 
 using sc_core::sc_time;
 
-// Hands chunks of the given sizes to its socket at the given times.
-struct Source : sc_core::sc_module {
-  tlm_utils::simple_initiator_socket<Source> out{"out"};
-  std::vector<std::pair<sc_time, std::uint64_t>> sends;
-  sc_time annotation = sc_core::SC_ZERO_TIME;  // TLM timing annotation of every hand-over
-  ChunkPool pool;
-  SC_HAS_PROCESS(Source);
-  explicit Source(sc_core::sc_module_name n) : sc_module(n) { SC_THREAD(run); }
-  void run() {
-    for (const auto& [at, bytes] : sends) {
-      wait(at - sc_core::sc_time_stamp());
-      auto& trans = pool.allocate();
-      chunk_of(trans).payload_bytes = bytes;
-      tlm::tlm_phase phase = tlm::BEGIN_REQ;
-      sc_time delay = annotation;
-      out->nb_transport_fw(trans, phase, delay);
-    }
-  }
-};
-
-// Records the arrival instant of every chunk.
-struct Sink : sc_core::sc_module {
-  tlm_utils::simple_target_socket<Sink> in{"in"};
-  std::vector<sc_time> arrivals;
-  explicit Sink(sc_core::sc_module_name n) : sc_module(n) {
-    in.register_nb_transport_fw(this, &Sink::fw);
-  }
-  tlm::tlm_sync_enum fw(tlm::tlm_generic_payload& t, tlm::tlm_phase&, sc_time&) {
-    arrivals.push_back(EventCalendar::now());
-    t.release();
-    return tlm::TLM_COMPLETED;
-  }
-};
+using Source = testing::ByteSource;
+using Sink = testing::ArrivalSink;
 
 struct Bench {
   Source source{"source"};
