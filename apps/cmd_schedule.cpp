@@ -360,6 +360,11 @@ int run_schedule(int argc, char** argv) {
         "group-average time timed again with them and ranked exactly; rows marked * keep the "
         "time without them)\n",
         opt.exhaustive_alignment_sites, opt.alignment_window);
+  if (!values->has("schedules") && n > opt.every_group_size_sites)
+    std::cout << fmt::format(
+        "(group sizes, a heuristic beyond {} sites: rotating-k and sequential-k for k <= 8, the "
+        "divisors of {} and a ladder growing by 1.25x, not every k)\n",
+        opt.every_group_size_sites, n);
   std::cout << "\n";
   print_table(cs, static_cast<int>(values->integer("top")), n, platform);
   if (const Candidate* best = best_group_average(cs)) {

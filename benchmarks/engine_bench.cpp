@@ -184,9 +184,13 @@ int run(const std::string& platform_file, const std::string& schedule_name,
         bool align, std::uint64_t burst) {
   const double c0 = cpu_s();
   const aggnet::Platform platform = aggnet::load_platform(platform_file);
-  const aggnet::Schedule schedule = aggnet::make_schedule(schedule_name, platform);
   aggnet::RunOptions o;
   o.gradient_bytes = aggnet::parse_bytes(gradient);
+  // reduction-forest: the forest planned for this gradient (the default chunk).
+  const aggnet::Schedule schedule = aggnet::make_schedule(
+      schedule_name, platform, aggnet::PlanInputs{o.gradient_bytes, o.chunk_bytes});
+  // As `aggnet run`: a forest of reduction trees runs without the co-located reference.
+  if (schedule.collective == aggnet::Collective::kReductionTree) colocated = false;
   o.buffer_bytes = aggnet::parse_bytes(buffer);
   o.steps = steps;
   o.burst_chunks = burst;

@@ -6,7 +6,7 @@
     scale.py --table [--numbers benchmarks/scale_numbers.json]    # the Markdown table
     scale.py --write-doc [--numbers ...]    # the table into docs/performance.md's markers
 
-Per size and family (ring, all-to-all, rotating-3), with the co-located reference: the
+Per size and family (ring, all-to-all, rotating-3, reduction-forest), with the co-located reference: the
 process's CPU seconds (load, plan, build and simulation; `aggnet_bench run ... colocated`)
 and its peak RSS. Per size, the ring without the reference: its WAN chunk-hops per
 simulation CPU-second and that rate as a share of the bare SystemC kernel's event rate
@@ -27,7 +27,7 @@ from bench_setup import bench_path, enter_repository
 NUMBERS = "benchmarks/scale_numbers.json"
 DOC = "docs/performance.md"
 BEGIN, END = "<!-- scale_table: benchmarks/scale.py -->", "<!-- /scale_table -->"
-FAMILIES = ("ring", "all-to-all", "rotating-3")
+FAMILIES = ("ring", "all-to-all", "rotating-3", "reduction-forest")  # the forest: the tree plan
 GRADIENT = "256MiB"
 KERNEL_EVENTS = "5000000"
 BUFFER = "0B"  # the platform's own FPGA buffer
@@ -97,8 +97,9 @@ def measure(args):
 
 def table(numbers):
     sizes = sorted(numbers["families"], key=int)
-    out = [f"One step, G = {numbers['gradient']}, with the co-located reference: CPU seconds "
-           "of the whole process (set-up in brackets) and peak RSS.", "",
+    out = [f"One step, G = {numbers['gradient']}, with the co-located reference (the forest "
+           "without it, as `aggnet run` runs a forest): CPU seconds of the whole process "
+           "(set-up in brackets) and peak RSS.", "",
            "| sites | " + " | ".join(f"{f} CPU s | {f} peak RSS MiB" for f in FAMILIES) + " |",
            "|---" * (1 + 2 * len(FAMILIES)) + "|"]
     for n in sizes:

@@ -34,7 +34,9 @@ double consensus_error(const Eigen::MatrixXd& product);
 /// group overlaps: W_a = U_a U_a^T with U_a's columns the normalized group indicators
 /// (sites in no group are groups of one), so W_b W_a - J = U_b (U_b^T U_a - beta alpha^T) U_a^T
 /// with orthonormal U's and alpha_j = sqrt(|a_j| / n): the same singular values as the
-/// (groups of b) x (groups of a) matrix in the middle.
+/// (groups of b) x (groups of a) matrix in the middle. Exactly 1 without the eigensolver when
+/// the two rounds' groups leave the sites in more than one component (a vector constant on
+/// each component, of zero mean, is left as it is).
 double pair_consensus_error(const Round& a, const Round& b, int n);
 
 /// Summary of a schedule's mixing on n sites.
@@ -52,8 +54,9 @@ struct MixingStats {
 /// First r <= 2 P with consensus error <= 1e-12 (the exact average), or -1. O(n^2 P).
 long rounds_to_exact(const Schedule& schedule, int n);
 
-/// Mixing summary for `schedule` on n sites (n = platform site count).
-MixingStats analyze_mixing(const Schedule& schedule, int n);
+/// Mixing summary for `schedule` on n sites (n = platform site count). Without
+/// `with_rounds_to_exact`, rounds_to_exact is left at -1 (not computed: O(n^2 P)).
+MixingStats analyze_mixing(const Schedule& schedule, int n, bool with_rounds_to_exact = true);
 
 /// Smallest number of rounds r (applying rounds 0, 1, ... cyclically) such that the
 /// consensus error ||W_r ... W_1 - J||_2 is <= eps. Round by round for the first

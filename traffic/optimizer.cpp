@@ -74,7 +74,7 @@ Candidate score_schedule(const Platform& platform, const Routing& routing, const
   Candidate c;
   c.schedule = schedule;
   c.family = family;
-  c.mixing = analyze_mixing(schedule, n);
+  c.mixing = analyze_mixing(schedule, n, false);  // rounds_to_exact: not ranked on
   c.rounds_to_eps = rounds_to_eps(schedule, n, options.run.eps);
   // A one-way transfer, a reduce-scatter or an all-gather leaves no site the average.
   const Collective k = schedule.collective;
@@ -108,6 +108,18 @@ void rank_candidates(std::vector<Candidate>& cs) {
   });
 }
 
+std::vector<int> group_size_ladder(int n, const OptimizerOptions& options) {
+  std::set<int> ks;
+  const bool every = n <= options.every_group_size_sites;
+  for (int k = 2; k < n && (every || k <= 8); ++k) ks.insert(k);
+  if (!every) {
+    for (int k = 2; k < n; ++k)
+      if (n % k == 0) ks.insert(k);
+    for (int k = 8; k < n; k = std::max(k + 1, static_cast<int>(std::ceil(1.25 * k)))) ks.insert(k);
+  }
+  return {ks.begin(), ks.end()};
+}
+
 namespace {
 // The built-in families, in the order they are scored (the first of equal rounds is kept).
 std::vector<std::pair<Schedule, std::string>> builtin_families(const Platform& platform,
@@ -120,8 +132,9 @@ std::vector<std::pair<Schedule, std::string>> builtin_families(const Platform& p
   if (n == 9) add(triads_schedule(platform), "triads");
   if (n >= 3) add(ring_schedule(platform, routing), "ring");
   add(pairs_schedule(platform), "pairs");
-  for (int k = 2; k < n; ++k) add(rotating_schedule(platform, k), "rotating-k");
-  for (int k = 2; k < n; ++k) add(sequential_schedule(platform, k), "sequential-k");
+  const std::vector<int> sizes = group_size_ladder(n, options);
+  for (int k : sizes) add(rotating_schedule(platform, k), "rotating-k");
+  for (int k : sizes) add(sequential_schedule(platform, k), "sequential-k");
   for (int k : {2, 3, 4}) {
     if (k >= n) continue;
     for (int seed = 1; seed <= options.random_seeds; ++seed)

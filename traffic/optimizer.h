@@ -18,7 +18,7 @@ class Routing;
 struct Candidate {
   Schedule schedule;
   std::string family;       ///< family it came from ("all-to-all", "partition-pair", ...)
-  MixingStats mixing;       ///< rho, spectral gap, rounds to exact average
+  MixingStats mixing;       ///< rho and spectral gaps (rounds_to_exact not computed: -1)
   long rounds_to_eps = -1;  ///< rounds until consensus error <= eps (-1: never)
   ScheduleEstimate timing;  ///< analytic round times (all members start together)
   /// The decision metric (time_to_eps_without_compute_s, traffic/time_model.h) from the
@@ -63,7 +63,16 @@ struct OptimizerOptions {
   /// from an LP, which took minutes for a group of 81.)
   int exhaustive_alignment_sites = 128;
   double alignment_window = 2.0;
+  /// rotating-k and sequential-k for every k in 2..n-1 up to this many sites (their rounds
+  /// hold O(n^2) groups per k, so every k costs O(n^3) group members to time). Beyond, a
+  /// ladder of group sizes (a heuristic, stated in the output; group_size_ladder).
+  int every_group_size_sites = 128;
 };
+
+/// The group sizes k of rotating-k and sequential-k on n sites: every k in 2..n-1 up to
+/// `every_group_size_sites`; beyond, k <= 8, the divisors of n and a geometric ladder from 8
+/// (each k at least 1.25 times the one before) below n, ascending.
+std::vector<int> group_size_ladder(int n, const OptimizerOptions& options);
 
 /// Whether the search on `num_sites` sites is screened (see OptimizerOptions).
 bool screened_search(int num_sites, const OptimizerOptions& options);
@@ -77,8 +86,8 @@ void rank_candidates(std::vector<Candidate>& candidates);
 
 /// The search. Candidates:
 ///  - the built-in families: all-to-all, triads (9 sites), ring, pairs, rotating-k and
-///    sequential-k for every k in 2..n-1, random-k:seed for k in {2, 3, 4} and `random_seeds`
-///    seeds, hierarchical (if the platform has >= 2 continents);
+///    sequential-k for every k of group_size_ladder, random-k:seed for k in {2, 3, 4} and
+///    `random_seeds` seeds, hierarchical (if the platform has >= 2 continents);
 ///  - when k divides n and there are at most 400 partitions into groups of k (e.g. 9 sites
 ///    in triples: 280): every partition is timed once, and every unordered pair of
 ///    partitions {A, B} is a period-2 candidate (A, B, A, B, ...) ("partition-pair");

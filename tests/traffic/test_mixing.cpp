@@ -196,8 +196,30 @@ TEST(FastMixing, PairErrorFromOverlapsMatchesTheDenseProduct) {
   // Two orthogonal classes of the affine plane: the exact average, error 0.
   const auto classes = affine_plane_classes(iota9());
   EXPECT_NEAR(pair_consensus_error(classes[0], classes[1], 9), 0.0, 1e-12);
-  // The same class twice: W^2 = W keeps the three triads apart, error 1.
-  EXPECT_NEAR(pair_consensus_error(classes[0], classes[0], 9), 1.0, 1e-12);
+  // The same class twice: W^2 = W keeps the three triads apart, error 1 (exactly: the
+  // components are counted, no eigensolver).
+  EXPECT_EQ(pair_consensus_error(classes[0], classes[0], 9), 1.0);
+}
+
+// rounds_to_eps keeps per-row norms and D v from round to round: the first r whose dense
+// product W_r ... W_1 has ||. - J||_2 <= eps by JacobiSVD, scanned round by round.
+TEST(FastMixing, RoundsToEpsEqualsTheDenseScan) {
+  for (int n : {6, 11, 16}) {
+    for (int k : {2, 3}) {
+      for (const Schedule& s : {of(random_rounds(n, k, 7 + n, 5)), of(sequential_rounds(n, k))}) {
+        for (double eps : {0.45, 1e-3, 1e-9}) {  // off the exact errors 1/2, 1/4, ... of pairs
+          Eigen::MatrixXd m = Eigen::MatrixXd::Identity(n, n);
+          long expected = -1;
+          for (long r = 0; r < 5000 && expected < 0; ++r) {
+            m = mixing_matrix(s.rounds[r % s.rounds.size()], n) * m;
+            if (svd_error(m) <= eps) expected = r + 1;
+          }
+          ASSERT_GT(expected, 0);
+          EXPECT_EQ(rounds_to_eps(s, n, eps), expected) << n << " " << k << " " << eps;
+        }
+      }
+    }
+  }
 }
 
 TEST(FastMixing, ApplyRoundEqualsTheDenseProduct) {

@@ -104,5 +104,29 @@ TEST(OptimizerScreening, ExhaustiveUpTo128SitesByDefault) {
   EXPECT_FALSE(screened_search(243, unicast));
 }
 
+// Beyond every_group_size_sites: k <= 8, the divisors, and ceil(1.25 k) from 8 (by hand:
+// 8 10 13 17 22 28 35 44 55 69 87 109 137 172 215 for 243 = 3^5).
+TEST(GroupSizeLadder, EveryKUpTo128SitesThenALadder) {
+  const OptimizerOptions defaults;
+  EXPECT_EQ(group_size_ladder(9, defaults), (std::vector<int>{2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(group_size_ladder(128, defaults).size(), 126u);
+  EXPECT_EQ(group_size_ladder(243, defaults),
+            (std::vector<int>{2,  3,  4,  5,  6,  7,  8,  9,  10,  13,  17,  22,
+                              27, 28, 35, 44, 55, 69, 81, 87, 109, 137, 172, 215}));
+}
+
+// The ladder forced on 27 sites (every k beyond 8 sites off): the same winner as every k.
+TEST(GroupSizeLadder, KeepsTheWinnerOn27SyntheticSites) {
+  const Platform p = synthetic(27);
+  const Routing r(p);
+  OptimizerOptions every, ladder;
+  ladder.every_group_size_sites = 8;
+  ASSERT_LT(group_size_ladder(27, ladder).size(), group_size_ladder(27, every).size());
+  const auto all = optimize_schedules(p, r, every);
+  const auto few = optimize_schedules(p, r, ladder);
+  EXPECT_EQ(few.front().schedule.name, all.front().schedule.name);
+  EXPECT_EQ(few.front().comm_time_to_eps_s, all.front().comm_time_to_eps_s);
+}
+
 }  // namespace
 }  // namespace aggnet
