@@ -87,13 +87,15 @@ SCHEDULE_COLORS = {"all-to-all": "tab:blue", "ring": "tab:orange", "sequential-3
                    "triad_pair_16mib": "tab:red", "triad_pair_aligned_16mib": "tab:purple",
                    "triads": "goldenrod", "hierarchical": "tab:pink", "pairs": "tab:olive",
                    "triad_pair_aligned": "tab:cyan", "triad_pair": "tab:gray",
-                   "reduction-forest": "teal", "reduction-tree": "slateblue"}
+                   "reduction-forest": "teal", "reduction-tree": "slateblue",
+                   "reduction-in-trees": "yellowgreen"}
 
 SCHEDULE_WORDS = {
     "all-to-all": "all-to-all (one group of all sites)",
     "ring": "host ring all-reduce (no FPGA)",
     "reduction-forest": "reduction forest (in-network sums on load-aware trees)",
     "reduction-tree": "one reduction tree (shortest paths, best root)",
+    "reduction-in-trees": "in-trees (in-network sums to every site on its own tree)",
     "triads": "triads, 4 classes in platform order",
     "triad_pair_16mib": "best pair of triad classes (search at 16 MiB)",
     "triad_pair_aligned_16mib": "best pair of triad classes, aligned search",
