@@ -4,7 +4,7 @@ numbers file of a regime map (`plot_regime_map.py` writes regime_map.txt):
 
     /usr/bin/python3 scripts/bound_table.py docs/img/regime_map_nine_city.txt
 
-Per (link rate, alignment, gradient): the bound, and over the buffer sizes the fastest
+Per (link rate, gradient): the bound, and over the buffer sizes the fastest
 plan's time and efficiency (bound / time) at the smallest and the largest buffer, the best
 efficiency of the row, and the host ring's efficiency. A Markdown table on stdout;
 tests/workflow/test_docs_bound.py checks that docs/findings.md holds this output.
@@ -54,28 +54,23 @@ def table(rows):
     return "\n".join(out) + "\n"
 
 
-ROWS = [("reduction-forest", "reduction forest"), ("all-to-all", "all-to-all"),
-        ("triads", "triads (4 classes, platform order)"),
+ROWS = [("reduction-forest", "reduction forest"), ("reduction-in-trees", "in-trees"),
+        ("all-to-all", "all-to-all"), ("triads", "triads (4 classes, platform order)"),
         ("triad_pair_aligned_16mib", "best triad pair, aligned search"),
-        ("triad_pair_16mib", "best triad pair, unaligned search"),
-        ("sequential-3", "sequential-3"), ("ring", "ring (no FPGA)")]
-BUFFERS = ["2 MiB", "16 MiB", "64 MiB", "256 MiB", "4 GiB"]
+        ("ring", "ring (no FPGA)")]
+BUFFERS = ["2 MiB", "32 MiB", "512 MiB", "8 GiB"]
 
 
 def schedule_table(rows, rate="100 Gb/s", gradient="256 MiB"):
-    """Every schedule's time at a few buffer sizes, both alignments, one cell row."""
-    out = ["| schedule | alignment | " + " | ".join(BUFFERS) + " |",
-           "|---|---|" + "---|" * len(BUFFERS)]
+    """Every schedule's time at a few buffer sizes in one cell row; the fastest in bold."""
+    out = ["| schedule | " + " | ".join(BUFFERS) + " |", "|---|" + "---|" * len(BUFFERS)]
+    cells = {c[0]: c[2] for c in rows[(f"{rate} WAN links", gradient)]}
+    winners = [min((v, k) for k, v in cells[b].items() if k not in ("bound", "efficiency"))[1]
+               for b in BUFFERS]
     for key, words in ROWS:
-        for alignment, panel in (("auto", "arrival-aligned sends"), ("none", "no send alignment")):
-            cells = {c[0]: c[2] for c in rows[(f"{rate} WAN links, {panel}", gradient)]}
-            times = [cells[b].get(key) for b in BUFFERS]
-            winners = [min((v, k) for k, v in cells[b].items() if k not in ("bound", "efficiency"))[1]
-                       for b in BUFFERS]
-            shown = [f"**{t:.3f}**" if w == key else f"{t:.3f}" for t, w in zip(times, winners)]
-            out.append(f"| {words} | {alignment} | " + " | ".join(shown) + " |")
-            if key == "ring":
-                break  # the ring uses no alignment
+        times = [cells[b].get(key) for b in BUFFERS]
+        shown = [f"**{t:.3f}**" if w == key else f"{t:.3f}" for t, w in zip(times, winners)]
+        out.append(f"| {words} | " + " | ".join(shown) + " |")
     return "\n".join(out) + "\n"
 
 

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-SCHEDULES = ["ring", "all-to-all", "triads", "reduction-forest"]
+SCHEDULES = ["ring", "all-to-all", "triads", "reduction-forest", "reduction-in-trees"]
 CELLS = [(rate, gradient) for rate in ("10Gbps", "100Gbps") for gradient in ("256MiB", "4GiB")]
 BUFFER = "16MiB"
 
