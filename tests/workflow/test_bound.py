@@ -84,10 +84,13 @@ def simple_bound_s(path, gradient_bytes):
     return best
 
 
-def platform_bound_s(aggnet, platform):
-    """The bound `aggnet platform` prints for the same platform and gradient."""
-    out = subprocess.run([aggnet, "platform", "--platform", platform, "--gradient", "16MiB",
-                          "--json", "-"], check=True, capture_output=True, text=True).stdout
+def platform_bound_s(aggnet, platform, args):
+    """The bound `aggnet platform` prints for the same platform, overrides and gradient."""
+    sets = [x for i, x in enumerate(args) if i > 0 and args[i - 1] == "--set"]
+    cmd = [aggnet, "platform", "--platform", platform, "--gradient", "16MiB", "--json", "-"]
+    for s in sets:
+        cmd += ["--set", s]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out)["bound"]["bound_s"]
 
 
@@ -114,7 +117,7 @@ def main():
             if "bound_s" not in sm:
                 failures.append(f"{label}: no bound_s")
                 continue
-            if sm["bound_s"] != platform_bound_s(aggnet, platform):
+            if sm["bound_s"] != platform_bound_s(aggnet, platform, args):
                 failures.append(f"{label}: aggnet platform gives another bound")
             if "tests/workflow" in platform:
                 simple = simple_bound_s(platform, GRADIENT)
