@@ -112,7 +112,8 @@ std::vector<std::string> code_list(const Platform& platform) {
 
 const std::vector<std::string> kScheduleKeys = {"name",      "description", "collective", "rounds",
                                                 "ring_step", "messages",    "trees"};
-const std::vector<std::string> kTreeKeys = {"root", "parents", "share", "pacing", "send_offsets"};
+const std::vector<std::string> kTreeKeys = {"root",   "parents",      "share",
+                                            "pacing", "send_offsets", "broadcast"};
 const std::vector<std::string> kScheduleNames = {"all-to-all",
                                                  "reduction-forest",
                                                  "reduction-in-trees",
@@ -253,8 +254,11 @@ std::string format_round(const Round& round, const Platform& platform) {
 }
 
 namespace {
-// The shares of a forest sum to 1 (to within rounding of a decimal file).
+// The shares of a forest sum to 1 (to within rounding of a decimal file); in-trees each
+// carry the whole gradient (plan_forest checks one per member).
 bool shares_sum_to_one(const std::vector<ReductionTree>& forest) {
+  if (std::any_of(forest.begin(), forest.end(), [](const auto& t) { return !t.broadcast; }))
+    return true;
   double sum = 0;
   for (const auto& tree : forest) sum += tree.share;
   return std::abs(sum - 1.0) <= 1e-6;
@@ -447,6 +451,11 @@ ReductionTree read_tree(const YAML::Node& tn, const std::string& tkey,
       tree.share = share;
     } else if (key == "pacing") {
       tree.pacing_interval_ps = send_offset_ps(v, k, file_label);
+    } else if (key == "broadcast") {
+      const std::string text = v.IsScalar() ? v.Scalar() : "";
+      if (text != "true" && text != "false")
+        throw ConfigError(file_label, line_of(v), k, "true or false", text);
+      tree.broadcast = text == "true";
     } else if (key == "send_offsets") {
       tree.send_offset_ps.assign(platform.sites.size(), 0);
       read_site_map(v, k, file_label, platform, "{lon: 3ms}",
@@ -456,7 +465,7 @@ ReductionTree read_tree(const YAML::Node& tn, const std::string& tkey,
                     });
     } else {
       throw ConfigError(file_label, line_of(kv.first), k,
-                        "one of the keys root, parents, share, pacing, send_offsets" +
+                        "one of the keys root, parents, share, pacing, send_offsets, broadcast" +
                             did_you_mean(key, kTreeKeys));
     }
   }
@@ -641,6 +650,7 @@ void write_trees(std::ostringstream& out, const Schedule& schedule, const Platfo
       }
     out << "}\n" << fmt::format("    share: {:.17g}\n", tree.share);
     if (tree.pacing_interval_ps) out << "    pacing: " << tree.pacing_interval_ps << "ps\n";
+    if (!tree.broadcast) out << "    broadcast: false\n";
     if (tree.send_offset_ps.empty()) continue;
     out << "    send_offsets: {";
     first = true;

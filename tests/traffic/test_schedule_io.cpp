@@ -281,6 +281,31 @@ TEST(ScheduleIoForest, BadForestsNameFileLineAndKey) {
             std::string::npos);
 }
 
+// Per-receiver in-trees: one per site, rooted there, the sum kept (broadcast false), all
+// paced alike; written with `broadcast: false` and read back identically.
+TEST(ScheduleIoForest, InTreesRoundTrip) {
+  const Platform p = tree_sites();
+  const Schedule s = make_schedule("reduction-in-trees", p);
+  ASSERT_EQ(s.forest.size(), 4u);
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_EQ(s.forest[r].root, r);
+    EXPECT_FALSE(s.forest[r].broadcast);
+    EXPECT_EQ(s.forest[r].pacing_interval_ps, s.forest[0].pacing_interval_ps);
+  }
+  EXPECT_EQ(s.forest[0].parent, (std::vector<int>{-1, 3, 3, 0}));  // towards a, via h
+  const std::string yaml = schedule_to_yaml(s, p);
+  EXPECT_NE(yaml.find("broadcast: false"), std::string::npos) << yaml;
+  const Schedule back = parse_schedule(yaml, p, "back.yaml");
+  ASSERT_EQ(back.forest.size(), 4u);
+  for (int r = 0; r < 4; ++r) EXPECT_FALSE(back.forest[r].broadcast);
+  EXPECT_EQ(schedule_to_yaml(back, p), yaml);
+  const std::string bad = tree_error_text(
+      "collective: reduction-tree\ntrees:\n  - root: h\n    parents: {a: h, b: h, c: h}\n"
+      "    share: 1\n    broadcast: no\n");
+  EXPECT_NE(bad.find("true or false"), std::string::npos) << bad;
+  EXPECT_EQ(bad.substr(0, 2), "6:") << bad;
+}
+
 TEST(ScheduleIoForest, BuiltInNames) {
   const Platform p = tree_sites();
   const Schedule rooted = make_schedule("reduction-tree:a", p);
