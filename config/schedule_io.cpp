@@ -490,6 +490,9 @@ std::vector<ReductionTree> read_trees(const YAML::Node& v, const std::string& fi
   }
   if (!shares_sum_to_one(forest))
     throw ConfigError(file_label, line_of(v), "trees", "shares summing to 1");
+  if (const std::string wrong = in_trees_error(platform, forest, tree_sites(forest.front()));
+      !wrong.empty())
+    throw ConfigError(file_label, line_of(v), "trees", wrong);
   return forest;
 }
 

@@ -312,7 +312,8 @@ std::uint64_t ready_start_delay_ps(const Platform& platform, const Routing& rout
   return delay;
 }
 
-// A forest with in-trees must be all in-trees, one rooted at each member.
+}  // namespace
+
 std::string in_trees_error(const Platform& platform, const std::vector<ReductionTree>& forest,
                            const std::vector<int>& members) {
   const auto in_tree = [](const ReductionTree& t) { return !t.broadcast; };
@@ -332,8 +333,6 @@ std::string in_trees_error(const Platform& platform, const std::vector<Reduction
   }
   return "";
 }
-
-}  // namespace
 
 ForestPlan plan_forest(const Platform& platform, const Routing& routing, const Schedule& schedule,
                        const RunOptions& options) {

@@ -100,6 +100,12 @@ std::vector<std::uint64_t> aligned_tree_offsets(
     const std::vector<int>& members, std::uint64_t chunk_bytes,
     std::vector<std::uint64_t>* first_input_ps = nullptr);
 
+/// What is wrong with a forest holding in-trees (broadcast false) for these members (""
+/// if nothing, or no in-tree): in-trees beside broadcast trees, or not one in-tree rooted
+/// at each member.
+std::string in_trees_error(const Platform& platform, const std::vector<ReductionTree>& forest,
+                           const std::vector<int>& members);
+
 /// The control plane's decisions for a reduction-forest schedule: the members (the
 /// schedule's one group), each tree's chunk range and per-site send offsets (the tree's
 /// own, or aligned unless the alignment is `none`, else 0; with an immediate start they

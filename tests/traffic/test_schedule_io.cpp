@@ -304,6 +304,10 @@ TEST(ScheduleIoForest, InTreesRoundTrip) {
       "    share: 1\n    broadcast: no\n");
   EXPECT_NE(bad.find("true or false"), std::string::npos) << bad;
   EXPECT_EQ(bad.substr(0, 2), "6:") << bad;
+  const std::string one = tree_error_text(
+      "collective: reduction-tree\ntrees:\n  - root: h\n    parents: {a: h, b: h, c: h}\n"
+      "    share: 1\n    broadcast: false\n");
+  EXPECT_NE(one.find("one in-tree rooted at each member (a,b,c,h)"), std::string::npos) << one;
 }
 
 TEST(ScheduleIoForest, BuiltInNames) {
