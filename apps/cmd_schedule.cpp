@@ -20,6 +20,7 @@
 #include "common/atomic_file.h"
 #include "common/config_error.h"
 #include "common/subprocess.h"
+#include "common/temp_dir.h"
 #include "common/units.h"
 #include "config/platform_loader.h"
 #include "config/schedule_io.h"
@@ -186,23 +187,6 @@ double report_job(const Candidate& cand, const Job& j, const nlohmann::json& rep
   return err;
 }
 
-// The verification's scratch directory, removed with everything in it however the
-// verification ends.
-struct ScratchDir {
-  ScratchDir() {
-    std::string tmpl = (fs::temp_directory_path() / "aggnet-schedule-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a temporary directory");
-    path = tmpl;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  fs::path path;
-};
-
 // The last lines of a failed simulation's output (its log goes with the scratch dir).
 std::string log_tail(const std::string& log, std::size_t lines = 3) {
   std::ifstream in(log);
@@ -219,8 +203,8 @@ int verify(const OptionValues& values, const Platform& platform, const Routing& 
            const std::vector<Candidate>& cs, const RunOptions& run) {
   const int rows = std::min<int>(static_cast<int>(values.integer("top")), cs.size());
   const int parallel = cli::workers(values);
-  const ScratchDir scratch;
-  const fs::path& dir = scratch.path;
+  const TempDir scratch("aggnet-schedule");
+  const fs::path& dir = scratch.path();
   std::vector<Job> jobs = make_jobs(dir, cs, rows, platform);
   std::cout << fmt::format(
       "\nVerifying {} schedules with the SystemC simulation ({} at a time)...\n", rows, parallel);

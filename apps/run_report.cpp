@@ -12,6 +12,7 @@
 #include "common/data_dir.h"
 #include "common/strings.h"
 #include "common/subprocess.h"
+#include "common/temp_dir.h"
 
 namespace aggnet {
 
@@ -20,28 +21,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kFigures[] = {"occupancy", "links", "alignment"};
-
-// A folder in the system's temporary directory, removed with what is left in it.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern = (fs::temp_directory_path() / "aggnet-report-XXXXXX").string();
-    if (!::mkdtemp(pattern.data()))
-      throw std::runtime_error("cannot create a temporary folder in " +
-                               fs::temp_directory_path().string());
-    path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 std::string report_script() {
   if (const char* env = std::getenv("AGGNET_REPORT_SCRIPT"); env && *env) return env;
@@ -77,7 +56,7 @@ void check_report_paths(const std::string& where, const std::string& report_md) 
 
 void stage_report(const std::string& report_md, const nlohmann::json& run,
                   const nlohmann::json& stats, OutputBatch& outputs) {
-  const ScratchDir scratch;
+  const TempDir scratch("aggnet-report");
   const fs::path run_json = scratch.path() / "run.json", stats_json = scratch.path() / "stats.json";
   write_json(run_json, run);
   write_json(stats_json, stats);

@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "common/csv.h"
+#include "common/temp_dir.h"
 #include "common/units.h"
 #include "model/control_plane.h"
 #include "model/memory_tiers.h"
@@ -307,26 +308,6 @@ bool passes(const SizingRequest& request, double fraction, const Outcome& o) {
   return stall_criterion(request) ? o.slot_stalls == 0 : meets(fraction, request.target);
 }
 
-// A private temporary directory, removed with its contents.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "aggnet-size-buffers-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary directory");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
 std::string read_text(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
@@ -422,8 +403,8 @@ class Simulations {
   }
 
   const SizingRequest& request_;
-  TempDir dir_;           // destroyed after pool_: no child outlives its directory
-  sweeps::RunPool pool_;  // ids = submission order = file numbers
+  TempDir dir_{"aggnet-size-buffers"};  // destroyed after pool_: no child outlives it
+  sweeps::RunPool pool_;                // ids = submission order = file numbers
   std::size_t submitted_ = 0;
 };
 
