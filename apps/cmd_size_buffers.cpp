@@ -33,6 +33,11 @@ SizingRequest prepare(const OptionValues& values) {
   r.workers = cli::workers(values);
   r.platform = cli::load_platform(values, r.options);
   r.schedule = make_schedule(values.text("schedule"), r.platform);
+  if (r.schedule.collective == Collective::kReductionTree)
+    values.fail("schedule",
+                "expected a group schedule (reduction trees are not sized yet; aligned, a relay "
+                "holds a slot for its pipeline time only: docs/reduction-trees.md)",
+                values.text("schedule"));
   if (r.schedule.collective != Collective::kGroupAverage)
     values.fail("schedule",
                 "expected a group schedule (a host-based " +
