@@ -139,13 +139,13 @@ double water_fill(std::vector<std::pair<double, double>>& rate_and_start, double
 }
 
 // A cut: `inside` marks the nodes on the sending side; the clusters inside are S. Up to
-// kSiteCutsMaxSites sites each pair (s in S, t outside) is scored on its own: t needs G
+// kPairCutsMaxSites sites each pair (s in S, t outside) is scored on its own: t needs G
 // bytes of s's gradient, and edge e = (u -> v) delivers them to t no sooner than
 // d(s, u) + delay_e + d(v, t). Beyond, one start per edge: the nearest s and t.
 class CutEvaluator {
  public:
   CutEvaluator(const Network& net, double payload_bytes) : net_(net), payload_(payload_bytes) {
-    if (net.sites() > kSiteCutsMaxSites) return;
+    if (net.sites() > kPairCutsMaxSites) return;
     for (int i = 0; i < net.sites(); ++i) {
       from_cluster_.push_back(net.distances({i}, false));
       to_cluster_.push_back(net.distances({i}, true));

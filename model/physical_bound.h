@@ -24,7 +24,7 @@ struct BoundTerm {
   std::vector<std::string> edges;
   double capacity_bps = 0;  ///< kCut: payload capacity crossing it (headers taken off)
   /// kCut: the site whose gradient must cross and the site outside that needs it (-1:
-  /// every edge at its nearest pair, beyond kSiteCutsMaxSites sites).
+  /// every edge at its nearest pair, beyond kPairCutsMaxSites sites).
   int source = -1, destination = -1;
   /// One line: "path nyc -> sin, 120.3 ms" or "cut {nyc chi} -> rest ... (nyc's gradient
   /// at lon)".
@@ -49,6 +49,9 @@ struct PhysicalBound {
 
 constexpr int kAllCutsMaxSites = 6;
 constexpr int kSiteCutsMaxSites = 20;
+/// Up to this many sites a cut is scored per pair of sites (docs/physical-bound.md); beyond,
+/// per edge from the nearest pair (2^16 site cuts x 64 pairs stays under a second).
+constexpr int kPairCutsMaxSites = 16;
 constexpr int kForestMaxSites = 10;  ///< forest_rate_bytes_per_s enumerates partitions
 
 /// The bound for averaging `gradient_bytes` per site over `platform`. Throws
