@@ -216,6 +216,16 @@ Platform load_platform(const OptionValues& values, const RunOptions& run) {
   return platform;
 }
 
+void check_flow_control(const OptionValues& values, Collective collective, const RunOptions& run) {
+  if (run.flow_control == FlowControl::kDrop && collective != Collective::kGroupAverage)
+    values.fail("flow-control", "expected a group-average schedule with drop flow control");
+  if (run.flow_control == FlowControl::kCredit && collective == Collective::kReductionTree)
+    values.fail("flow-control",
+                "expected pacing with reduction trees (each tree paces at its plan's interval; "
+                "credits are not modelled on trees)",
+                "credit");
+}
+
 void check_buffers(const OptionValues& values, const Platform& platform, const RunOptions& run) {
   if (!run.aggregation) return;
   for (const auto& site : platform.sites) {

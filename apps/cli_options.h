@@ -55,6 +55,11 @@ Platform load_platform(const options::OptionValues& values, const RunOptions& ru
 void check_buffers(const options::OptionValues& values, const Platform& platform,
                    const RunOptions& run);
 
+/// Flow control the schedule's collective models: drop only with group averages, credit
+/// not with reduction trees. Errors: ConfigError naming --flow-control.
+void check_flow_control(const options::OptionValues& values, Collective collective,
+                        const RunOptions& run);
+
 /// Every output file option given (table kind kOutput) passes check_output_path.
 void check_outputs(const options::OptionValues& values);
 

@@ -188,9 +188,7 @@ void prepare_faults(RunSetup& s) {
                   "expected a group-average schedule with losses (loss recovery covers "
                   "multicast + in-line aggregation rounds; the host-based " +
                       collective_name(s.schedule.collective) + " would wait forever)");
-  if (s.options.flow_control == FlowControl::kDrop &&
-      s.schedule.collective != Collective::kGroupAverage)
-    s.values.fail("flow-control", "expected a group-average schedule with drop flow control");
+  cli::check_flow_control(s.values, s.schedule.collective, s.options);
 }
 
 // The ring collectives split the gradient into segments of whole 4-byte floats: below one

@@ -32,17 +32,15 @@ SizingRequest prepare(const OptionValues& values) {
   r.options = options::to_run_options(values);
   r.workers = cli::workers(values);
   r.platform = cli::load_platform(values, r.options);
-  r.schedule = make_schedule(values.text("schedule"), r.platform);
-  if (r.schedule.collective == Collective::kReductionTree)
+  r.schedule = make_schedule(values.text("schedule"), r.platform,
+                             PlanInputs{r.options.gradient_bytes, transaction_bytes(r.options)});
+  if (r.schedule.collective != Collective::kGroupAverage &&
+      r.schedule.collective != Collective::kReductionTree)
     values.fail("schedule",
-                "expected a group schedule (reduction trees are not sized yet; aligned, a relay "
-                "holds a slot for its pipeline time only: docs/reduction-trees.md)",
-                values.text("schedule"));
-  if (r.schedule.collective != Collective::kGroupAverage)
-    values.fail("schedule",
-                "expected a group schedule (a host-based " +
+                "expected a group schedule or reduction trees (a host-based " +
                     collective_name(r.schedule.collective) + " uses no aggregation slots)",
                 values.text("schedule"));
+  cli::check_flow_control(values, r.schedule.collective, r.options);
   cli::check_outputs(values);
   r.target = values.number("target");
   r.heterogeneous = values.flag("heterogeneous");

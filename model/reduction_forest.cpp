@@ -170,24 +170,31 @@ TreeChunkTimes tree_chunk_times(const Platform& platform, const Routing& routing
                                 const std::vector<std::uint64_t>& offset_ps,
                                 std::uint64_t chunk_bytes) {
   const std::size_t n = platform.sites.size();
-  TreeChunkTimes t{std::vector<std::uint64_t>(n, 0), std::vector<std::uint64_t>(n, 0),
-                   std::vector<std::uint64_t>(n, 0)};
+  TreeChunkTimes t;
+  for (auto* v : {&t.first_input_ps, &t.last_input_ps, &t.sum_done_ps, &t.result_ps})
+    v->assign(n, 0);
+  t.first_from.assign(n, -1);
+  t.last_from.assign(n, -1);
   const auto children = tree_children(tree);
-  std::vector<std::uint64_t> inputs;
+  std::vector<std::pair<std::uint64_t, int>> inputs;  // arrival, from
   for (int u : bottom_up_order(tree)) {
     const auto su = static_cast<std::size_t>(u);
     inputs.clear();
     if (is_member(members, u))
-      inputs.push_back((offset_ps.empty() ? 0 : offset_ps[su]) +
-                       own_input_ps(platform, u, chunk_bytes));
+      inputs.emplace_back(
+          (offset_ps.empty() ? 0 : offset_ps[su]) + own_input_ps(platform, u, chunk_bytes), u);
     for (int c : children[su])
-      inputs.push_back(t.sum_done_ps[static_cast<std::size_t>(c)] +
-                       hop_ps(platform, routing, c, u, chunk_bytes));
+      inputs.emplace_back(
+          t.sum_done_ps[static_cast<std::size_t>(c)] + hop_ps(platform, routing, c, u, chunk_bytes),
+          c);
     std::sort(inputs.begin(), inputs.end());
     std::uint64_t free = 0;
-    for (std::uint64_t a : inputs) free = std::max(free, a) + service_ps(platform, u, chunk_bytes);
-    t.first_input_ps[su] = inputs.empty() ? 0 : inputs.front();
+    for (const auto& input : inputs)
+      free = std::max(free, input.first) + service_ps(platform, u, chunk_bytes);
     t.sum_done_ps[su] = free + latency_ps(platform, u);
+    if (inputs.empty()) continue;
+    std::tie(t.first_input_ps[su], t.first_from[su]) = inputs.front();
+    std::tie(t.last_input_ps[su], t.last_from[su]) = inputs.back();
   }
   // The result: from the root's FPGA down the tree edges, through each switch once.
   auto order = bottom_up_order(tree);

@@ -78,8 +78,12 @@ std::uint64_t tree_round_trip_ps(const Platform& platform, const Routing& routin
 /// empty: all 0): per site, when its FPGA's sum leaves the pipeline (`sum_done_ps`; 0 off
 /// the tree) and when the result reaches its cluster (`result_ps`; 0 for non-members).
 /// Each FPGA serves its inputs in arrival order, one service time each, then its latency.
+/// Its first and last inputs (`first_input_ps`, `last_input_ps`) came from `first_from`
+/// and `last_from`: the site itself (its cluster's contribution) or a child (-1 off the
+/// tree).
 struct TreeChunkTimes {
-  std::vector<std::uint64_t> first_input_ps, sum_done_ps, result_ps;
+  std::vector<std::uint64_t> first_input_ps, last_input_ps, sum_done_ps, result_ps;
+  std::vector<int> first_from, last_from;
 };
 TreeChunkTimes tree_chunk_times(const Platform& platform, const Routing& routing,
                                 const ReductionTree& tree, const std::vector<int>& members,

@@ -232,6 +232,8 @@ void bound_group(const BoundContext& c, const GroupPlan& group, int r, double ta
     a.hold_ps = static_cast<std::uint64_t>(std::llround(h.hold_ps));
     a.unconstrained_rate_bytes_per_s = rates.sent;
     a.required_rate_bytes_per_s = rates.required;
+    a.memory_access_bytes_per_s =
+        aggregation_access_bytes_per_s(static_cast<int>(group.members.size()), rates.sent);
     a.analytic_bytes = bytes;
     a.full_rate_bytes = buffer_for(c, rates.sent, h.hold_ps);
   }
@@ -241,6 +243,8 @@ void bound_group(const BoundContext& c, const GroupPlan& group, int r, double ta
 
 std::vector<SiteAnalytic> analytic_buffer_bounds(const Platform& platform, const Schedule& schedule,
                                                  const RunOptions& options, double target) {
+  if (schedule.collective == Collective::kReductionTree)
+    return analytic_tree_bounds(platform, schedule, options);
   const int n = static_cast<int>(platform.sites.size());
   std::vector<SiteAnalytic> out(n);
   for (int i = 0; i < n; ++i) out[i].site = i;
@@ -299,8 +303,11 @@ bool meets(double fraction, double target) { return fraction >= target * (1 - 1e
 // With jitter (pacing, drop) a run at another buffer size draws other jitter (a link draws
 // when its traffic crosses an epoch's end), so its speed against the reference measures
 // the draws as much as the buffer; a size passes when no contribution waited for a slot,
-// the buffer's own effect (at that size nothing else slows a group).
+// the buffer's own effect (at that size nothing else slows a group). Reduction trees pace
+// at their plan's interval whatever the buffer, so a smaller one only makes their inputs
+// wait upstream of the FPGA in memory it does not have: they pass with no stall too.
 bool stall_criterion(const SizingRequest& request) {
+  if (request.schedule.collective == Collective::kReductionTree) return true;
   return request.options.jitter && request.options.flow_control != FlowControl::kCredit;
 }
 
@@ -502,6 +509,24 @@ std::uint64_t set_analytic(const SizingRequest& request, SizingResult& result) {
   return unc_slots;
 }
 
+// The run with the unconstrained size. Judged by stalls, it must have none to bound the
+// search from above: the size doubles until it has (reduction trees' later chunks queue
+// behind other trees' on shared links, so their first-chunk bound can fall short).
+Outcome unconstrained_reference(const SizingRequest& request, Simulations& runner,
+                                std::uint64_t& unc_slots, SizingResult& result) {
+  const std::size_t n = request.platform.sites.size();
+  const std::uint64_t all_chunks =
+      ceil_div(request.options.gradient_bytes, request.options.chunk_bytes);
+  for (;;) {
+    result.unconstrained_buffer_bytes = unc_slots * request.options.chunk_bytes;
+    Outcome o = runner.run({std::vector<std::uint64_t>(n, result.unconstrained_buffer_bytes)})[0];
+    if (!stall_criterion(request) || request.options.jitter || o.slot_stalls == 0 ||
+        unc_slots > n * all_chunks)
+      return o;
+    unc_slots *= 2;
+  }
+}
+
 // The uniform search first, then (heterogeneous) one per site, the others unconstrained.
 std::vector<Search> initial_searches(const SizingRequest& request, const SizingResult& result,
                                      std::uint64_t unc_slots, const Outcome& reference) {
@@ -653,11 +678,10 @@ SizingResult size_buffers(const SizingRequest& request) {
   const int n = static_cast<int>(request.platform.sites.size());
   const std::uint64_t chunk = request.options.chunk_bytes;
   SizingResult result;
-  const std::uint64_t unc_slots = set_analytic(request, result);
+  std::uint64_t unc_slots = set_analytic(request, result);
   Simulations runner(request);
   const Progress progress(request.progress);
-  const Outcome reference =
-      runner.run({std::vector<std::uint64_t>(n, result.unconstrained_buffer_bytes)})[0];
+  const Outcome reference = unconstrained_reference(request, runner, unc_slots, result);
   result.unconstrained_round_time_s_mean = reference.round_time_s_mean;
   std::vector<Search> searches = initial_searches(request, result, unc_slots, reference);
   run_searches(request, searches, runner, progress, reference, result.unconstrained_buffer_bytes);
@@ -665,7 +689,7 @@ SizingResult size_buffers(const SizingRequest& request) {
   result.uniform_bytes = u.hi * chunk;
   // With jitter the search saw one seed's draws; the analytic bound covers
   // kJitterCoverage of seeds.
-  if (stall_criterion(request)) {
+  if (stall_criterion(request) && request.options.jitter) {
     result.uniform_seed_bytes = result.uniform_bytes;
     result.uniform_bytes = std::max(result.uniform_bytes, result.uniform_analytic_bytes);
   }
@@ -705,10 +729,7 @@ std::string code_or_dash(const Platform& p, int site) {
 // The memory tier `bytes` of buffer needs at this site: its group's streams at the
 // unconstrained rate (model/memory_tiers.h).
 TierChoice tier_of(const SiteAnalytic& a, std::uint64_t bytes) {
-  const int members = a.in_a_group ? static_cast<int>(a.group.size()) : 0;
-  return choose_memory_tier(
-      default_memory_tiers(), bytes,
-      aggregation_access_bytes_per_s(members, a.unconstrained_rate_bytes_per_s));
+  return choose_memory_tier(default_memory_tiers(), bytes, a.memory_access_bytes_per_s);
 }
 
 std::string tier_name(const TierChoice& c) {
@@ -874,19 +895,21 @@ std::string sizing_table(const SizingRequest& request, const SizingResult& r) {
   const auto& p = request.platform;
   std::string out;
   auto line = [&out](const std::string& s) { out += s + "\n"; };
-  line(
-      fmt::format("Buffer sizing ({} platform, schedule {}, gradient {}, chunk {}, {}, target "
-                  "{:.0f}% of the unconstrained speed)",
-                  p.name, request.schedule.name, format_bytes(request.options.gradient_bytes),
-                  format_bytes(request.options.chunk_bytes),
-                  request.options.flow_control == FlowControl::kCredit ? "credit" : "pacing",
-                  100 * request.target));
+  const bool trees = request.schedule.collective == Collective::kReductionTree;
+  line(fmt::format(
+      "Buffer sizing ({} platform, schedule {}, gradient {}, chunk {}, {}, {})", p.name,
+      request.schedule.name, format_bytes(request.options.gradient_bytes),
+      format_bytes(request.options.chunk_bytes),
+      request.options.flow_control == FlowControl::kCredit ? "credit" : "pacing",
+      trees ? std::string("no slot stall: the trees pace whatever the buffer")
+            : fmt::format("target {:.0f}% of the unconstrained speed", 100 * request.target)));
   const bool het = r.heterogeneous;
   std::size_t gw = 21;
   for (const auto& s : r.sites) gw = std::max(gw, members_of(p, s.analytic.group).size());
   line(fmt::format(
-      kSizingRow, "site", "round", "group (binding round)", gw, "skew", "senders", "unconstr. rate",
-      "analytic", "uniform HW", "tier",
+      kSizingRow, "site", trees ? "tree" : "round",
+      trees ? "members (binding tree)" : "group (binding round)", gw, "skew", "senders",
+      "unconstr. rate", "analytic", "uniform HW", "tier",
       het ? fmt::format("  {:>11}  {:>11}  {}", "per-site", "per-site HW", "per-site tier") : ""));
   std::vector<TierChoice> uniform_tiers, heterogeneous_tiers;
   for (const auto& s : r.sites) {
@@ -894,9 +917,18 @@ std::string sizing_table(const SizingRequest& request, const SizingResult& r) {
     heterogeneous_tiers.push_back(tier_of(s.analytic, s.heterogeneous_bytes));
     line(sizing_row(p, r, s, gw, uniform_tiers.back(), heterogeneous_tiers.back()));
   }
-  line("  (skew: arrival skew at the site in its binding round, earliest>latest sender;");
-  line("   unconstr. rate: the group's rate without a buffer limit; analytic: the bound for");
-  line(std::string("   the target; uniform HW: buffer high-water simulated at the uniform size;") +
+  if (trees)
+    line(
+        "  (tree: the tree whose slot the site holds longest; skew: its inputs' arrival "
+        "skew, earliest>latest (the site itself or a child);\n   unconstr. rate: the site's "
+        "trees' chunk rates; analytic: the slots they hold at once;");
+  else
+    line("  (skew: arrival skew at the site in its binding round, earliest>latest sender;");
+  if (!trees)
+    line("   unconstr. rate: the group's rate without a buffer limit; analytic: the bound for");
+  line(std::string(trees ? "   uniform HW: buffer high-water simulated at the uniform size;"
+                         : "   the target; uniform HW: buffer high-water simulated at the "
+                           "uniform size;") +
        "\n   tier: the memory that holds that size at the group's access rate," +
        " docs/memory-tiers.md" +
        (het ? ";\n   per-site: the heterogeneous size; per-site HW: its high-water)" : ")"));

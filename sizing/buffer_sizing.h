@@ -48,8 +48,11 @@ struct SiteAnalytic {
   std::uint64_t hold_ps = 0;  ///< slot hold time (or credit loop) used for the bound
   double unconstrained_rate_bytes_per_s = 0;  ///< group rate without a buffer limit
   double required_rate_bytes_per_s = 0;       ///< rate that meets the target
-  std::uint64_t analytic_bytes = 0;           ///< slots for the required rate x chunk
-  std::uint64_t full_rate_bytes = 0;          ///< slots for the unconstrained rate x chunk
+  /// The buffer memory's traffic at the unconstrained rate: every input written and read
+  /// (model/memory_tiers.h, aggregation_access_bytes_per_s).
+  double memory_access_bytes_per_s = 0;
+  std::uint64_t analytic_bytes = 0;   ///< slots for the required rate x chunk
+  std::uint64_t full_rate_bytes = 0;  ///< slots for the unconstrained rate x chunk
 };
 
 /// The quantile at `level` of the jitter's arrival skew at one receiver: sender i's
@@ -67,6 +70,18 @@ inline constexpr double kJitterCoverage = 0.95;
 /// Preconditions: a group schedule (not kRing), 0 < target <= 1, chunk_bytes > 0.
 std::vector<SiteAnalytic> analytic_buffer_bounds(const Platform& platform, const Schedule& schedule,
                                                  const RunOptions& options, double target);
+
+/// The analytic bounds of a reduction-tree schedule (docs/buffer-sizing.md, "Reduction
+/// trees"), indexed like Platform::sites. Site u holds, for each tree t it sums, its first
+/// chunk's slot for hold_(u,t) (from its first input to its sum leaving the pipeline, with
+/// the control plane's offsets; aligned: the services and the latency only) while the
+/// tree's chunks arrive every spacing_t (its pacing interval, or longer where a resource
+/// it crosses carries more work per chunk of it), so by Little's law, as for a group's
+/// rate x hold, slots_u = 1 + ceil(sum_t hold_(u,t) / spacing_t). The trees pace whatever the
+/// buffer, so required = unconstrained rate; the binding tree (`round`) is the one whose hold at u
+/// is longest. Preconditions: a reduction-tree schedule plan_forest accepts.
+std::vector<SiteAnalytic> analytic_tree_bounds(const Platform& platform, const Schedule& schedule,
+                                               const RunOptions& options);
 
 /// What to size and how to run the simulations.
 struct SizingRequest {

@@ -158,6 +158,41 @@ TEST(SizeBuffers, AlignedTriadNeedsOnlyAFewSlots) {
   EXPECT_LE(r["uniform"]["simulated_bytes"].get<std::uint64_t>(), 4 * kChunk);
 }
 
+// Reduction trees pace whatever the buffer, so the answer is the smallest size at which no
+// input waits for a slot. Without offsets the hub's inputs arrive up to 45 ms apart.
+// Checked by independent runs: none at that size, some one slot
+// below it, and the answer within the high-water of an unconstrained run.
+TEST(SizeBuffers, ReductionTreesGetTheSmallestStallFreeSize) {
+  const fs::path dir = scratch();
+  const fs::path platform = kData / "star4.yaml";
+  const std::string args =
+      " --schedule reduction-forest --gradient 64MiB --chunk 256KiB --alignment none";
+  const fs::path out = dir / "sizing.json";
+  ASSERT_EQ(run("size-buffers --platform " + platform.string() + args + " --workers 2 -q --json " +
+                out.string()),
+            0);
+  const json sizing = read_json(out);
+  const auto size = sizing["uniform"]["simulated_bytes"].get<std::uint64_t>();
+  // The hub holds a slot from its own chunk to z's partial sum, 45 ms and a hop later, at
+  // one tree's rate: the analytic slots are the simulated ones within the slack slot.
+  EXPECT_NEAR(static_cast<double>(sizing["uniform"]["analytic_bytes"].get<std::uint64_t>()),
+              static_cast<double>(size), 2.0 * kChunk);
+  auto stalls_and_high_water = [&](std::uint64_t buffer_bytes) {
+    const fs::path json_out = dir / ("run-" + std::to_string(buffer_bytes) + ".json");
+    EXPECT_EQ(run("run --platform " + platform.string() + args + " --buffer " +
+                  std::to_string(buffer_bytes) + "B --no-colocated -q --json " + json_out.string()),
+              0);
+    const json summary = read_json(json_out)["summary"];
+    return std::pair{summary["slot_stalls_total"].get<double>(),
+                     summary["buffer_high_water_bytes_max"].get<std::uint64_t>()};
+  };
+  ASSERT_GT(size, kChunk) << "one slot: nothing below it to check";
+  EXPECT_EQ(size % kChunk, 0u);
+  EXPECT_EQ(stalls_and_high_water(size).first, 0.0);
+  EXPECT_GT(stalls_and_high_water(size - kChunk).first, 0.0);
+  EXPECT_LE(size, stalls_and_high_water(1ull << 30).second);
+}
+
 TEST(SizeBuffers, HeterogeneousSizesFollowTheSkewAndMeetTheTarget) {
   const fs::path dir = scratch();
   const fs::path platform = kData / "line3.yaml";
