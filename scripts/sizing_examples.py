@@ -23,6 +23,8 @@ EXAMPLES = [
      ["--schedule", "triads", "--alignment", "none", "--heterogeneous"]),
     ("triads with arrival-aligned sends (the default): no skew is left in a group of three",
      ["--schedule", "triads"]),
+    ("the load-aware reduction forest (no slot stall; `--target` does not apply to trees)",
+     ["--schedule", "reduction-forest"]),
 ]
 
 
