@@ -44,6 +44,25 @@ FAST = [
 ]
 FULL = FAST + [(label + ", 900 MiB", name, "900MiB", cf, agree)
                for label, name, _, cf, agree in FAST]
+# Reduction trees (docs/reduction-trees.md) as chunk-level SimGrid actors:
+# (label, platform, schedule name or file, G); paths from the source tree.
+TREES = [
+    ("line a-b-c, tree rooted at c", "tests/workflow/data/line3.yaml", "reduction-tree:c", "24MiB"),
+    ("line a-b-c, in-trees", "tests/workflow/data/line3.yaml", "reduction-in-trees", "24MiB"),
+    ("line a-b-c, forest rooted at a and c", "tests/workflow/data/line3.yaml",
+     "tests/validation/data/line3_forest.yaml", "24MiB"),
+    ("star h+x,y,z, tree rooted at h", "tests/workflow/data/star4.yaml", "reduction-tree:h",
+     "24MiB"),
+    ("star h+x,y,z, in-trees", "tests/workflow/data/star4.yaml", "reduction-in-trees", "24MiB"),
+    ("star h+x,y,z, forest h 3/4 + x 1/4 paced", "tests/workflow/data/star4.yaml",
+     "tests/validation/data/star4_forest.yaml", "24MiB"),
+    ("star h+x,y,z, load-aware forest", "tests/workflow/data/star4.yaml", "reduction-forest",
+     "24MiB"),
+    ("nine cities, load-aware forest", "platforms/nine_city.yaml", "reduction-forest", "32MiB"),
+    ("nine cities, in-trees", "platforms/nine_city.yaml", "reduction-in-trees", "16MiB"),
+]
+TREE_BUFFER = "8GiB"  # FPGA buffer of every site in aggnet: large enough never to bind
+
 # The ns-3 benchmark: every scenario at 108 MiB (113 MB, G a multiple of 9 x 1 MiB), the
 # size from which aggnet must use 100x less CPU time than ns-3.
 NS3 = [(label + ", 108 MiB", name, "108MiB", cf, agree) for label, name, _, cf, agree in FAST]
@@ -79,14 +98,14 @@ def timed(cmd, repeats=1, output=None):
     return stdout, statistics.median(walls), statistics.median(cpus), sum(cpus)
 
 
-def run_aggnet(build, platform, schedule, gradient, gbps, tmp, repeats=1):
+def run_aggnet(build, platform, schedule, gradient, gbps, tmp, repeats=1, extra=()):
     out = os.path.join(tmp, "aggnet.json")
     _, wall, cpu, _ = timed([
         os.path.join(build, "apps", "aggnet"), "run", "--platform", platform,
         "--schedule", schedule, "--gradient", gradient, "--chunk", "1MiB", "--steps", "1",
         "--set", "defaults.cluster.compute_time=0s",
         "--set", f"defaults.link.bandwidth={gbps}Gbps", "--no-colocated", "--quiet",
-        "--json", out], repeats, output=out)
+        "--json", out, *extra], repeats, output=out)
     with open(out, encoding="utf-8") as f:
         step = json.load(f)["steps"][0]
     sent = max((g.get("transmit_complete_s", 0) for g in step["groups"]), default=0)
@@ -123,6 +142,51 @@ def check_row(row, failures):
     if row["expect_agreement"] and abs(a - s) > AGREE * s:
         failures.append(f"{name}: aggnet {a:.6f} s and SimGrid {s:.6f} s differ by "
                         f"{(a - s) / s:+.3%} (limit {AGREE:.1%})")
+
+
+def check_tree_row(row, failures):
+    name = f"{row['scenario']} at {row['gbps']} Gb/s"
+    a, s = row["aggnet"]["time_s"], row["simgrid"]["time_s"]
+    if abs(a - s) > AGREE * s:
+        failures.append(f"{name}: aggnet {a:.6f} s and SimGrid {s:.6f} s differ by "
+                        f"{(a - s) / s:+.3%} (limit {AGREE:.1%})")
+
+
+def tree_markdown(rows):
+    lines = ["| scenario | Gb/s | G | aggnet s | SimGrid s | aggnet - SimGrid | "
+             "aggnet wall / CPU s | SimGrid wall / CPU s |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        a, s = r["aggnet"], r["simgrid"]
+        lines.append(
+            f"| {r['scenario']} | {r['gbps']} | {r['gradient']} | {a['time_s']:.6f} | "
+            f"{s['time_s']:.6f} | {(a['time_s'] - s['time_s']) / s['time_s']:+.4%} | "
+            f"{a['wall_s']:.2f} / {a['cpu_s']:.2f} | {s['wall_s']:.2f} / {s['cpu_s']:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+def run_trees(args, simgrid, failures):
+    rows = []
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    only = set(filter(None, args.only.split(";")))
+    with tempfile.TemporaryDirectory() as tmp:
+        for gbps in [int(x) for x in args.bandwidths.split(",")]:
+            for label, platform, sched, grad in TREES:
+                if only and sched not in only:
+                    continue
+                platform = os.path.join(source, platform)
+                if sched.endswith(".yaml"):
+                    sched = os.path.join(source, sched)
+                sg = run_harness(simgrid, platform, sched, grad, gbps, args.repeats)
+                row = {"scenario": label, "schedule": sched, "gradient": grad, "gbps": gbps,
+                       "aggnet": run_aggnet(args.build, platform, sched, grad, gbps, tmp,
+                                            args.repeats, ("--buffer", TREE_BUFFER)),
+                       "simgrid": {k: sg[k] for k in ("time_s", "wall_s", "cpu_s")}}
+                if args.check:
+                    check_tree_row(row, failures)
+                rows.append(row)
+                print(f"{label:<40} {gbps:>3} Gb/s  aggnet {row['aggnet']['time_s']:.9f} s  "
+                      f"SimGrid {sg['time_s']:.9f} s", flush=True)
+    return rows
 
 
 def check_ns3(row, failures):
@@ -191,7 +255,7 @@ def main():
     ap.add_argument("--build", required=True)
     ap.add_argument("--platform", default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "platforms", "nine_city.yaml"))
-    ap.add_argument("--suite", choices=["fast", "full", "ns3"], default="fast")
+    ap.add_argument("--suite", choices=["fast", "full", "ns3", "trees"], default="fast")
     ap.add_argument("--bandwidths", default="10,100")
     ap.add_argument("--only", default="", help="schedule names to keep, separated by ';'")
     ap.add_argument("--ns3", action="store_true", help="also run the ns-3 harness")
@@ -206,6 +270,10 @@ def main():
     args = ap.parse_args()
     simgrid = os.path.join(args.build, "validation", "aggnet-simgrid")
     ns3 = os.path.join(args.build, "validation", "aggnet-ns3")
+    if args.suite == "trees":
+        failures = []
+        rows = run_trees(args, simgrid, failures)
+        return finish(args, rows, tree_markdown(rows), failures)
     suite = {"fast": FAST, "full": FULL, "ns3": NS3}[args.suite]
     only = set(filter(None, args.only.split(";")))
     rows, failures, ns3_cpu = [], [], 0.0
@@ -233,7 +301,10 @@ def main():
                       f"SimGrid {sg['time_s']:.6f} s", flush=True)
     if args.check:
         check_rule_order(rows, failures)
-    table = markdown(rows)
+    return finish(args, rows, markdown(rows), failures)
+
+
+def finish(args, rows, table, failures):
     print(table)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
