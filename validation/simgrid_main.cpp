@@ -206,8 +206,7 @@ int harness(int argc, char** argv) {
   }
   engine.run();
   double time_s = 0;
-  for (const auto& [site, t] : trees ? tree_done_s(*trees) : w.done_s)
-    time_s = std::max(time_s, t);
+  for (const auto& [site, t] : trees ? tree_done_s(*trees) : w.done_s) time_s = std::max(time_s, t);
   nlohmann::json out{{"simulator", "simgrid"},
                      {"version", std::to_string(SIMGRID_VERSION_MAJOR) + "." +
                                      std::to_string(SIMGRID_VERSION_MINOR)},

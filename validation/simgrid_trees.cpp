@@ -1,9 +1,8 @@
 #include "validation/simgrid_trees.h"
 
-#include <simgrid/s4u.hpp>
-
 #include <algorithm>
 #include <deque>
+#include <simgrid/s4u.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -31,6 +30,56 @@ struct Chunk {
   Kind kind = Kind::kInput;
 };
 
+// A FIFO queue between actors. What an actor receives (an Inbox) is one: a mailbox
+// would match one comm at a time, so a busy FPGA would hold back the arrivals behind it.
+template <typename T>
+class Queue {
+ public:
+  void push(T item) {
+    const std::unique_lock lock(*mutex_);
+    queue_.push_back(item);
+    ready_->notify_all();
+  }
+  T pop() {
+    std::unique_lock lock(*mutex_);
+    while (queue_.empty()) ready_->wait(lock);
+    T item = queue_.front();
+    queue_.pop_front();
+    return item;
+  }
+
+ private:
+  sg4::MutexPtr mutex_ = sg4::Mutex::create();
+  sg4::ConditionVariablePtr ready_ = sg4::ConditionVariable::create();
+  std::deque<T> queue_;
+};
+
+using Inbox = Queue<const Chunk*>;
+
+// A constant delay (a link's propagation, an FPGA's pipeline): what enters at t reaches
+// its inbox at t + delay. Entries come in time order and leave in it, so one actor
+// sleeping to each one's due time is exact.
+struct DelayLine {
+  struct Entry {
+    double due_s;
+    const Chunk* chunk;
+    Inbox* to;
+  };
+  double delay_s = 0;
+  Queue<Entry> entries;
+
+  void push(const Chunk* c, Inbox* to) {
+    entries.push({sg4::Engine::get_clock() + delay_s, c, to});
+  }
+  void run() {
+    for (;;) {
+      const Entry e = entries.pop();
+      sg4::this_actor::sleep_until(e.due_s);
+      e.to->push(e.chunk);
+    }
+  }
+};
+
 // A directed link as a FIFO output port: its wire (a SimGrid link at the link's bandwidth,
 // no latency) carries one chunk at a time, the port's actor matching the chunks put into
 // `wire` in their order; the propagation and the receiving switch's latency then pass in
@@ -39,33 +88,9 @@ struct Port {
   WanLinkParams params;
   sg4::Host* host = nullptr;  // the port's actor: the wire's far end
   sg4::Mailbox* wire = nullptr;
-  std::uint64_t delay_ps = 0;
+  DelayLine* delay = nullptr;
   int to_site = 0;
   bool to_cluster = false;  // access down: into the cluster
-};
-
-// What an actor receives: chunks in arrival order. A mailbox would match one comm at a
-// time, so a busy FPGA would hold back the arrivals behind it; a queue takes them as they
-// come.
-class Inbox {
- public:
-  void push(const Chunk* c) {
-    const std::unique_lock lock(*mutex_);
-    queue_.push_back(c);
-    ready_->notify_all();
-  }
-  const Chunk* pop() {
-    std::unique_lock lock(*mutex_);
-    while (queue_.empty()) ready_->wait(lock);
-    const Chunk* c = queue_.front();
-    queue_.pop_front();
-    return c;
-  }
-
- private:
-  sg4::MutexPtr mutex_ = sg4::Mutex::create();
-  sg4::ConditionVariablePtr ready_ = sg4::ConditionVariable::create();
-  std::deque<const Chunk*> queue_;
 };
 
 }  // namespace
@@ -81,10 +106,17 @@ struct TreeRun {
   std::deque<Chunk> chunks;                             // every chunk sent, alive to the end
   std::map<int, double> done_s;
 
-  std::deque<Inbox> fpga, sw, cluster;                  // [site]
+  std::deque<Inbox> fpga, sw, cluster;  // [site]
+  std::deque<DelayLine> delays;         // the ports' propagation, the FPGAs' pipelines
+  std::vector<DelayLine*> pipeline;     // [site]
 
   explicit TreeRun(const Scenario& s)
       : sc(s), routing(s.platform), fpga(n()), sw(n()), cluster(n()) {}
+  DelayLine* delay_line(std::uint64_t delay_ps) {
+    delays.emplace_back();
+    delays.back().delay_s = static_cast<double>(delay_ps) * 1e-12;
+    return &delays.back();
+  }
   std::size_t n() const { return sc.platform.sites.size(); }
   const std::string& code(int s) const { return sc.platform.sites.at(s).code; }
   bool member(int s) const {
@@ -111,14 +143,6 @@ sg4::Link* wire_link(sg4::NetZone* zone, const std::string& name, const WanLinkP
   return zone->create_link(name, static_cast<double>(params.bandwidth_bps) / 8.0)->seal();
 }
 
-// `c` reaches `inbox` `delay_ps` from now (a timer actor on `host`).
-void deliver_after(sg4::Host* host, std::uint64_t delay_ps, Inbox* inbox, const Chunk* c) {
-  sg4::Actor::create("delay", host, [host, delay_ps, inbox, c] {
-    sg4::this_actor::sleep_for(to_s(delay_ps));
-    inbox->push(c);
-  })->daemonize();
-}
-
 void route(sg4::NetZone* zone, sg4::Host* from, sg4::Host* to, sg4::Link* link) {
   zone->add_route(from->get_netpoint(), to->get_netpoint(), nullptr, nullptr,
                   {sg4::LinkInRoute(link)}, false);
@@ -129,13 +153,13 @@ struct Hosts {
 };
 
 // Port `name` from host `from`: its wire to its own host, then `delay_ps` to `to_site`.
-Port make_port(sg4::NetZone* zone, const std::string& name, const WanLinkParams& params,
+Port make_port(TreeRun& r, sg4::NetZone* zone, const std::string& name, const WanLinkParams& params,
                std::uint64_t delay_ps, sg4::Host* from, int to_site) {
   Port p;
   p.host = zone->create_host("port:" + name, 1);
   route(zone, from, p.host, wire_link(zone, "wire:" + name, params));
   p.params = params;
-  p.delay_ps = delay_ps;
+  p.delay = r.delay_line(delay_ps);
   p.to_site = to_site;
   p.wire = sg4::Mailbox::by_name("wire:" + name);
   return p;
@@ -155,14 +179,15 @@ Hosts build_platform(TreeRun& r) {
   for (int s = 0; s < n; ++s) {
     const auto& site = p.sites[s];
     const WanLinkParams access = access_link(site);
-    r.up.push_back(make_port(zone, "up:" + site.code, access, access.delay_ps + site.sw.latency_ps,
-                             h.cluster[s], s));
-    r.down.push_back(make_port(zone, "down:" + site.code, access, access.delay_ps, h.sw[s], s));
+    r.up.push_back(make_port(r, zone, "up:" + site.code, access,
+                             access.delay_ps + site.sw.latency_ps, h.cluster[s], s));
+    r.down.push_back(make_port(r, zone, "down:" + site.code, access, access.delay_ps, h.sw[s], s));
     r.down.back().to_cluster = true;
+    r.pipeline.push_back(r.delay_line(site.fpga.latency_ps() + site.sw.latency_ps));
   }
   for (const auto& spec : p.links)
     for (auto [a, b] : {std::pair{spec.a, spec.b}, std::pair{spec.b, spec.a}}) {
-      r.wan[{a, b}] = make_port(zone, p.sites[a].code + ">" + p.sites[b].code, spec.params,
+      r.wan[{a, b}] = make_port(r, zone, p.sites[a].code + ">" + p.sites[b].code, spec.params,
                                 spec.params.delay_ps + p.sites[b].sw.latency_ps, h.sw[a], b);
     }
   zone->seal();
@@ -177,7 +202,7 @@ void port_actor(TreeRun* r, const Port* port) {
     Inbox* to = port->to_cluster           ? &r->cluster[s]
                 : c->kind == Kind::kResult ? &r->sw[s]
                                            : &r->fpga[s];
-    deliver_after(port->host, port->delay_ps, to, c);
+    port->delay->push(c, to);
   }
 }
 
@@ -186,7 +211,6 @@ void port_actor(TreeRun* r, const Port* port) {
 // to the switch's output (the switch's latency).
 void fpga_actor(TreeRun* r, int site) {
   std::map<std::pair<int, std::uint64_t>, int> held;
-  const Site& here = r->sc.platform.sites[static_cast<std::size_t>(site)];
   for (;;) {
     const Chunk* c = r->fpga[static_cast<std::size_t>(site)].pop();
     sg4::this_actor::execute(static_cast<double>(c->bytes));
@@ -196,8 +220,8 @@ void fpga_actor(TreeRun* r, int site) {
     r->chunks.push_back(*c);
     r->chunks.back().kind =
         r->sc.schedule.forest[c->tree].root == site ? Kind::kResult : Kind::kSum;
-    deliver_after(sg4::this_actor::get_host(), here.fpga.latency_ps() + here.sw.latency_ps,
-                  &r->sw[static_cast<std::size_t>(site)], &r->chunks.back());
+    r->pipeline[static_cast<std::size_t>(site)]->push(&r->chunks.back(),
+                                                      &r->sw[static_cast<std::size_t>(site)]);
   }
 }
 
@@ -228,9 +252,8 @@ void cluster_actor(TreeRun* r, int site) {
   };
   std::vector<Stream> streams;
   for (std::size_t t = 0; t < r->sc.schedule.forest.size(); ++t)
-    streams.push_back({r->plan.offset_ps[t][site], r->plan.ranges[t].first,
-                       r->plan.ranges[t].end, r->sc.schedule.forest[t].pacing_interval_ps,
-                       static_cast<int>(t)});
+    streams.push_back({r->plan.offset_ps[t][site], r->plan.ranges[t].first, r->plan.ranges[t].end,
+                       r->sc.schedule.forest[t].pacing_interval_ps, static_cast<int>(t)});
   for (;;) {
     Stream* next = nullptr;
     for (auto& s : streams)
@@ -241,7 +264,8 @@ void cluster_actor(TreeRun* r, int site) {
     ++next->chunk;
     next->next_ps += next->interval_ps;
   }
-  for (std::uint64_t i = 0; i < r->chunk_count(); ++i) r->cluster[static_cast<std::size_t>(site)].pop();
+  for (std::uint64_t i = 0; i < r->chunk_count(); ++i)
+    r->cluster[static_cast<std::size_t>(site)].pop();
   r->done_s[site] = sg4::Engine::get_clock();
 }
 
@@ -253,8 +277,10 @@ void plan(TreeRun& r) {
   try {
     r.plan = plan_forest(r.sc.platform, r.routing, r.sc.schedule, o);
   } catch (const std::invalid_argument& e) {
-    throw ConfigError("<command line>", 0, "--schedule", "a reduction forest the control plane "
-                      "plans", e.what());
+    throw ConfigError("<command line>", 0, "--schedule",
+                      "a reduction forest the control plane "
+                      "plans",
+                      e.what());
   }
   for (const auto& tree : r.sc.schedule.forest) {
     r.children.push_back(tree_children(tree));
@@ -284,7 +310,9 @@ std::shared_ptr<TreeRun> start_reduction_trees(const Scenario& scenario) {
     daemon("fpga", h.fpga[s], fpga_actor, r.get(), s);
     daemon("switch", h.sw[s], switch_actor, r.get(), s);
   }
-  for (int s : r->plan.members) sg4::Actor::create("cluster", h.cluster[s], cluster_actor, r.get(), s);
+  for (DelayLine& line : r->delays) daemon("delay", h.sw[0], [&line] { line.run(); });
+  for (int s : r->plan.members)
+    sg4::Actor::create("cluster", h.cluster[s], cluster_actor, r.get(), s);
   return r;
 }
 
