@@ -61,6 +61,7 @@ TREES = [
     ("nine cities, load-aware forest", "platforms/nine_city.yaml", "reduction-forest", "32MiB"),
     ("nine cities, in-trees", "platforms/nine_city.yaml", "reduction-in-trees", "16MiB"),
 ]
+EXACT_TREES = 1e-9    # aggnet vs SimGrid on reduction trees (same semantics; relative)
 TREE_BUFFER = "8GiB"  # FPGA buffer of every site in aggnet: large enough never to bind
 
 # The ns-3 benchmark: every scenario at 108 MiB (113 MB, G a multiple of 9 x 1 MiB), the
@@ -145,11 +146,14 @@ def check_row(row, failures):
 
 
 def check_tree_row(row, failures):
+    """The trees' semantics agree chunk for chunk (docs/validation.md), so the two times
+    must be equal, not only within AGREE: an FPGA service too few per sum moves the time by
+    a few tens of us in 0.1 s, well inside 0.5 %."""
     name = f"{row['scenario']} at {row['gbps']} Gb/s"
     a, s = row["aggnet"]["time_s"], row["simgrid"]["time_s"]
-    if abs(a - s) > AGREE * s:
-        failures.append(f"{name}: aggnet {a:.6f} s and SimGrid {s:.6f} s differ by "
-                        f"{(a - s) / s:+.3%} (limit {AGREE:.1%})")
+    if abs(a - s) > EXACT_TREES * s:
+        failures.append(f"{name}: aggnet {a!r} s and SimGrid {s!r} s differ by "
+                        f"{(a - s) / s:+.3e} (limit {EXACT_TREES:g} relative)")
 
 
 def tree_markdown(rows):
