@@ -7,7 +7,9 @@
 // access bandwidth and delay), per WAN link one SimGrid link per direction, and routes
 // along aggnet's shortest-delay paths. The network model is CM02 with the TCP window
 // bound off (network/TCP-gamma:0) and no cross traffic, so a flow takes its route's
-// latency plus its wire bytes at its max-min share of the bottleneck.
+// latency plus its wire bytes at its max-min share of the bottleneck. Reduction trees
+// (`reduction-tree[:SITE]`, `reduction-forest`, `reduction-in-trees`, forest files) run
+// chunk by chunk instead, as the actors of simgrid_trees.h.
 #include <simgrid/s4u.hpp>
 // version.h needs xbt/base.h, which s4u.hpp includes first.
 #include <simgrid/version.h>
