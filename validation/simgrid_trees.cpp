@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
+#include <memory>
 #include <simgrid/s4u.hpp>
 #include <stdexcept>
 #include <string>
@@ -83,7 +85,7 @@ struct DelayLine {
 // A directed link as a FIFO output port: its wire (a SimGrid link at the link's bandwidth,
 // no latency) carries one chunk at a time, the port's actor matching the chunks put into
 // `wire` in their order; the propagation and the receiving switch's latency then pass in
-// a timer actor of the chunk's own, so chunks overlap in flight as on the real link.
+// the port's delay line, so chunks overlap in flight as on the real link.
 struct Port {
   WanLinkParams params;
   sg4::Host* host = nullptr;  // the port's actor: the wire's far end
@@ -118,7 +120,6 @@ struct TreeRun {
     return &delays.back();
   }
   std::size_t n() const { return sc.platform.sites.size(); }
-  const std::string& code(int s) const { return sc.platform.sites.at(s).code; }
   bool member(int s) const {
     return std::find(plan.members.begin(), plan.members.end(), s) != plan.members.end();
   }
@@ -277,9 +278,7 @@ void plan(TreeRun& r) {
   try {
     r.plan = plan_forest(r.sc.platform, r.routing, r.sc.schedule, o);
   } catch (const std::invalid_argument& e) {
-    throw ConfigError("<command line>", 0, "--schedule",
-                      "a reduction forest the control plane "
-                      "plans",
+    throw ConfigError("<command line>", 0, "--schedule", "a forest the control plane plans",
                       e.what());
   }
   for (const auto& tree : r.sc.schedule.forest) {
