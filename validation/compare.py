@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """aggnet against SimGrid (and ns-3) on the same platform and scenario (docs/validation.md).
 
-    compare.py --build DIR [--platform FILE] [--suite fast|full] [--bandwidths 10,100]
-               [--ns3] [--ns3-budget SECONDS] [--repeats N] [--check] [--json OUT]
-               [--markdown OUT]
+    compare.py --build DIR [--platform FILE] [--suite fast|full|ns3|trees]
+               [--bandwidths 10,100] [--ns3] [--ns3-budget SECONDS] [--repeats N] [--check]
+               [--doc FILE] [--json OUT] [--markdown OUT]
 
 Runs every scenario of the suite with `aggnet run` and the harnesses built in DIR
 (validation/aggnet-simgrid, validation/aggnet-ns3), measures each one's wall and CPU time,
@@ -14,6 +14,9 @@ fewer once its runs took 2 CPU-s). With --check it exits 1 unless:
   - aggnet and SimGrid agree within 0.5 % on point-to-point and the ring family;
   - the ring step rules order as they must (receive <= sendrecv <= barrier);
   - the sender's transmit-complete time equals its closed form.
+`--suite trees` runs the reduction trees (TREES) on their own platforms; with --check it
+exits 1 unless aggnet and SimGrid give every one the same time (EXACT_TREES) and, with
+--doc, the file's trees table is this run's.
 """
 import argparse
 import json
@@ -44,6 +47,26 @@ FAST = [
 ]
 FULL = FAST + [(label + ", 900 MiB", name, "900MiB", cf, agree)
                for label, name, _, cf, agree in FAST]
+# Reduction trees (docs/reduction-trees.md) as chunk-level SimGrid actors:
+# (label, platform, schedule name or file, G); paths from the source tree.
+TREES = [
+    ("line a-b-c, tree rooted at c", "tests/workflow/data/line3.yaml", "reduction-tree:c", "24MiB"),
+    ("line a-b-c, in-trees", "tests/workflow/data/line3.yaml", "reduction-in-trees", "24MiB"),
+    ("line a-b-c, forest rooted at a and c", "tests/workflow/data/line3.yaml",
+     "tests/validation/data/line3_forest.yaml", "24MiB"),
+    ("star h+x,y,z, tree rooted at h", "tests/workflow/data/star4.yaml", "reduction-tree:h",
+     "24MiB"),
+    ("star h+x,y,z, in-trees", "tests/workflow/data/star4.yaml", "reduction-in-trees", "24MiB"),
+    ("star h+x,y,z, forest h 3/4 + x 1/4 paced", "tests/workflow/data/star4.yaml",
+     "tests/validation/data/star4_forest.yaml", "24MiB"),
+    ("star h+x,y,z, load-aware forest", "tests/workflow/data/star4.yaml", "reduction-forest",
+     "24MiB"),
+    ("nine cities, load-aware forest", "platforms/nine_city.yaml", "reduction-forest", "32MiB"),
+    ("nine cities, in-trees", "platforms/nine_city.yaml", "reduction-in-trees", "16MiB"),
+]
+EXACT_TREES = 1e-9    # aggnet vs SimGrid on reduction trees (same semantics; relative)
+TREE_BUFFER = "8GiB"  # FPGA buffer of every site in aggnet: large enough never to bind
+
 # The ns-3 benchmark: every scenario at 108 MiB (113 MB, G a multiple of 9 x 1 MiB), the
 # size from which aggnet must use 100x less CPU time than ns-3.
 NS3 = [(label + ", 108 MiB", name, "108MiB", cf, agree) for label, name, _, cf, agree in FAST]
@@ -79,14 +102,14 @@ def timed(cmd, repeats=1, output=None):
     return stdout, statistics.median(walls), statistics.median(cpus), sum(cpus)
 
 
-def run_aggnet(build, platform, schedule, gradient, gbps, tmp, repeats=1):
+def run_aggnet(build, platform, schedule, gradient, gbps, tmp, repeats=1, extra=()):
     out = os.path.join(tmp, "aggnet.json")
     _, wall, cpu, _ = timed([
         os.path.join(build, "apps", "aggnet"), "run", "--platform", platform,
         "--schedule", schedule, "--gradient", gradient, "--chunk", "1MiB", "--steps", "1",
         "--set", "defaults.cluster.compute_time=0s",
         "--set", f"defaults.link.bandwidth={gbps}Gbps", "--no-colocated", "--quiet",
-        "--json", out], repeats, output=out)
+        "--json", out, *extra], repeats, output=out)
     with open(out, encoding="utf-8") as f:
         step = json.load(f)["steps"][0]
     sent = max((g.get("transmit_complete_s", 0) for g in step["groups"]), default=0)
@@ -123,6 +146,73 @@ def check_row(row, failures):
     if row["expect_agreement"] and abs(a - s) > AGREE * s:
         failures.append(f"{name}: aggnet {a:.6f} s and SimGrid {s:.6f} s differ by "
                         f"{(a - s) / s:+.3%} (limit {AGREE:.1%})")
+
+
+def check_tree_row(row, failures):
+    """The trees' semantics agree chunk for chunk (docs/validation.md), so the two times
+    must be equal, not only within AGREE: an FPGA service too few per sum moves the time by
+    a few tens of us in 0.1 s, well inside 0.5 %."""
+    name = f"{row['scenario']} at {row['gbps']} Gb/s"
+    a, s = row["aggnet"]["time_s"], row["simgrid"]["time_s"]
+    if abs(a - s) > EXACT_TREES * s:
+        failures.append(f"{name}: aggnet {a!r} s and SimGrid {s!r} s differ by "
+                        f"{(a - s) / s:+.3e} (limit {EXACT_TREES:g} relative)")
+
+
+def tree_markdown(rows):
+    """The trees' table: only what a run determines (no wall or CPU time), so that
+    docs/validation.md can hold it and --check compare it."""
+    lines = ["| scenario | Gb/s | G | aggnet s | SimGrid s | aggnet - SimGrid (relative) |",
+             "|---|---|---|---|---|---|"]
+    for r in rows:
+        a, s = r["aggnet"]["time_s"], r["simgrid"]["time_s"]
+        # Bucketed: the ps aggnet rounds serializations and pacing to leave residues of
+        # 1e-10 that a compiler's floating-point choices could move.
+        diff = f"below {EXACT_TREES:g}" if abs(a - s) <= EXACT_TREES * s else f"{(a - s) / s:+.1e}"
+        lines.append(f"| {r['scenario']} | {r['gbps']} | {r['gradient']} | {a:.9f} | {s:.9f} "
+                     f"| {diff} |")
+    return "\n".join(lines) + "\n"
+
+
+DOC_BEGIN, DOC_END = "<!-- compare.py --suite trees: begin -->", "<!-- compare.py --suite trees: end -->"
+
+
+def check_doc_table(doc, table, failures):
+    """The table between the markers in `doc` must be this run's."""
+    with open(doc, encoding="utf-8") as f:
+        text = f.read()
+    if DOC_BEGIN not in text or DOC_END not in text:
+        failures.append(f"{doc}: no table between {DOC_BEGIN} and {DOC_END}")
+        return
+    held = text.split(DOC_BEGIN, 1)[1].split(DOC_END, 1)[0].strip()
+    if held != table.strip():
+        failures.append(f"{doc}: the trees table differs from this run's (paste the table "
+                        "printed by compare.py --suite trees)")
+
+
+def run_trees(args, simgrid, failures):
+    rows = []
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    only = set(filter(None, args.only.split(";")))
+    with tempfile.TemporaryDirectory() as tmp:
+        for gbps in [int(x) for x in args.bandwidths.split(",")]:
+            for label, platform, sched, grad in TREES:
+                if only and sched not in only:
+                    continue
+                platform = os.path.join(source, platform)
+                if sched.endswith(".yaml"):
+                    sched = os.path.join(source, sched)
+                sg = run_harness(simgrid, platform, sched, grad, gbps, args.repeats)
+                row = {"scenario": label, "schedule": sched, "gradient": grad, "gbps": gbps,
+                       "aggnet": run_aggnet(args.build, platform, sched, grad, gbps, tmp,
+                                            args.repeats, ("--buffer", TREE_BUFFER)),
+                       "simgrid": {k: sg[k] for k in ("time_s", "wall_s", "cpu_s")}}
+                if args.check:
+                    check_tree_row(row, failures)
+                rows.append(row)
+                print(f"{label:<40} {gbps:>3} Gb/s  aggnet {row['aggnet']['time_s']:.9f} s  "
+                      f"SimGrid {sg['time_s']:.9f} s", flush=True)
+    return rows
 
 
 def check_ns3(row, failures):
@@ -191,7 +281,7 @@ def main():
     ap.add_argument("--build", required=True)
     ap.add_argument("--platform", default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "platforms", "nine_city.yaml"))
-    ap.add_argument("--suite", choices=["fast", "full", "ns3"], default="fast")
+    ap.add_argument("--suite", choices=["fast", "full", "ns3", "trees"], default="fast")
     ap.add_argument("--bandwidths", default="10,100")
     ap.add_argument("--only", default="", help="schedule names to keep, separated by ';'")
     ap.add_argument("--ns3", action="store_true", help="also run the ns-3 harness")
@@ -201,11 +291,20 @@ def main():
                     help="time each tool as the median of up to this many runs (fewer once "
                          f"its runs took {REPEAT_BUDGET_S:g} CPU-s)")
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--doc", help="with --suite trees --check: a file whose trees table "
+                    "(between the compare.py markers) must be this run's")
     ap.add_argument("--json")
     ap.add_argument("--markdown")
     args = ap.parse_args()
     simgrid = os.path.join(args.build, "validation", "aggnet-simgrid")
     ns3 = os.path.join(args.build, "validation", "aggnet-ns3")
+    if args.suite == "trees":
+        failures = []
+        rows = run_trees(args, simgrid, failures)
+        table = tree_markdown(rows)
+        if args.check and args.doc:
+            check_doc_table(args.doc, table, failures)
+        return finish(args, rows, table, failures)
     suite = {"fast": FAST, "full": FULL, "ns3": NS3}[args.suite]
     only = set(filter(None, args.only.split(";")))
     rows, failures, ns3_cpu = [], [], 0.0
@@ -233,7 +332,10 @@ def main():
                       f"SimGrid {sg['time_s']:.6f} s", flush=True)
     if args.check:
         check_rule_order(rows, failures)
-    table = markdown(rows)
+    return finish(args, rows, markdown(rows), failures)
+
+
+def finish(args, rows, table, failures):
     print(table)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:

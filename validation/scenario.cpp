@@ -47,7 +47,6 @@ Scenario parse_scenario(int argc, char** argv, std::vector<std::string>& rest) {
     if (text.empty()) throw ConfigError(kWhere, 0, name, "the option " + std::string(name));
   Scenario s;
   s.platform = load_platform(platform_file, overrides);
-  s.schedule = make_schedule(schedule, s.platform);
   try {
     s.gradient_bytes = parse_bytes(gradient);
     s.chunk_bytes = parse_bytes(chunk);
@@ -56,6 +55,8 @@ Scenario parse_scenario(int argc, char** argv, std::vector<std::string>& rest) {
   }
   if (s.chunk_bytes == 0 || s.gradient_bytes == 0)
     throw ConfigError(kWhere, 0, "--gradient/--chunk", "sizes above 0");
+  // A planned forest (`reduction-forest`) is planned for this gradient, as `aggnet run` does.
+  s.schedule = make_schedule(schedule, s.platform, PlanInputs{s.gradient_bytes, s.chunk_bytes});
   return s;
 }
 

@@ -7,7 +7,9 @@
 // access bandwidth and delay), per WAN link one SimGrid link per direction, and routes
 // along aggnet's shortest-delay paths. The network model is CM02 with the TCP window
 // bound off (network/TCP-gamma:0) and no cross traffic, so a flow takes its route's
-// latency plus its wire bytes at its max-min share of the bottleneck.
+// latency plus its wire bytes at its max-min share of the bottleneck. Reduction trees
+// (`reduction-tree[:SITE]`, `reduction-forest`, `reduction-in-trees`, forest files) run
+// chunk by chunk instead, as the actors of simgrid_trees.h.
 #include <simgrid/s4u.hpp>
 // version.h needs xbt/base.h, which s4u.hpp includes first.
 #include <simgrid/version.h>
@@ -20,6 +22,7 @@
 #include "model/network_math.h"
 #include "model/routing.h"
 #include "validation/scenario.h"
+#include "validation/simgrid_trees.h"
 
 namespace sg4 = simgrid::s4u;
 
@@ -180,7 +183,7 @@ void spawn_actors(World& w) {
   } else {
     throw ConfigError("<command line>", 0, "--schedule",
                       "a host-based collective (ring family, p2p:, parameter-server:, "
-                      "unicast-all-to-all)");
+                      "unicast-all-to-all) or reduction trees");
   }
 }
 
@@ -196,11 +199,16 @@ int harness(int argc, char** argv) {
   sg4::Engine::set_config("network/model:CM02");
   sg4::Engine::set_config("network/TCP-gamma:0");
   sg4::Engine::set_config("network/crosstraffic:0");
-  build_platform(w);
-  spawn_actors(w);
+  std::shared_ptr<TreeRun> trees;
+  if (w.scenario.schedule.collective == Collective::kReductionTree) {
+    trees = start_reduction_trees(w.scenario);
+  } else {
+    build_platform(w);
+    spawn_actors(w);
+  }
   engine.run();
   double time_s = 0;
-  for (const auto& [site, t] : w.done_s) time_s = std::max(time_s, t);
+  for (const auto& [site, t] : trees ? tree_done_s(*trees) : w.done_s) time_s = std::max(time_s, t);
   nlohmann::json out{{"simulator", "simgrid"},
                      {"version", std::to_string(SIMGRID_VERSION_MAJOR) + "." +
                                      std::to_string(SIMGRID_VERSION_MINOR)},
