@@ -472,7 +472,7 @@ std::string numeric_column(const std::string& name, ValueKind kind) {
 }
 
 const std::vector<std::string>& summary_metrics() {
-  // The summary of sim/report.cpp and apps/cmd_run.cpp; tests/sweeps/e2e_spec_errors.sh
+  // The summary of sim/report.cpp and apps/cmd_run.cpp; tests/sweeps/e2e_metric_keys.sh
   // checks that every key of a real run's summary is here (a key added to the summary
   // must be added here to be usable as a sweep metric).
   // clang-format off

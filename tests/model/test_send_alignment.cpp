@@ -492,22 +492,28 @@ TEST(SendAlignment, CycleMeanMatchesTheLp) {
 }
 
 /// The lexicographically best whole-ps offsets (largest skew, last arrival, sum) in
-/// [0, bound]^n, by enumeration.
+/// [0, bound]^n, by enumeration. Only vectors with a zero offset are scored: one without
+/// is beaten by itself shifted down 1 ps (the same skews, an earlier last arrival).
 Offsets best_on_grid(const ArrivalMatrix& a, std::uint64_t bound) {
   const std::size_t n = a.size();
   Offsets o(n, 0), best;
   std::uint64_t best_skew = UINT64_MAX, best_last = UINT64_MAX, best_sum = UINT64_MAX;
-  while (true) {
+  const auto next = [&] {  // o steps to the next vector of the grid; false after the last
+    std::size_t i = 0;
+    while (i < n && o[i] == bound) o[i++] = 0;
+    if (i == n) return false;
+    ++o[i];
+    return true;
+  };
+  do {
+    if (std::find(o.begin(), o.end(), std::uint64_t{0}) == o.end()) continue;
     const std::uint64_t skew = max_skew(a, o), last = last_arrival(a, o);
     std::uint64_t sum = 0;
     for (const std::uint64_t v : o) sum += v;
     if (std::tie(skew, last, sum) < std::tie(best_skew, best_last, best_sum))
       best = o, best_skew = skew, best_last = last, best_sum = sum;
-    std::size_t i = 0;
-    while (i < n && o[i] == bound) o[i++] = 0;
-    if (i == n) return best;
-    ++o[i];
-  }
+  } while (next());
+  return best;
 }
 
 // Without GLPK: small integer latencies (0-6 ps), every offset vector in a box three times

