@@ -889,6 +889,22 @@ std::string sizing_row(const Platform& p, const SizingResult& r, const SiteSizin
           : "");
 }
 
+// The notes below the per-site rows.
+std::string sizing_legend(bool trees, bool het) {
+  std::string text =
+      trees ? "  (tree: the tree whose slot the site holds longest; skew: its inputs' arrival "
+              "skew, earliest>latest (the site itself or a child);\n   unconstr. rate: the "
+              "site's trees' chunk rates; analytic: the slots they hold at once;\n"
+            : "  (skew: arrival skew at the site in its binding round, earliest>latest sender;\n"
+              "   unconstr. rate: the group's rate without a buffer limit; analytic: the bound "
+              "for\n   the target; ";
+  text += std::string(trees ? "   " : "") +
+          "uniform HW: buffer high-water simulated at the uniform size;\n   tier: the memory "
+          "that holds that size at the group's access rate, docs/memory-tiers.md";
+  return text +
+         (het ? ";\n   per-site: the heterogeneous size; per-site HW: its high-water)" : ")");
+}
+
 }  // namespace
 
 std::string sizing_table(const SizingRequest& request, const SizingResult& r) {
@@ -917,21 +933,7 @@ std::string sizing_table(const SizingRequest& request, const SizingResult& r) {
     heterogeneous_tiers.push_back(tier_of(s.analytic, s.heterogeneous_bytes));
     line(sizing_row(p, r, s, gw, uniform_tiers.back(), heterogeneous_tiers.back()));
   }
-  if (trees)
-    line(
-        "  (tree: the tree whose slot the site holds longest; skew: its inputs' arrival "
-        "skew, earliest>latest (the site itself or a child);\n   unconstr. rate: the site's "
-        "trees' chunk rates; analytic: the slots they hold at once;");
-  else
-    line("  (skew: arrival skew at the site in its binding round, earliest>latest sender;");
-  if (!trees)
-    line("   unconstr. rate: the group's rate without a buffer limit; analytic: the bound for");
-  line(std::string(trees ? "   uniform HW: buffer high-water simulated at the uniform size;"
-                         : "   the target; uniform HW: buffer high-water simulated at the "
-                           "uniform size;") +
-       "\n   tier: the memory that holds that size at the group's access rate," +
-       " docs/memory-tiers.md" +
-       (het ? ";\n   per-site: the heterogeneous size; per-site HW: its high-water)" : ")"));
+  line(sizing_legend(trees, het));
   line("");
   line(fmt::format("  unconstrained reference   {} per site, mean round time {}",
                    format_bytes(r.unconstrained_buffer_bytes),
