@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "common/units.h"
+#include "model/arrival_latencies.h"
 #include "model/network_math.h"
 #include "model/send_alignment.h"
 
@@ -61,10 +62,11 @@ std::uint64_t through_access_down_ps(const Platform& platform, int d, std::uint6
 ArrivalMatrix arrival_matrix(const Platform& platform, const Routing& routing,
                              const std::vector<int>& members, std::uint64_t chunk_bytes) {
   ArrivalMatrix a(members.size(), std::vector<std::uint64_t>(members.size(), 0));
-  for (std::size_t i = 0; i < members.size(); ++i)
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    ArrivalLatencies from(platform, routing, members[i], chunk_bytes);
     for (std::size_t j = 0; j < members.size(); ++j)
-      if (i != j)
-        a[i][j] = arrival_latency_ps(platform, routing, members[i], members[j], chunk_bytes);
+      if (i != j) a[i][j] = from.to(members[j]);
+  }
   return a;
 }
 
@@ -222,11 +224,12 @@ RoundPlan plan_round(const Platform& platform, const Routing& routing, const Rou
     // the other members' converge on d: on those links and on d's access link down (a
     // term the pair d -> s bounds already while access links are symmetric, as now).
     const std::uint64_t queued = group.members.size() - 2;
-    for (int d : group.members)
-      for (int s : others(group.members, d)) {
-        const std::uint64_t arrival =
-            arrival_latency_ps(platform, routing, s, d, options.credit_bytes);
-        std::uint64_t serialization = arrival - arrival_latency_ps(platform, routing, s, d, 0);
+    for (int s : group.members) {
+      ArrivalLatencies ready(platform, routing, s, options.credit_bytes);
+      ArrivalLatencies bare(platform, routing, s, 0);
+      for (int d : others(group.members, s)) {
+        const std::uint64_t arrival = ready.to(d);
+        std::uint64_t serialization = arrival - bare.to(d);
         if (options.multicast)
           serialization +=
               chunk_serialization_ps(access_link(platform.sites[d]), options.credit_bytes);
@@ -235,6 +238,7 @@ RoundPlan plan_round(const Platform& platform, const Routing& routing, const Rou
                      through_access_down_ps(platform, d, arrival, options.credit_bytes) +
                          queued * serialization);
       }
+    }
     const double fan_in = static_cast<double>(group.members.size() - 1);
     group.link_rate = std::numeric_limits<double>::infinity();
     group.access_rate = std::numeric_limits<double>::infinity();
