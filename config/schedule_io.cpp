@@ -15,6 +15,7 @@
 #include "common/atomic_file.h"
 #include "common/config_error.h"
 #include "common/input_file.h"
+#include "common/schedule_names.h"
 #include "common/strings.h"
 #include "common/units.h"
 #include "config/yaml_reader.h"
@@ -114,25 +115,6 @@ const std::vector<std::string> kScheduleKeys = {"name",      "description", "col
                                                 "ring_step", "messages",    "trees"};
 const std::vector<std::string> kTreeKeys = {"root",   "parents",      "share",
                                             "pacing", "send_offsets", "broadcast"};
-const std::vector<std::string> kScheduleNames = {"all-to-all",
-                                                 "reduction-forest",
-                                                 "reduction-in-trees",
-                                                 "triads",
-                                                 "ring",
-                                                 "pairs",
-                                                 "hierarchical",
-                                                 "rotating-K",
-                                                 "sequential-K",
-                                                 "random-K:SEED",
-                                                 "ring:RULE",
-                                                 "reduce-scatter",
-                                                 "all-gather",
-                                                 "p2p:SRC-DST",
-                                                 "parameter-server:SITE",
-                                                 "unicast-all-to-all",
-                                                 "reduction-tree",
-                                                 "reduction-tree:SITE"};
-
 }  // namespace
 
 const std::vector<std::pair<Collective, std::string>>& collective_names() {
@@ -848,15 +830,9 @@ Schedule make_schedule(const std::string& name, const Platform& platform,
   }
   std::error_code ec;
   if (std::filesystem::is_regular_file(name, ec)) return load_schedule(name, platform);
-  throw ConfigError(
-      kCommandLine, 0, "schedule",
-      "expected all-to-all, reduction-forest, reduction-in-trees, triads, ring, pairs, rotating-K, "
-      "sequential-K, "
-      "random-K:SEED, "
-      "hierarchical, ring:RULE, reduce-scatter, all-gather, p2p:SRC-DST, "
-      "parameter-server:SITE, unicast-all-to-all, reduction-tree, reduction-tree:SITE "
-      "or an existing schedule file, got '" +
-          name + "'" + did_you_mean(name, kScheduleNames));
+  throw ConfigError(kCommandLine, 0, "schedule",
+                    "expected " + schedule_name_list() + " or an existing schedule file, got '" +
+                        name + "'" + did_you_mean(name, schedule_name_words()));
 }
 
 }  // namespace aggnet

@@ -17,6 +17,7 @@
 #include "common/config_error.h"
 #include "common/data_dir.h"
 #include "common/input_file.h"
+#include "common/schedule_names.h"
 #include "common/strings.h"
 #include "common/units.h"
 #include "options/run_option_table.h"
@@ -899,7 +900,7 @@ std::vector<std::string> Point::run_args(const std::string& json_path,
       continue;
     }
     std::string v = value;
-    if (opt == "platform" || (opt == "schedule" && !options::is_schedule_name(value))) {
+    if (opt == "platform" || (opt == "schedule" && !is_schedule_name(value))) {
       std::string r = resolve_file(value, spec_dir);
       if (!r.empty()) v = r;
     }
