@@ -547,6 +547,23 @@ std::vector<Round> read_rounds(const YAML::Node& v, const std::string& file_labe
   return rounds;
 }
 
+// The rounds (or trees) fit the collective: the error at the rounds' (or trees') line.
+void check_structure(const Schedule& schedule, const YAML::Node& root,
+                     const std::string& file_label) {
+  if (const std::string wrong = structure_error(schedule); !wrong.empty()) {
+    const bool trees = root["trees"].IsDefined();
+    const YAML::Node at = trees ? root["trees"] : root["rounds"];
+    throw ConfigError(file_label, line_of(at.IsDefined() ? at : root), trees ? "trees" : "rounds",
+                      wrong);
+  }
+  for (const auto& round : schedule.rounds)
+    for (const auto& g : round.groups)
+      if (schedule.collective != Collective::kGroupAverage && !g.send_offset_ps.empty())
+        throw ConfigError(file_label, line_of(root["rounds"]), "rounds",
+                          "no send_offsets in a " + collective_name(schedule.collective) +
+                              " schedule (they apply to group averages)");
+}
+
 }  // namespace
 
 Schedule parse_schedule(const std::string& yaml_text, const Platform& platform,
@@ -599,18 +616,7 @@ Schedule parse_schedule(const std::string& yaml_text, const Platform& platform,
     schedule.rounds = {Round{{Group{tree_sites(schedule.forest.front())}}}};
   if (!have_rounds && schedule.forest.empty())
     throw ConfigError(file_label, line_of(root), "rounds", "a list of rounds");
-  if (const std::string wrong = structure_error(schedule); !wrong.empty()) {
-    const bool trees = root["trees"].IsDefined();
-    const YAML::Node at = trees ? root["trees"] : root["rounds"];
-    throw ConfigError(file_label, line_of(at.IsDefined() ? at : root), trees ? "trees" : "rounds",
-                      wrong);
-  }
-  for (const auto& round : schedule.rounds)
-    for (const auto& g : round.groups)
-      if (schedule.collective != Collective::kGroupAverage && !g.send_offset_ps.empty())
-        throw ConfigError(file_label, line_of(root["rounds"]), "rounds",
-                          "no send_offsets in a " + collective_name(schedule.collective) +
-                              " schedule (they apply to group averages)");
+  check_structure(schedule, root, file_label);
   validate_schedule(schedule, platform, file_label);
   return schedule;
 }
