@@ -236,7 +236,7 @@ std::string check_value(const Ctx& ctx, const std::string& option, const YAML::N
 
 /// Reads a mapping of run options (`base:` or one variant of a bundle axis) into `out`.
 /// `skip` lists keys that belong to the enclosing structure (e.g. "label").
-void read_options(const Ctx& ctx, const YAML::Node& map, const std::string& path, RunOptions& out,
+void read_options(const Ctx& ctx, const YAML::Node& map, const std::string& path, RunArguments& out,
                   const std::set<std::string>& skip = {}) {
   if (!map.IsMap()) ctx.fail(map, path, "expected a mapping of run options");
   std::map<std::string, int> seen;  // key -> its line
