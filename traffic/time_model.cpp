@@ -335,6 +335,49 @@ ScheduleEstimate estimate_schedule(const Platform& platform, const Routing& rout
   return est;
 }
 
+namespace {
+// One group of a round started at `start` (per site): when each member is done, into
+// `next`, and the group's span from its first start to its last member's end.
+double group_span(const GroupEstimate& g, const std::vector<double>& start, Collective collective,
+                  double n_chunks, std::vector<double>& next) {
+  double first = kInf, last = 0, latest = 0;
+  for (int s : g.members) {
+    first = std::min(first, start[s]);
+    latest = std::max(latest, start[s]);
+  }
+  // Aligned start: every member starts sending at the agreed instant.
+  const bool aligned = g.start_delay_s > 0;
+  auto send_start = [&](std::size_t i) {
+    if (aligned) return latest + g.start_delay_s;
+    double t = start[g.members[i]];
+    if (g.credit_grant) {  // the receivers' window grants cross the network
+      for (std::size_t j = 0; j < g.members.size(); ++j)
+        if (j != i) t = std::max(t, start[g.members[j]] + g.delay_sd_s[j][i]);
+    }
+    return t;
+  };
+  if (collective != Collective::kGroupAverage) {
+    // Staggered host-collective starts: approximated by the latest start + the isolated time.
+    last = latest + g.time_s;
+    for (int s : g.members) next[s] = last;
+    return last - first;
+  }
+  for (std::size_t j = 0; j < g.members.size(); ++j) {
+    // A member is done when it has sent its own chunks and received every reduced one.
+    double done = 0;
+    for (std::size_t i = 0; i < g.members.size(); ++i) {
+      if (i == j) continue;
+      const double last_send = (n_chunks - 1) * g.interval_s;
+      done = std::max({done, send_start(j) + g.offset_sd_s[j][i] + last_send,
+                       send_start(i) + g.offset_sd_s[i][j] + last_send + g.latency_sd_s[i][j]});
+    }
+    next[g.members[j]] = done;
+    last = std::max(last, done);
+  }
+  return last - first;
+}
+}  // namespace
+
 StepTimeline simulate_steps(const Platform& platform, const Schedule& schedule,
                             const ScheduleEstimate& est, const RunOptions& params, long steps,
                             bool with_compute) {
@@ -352,50 +395,14 @@ StepTimeline simulate_steps(const Platform& platform, const Schedule& schedule,
     double worst = 0;
     std::vector<double> next = start;  // sites outside every group: done after compute
     std::vector<bool> in_group(n, false);
-    double round_end = 0;
     for (const auto& g : re.groups) {
       if (g.members.size() < 2) continue;
       for (int s : g.members) in_group[s] = true;
-      double first = kInf, last = 0, latest = 0;
-      for (int s : g.members) {
-        first = std::min(first, start[s]);
-        latest = std::max(latest, start[s]);
-      }
-      // Aligned start: every member starts sending at the agreed instant.
-      const bool aligned = g.start_delay_s > 0;
-      auto send_start = [&](std::size_t i) {
-        if (aligned) return latest + g.start_delay_s;
-        double t = start[g.members[i]];
-        if (g.credit_grant) {  // the receivers' window grants cross the network
-          for (std::size_t j = 0; j < g.members.size(); ++j)
-            if (j != i) t = std::max(t, start[g.members[j]] + g.delay_sd_s[j][i]);
-        }
-        return t;
-      };
-      if (schedule.collective != Collective::kGroupAverage) {
-        // Staggered host-collective starts: approximated by the latest start + the
-        // isolated time.
-        last = latest + g.time_s;
-        for (int s : g.members) next[s] = last;
-      } else {
-        for (std::size_t j = 0; j < g.members.size(); ++j) {
-          // A member is done when it has sent its own chunks and received every reduced one.
-          double done = 0;
-          for (std::size_t i = 0; i < g.members.size(); ++i) {
-            if (i == j) continue;
-            const double last_send = (n_chunks - 1) * g.interval_s;
-            done =
-                std::max({done, send_start(j) + g.offset_sd_s[j][i] + last_send,
-                          send_start(i) + g.offset_sd_s[i][j] + last_send + g.latency_sd_s[i][j]});
-          }
-          next[g.members[j]] = done;
-          last = std::max(last, done);
-        }
-      }
-      worst = std::max(worst, last - first);
+      worst = std::max(worst, group_span(g, start, schedule.collective, n_chunks, next));
     }
     // Without compute a site that sits the round out has nothing to do: it waits for the
     // round (the "others wait" reading), else it would run through rounds for free.
+    double round_end = 0;
     for (const double t : next) round_end = std::max(round_end, t);
     if (!with_compute)
       for (int s = 0; s < n; ++s)
