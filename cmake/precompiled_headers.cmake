@@ -28,6 +28,8 @@ function(aggnet_pch target tier)
   if(NOT AGGNET_PCH)
     return()
   endif()
+  # The headers' own flags (fmt's -DFMT_SHARED) on every target, or the header is refused.
+  target_link_libraries(${target} PRIVATE fmt::fmt)
   get_property(donor GLOBAL PROPERTY AGGNET_PCH_DONOR_${tier})
   if(donor)
     target_precompile_headers(${target} REUSE_FROM ${donor})
