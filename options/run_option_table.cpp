@@ -154,7 +154,7 @@ std::vector<OptionSpec> make_table() {
       Row("functional", Kind::kFlag, kRunInput, "carry real data and check every sum")
           .sets([](O& o, S v) { o.functional = v == "true"; }),
       Row("no-colocated", Kind::kFlag, kRunInput, "skip the co-located reference simulation"),
-      Row("loss", Kind::kNumber, kRunInput,
+      Row("loss", Kind::kNumber, kRunInput | kSchedule,
           "fault injection: chunk (and control message) loss rate on every WAN link, each "
           "direction, seeded by --seed; turns loss recovery on")
           .def("0")
@@ -164,7 +164,7 @@ std::vector<OptionSpec> make_table() {
           "fault injection, repeatable: loss:A-B=RATE, down:A-B@T1[-T2] (link down, rerouted), "
           "stall:SITE@T1-T2, slow:SITE=FACTOR (docs/simulation-semantics.md, Faults)")
           .many(),
-      Row("retransmit-timeout", Kind::kTime, kRunInput,
+      Row("retransmit-timeout", Kind::kTime, kRunInput | kSchedule,
           "loss recovery: retransmission timeout (default: per group, twice its longest "
           "chunk/acknowledgement round trip plus its skew)")
           .within(0, kInf, "()")
