@@ -527,7 +527,7 @@ json tier_entries(const std::vector<MemoryTier>& tiers) {
     out.push_back({{"name", t.name},
                    {"key", t.key},
                    {"capacity_bytes", t.capacity_bytes},
-                   {"bandwidth_gbps", t.bandwidth_bytes_per_s * 8e-9},
+                   {"bandwidth_gbps", t.bandwidth_bytes_per_s * 8 / 1e9},
                    {"cost_usd_per_gib", t.cost_usd_per_gib},
                    {"energy_pj_per_bit", t.energy_pj_per_bit}});
   return out;
@@ -549,7 +549,7 @@ void add_memory_tiers(json& report, const NetworkSystem& system) {
         choose_memory_tier(p.memory_tiers, fpga_buffer_bytes(o, p.sites[i].fpga), access[i]);
     json& site = report["sites"][i];
     site["memory_tier"] = tier_name(p.memory_tiers, c);
-    site["memory_access_gbps"] = access[i] * 8e-9;
+    site["memory_access_gbps"] = access[i] * 8 / 1e9;
     site["memory_cost_usd"] = c.cost_usd;
     site["memory_power_w"] = c.power_w;
     cost += c.cost_usd;
