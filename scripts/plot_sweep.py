@@ -339,16 +339,20 @@ def memory_words(memory):
 
 def shade_tiers(ax, tiers, lo, hi):
     """The buffer range each tier holds (by capacity alone; a run's access rate may need a
-    faster tier), shaded and named along the top of a panel."""
+    faster tier), shaded, and named above the panel; past the last tier nothing fits."""
     start = 0
-    for i, t in enumerate(tiers):
-        end = t["capacity_bytes"]
+    bands = [(t["name"], t["capacity_bytes"], f"\u2264 {fmt_bytes(t['capacity_bytes'])}\n"
+              f"{t['cost_usd_per_gib']:g} USD/GiB") for t in tiers]
+    bands.append(("none fits", math.inf, ""))
+    for i, (name, end, words) in enumerate(bands):
         a, b = max(start, lo), min(end, hi)
         if a < b:
-            ax.axvspan(a, b, color=("#e8f0fb", "#fbf3e4", "#eaf5ea", "#f3e8f5")[i % 4], zorder=0)
-            ax.text(math.sqrt(a * b), 0.99, f"{t['name']}\n\u2264 {fmt_bytes(end)}\n"
-                    f"{t['cost_usd_per_gib']:g} USD/GiB", transform=ax.get_xaxis_transform(),
-                    ha="center", va="top", fontsize=7, color="#555555")
+            if math.isfinite(end):
+                ax.axvspan(a, b, color=("#e8f0fb", "#fbf3e4", "#eaf5ea", "#f3e8f5")[i % 4],
+                           zorder=0)
+            ax.text(math.sqrt(a * b), 1.01, f"{name}\n{words}".strip(),
+                    transform=ax.get_xaxis_transform(), ha="center", va="bottom", fontsize=7,
+                    color="#555555")
         start = end
 
 
@@ -402,7 +406,7 @@ def plot_pareto(rows, axes, cat, rate, metric, params, out, written, numbers):
         pts = panel["pts"]
         finite = [p for p in pts if math.isfinite(p[1])]
         sized = [p[0] for p in pts if p[0] > 0]
-        left = min(sized) / 2 if sized else 1 << 20  # where buffer 0 is drawn
+        left = min(sized) / 4 if sized else 1 << 20  # where buffer 0 is drawn
         at = lambda b: b if b > 0 else left  # noqa: E731
         for lab in labels:
             sel = [p for p in finite if p[2] == lab]
@@ -421,7 +425,7 @@ def plot_pareto(rows, axes, cat, rate, metric, params, out, written, numbers):
         never = sorted({p[2] for p in pts if not math.isfinite(p[1])})
         tiers = next((m["tiers"] for m in memory.values() if m.get("tiers")), None)
         if tiers and sized:
-            shade_tiers(ax, tiers, left / 1.5, max(sized) * 1.5)
+            shade_tiers(ax, tiers, min(sized) / 1.5, max(sized) * 1.5)
         for b, y, lab in front:
             m = memory.get((k, b, lab)) if b > 0 else None
             if m:
@@ -433,7 +437,7 @@ def plot_pareto(rows, axes, cat, rate, metric, params, out, written, numbers):
         ax.set_xlabel("FPGA buffer per site")
         ax.set_ylabel(ylabel)
         if panel["title"]:
-            ax.set_title(panel["title"], fontsize=10)
+            ax.set_title(panel["title"], fontsize=10, pad=30 if tiers else 6)
         name = cat["name"] if cat else "point"
         numbers.append(f"# Pareto front [{panel['title'] or 'all'}] (buffer bytes, {key}, {name})")
         numbers.extend(f"{fmt_bytes(b)} {y:.6g} {lab}" +
@@ -453,6 +457,10 @@ def plot_pareto(rows, axes, cat, rate, metric, params, out, written, numbers):
                for lab in labels]
     handles.append(Line2D([], [], color="black", marker="o", markerfacecolor="none",
                           label="Pareto front (this panel)"))
+    if memory:
+        handles.append(Patch(color="#e8f0fb", label="memory tier holding that buffer (shaded);\n"
+                             "front labels: the tier the run needs\n(capacity and access rate), "
+                             "memory cost of all sites"))
     what = (f"{ylabel}, NOT time to consensus (some points lack {DECISION}: run with "
             "steps: 0)" if fallback else ylabel.split(" (")[0])
     top = header(fig, f"FPGA buffer vs {what}: the lower left is better", params, height)
