@@ -28,8 +28,11 @@ def main():
                     "axes:\n  - option: schedule\n    values: [triads, ring]\n"
                     "  - option: buffer\n    values: [16MiB, 64MiB]\n")
         out = os.path.join(tmp, "sweep")
-        subprocess.run([args.aggnet, "sweep", spec, "--out", out, "--workers", "2", "--no-plot"],
-                       check=True, stdout=subprocess.DEVNULL)
+        done = subprocess.run([args.aggnet, "sweep", spec, "--out", out, "--workers", "2",
+                               "--no-plot"], capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            print(f"aggnet sweep: exit {done.returncode}\n{done.stderr}")
+            return 1
         plots = os.path.join(out, "plots")
         subprocess.run(["/usr/bin/python3", "scripts/plot_sweep.py",
                         os.path.join(out, "results.db"), "--out", plots], check=True,
