@@ -294,7 +294,7 @@ TEST(PlatformErrors, MemoryTierErrors) {
   expect_error(with(9, "memory_tiers: {ddr: {bandwidth: 0GB/s}}"), 9, "memory_tiers.ddr.bandwidth",
                "expected a positive rate");
   expect_error(with(9, "memory_tiers: {on_chip: {cost: -1}}"), 9, "memory_tiers.on_chip.cost",
-               "expected a number in [0, 1e+09], got '-1'");
+               "expected a number in [0, 1000000000], got '-1'");
 }
 
 TEST(PlatformErrors, MemoryTierOverrides) {
