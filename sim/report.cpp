@@ -544,7 +544,7 @@ void add_memory_tiers(json& report, const NetworkSystem& system) {
       peak_access_bytes_per_s(system.round_plans(), p.sites.size(), margin);
   double cost = 0, power = 0;
   TierChoice worst{0};  // the costliest tier needed; -1 once a site fits none
-  for (std::size_t i = 0; i < p.sites.size(); ++i) {
+  for (std::size_t i = 0; i < report["sites"].size(); ++i) {  // switch-only sites: none
     const TierChoice c =
         choose_memory_tier(p.memory_tiers, fpga_buffer_bytes(o, p.sites[i].fpga), access[i]);
     json& site = report["sites"][i];
