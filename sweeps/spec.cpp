@@ -491,7 +491,9 @@ const std::vector<std::string>& summary_metrics() {
       "functional_mismatches", "duplicate_results", "steps", "events", "rounds_to_eps",
       "retransmissions_total", "control_retransmissions_total", "retransmitted_bytes_total",
       "wasted_payload_bytes_total", "dropped_contributions_total", "lost_chunks_total",
-      "lost_messages_total"};
+      "lost_messages_total",
+      // memory tiers (docs/memory-tiers.md)
+      "memory_cost_usd", "memory_power_w"};
   // clang-format on
   return keys;
 }
