@@ -10,8 +10,8 @@ namespace {
 constexpr std::uint64_t kMiB = 1ull << 20, kGiB = 1ull << 30;
 
 // Two tiers small enough to count: 4 MiB at 100 GB/s, 1 GiB at 10 GB/s.
-const std::vector<MemoryTier> kTiers = {{"sram", 4 * kMiB, 100e9, 1024.0, 1.0},
-                                        {"dram", kGiB, 10e9, 8.0, 20.0}};
+const std::vector<MemoryTier> kTiers = {{"sram", 4 * kMiB, 100e9, 1024.0, 1.0, "sram"},
+                                        {"dram", kGiB, 10e9, 8.0, 20.0, "dram"}};
 
 TEST(MemoryTiers, CapacityBoundary) {
   EXPECT_EQ(choose_memory_tier(kTiers, 4 * kMiB, 1e9).tier, 0);      // exactly full
