@@ -108,6 +108,11 @@ json bound_json(const Platform& p, std::uint64_t gradient_bytes) {
               {"path", b.path.describe(p)},        {"cut_s", b.cut.time_s},
               {"cut", b.cut.describe(p)},          {"method", bound_method_name(b.method)},
               {"cuts_evaluated", b.cuts_evaluated}};
+  if (p.sites.size() <= static_cast<std::size_t>(kSiteCutsMaxSites)) {
+    const PhysicalBound edge = edge_summation_bound(p, gradient_bytes);
+    out["edge_summation_bound_s"] = edge.bound_s;
+    out["edge_summation_set_by"] = edge.binding.describe(p);
+  }
   if (p.sites.size() <= static_cast<std::size_t>(kForestMaxSites)) {
     const double forest = forest_rate_bytes_per_s(p);
     out["forest_rate_gbps"] = forest * 8e-9;
@@ -160,6 +165,11 @@ std::string bound_table(const json& b) {
       format_bytes(b["gradient_bytes"].get<std::uint64_t>()),
       format_time_ps(b["bound_s"].get<double>() * 1e12), b["method"].get<std::string>(),
       b["path"].get<std::string>(), b["cut"].get<std::string>());
+  if (b.contains("edge_summation_bound_s"))
+    out += fmt::format(
+        "  all-to-all, summed at the receiving edge only, any multicast trees: {}\n    {}\n",
+        format_time_ps(b["edge_summation_bound_s"].get<double>() * 1e12),
+        b["edge_summation_set_by"].get<std::string>());
   if (b.contains("forest_rate_gbps"))
     out += fmt::format(
         "  forest  {:.4g} Gbps of payload at most over reduce-then-broadcast trees (spanning-tree "

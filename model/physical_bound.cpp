@@ -142,9 +142,14 @@ double water_fill(std::vector<std::pair<double, double>>& rate_and_start, double
 // kPairCutsMaxSites sites each pair (s in S, t outside) is scored on its own: t needs G
 // bytes of s's gradient, and edge e = (u -> v) delivers them to t no sooner than
 // d(s, u) + delay_e + d(v, t). Beyond, one start per edge: the nearest s and t.
+//
+// With `sources_apart` (plans that sum only at the receiving edge) the cut carries every
+// inside cluster's gradient on its own, |S| G bytes, and each outside t is scored with each
+// edge's earliest start over the inside sources.
 class CutEvaluator {
  public:
-  CutEvaluator(const Network& net, double payload_bytes) : net_(net), payload_(payload_bytes) {
+  CutEvaluator(const Network& net, double payload_bytes, bool sources_apart = false)
+      : net_(net), payload_(payload_bytes), sources_apart_(sources_apart) {
     if (net.sites() > kPairCutsMaxSites) return;
     for (int i = 0; i < net.sites(); ++i) {
       from_cluster_.push_back(net.distances({i}, false));
@@ -180,7 +185,7 @@ class CutEvaluator {
     BoundTerm term;
     term.kind = BoundTerm::Kind::kCut;
     for (const Edge& e : net_.edges()) {
-      if (!inside[e.from] || inside[e.to] || start(e, pair.first, pair.second) == kInf) continue;
+      if (!inside[e.from] || inside[e.to] || !reaches(e, pair.first, pair.second)) continue;
       term.capacity_bps += e.rate_bytes_per_s * 8;
       term.edges.push_back(e.label);
     }
@@ -195,6 +200,12 @@ class CutEvaluator {
   std::uint64_t evaluated() const { return evaluated_; }
 
  private:
+  // Whether edge e delivers anything of s's gradient to t (s < 0 <= t: of any inside one).
+  bool reaches(const Edge& e, int s, int t) const {
+    if (s >= 0 || t < 0) return start(e, s, t) != kInf;
+    return std::any_of(in_.begin(), in_.end(), [&](int i) { return start(e, i, t) != kInf; });
+  }
+
   // When edge e can first deliver s's data to t (s, t < 0: the nearest of each side).
   double start(const Edge& e, int s, int t) const {
     if (s < 0) return from_inside_[e.from] + e.delay_s + to_outside_[e.to];
@@ -211,8 +222,28 @@ class CutEvaluator {
     return water_fill(items_, payload_);
   }
 
-  // The cut's time and the (s, t) pair that sets it ({-1, -1}: per-edge nearest starts).
+  // With sources apart: the time for every inside gradient to reach t (t < 0: the nearest).
+  double all_sources_time(const std::vector<char>& inside, int t) {
+    items_.clear();
+    for (const Edge& e : net_.edges()) {
+      if (!inside[e.from] || inside[e.to]) continue;
+      double at = t < 0 ? start(e, -1, -1) : kInf;
+      if (t >= 0)
+        for (int s : in_) at = std::min(at, start(e, s, t));
+      if (at != kInf) items_.push_back({e.rate_bytes_per_s, at});
+    }
+    return water_fill(items_, payload_ * static_cast<double>(in_.size()));
+  }
+
+  // The cut's time and the (s, t) pair that sets it ({-1, -1}: per-edge nearest starts;
+  // {-1, t}: every inside gradient at t).
   std::pair<double, std::pair<int, int>> largest_pair(const std::vector<char>& inside) {
+    if (sources_apart_) {
+      if (from_cluster_.empty()) return {all_sources_time(inside, -1), {-1, -1}};
+      std::pair<double, std::pair<int, int>> best{-1, {-1, -1}};
+      for (int t : out_) best = std::max(best, {all_sources_time(inside, t), {-1, t}});
+      return best;
+    }
     if (from_cluster_.empty()) return {pair_time(inside, -1, -1), {-1, -1}};
     std::pair<double, std::pair<int, int>> best{-1, {-1, -1}};
     for (int s : in_)
@@ -222,6 +253,7 @@ class CutEvaluator {
 
   const Network& net_;
   double payload_;
+  bool sources_apart_;
   std::vector<int> in_, out_;
   std::vector<double> from_inside_, to_outside_;
   std::vector<std::vector<double>> from_cluster_, to_cluster_;  // [site][node]
@@ -401,6 +433,9 @@ std::string BoundTerm::describe(const Platform& platform) const {
   if (source >= 0)
     pair = fmt::format(" for {}'s gradient at {}", platform.sites[source].code,
                        platform.sites[destination].code);
+  else if (destination >= 0)
+    pair = fmt::format(" for {} gradients apart at {}", sites.size(),
+                       platform.sites[destination].code);
   return fmt::format("cut {{{}}} -> rest: {:.3f} ms over {:.4g} Gbps ({}){}",
                      site_list(platform, sites), time_s * 1e3, capacity_bps * 1e-9, crossing, pair);
 }
@@ -428,6 +463,24 @@ PhysicalBound physical_bound(const Platform& platform, std::uint64_t gradient_by
   b.cut = method == BoundMethod::kAllCuts ? all_cuts(net, eval, false) : access_cuts(net, eval);
   if (method == BoundMethod::kSiteCuts) keep_larger(b.cut, all_cuts(net, eval, true));
   if (method == BoundMethod::kMaxFlowCuts) keep_larger(b.cut, max_flow_cuts(net, eval));
+  b.cuts_evaluated = eval.evaluated();
+  b.binding = b.cut.time_s > b.path.time_s ? b.cut : b.path;
+  b.bound_s = b.binding.time_s;
+  return b;
+}
+
+PhysicalBound edge_summation_bound(const Platform& platform, std::uint64_t gradient_bytes) {
+  const int n = static_cast<int>(platform.sites.size());
+  if (n < 2) throw std::invalid_argument("edge-summation bound: expected at least two sites");
+  if (gradient_bytes == 0) throw std::invalid_argument("edge-summation bound: expected a gradient");
+  if (n > kSiteCutsMaxSites)
+    throw std::invalid_argument("edge-summation bound: too many sites to enumerate cuts");
+  const Network net(platform);
+  CutEvaluator eval(net, static_cast<double>(gradient_bytes), true);
+  PhysicalBound b;
+  b.method = BoundMethod::kSiteCuts;
+  b.path = path_term(net);
+  b.cut = all_cuts(net, eval, true);
   b.cuts_evaluated = eval.evaluated();
   b.binding = b.cut.time_s > b.path.time_s ? b.cut : b.path;
   b.bound_s = b.binding.time_s;

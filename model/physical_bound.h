@@ -62,6 +62,15 @@ PhysicalBound physical_bound(const Platform& platform, std::uint64_t gradient_by
 PhysicalBound physical_bound(const Platform& platform, std::uint64_t gradient_bytes,
                              BoundMethod method);
 
+/// A tighter bound for plans that sum only at the receiving edge (all-to-all: every site
+/// multicasts its whole gradient and each receiver's FPGA sums what arrives), whatever
+/// their multicast trees: no relay combines streams, so across any split of the sites
+/// (clusters with their switches) the WAN links out of S carry each inside site's gradient
+/// apart, |S| G payload bytes, and an outside site t receives none of them before each
+/// link's earliest start for t. Site cuts only. Throws std::invalid_argument as
+/// physical_bound does, and above kSiteCutsMaxSites sites.
+PhysicalBound edge_summation_bound(const Platform& platform, std::uint64_t gradient_bytes);
+
 const char* bound_method_name(BoundMethod method);
 
 /// Spanning-tree packing of the WAN (Nash-Williams and Tutte, fractional and weighted):

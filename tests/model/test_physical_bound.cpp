@@ -161,6 +161,39 @@ TEST(PhysicalBound, ForestRateIsTheNashWilliamsPartitionMinimum) {
   EXPECT_EQ(parts, (std::vector<int>{0, 0, 0, 1, 1, 1}));
 }
 
+// Summing only at the receiving edge, a line a -(10 ms)- b -(20 ms)- c: the cut {a b}
+// carries a's and b's gradients apart over b -> c, from 20 ms (b's own, at b's switch at
+// once): 2 s + 20 ms. {b c} -> a: 2 s + 10 ms; {a c} -> b: 2 G over two links starting at 10
+// and 20 ms, (2 + 0.03) / 2 = 1.015 s; one-site cuts at most 1.030 s. Twice the gradient
+// of the physical bound's 1.030 s.
+TEST(EdgeSummationBound, ThreeSitesOnALineCarryTwoGradientsOverTheBusierLink) {
+  const auto p = make_platform(3, {{0, 1, 10 * kMs}, {1, 2, 20 * kMs}});
+  const auto b = edge_summation_bound(p, kOneSecondOfLink);
+  EXPECT_NEAR(b.bound_s, 2.020, 1e-12);
+  EXPECT_EQ(b.binding.sites, (std::vector<int>{0, 1}));
+  EXPECT_EQ(b.binding.destination, 2);
+  EXPECT_EQ(b.binding.edges, (std::vector<std::string>{"b->c"}));
+  EXPECT_NEAR(b.path.time_s, 0.030, 1e-15);
+}
+
+// The square of FourSitesOnASquare: {a b c} -> d carries 3 G over c -> d (from 30 ms) and
+// a -> d (from 40 ms): (3 + 0.03 + 0.04) / 2 = 1.535 s. The other three-site cuts: 1.525,
+// 1.515 and 1.525 s; two-site cuts 2 G over two links, at most 1.045 s.
+TEST(EdgeSummationBound, FourSitesOnASquare) {
+  const auto p =
+      make_platform(4, {{0, 1, 10 * kMs}, {1, 2, 20 * kMs}, {2, 3, 30 * kMs}, {3, 0, 40 * kMs}});
+  const auto b = edge_summation_bound(p, kOneSecondOfLink);
+  EXPECT_NEAR(b.bound_s, 1.535, 1e-12);
+  EXPECT_EQ(b.binding.sites, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(b.binding.destination, 3);
+  EXPECT_GE(b.bound_s, physical_bound(p, kOneSecondOfLink).bound_s);
+}
+
+TEST(EdgeSummationBound, RefusesOneSiteAndNoGradient) {
+  EXPECT_THROW(edge_summation_bound(make_platform(1, {}), 1), std::invalid_argument);
+  EXPECT_THROW(edge_summation_bound(make_platform(2, {{0, 1, kMs}}), 0), std::invalid_argument);
+}
+
 TEST(PhysicalBound, RefusesOneSiteAndNoGradient) {
   EXPECT_THROW(physical_bound(make_platform(1, {}), 1), std::invalid_argument);
   EXPECT_THROW(physical_bound(make_platform(2, {{0, 1, kMs}}), 0), std::invalid_argument);
