@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "apps/cli_options.h"
+#include "traffic/load_aware.h"
 #include "apps/commands.h"
 #include "common/atomic_file.h"
 #include "common/config_error.h"
@@ -41,6 +42,12 @@ SizingRequest prepare(const OptionValues& values) {
                     collective_name(r.schedule.collective) + " uses no aggregation slots)",
                 values.text("schedule"));
   cli::check_flow_control(values, r.schedule.collective, r.options);
+  if (r.options.load_aware_routing) {
+    if (r.schedule.collective != Collective::kGroupAverage)
+      values.fail("routing", "expected a group-average schedule with load-aware routing",
+                  "load-aware");
+    r.options.link_metric = plan_load_aware_routing(r.platform, r.schedule, r.options).link_metric;
+  }
   cli::check_outputs(values);
   r.target = values.number("target");
   r.heterogeneous = values.flag("heterogeneous");
