@@ -64,10 +64,7 @@ struct Score {
 class Search {
  public:
   Search(const Platform& platform, const Schedule& schedule, const RunOptions& options)
-      : platform_(platform), schedule_(schedule), options_(options) {
-    options_.general_offsets = false;  // screening, as the optimizer's
-    options_.link_metric.clear();
-  }
+      : platform_(platform), schedule_(schedule), options_(options) {}
 
   Score score(const std::vector<std::uint64_t>& metric) {
     ++evaluations;
@@ -159,13 +156,10 @@ LoadAwarePlan plan_load_aware_routing(const Platform& platform, const Schedule& 
   for (int i = 0; i < kMaxIterations && search.step(plan.link_metric, current); ++i) {
   }
   plan.evaluations = search.evaluations;
-  RunOptions as_given = options;
   const Routing before(platform);
   const Routing after(platform, plan.link_metric);
-  as_given.link_metric.clear();
-  plan.time_before_s = estimate_schedule(platform, before, schedule, as_given).mean_round_s;
-  as_given.link_metric = plan.link_metric;
-  plan.time_after_s = estimate_schedule(platform, after, schedule, as_given).mean_round_s;
+  plan.time_before_s = estimate_schedule(platform, before, schedule, options).mean_round_s;
+  plan.time_after_s = current.time_s;
   const bool mc = options.multicast;
   plan.busiest_round_load_before = busiest_round_load(platform, before, schedule, mc);
   plan.busiest_round_load_after = busiest_round_load(platform, after, schedule, mc);

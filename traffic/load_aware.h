@@ -41,9 +41,9 @@ struct LoadAwarePlan {
 /// every other link halving it; the candidate with the lowest (analytic mean round time,
 /// sum over links and directions of the squared period load) wins if that pair drops
 /// (the second key lets it cross plateaus where one of several equally busy links moved);
-/// it stops after kMaxIterations or when no candidate improves. Deterministic. The search
-/// times candidates without the general send offsets (the optimizer's screening);
-/// time_before_s / time_after_s are with `options` as given.
+/// it stops after kMaxIterations or when no candidate improves. Deterministic; the time
+/// never rises (time_after_s <= time_before_s). Candidates are timed with `options` as given
+/// (send offsets included), whose link_metric is ignored.
 /// Errors: std::invalid_argument for a schedule that is not a group average.
 LoadAwarePlan plan_load_aware_routing(const Platform& platform, const Schedule& schedule,
                                       const RunOptions& options);
