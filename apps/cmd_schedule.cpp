@@ -25,8 +25,8 @@
 #include "config/platform_loader.h"
 #include "config/schedule_io.h"
 #include "model/routing.h"
-#include "traffic/load_aware.h"
 #include "options/option_values.h"
+#include "traffic/load_aware.h"
 #include "traffic/optimizer.h"
 
 namespace aggnet {
@@ -330,8 +330,8 @@ void plan_routing(const OptionValues& values, const Platform& platform, RunOptio
                 "--schedules naming one group schedule with load-aware routing (link metrics "
                 "are planned per schedule)",
                 "load-aware");
-  const Schedule schedule = make_schedule(
-      names[0], platform, PlanInputs{run.gradient_bytes, transaction_bytes(run)});
+  const Schedule schedule =
+      make_schedule(names[0], platform, PlanInputs{run.gradient_bytes, transaction_bytes(run)});
   if (schedule.collective != Collective::kGroupAverage)
     values.fail("routing", "a group-average schedule in --schedules with load-aware routing",
                 "load-aware");

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "apps/cli_options.h"
-#include "traffic/load_aware.h"
 #include "apps/commands.h"
 #include "common/atomic_file.h"
 #include "common/config_error.h"
@@ -18,6 +17,7 @@
 #include "options/option_values.h"
 #include "sim/report.h"
 #include "sizing/buffer_sizing.h"
+#include "traffic/load_aware.h"
 
 namespace aggnet {
 namespace {

@@ -20,8 +20,8 @@ namespace aggnet {
 namespace {
 
 /// Path length as (metric, hop count), compared lexicographically: the smallest metric
-/// (by default the one-way delay in ps) wins, ties go to fewer hops, remaining ties to the lower-index
-/// predecessor (see Routing::Routing).
+/// (by default the one-way delay in ps) wins, ties go to fewer hops, remaining ties to the
+/// lower-index predecessor (see Routing::Routing).
 using Dist = std::pair<std::uint64_t, std::uint64_t>;
 constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
 const Dist kInf{kMax, kMax};

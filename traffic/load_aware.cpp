@@ -20,8 +20,8 @@ constexpr int kMaxIterations = 24;  // bounds the search (each: ~2 x links evalu
 using Loads = std::vector<std::array<int, 2>>;
 
 // Adds the streams of one round to `loads` (per link and direction).
-void add_round(const Platform& platform, const Routing& routing, const Round& round,
-               bool multicast, Loads& loads) {
+void add_round(const Platform& platform, const Routing& routing, const Round& round, bool multicast,
+               Loads& loads) {
   auto add = [&](int u, int v) {
     const int link = routing.link_index(u, v);
     ++loads[static_cast<std::size_t>(link)][platform.links[link].a == u ? 0 : 1];

@@ -28,9 +28,9 @@ int busiest_round_load(const Platform& platform, const Routing& routing, const S
 
 struct LoadAwarePlan {
   std::vector<std::uint64_t> link_metric;  ///< per platform link; starts as its delay_ps
-  double time_before_s = 0;  ///< analytic mean round time with delay routing
-  double time_after_s = 0;   ///< the same with link_metric
-  int busiest_round_load_before = 0, busiest_round_load_after = 0;  ///< busiest_round_load
+  double time_before_s = 0;                ///< analytic mean round time with delay routing
+  double time_after_s = 0;                 ///< the same with link_metric
+  int busiest_round_load_before = 0, busiest_round_load_after = 0;    ///< busiest_round_load
   int busiest_period_load_before = 0, busiest_period_load_after = 0;  ///< max link_stream_loads
   int evaluations = 0;  ///< time-model evaluations the search made
 };
