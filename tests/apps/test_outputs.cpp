@@ -889,6 +889,33 @@ void collect_keys(const json& value, const std::string& path,
   }
 }
 
+// --routing load-aware: the triads' planned metrics, against delay routing's five trees on
+// the busiest hop of a nine-city triad round (docs/findings.md, point 3); refused, exit 2
+// and no report, for a schedule that does not route multicast trees.
+TEST_F(Outputs, LoadAwareRoutingReportsItsMetricsOrRefuses) {
+  // Bandwidth-bound (at 16 MiB the latencies dominate and no metric pays off).
+  ASSERT_EQ(aggnet("run --gradient 256MiB --buffer 16MiB --schedule triads --steps 1 -q "
+                   "--no-colocated --routing load-aware --json la.json")
+                .status,
+            0);
+  const json r = json::parse(read_text(dir_ / "la.json"));
+  const json& routing = r["routing"];
+  EXPECT_EQ(r["options"]["resolved"]["routing"], "load-aware");
+  std::size_t wan_directions = 0;
+  for (const auto& l : r["links"]) wan_directions += l["kind"] == "wan";
+  EXPECT_EQ(routing["links"].size() * 2, wan_directions);  // one metric per WAN link
+  EXPECT_EQ(routing["busiest_round_streams"]["before"].get<int>(), 5);
+  EXPECT_LT(routing["busiest_round_streams"]["after"].get<int>(), 5);
+  EXPECT_LE(routing["analytic_mean_round_s"]["after"].get<double>(),
+            routing["analytic_mean_round_s"]["before"].get<double>());
+  const Output o = aggnet("run --schedule ring --routing load-aware -q --json refused.json");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_EQ(o.err,
+            "aggnet run: --routing: expected a group-average schedule with load-aware routing "
+            "(ring routes its own paths), got 'load-aware'\n");
+  EXPECT_FALSE(fs::exists(dir_ / "refused.json"));
+}
+
 // Issue 34: docs/run-json.md lists every key the run JSON has, and only those.
 TEST_F(Outputs, RunJsonKeysAreDocumented) {
   std::map<std::string, std::set<std::string>> written;
