@@ -458,66 +458,66 @@ Systems build_systems(const RunSetup& s) {
   return systems;
 }
 
-int simulate(const RunSetup& s) {
-  // Opened before the start of simulation, where the initiators resolve their sinks.
-  std::unique_ptr<HandOverLog> journey;
-  if (s.values.has("journey")) journey = std::make_unique<HandOverLog>();
-  const Systems systems = build_systems(s);
-  const NetworkSystem& wan = *systems.wan;
-  const NetworkSystem* colocated = systems.colocated;
+// The waveform of --vcd: written, while the run lasts, to a partial file named from `base`.
+struct Waveform {
+  std::string base;
   std::unique_ptr<WindowedVcd> vcd;
   std::vector<TracedSignal> traced;
-  const std::string vcd_base = temporary_path_for(s.values.text("vcd"), ".partial");
-  std::unique_ptr<OccupancySampler> sampler;
-  if (s.values.has("stats") || s.values.has("report"))
-    sampler = std::make_unique<OccupancySampler>("stats_sampler", wan, s.stats_interval_ps);
-  if (s.values.has("vcd")) {
-    guard_partial(vcd_base + ".vcd");
-    // The kernel's info notes (e.g. the timescale) are noise in a user's terminal.
-    sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
-    const auto& t = s.trace;
-    const std::string header = fmt::format(
-        "aggnet {} run, platform {}, options {}, trace {} from {} ps to {}", AGGNET_VERSION,
-        s.platform.file, options_json(s, wan).dump(), nlohmann::json(s.values.list("trace")).dump(),
-        t.from_ps, t.to_ps == TraceSelection{}.to_ps ? "the end" : std::to_string(t.to_ps) + " ps");
-    vcd = std::make_unique<WindowedVcd>(vcd_base, s.trace.from_ps, s.trace.to_ps, header);
-    vcd->set_time_unit(1, sc_core::SC_PS);  // the kernel resolution: every event representable
-    traced = trace_selection(wan, vcd.get(), s.trace);
-  }
-  // Backstop of check_horizon (an estimate): stop before SystemC's 64-bit ps clock could
-  // wrap (1.8e7 s), which hung runs; every delay term is at most 1000 s (kMaxDelayPs).
-  constexpr double kHorizonS = 1e7;
+};
+
+Waveform open_waveform(const RunSetup& s, const NetworkSystem& wan) {
+  Waveform w;
+  w.base = temporary_path_for(s.values.text("vcd"), ".partial");
+  if (!s.values.has("vcd")) return w;
+  guard_partial(w.base + ".vcd");
+  // The kernel's info notes (e.g. the timescale) are noise in a user's terminal.
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  const auto& t = s.trace;
+  const std::string header = fmt::format(
+      "aggnet {} run, platform {}, options {}, trace {} from {} ps to {}", AGGNET_VERSION,
+      s.platform.file, options_json(s, wan).dump(), nlohmann::json(s.values.list("trace")).dump(),
+      t.from_ps, t.to_ps == TraceSelection{}.to_ps ? "the end" : std::to_string(t.to_ps) + " ps");
+  w.vcd = std::make_unique<WindowedVcd>(w.base, s.trace.from_ps, s.trace.to_ps, header);
+  w.vcd->set_time_unit(1, sc_core::SC_PS);  // the kernel resolution: every event representable
+  w.traced = trace_selection(wan, w.vcd.get(), s.trace);
+  return w;
+}
+
+// Backstop of check_horizon (an estimate): stop before SystemC's 64-bit ps clock could
+// wrap (1.8e7 s), which hung runs; every delay term is at most 1000 s (kMaxDelayPs).
+constexpr double kHorizonS = 1e7;
+
+void run_to_horizon() {
   const sc_core::sc_time horizon(kHorizonS, sc_core::SC_SEC);
   EventCalendar::current().set_horizon(horizon);
   sc_core::sc_start(horizon, sc_core::SC_EXIT_ON_STARVATION);
-  // A run that stopped progressing: the watchdog's diagnosis (or, out of events, where
-  // every unfinished site stands); exit status 3 and no outputs.
-  for (const NetworkSystem* system : {&wan, colocated}) {
+}
+
+// A run that stopped progressing: the watchdog's diagnosis (or, out of events, where every
+// unfinished site stands) on stderr, and true; false for a run that finished or reached
+// the horizon.
+bool report_stall(const Systems& systems) {
+  for (const NetworkSystem* system : {systems.wan, systems.colocated}) {
     if (!system) continue;
     const bool fired = system->watchdog().fired();
-    if (!fired && sc_core::sc_pending_activity()) continue;  // the horizon, below
+    if (!fired && sc_core::sc_pending_activity()) continue;  // the horizon
     const std::string stalled = fired ? system->watchdog().diagnosis() : stall_diagnosis(*system);
     if (stalled.empty()) continue;
-    if (vcd) std::remove((vcd_base + ".vcd").c_str());  // no half-written outputs
     std::cerr << "aggnet run: the run "
               << (fired ? system->watchdog().stop_reason() : "stopped progressing") << " at "
               << format_time_ps(static_cast<double>(
                      (fired ? system->watchdog().fired_at() : sc_core::sc_time_stamp()).value()))
               << " (" << system->basename() << "): " << stalled << "\n";
-    return kStalledRunExit;
+    return true;
   }
-  if (sc_core::sc_pending_activity()) {
-    if (vcd) std::remove((vcd_base + ".vcd").c_str());  // no half-written outputs
-    throw ConfigError(kWhere, 0, "simulated time",
-                      fmt::format("expected a run that ends within {:.0e} s of simulated time "
-                                  "(SystemC's 64-bit ps clock ends at 1.8e7 s); it had not",
-                                  kHorizonS));
-  }
-  if (vcd) vcd->close();
-  const auto invariants = check_invariants(wan);
+  return false;
+}
 
+nlohmann::json run_report(const RunSetup& s, const Systems& systems,
+                          const std::vector<InvariantResult>& invariants) {
+  const NetworkSystem& wan = *systems.wan;
   nlohmann::json report = collect_report(wan);
-  if (colocated) add_colocated(report, collect_report(*colocated));
+  if (systems.colocated) add_colocated(report, collect_report(*systems.colocated));
   report["aggnet_version"] = AGGNET_VERSION;
   report["platform_file"] = s.platform.file;
   report["options"] = options_json(s, wan);
@@ -528,9 +528,34 @@ int simulate(const RunSetup& s) {
     report["invariants"][inv.name] = inv.holds() ? "holds" : inv.violation;
   report["summary"]["events"] = static_cast<std::uint64_t>(sc_core::sc_delta_count());
   tidy_numbers(report);
+  return report;
+}
 
+int simulate(const RunSetup& s) {
+  // Opened before the start of simulation, where the initiators resolve their sinks.
+  std::unique_ptr<HandOverLog> journey;
+  if (s.values.has("journey")) journey = std::make_unique<HandOverLog>();
+  const Systems systems = build_systems(s);
+  const NetworkSystem& wan = *systems.wan;
+  std::unique_ptr<OccupancySampler> sampler;
+  if (s.values.has("stats") || s.values.has("report"))
+    sampler = std::make_unique<OccupancySampler>("stats_sampler", wan, s.stats_interval_ps);
+  Waveform waveform = open_waveform(s, wan);
+  run_to_horizon();
+  const bool stalled = report_stall(systems);
+  if (stalled || sc_core::sc_pending_activity()) {
+    if (waveform.vcd) std::remove((waveform.base + ".vcd").c_str());  // no half-written outputs
+    if (stalled) return kStalledRunExit;  // exit status 3 and no outputs
+    throw ConfigError(kWhere, 0, "simulated time",
+                      fmt::format("expected a run that ends within {:.0e} s of simulated time "
+                                  "(SystemC's 64-bit ps clock ends at 1.8e7 s); it had not",
+                                  kHorizonS));
+  }
+  if (waveform.vcd) waveform.vcd->close();
+  const auto invariants = check_invariants(wan);
+  const nlohmann::json report = run_report(s, systems, invariants);
   if (!s.quiet) std::cout << format_report(report);
-  write_outputs(s, report, wan, sampler.get(), vcd.get(), traced, journey.get());
+  write_outputs(s, report, wan, sampler.get(), waveform.vcd.get(), waveform.traced, journey.get());
   // Duplicate results break the exactly-once invariant, reported below.
   const bool exact = report["summary"]["functional_mismatches"].get<double>() == 0;
   if (!exact) std::cerr << "aggnet run: functional check failed (see the report)\n";

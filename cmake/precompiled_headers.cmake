@@ -3,9 +3,11 @@
 # compiled (one per tier) and every other target reuses its tier's (REUSE_FROM), which
 # needs the same compile flags: the tiers follow what changes them (GoogleTest's
 # -DGTEST_HAS_PTHREAD) and what a tier's headers need at link time (SystemC's version
-# check object). A build with a compiler launcher (ccache) or the fuzz build (clang)
-# keeps them off by default: ccache would miss on every reused header.
-if(CMAKE_CXX_COMPILER_LAUNCHER OR DEFINED ENV{CMAKE_CXX_COMPILER_LAUNCHER} OR AGGNET_FUZZ)
+# check object). A build with a compiler launcher (ccache), the fuzz build (clang) and the
+# sanitizer build keep them off by default: ccache would miss on every reused header, and
+# at -O0 GCC 12 rejects Eigen's inlined _mm_prefetch through a precompiled <xmmintrin.h>.
+if(CMAKE_CXX_COMPILER_LAUNCHER OR DEFINED ENV{CMAKE_CXX_COMPILER_LAUNCHER} OR AGGNET_FUZZ
+   OR AGGNET_SANITIZE)
   set(_aggnet_pch_default OFF)
 else()
   set(_aggnet_pch_default ON)
@@ -28,6 +30,8 @@ function(aggnet_pch target tier)
   if(NOT AGGNET_PCH)
     return()
   endif()
+  # The headers' own flags (fmt's -DFMT_SHARED) on every target, or the header is refused.
+  target_link_libraries(${target} PRIVATE fmt::fmt)
   get_property(donor GLOBAL PROPERTY AGGNET_PCH_DONOR_${tier})
   if(donor)
     target_precompile_headers(${target} REUSE_FROM ${donor})

@@ -24,8 +24,16 @@ namespace {
 // Schema
 // ---------------------------------------------------------------------------------
 
-const std::vector<std::string> kTopKeys = {"name",      "description", "defaults",
-                                           "colocated", "sites",       "links"};
+const std::vector<std::string> kTopKeys = {"name",  "description", "defaults",    "colocated",
+                                           "sites", "links",       "memory_tiers"};
+/// The keys of one tier under `memory_tiers.<tier>` (docs/memory-tiers.md).
+const std::vector<std::string> kTierFields = {"capacity", "bandwidth", "cost", "energy"};
+
+std::vector<std::string> tier_keys() {
+  std::vector<std::string> keys;
+  for (const MemoryTier& t : default_memory_tiers()) keys.push_back(t.key);
+  return keys;
+}
 const std::vector<std::string> kSiteFields = {"code", "name", "continent", "lat_deg", "lng_deg"};
 const std::vector<std::string> kLinkFields = {"a", "b", "source"};
 /// A link's faults (read_link_faults), listed after its parameters.
@@ -258,10 +266,11 @@ void override_top(const OverrideCtx& o) {
   const std::string& top = o.parts[0];
   if (top != "name" && top != "description") {
     bad_override(o.path, "expected a longer path under '" + top + "', e.g. " +
-                             (top == "sites"       ? "sites.lon.fpga.buffer"
-                              : top == "links"     ? "links.nyc-lon.delay"
-                              : top == "colocated" ? "colocated.link.delay"
-                                                   : "defaults.link.bandwidth"));
+                             (top == "sites"          ? "sites.lon.fpga.buffer"
+                              : top == "links"        ? "links.nyc-lon.delay"
+                              : top == "colocated"    ? "colocated.link.delay"
+                              : top == "memory_tiers" ? "memory_tiers.hbm.capacity"
+                                                      : "defaults.link.bandwidth"));
   }
   set_leaf(o.root, top, o.value);
 }
@@ -313,6 +322,14 @@ void override_site(const OverrideCtx& o) {
   set_leaf(child_map(site, o.parts[2], o.file, at + "." + o.parts[2]), o.parts[3], o.value);
 }
 
+void override_memory_tier(const OverrideCtx& o) {
+  if (o.parts.size() != 3) bad_override(o.path, "expected memory_tiers.<tier>.<key>");
+  require_key(o.parts[1], tier_keys(), o.path);
+  require_key(o.parts[2], kTierFields, o.path);
+  YAML::Node tiers = child_map(o.root, "memory_tiers", o.file, "memory_tiers");
+  set_leaf(child_map(tiers, o.parts[1], o.file, "memory_tiers." + o.parts[1]), o.parts[2], o.value);
+}
+
 void override_link(const OverrideCtx& o) {
   if (o.parts.size() != 3) bad_override(o.path, "expected links.<a>-<b>.<key>");
   const std::vector<std::string> ends = split(o.parts[1], '-');
@@ -338,6 +355,7 @@ void override_link(const OverrideCtx& o) {
 ///   sites.<code>.<name|continent|lat_deg|lng_deg>
 ///   sites.<code>.<fpga|switch|cluster>.<param>
 ///   links.<a>-<b>.<param|source|loss|down> (either order of a and b)
+///   memory_tiers.<on_chip|hbm|ddr>.<capacity|bandwidth|cost|energy>
 void apply_override(YAML::Node& root, const std::string& file, const Override& ov) {
   const std::vector<std::string> parts = split(ov.first, '.');
   for (const auto& p : parts) {
@@ -356,6 +374,7 @@ void apply_override(YAML::Node& root, const std::string& file, const Override& o
   if (parts[0] == "colocated") return override_colocated(o);
   if (parts[0] == "sites") return override_site(o);
   if (parts[0] == "links") return override_link(o);
+  if (parts[0] == "memory_tiers") return override_memory_tier(o);
   bad_override(ov.first, "unknown key '" + parts[0] + "', expected one of: " + join(kTopKeys) +
                              did_you_mean(parts[0], kTopKeys));
 }
@@ -564,6 +583,32 @@ void read_links(const YamlMap& top, const Filled<WanLinkParams>& defaults, Platf
   }
 }
 
+/// One tier's keys under `memory_tiers.<tier>`, over its defaults.
+void read_tier(const YAML::Node& node, const std::string& path, MemoryTier& t,
+               const std::string& file) {
+  YamlMap m(node, file, path);
+  m.allow_keys(kTierFields);
+  const ParamInfo capacity{"capacity", Quantity::kBytes, "MiB", "", kPositive, "32MiB"};
+  const ParamInfo bandwidth{"bandwidth", Quantity::kRate, "GB/s", "", kPositive, "460GB/s"};
+  if (m.has("capacity")) t.capacity_bytes = m.param(capacity);
+  if (m.has("bandwidth")) t.bandwidth_bytes_per_s = static_cast<double>(m.param(bandwidth)) / 8;
+  t.cost_usd_per_gib = m.number_or("cost", t.cost_usd_per_gib, 0, 1e9);
+  t.energy_pj_per_bit = m.number_or("energy", t.energy_pj_per_bit, 0, 1e6);
+}
+
+/// `memory_tiers:` (optional): per tier, the values that replace the defaults.
+std::vector<MemoryTier> read_memory_tiers(const YamlMap& top, const std::string& file) {
+  std::vector<MemoryTier> tiers = default_memory_tiers();
+  const YAML::Node node = top.optional("memory_tiers");
+  if (!node) return tiers;
+  YamlMap tm(node, file, "memory_tiers");
+  tm.allow_keys(tier_keys());
+  for (MemoryTier& t : tiers) {
+    if (const YAML::Node n = tm.optional(t.key)) read_tier(n, tm.key_path(t.key), t, file);
+  }
+  return tiers;
+}
+
 /// The codes of the sites not reachable from the first one over the links.
 std::vector<std::string> unreachable_sites(const Platform& plat) {
   const int n = static_cast<int>(plat.sites.size());
@@ -644,6 +689,7 @@ Platform load_platform(const std::string& path, const std::vector<Override>& ove
   read_sites(top, defaults.site, plat, r);
   read_links(top, defaults.link, plat, r);
   check_connected(top, plat, path);
+  plat.memory_tiers = read_memory_tiers(top, path);
   return plat;
 }
 

@@ -15,6 +15,7 @@
 #include "common/atomic_file.h"
 #include "common/config_error.h"
 #include "common/input_file.h"
+#include "common/schedule_names.h"
 #include "common/strings.h"
 #include "common/units.h"
 #include "config/yaml_reader.h"
@@ -114,25 +115,6 @@ const std::vector<std::string> kScheduleKeys = {"name",      "description", "col
                                                 "ring_step", "messages",    "trees"};
 const std::vector<std::string> kTreeKeys = {"root",   "parents",      "share",
                                             "pacing", "send_offsets", "broadcast"};
-const std::vector<std::string> kScheduleNames = {"all-to-all",
-                                                 "reduction-forest",
-                                                 "reduction-in-trees",
-                                                 "triads",
-                                                 "ring",
-                                                 "pairs",
-                                                 "hierarchical",
-                                                 "rotating-K",
-                                                 "sequential-K",
-                                                 "random-K:SEED",
-                                                 "ring:RULE",
-                                                 "reduce-scatter",
-                                                 "all-gather",
-                                                 "p2p:SRC-DST",
-                                                 "parameter-server:SITE",
-                                                 "unicast-all-to-all",
-                                                 "reduction-tree",
-                                                 "reduction-tree:SITE"};
-
 }  // namespace
 
 const std::vector<std::pair<Collective, std::string>>& collective_names() {
@@ -565,6 +547,23 @@ std::vector<Round> read_rounds(const YAML::Node& v, const std::string& file_labe
   return rounds;
 }
 
+// The rounds (or trees) fit the collective: the error at the rounds' (or trees') line.
+void check_structure(const Schedule& schedule, const YAML::Node& root,
+                     const std::string& file_label) {
+  if (const std::string wrong = structure_error(schedule); !wrong.empty()) {
+    const bool trees = root["trees"].IsDefined();
+    const YAML::Node at = trees ? root["trees"] : root["rounds"];
+    throw ConfigError(file_label, line_of(at.IsDefined() ? at : root), trees ? "trees" : "rounds",
+                      wrong);
+  }
+  for (const auto& round : schedule.rounds)
+    for (const auto& g : round.groups)
+      if (schedule.collective != Collective::kGroupAverage && !g.send_offset_ps.empty())
+        throw ConfigError(file_label, line_of(root["rounds"]), "rounds",
+                          "no send_offsets in a " + collective_name(schedule.collective) +
+                              " schedule (they apply to group averages)");
+}
+
 }  // namespace
 
 Schedule parse_schedule(const std::string& yaml_text, const Platform& platform,
@@ -617,18 +616,7 @@ Schedule parse_schedule(const std::string& yaml_text, const Platform& platform,
     schedule.rounds = {Round{{Group{tree_sites(schedule.forest.front())}}}};
   if (!have_rounds && schedule.forest.empty())
     throw ConfigError(file_label, line_of(root), "rounds", "a list of rounds");
-  if (const std::string wrong = structure_error(schedule); !wrong.empty()) {
-    const bool trees = root["trees"].IsDefined();
-    const YAML::Node at = trees ? root["trees"] : root["rounds"];
-    throw ConfigError(file_label, line_of(at.IsDefined() ? at : root), trees ? "trees" : "rounds",
-                      wrong);
-  }
-  for (const auto& round : schedule.rounds)
-    for (const auto& g : round.groups)
-      if (schedule.collective != Collective::kGroupAverage && !g.send_offset_ps.empty())
-        throw ConfigError(file_label, line_of(root["rounds"]), "rounds",
-                          "no send_offsets in a " + collective_name(schedule.collective) +
-                              " schedule (they apply to group averages)");
+  check_structure(schedule, root, file_label);
   validate_schedule(schedule, platform, file_label);
   return schedule;
 }
@@ -848,15 +836,9 @@ Schedule make_schedule(const std::string& name, const Platform& platform,
   }
   std::error_code ec;
   if (std::filesystem::is_regular_file(name, ec)) return load_schedule(name, platform);
-  throw ConfigError(
-      kCommandLine, 0, "schedule",
-      "expected all-to-all, reduction-forest, reduction-in-trees, triads, ring, pairs, rotating-K, "
-      "sequential-K, "
-      "random-K:SEED, "
-      "hierarchical, ring:RULE, reduce-scatter, all-gather, p2p:SRC-DST, "
-      "parameter-server:SITE, unicast-all-to-all, reduction-tree, reduction-tree:SITE "
-      "or an existing schedule file, got '" +
-          name + "'" + did_you_mean(name, kScheduleNames));
+  throw ConfigError(kCommandLine, 0, "schedule",
+                    "expected " + schedule_name_list() + " or an existing schedule file, got '" +
+                        name + "'" + did_you_mean(name, schedule_name_words()));
 }
 
 }  // namespace aggnet

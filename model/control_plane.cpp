@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "common/units.h"
+#include "model/arrival_latencies.h"
 #include "model/network_math.h"
 #include "model/send_alignment.h"
 
@@ -61,10 +62,11 @@ std::uint64_t through_access_down_ps(const Platform& platform, int d, std::uint6
 ArrivalMatrix arrival_matrix(const Platform& platform, const Routing& routing,
                              const std::vector<int>& members, std::uint64_t chunk_bytes) {
   ArrivalMatrix a(members.size(), std::vector<std::uint64_t>(members.size(), 0));
-  for (std::size_t i = 0; i < members.size(); ++i)
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    ArrivalLatencies from(platform, routing, members[i], chunk_bytes);
     for (std::size_t j = 0; j < members.size(); ++j)
-      if (i != j)
-        a[i][j] = arrival_latency_ps(platform, routing, members[i], members[j], chunk_bytes);
+      if (i != j) a[i][j] = from.to(members[j]);
+  }
   return a;
 }
 
@@ -191,9 +193,11 @@ std::uint64_t retransmit_timeout_ps(const Platform& platform, const Routing& rou
   return std::max(kFloorPs, 2 * round_trip + skew + offset);
 }
 
-RoundPlan plan_round(const Platform& platform, const Routing& routing, const Round& round,
-                     const RunOptions& options) {
-  RoundPlan plan;
+namespace {
+// Each group's members and, for groups of two or more, every member's hops to the others
+// (its multicast tree, or its unicast paths), counted per link in plan.link_streams.
+void route_groups(const Platform& platform, const Routing& routing, const Round& round,
+                  const RunOptions& options, RoundPlan& plan) {
   const int n = static_cast<int>(platform.sites.size());
   for (const auto& g : round.groups) {
     GroupPlan group;
@@ -213,45 +217,65 @@ RoundPlan plan_round(const Platform& platform, const Routing& routing, const Rou
     }
     plan.groups.push_back(std::move(group));
   }
+}
+
+// When every member's ready message has reached every other member.
+std::uint64_t ready_delay_ps(const Platform& platform, const Routing& routing,
+                             const GroupPlan& group, const RunOptions& options) {
+  // A ready message may queue behind |g| - 2 others on every link it crosses. Without
+  // multicast a member sends its |g| - 1 back to back, on the links up to d's switch.
+  // With multicast it sends one, on its tree (whose path to d is the shortest path), and
+  // the other members' converge on d: on those links and on d's access link down (a
+  // term the pair d -> s bounds already while access links are symmetric, as now).
+  const std::uint64_t queued = group.members.size() - 2;
+  std::uint64_t delay = 0;
+  for (int s : group.members) {
+    ArrivalLatencies ready(platform, routing, s, options.credit_bytes);
+    ArrivalLatencies bare(platform, routing, s, 0);
+    for (int d : others(group.members, s)) {
+      const std::uint64_t arrival = ready.to(d);
+      std::uint64_t serialization = arrival - bare.to(d);
+      if (options.multicast)
+        serialization +=
+            chunk_serialization_ps(access_link(platform.sites[d]), options.credit_bytes);
+      delay = std::max(delay, through_access_down_ps(platform, d, arrival, options.credit_bytes) +
+                                  queued * serialization);
+    }
+  }
+  return delay;
+}
+
+// The group's slowest link share (streams sharing each link) and its slowest access link.
+void plan_rates(const Platform& platform, const Routing& routing, const RunOptions& options,
+                const RoundPlan& plan, GroupPlan& group) {
+  const double fan_in = static_cast<double>(group.members.size() - 1);
+  group.link_rate = std::numeric_limits<double>::infinity();
+  group.access_rate = std::numeric_limits<double>::infinity();
+  for (const auto& [sender, hops] : group.hops) {
+    for (const auto& hop : hops) {
+      const auto& link = platform.links[routing.link_index(hop.first, hop.second)].params;
+      group.link_rate = std::min(
+          group.link_rate, payload_rate(link, options.chunk_bytes) / plan.link_streams.at(hop));
+    }
+    // The sender's access link carries its stream (one copy per receiver without
+    // multicast); as a receiver, its access link carries the reduced stream (or every
+    // other member's contribution without in-line aggregation).
+    const double access = payload_rate(access_link(platform.sites[sender]), options.chunk_bytes);
+    group.access_rate = std::min(group.access_rate, options.multicast ? access : access / fan_in);
+    group.access_rate = std::min(group.access_rate, options.aggregation ? access : access / fan_in);
+  }
+}
+}  // namespace
+
+RoundPlan plan_round(const Platform& platform, const Routing& routing, const Round& round,
+                     const RunOptions& options) {
+  RoundPlan plan;
+  route_groups(platform, routing, round, options, plan);
   for (std::size_t gi = 0; gi < plan.groups.size(); ++gi) {
     GroupPlan& group = plan.groups[gi];
     if (group.members.size() < 2) continue;
-    // A ready message may queue behind |g| - 2 others on every link it crosses. Without
-    // multicast a member sends its |g| - 1 back to back, on the links up to d's switch.
-    // With multicast it sends one, on its tree (whose path to d is the shortest path), and
-    // the other members' converge on d: on those links and on d's access link down (a
-    // term the pair d -> s bounds already while access links are symmetric, as now).
-    const std::uint64_t queued = group.members.size() - 2;
-    for (int d : group.members)
-      for (int s : others(group.members, d)) {
-        const std::uint64_t arrival =
-            arrival_latency_ps(platform, routing, s, d, options.credit_bytes);
-        std::uint64_t serialization = arrival - arrival_latency_ps(platform, routing, s, d, 0);
-        if (options.multicast)
-          serialization +=
-              chunk_serialization_ps(access_link(platform.sites[d]), options.credit_bytes);
-        group.start_delay_ps =
-            std::max(group.start_delay_ps,
-                     through_access_down_ps(platform, d, arrival, options.credit_bytes) +
-                         queued * serialization);
-      }
-    const double fan_in = static_cast<double>(group.members.size() - 1);
-    group.link_rate = std::numeric_limits<double>::infinity();
-    group.access_rate = std::numeric_limits<double>::infinity();
-    for (const auto& [sender, hops] : group.hops) {
-      for (const auto& hop : hops) {
-        const auto& link = platform.links[routing.link_index(hop.first, hop.second)].params;
-        group.link_rate = std::min(
-            group.link_rate, payload_rate(link, options.chunk_bytes) / plan.link_streams[hop]);
-      }
-      // The sender's access link carries its stream (one copy per receiver without
-      // multicast); as a receiver, its access link carries the reduced stream (or every
-      // other member's contribution without in-line aggregation).
-      const double access = payload_rate(access_link(platform.sites[sender]), options.chunk_bytes);
-      group.access_rate = std::min(group.access_rate, options.multicast ? access : access / fan_in);
-      group.access_rate =
-          std::min(group.access_rate, options.aggregation ? access : access / fan_in);
-    }
+    group.start_delay_ps = ready_delay_ps(platform, routing, group, options);
+    plan_rates(platform, routing, options, plan, group);
     plan_alignment(platform, routing, options, round.groups[gi].send_offset_ps, group);
   }
   return plan;

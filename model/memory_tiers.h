@@ -9,12 +9,16 @@
 
 namespace aggnet {
 
+struct GroupPlan;  // model/control_plane.h, which needs the platform, which holds the tiers
+struct RoundPlan;
+
 struct MemoryTier {
-  std::string name;
+  std::string name;                  ///< "on-chip", "HBM", "DDR"
   std::uint64_t capacity_bytes = 0;  ///< per FPGA
   double bandwidth_bytes_per_s = 0;  ///< peak, reads and writes together
   double cost_usd_per_gib = 0;       ///< of the buffer's size
   double energy_pj_per_bit = 0;      ///< per bit read or written
+  std::string key;                   ///< under `memory_tiers:` in a platform file ("hbm")
 };
 
 /// On-chip SRAM, HBM, DDR, in the order they are tried (docs/memory-tiers.md).
@@ -34,5 +38,19 @@ struct TierChoice {
 };
 TierChoice choose_memory_tier(const std::vector<MemoryTier>& tiers, std::uint64_t buffer_bytes,
                               double access_bytes_per_s);
+
+/// The chosen tier's name, or "none fits".
+std::string tier_name(const std::vector<MemoryTier>& tiers, const TierChoice& choice);
+
+/// The rate each member of `group` sends at when no buffer limits it, payload bytes/s:
+/// (1 - margin) x the smallest of its link, pipeline and access limits (the pacing rate
+/// of an unlimited buffer; margin 0 for credit flow control).
+double unconstrained_stream_bytes_per_s(const GroupPlan& group, double margin);
+
+/// Per site (indexed like Platform::sites): the largest buffer access rate over the groups
+/// of two or more members it belongs to in `plans`, each group's streams at their
+/// unconstrained rate; 0 for a site that aggregates in no round.
+std::vector<double> peak_access_bytes_per_s(const std::vector<RoundPlan>& plans, std::size_t sites,
+                                            double margin);
 
 }  // namespace aggnet

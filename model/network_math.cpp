@@ -9,6 +9,7 @@
 #include "common/config_error.h"
 #include "common/host.h"
 #include "common/units.h"
+#include "model/arrival_latencies.h"
 
 namespace aggnet {
 
@@ -94,6 +95,37 @@ std::uint64_t arrival_latency_ps(const Platform& platform, const Routing& routin
     t = checked_add(t, link.delay_ps, what);
   });
   return checked_add(t, platform.sites[d].sw.latency_ps, what);
+}
+
+// The terms of arrival_latency_ps, summed from s outwards instead of from d back: unsigned
+// and non-negative, so the total is the same and overflows in one order exactly when in
+// the other.
+std::uint64_t ArrivalLatencies::to(int d) {
+  if (++queries_ <= kDirectQueries)
+    return arrival_latency_ps(platform_, routing_, s_, d, chunk_bytes_);
+  const char* what = "arrival latency";
+  if (hops_ps_.empty()) {
+    const WanLinkParams up = access_link(platform_.sites[static_cast<std::size_t>(s_)]);
+    up_ps_ = checked_add(chunk_serialization_ps(up, chunk_bytes_), up.delay_ps, what);
+    hops_ps_.assign(platform_.sites.size(), kUnknown);
+    hops_ps_[static_cast<std::size_t>(s_)] = 0;
+  }
+  const auto at = [this](int v) -> std::uint64_t& { return hops_ps_[static_cast<std::size_t>(v)]; };
+  walk_.clear();
+  routing_.for_each_hop_reversed(s_, d, [this](int u, int v) { walk_.emplace_back(u, v); });
+  // From s outwards: the hops already summed (a shared beginning) are skipped.
+  for (auto it = walk_.rbegin(); it != walk_.rend(); ++it) {
+    const auto [u, v] = *it;
+    if (at(v) != kUnknown) continue;
+    const auto& link = platform_.links[static_cast<std::size_t>(routing_.link_index(u, v))].params;
+    std::uint64_t t =
+        checked_add(at(u), platform_.sites[static_cast<std::size_t>(u)].sw.latency_ps, what);
+    t = checked_add(t, chunk_serialization_ps(link, chunk_bytes_), what);
+    at(v) = checked_add(t, link.delay_ps, what);
+  }
+  const std::uint64_t hops = walk_.empty() ? 0 : at(d);  // unreachable: no hop, as there
+  return checked_add(checked_add(up_ps_, hops, what),
+                     platform_.sites[static_cast<std::size_t>(d)].sw.latency_ps, what);
 }
 
 RunFootprint estimate_run_footprint(const Platform& platform, const RunOptions& options,

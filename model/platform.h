@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/memory_tiers.h"
 #include "model/params/cluster.h"
 #include "model/params/fpga.h"
 #include "model/params/network.h"
@@ -54,6 +55,9 @@ struct Platform {
   std::vector<Site> sites;
   std::vector<LinkSpec> links;
   ColocatedSpec colocated;
+  /// The FPGA buffer's memory technologies, tried in order (`memory_tiers:`, whose
+  /// values replace the defaults': docs/memory-tiers.md).
+  std::vector<MemoryTier> memory_tiers = default_memory_tiers();
   /// 1-based line of every parameter key read from the file, by dotted path
   /// ("sites.lon.fpga.buffer", "defaults.fpga.buffer"), for errors found later.
   std::map<std::string, int> key_lines;

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "common/units.h"
+#include "model/arrival_latencies.h"
 #include "model/network_math.h"
 
 namespace aggnet {
@@ -309,13 +310,15 @@ std::uint64_t ready_start_delay_ps(const Platform& platform, const Routing& rout
                                    const std::vector<int>& members, std::uint64_t bytes) {
   std::uint64_t delay = 0;
   const std::uint64_t queued = members.size() >= 2 ? members.size() - 2 : 0;
-  for (int s : members)
+  for (int s : members) {
+    ArrivalLatencies ready(platform, routing, s, bytes), bare(platform, routing, s, 0);
     for (int d : members) {
       if (s == d) continue;
-      const std::uint64_t arrival = arrival_latency_ps(platform, routing, s, d, bytes);
-      const std::uint64_t serialization = arrival - arrival_latency_ps(platform, routing, s, d, 0);
+      const std::uint64_t arrival = ready.to(d);
+      const std::uint64_t serialization = arrival - bare.to(d);
       delay = std::max(delay, arrival + down_ps(platform, d, bytes) + queued * serialization);
     }
+  }
   return delay;
 }
 

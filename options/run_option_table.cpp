@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "common/data_dir.h"
+#include "common/schedule_names.h"
 #include "common/strings.h"
 #include "common/units.h"
 #include "model/run_options.h"
@@ -24,11 +25,11 @@ constexpr unsigned kRunInput = kRun | kSweep;
 
 /// A row under construction: the table below reads as one line per fact.
 struct Row : OptionSpec {
-  Row(const char* name, Kind kind, unsigned commands, const char* help) {
+  Row(const char* name, Kind kind, unsigned commands, std::string help) {
     this->name = name;
     this->kind = kind;
     this->commands = commands;
-    this->help = help;
+    this->help = std::move(help);
   }
   Row& def(const char* value) {
     fallback = value;
@@ -67,10 +68,7 @@ std::vector<OptionSpec> make_table() {
       Row("platform", Kind::kPath, kAll | kPlatform, "platform YAML file")
           .def("platforms/nine_city.yaml"),
       Row("schedule", Kind::kSchedule, kRunInput | kSizeBuffers,
-          "schedule name (all-to-all, triads, ring, pairs, rotating-K, sequential-K, "
-          "random-K:SEED, hierarchical; host collectives: ring:RULE, reduce-scatter, "
-          "all-gather, p2p:SRC-DST[,SRC-DST...][xK], parameter-server:SITE, "
-          "unicast-all-to-all) or schedule YAML file")
+          "schedule name (" + schedule_name_list() + ") or schedule YAML file")
           .def("triads"),
       Row("buffer", Kind::kBytes, kRunInput | kSchedule,
           "FPGA buffer memory at every site, e.g. 64MiB (default: the platform's)")
@@ -163,7 +161,7 @@ std::vector<OptionSpec> make_table() {
       Row("functional", Kind::kFlag, kRunInput, "carry real data and check every sum")
           .sets([](O& o, S v) { o.functional = v == "true"; }),
       Row("no-colocated", Kind::kFlag, kRunInput, "skip the co-located reference simulation"),
-      Row("loss", Kind::kNumber, kRunInput,
+      Row("loss", Kind::kNumber, kRunInput | kSchedule,
           "fault injection: chunk (and control message) loss rate on every WAN link, each "
           "direction, seeded by --seed; turns loss recovery on")
           .def("0")
@@ -173,7 +171,7 @@ std::vector<OptionSpec> make_table() {
           "fault injection, repeatable: loss:A-B=RATE, down:A-B@T1[-T2] (link down, rerouted), "
           "stall:SITE@T1-T2, slow:SITE=FACTOR (docs/simulation-semantics.md, Faults)")
           .many(),
-      Row("retransmit-timeout", Kind::kTime, kRunInput,
+      Row("retransmit-timeout", Kind::kTime, kRunInput | kSchedule,
           "loss recovery: retransmission timeout (default: per group, twice its longest "
           "chunk/acknowledgement round trip plus its skew)")
           .within(0, kInf, "()")
@@ -315,29 +313,10 @@ void check_bytes(const OptionSpec& spec, const std::string& value) {
   }
 }
 
-// The schedule names a misspelling is compared with (families without their parameter).
-const std::vector<std::string> kScheduleWords = {"all-to-all",
-                                                 "triads",
-                                                 "ring",
-                                                 "pairs",
-                                                 "hierarchical",
-                                                 "rotating-K",
-                                                 "sequential-K",
-                                                 "random-K:SEED",
-                                                 "ring:receive",
-                                                 "ring:sendrecv",
-                                                 "ring:barrier",
-                                                 "reduce-scatter",
-                                                 "all-gather",
-                                                 "unicast-all-to-all",
-                                                 "reduction-tree",
-                                                 "reduction-forest",
-                                                 "reduction-in-trees"};
-
 void check_schedule(const OptionSpec& spec, const std::string& value, const FileCheck& exists) {
   if (is_schedule_name(value) || !exists) return;
   if (!looks_like_file(value)) {
-    const std::string match = closest_match(value, kScheduleWords);
+    const std::string match = closest_match(value, schedule_name_words());
     if (!match.empty())
       throw OptionError("expected a schedule name (did you mean '" + match + "'?)");
     throw OptionError(expectation(spec));
@@ -392,10 +371,7 @@ std::string expectation(const OptionSpec& spec) {
     case Kind::kPath:
       return "expected an existing file";
     case Kind::kSchedule:
-      return "expected a schedule name (all-to-all, triads, ring, pairs, rotating-K, "
-             "sequential-K, random-K:SEED, hierarchical, ring:RULE, reduce-scatter, "
-             "all-gather, p2p:SRC-DST[xK], parameter-server:SITE, unicast-all-to-all, "
-             "reduction-tree[:SITE], reduction-forest, reduction-in-trees) or a schedule YAML file";
+      return "expected a schedule name (" + schedule_name_list() + ") or a schedule YAML file";
     case Kind::kOverride:
       return "expected PATH=VALUE";
     case Kind::kBytes:
@@ -450,24 +426,6 @@ void check_value(const OptionSpec& spec, const std::string& value, const FileChe
     case Kind::kText:
       return;
   }
-}
-
-bool is_schedule_name(const std::string& value) {
-  for (const char* name :
-       {"all-to-all", "triads", "ring", "pairs", "hierarchical", "unicast-all-to-all",
-        "reduction-tree", "reduction-forest", "reduction-in-trees"})
-    if (value == name) return true;
-  const std::string tree = "reduction-tree:";  // reduction-tree:SITE
-  if (value.compare(0, tree.size(), tree) == 0 && value.size() > tree.size()) return true;
-  for (const std::string prefix : {"rotating-", "sequential-"})
-    if (value.compare(0, prefix.size(), prefix) == 0 && all_digits(value.substr(prefix.size())))
-      return true;
-  const std::string random = "random-";  // random-K:SEED
-  if (value.compare(0, random.size(), random) != 0) return false;
-  const std::string rest = value.substr(random.size());
-  const auto colon = rest.find(':');
-  return colon != std::string::npos && all_digits(rest.substr(0, colon)) &&
-         all_digits(rest.substr(colon + 1));
 }
 
 bool looks_like_file(const std::string& value) {

@@ -110,10 +110,6 @@ using FileCheck = std::function<bool(const std::string&)>;
 void check_value(const OptionSpec& spec, const std::string& value,
                  const FileCheck& exists = nullptr);
 
-/// A built-in schedule name: all-to-all, triads, ring, pairs, hierarchical, rotating-K,
-/// sequential-K, random-K:SEED (config/schedule_io.h: make_schedule).
-bool is_schedule_name(const std::string& value);
-
 /// Whether a schedule value names a file rather than a built-in schedule.
 bool looks_like_file(const std::string& value);
 

@@ -10,7 +10,10 @@ Writes, when the sweep has the axes they need:
   pareto.{png,svg}               buffer bytes vs time to eps-consensus, every point plus
                                  the Pareto front, one panel (and front) per link rate
                                  (per combination of the axes other than schedule and
-                                 buffer);
+                                 buffer); the memory tiers' capacities shade the buffer
+                                 axis and each front point names the tier its run needs
+                                 and the memory's cost (the run JSON's `memory`,
+                                 docs/memory-tiers.md);
   variants.{png,svg}             the metric and slowdown per variant (sweeps without a
                                  buffer axis, e.g. the ablation);
 and plot_numbers.txt with the numbers behind every plot. Exit status 3 (with a one-line
@@ -316,6 +319,43 @@ def pareto_front(pts):
     return front
 
 
+def attach_memory(rows, db):
+    """Each row's run JSON `memory` object (tier, cost, the tiers) as row["memory"], when the
+    run JSON is next to the database (runs/POINT.json) and has one (docs/memory-tiers.md)."""
+    runs = os.path.join(os.path.dirname(os.path.abspath(db)), "runs")
+    for r in rows:
+        try:
+            with open(os.path.join(runs, f"{r['point_id']}.json")) as f:
+                r["memory"] = json.load(f).get("memory")
+        except (OSError, ValueError, KeyError, TypeError):
+            r["memory"] = None
+
+
+def memory_words(memory):
+    """'HBM, 17 USD': the tier a run's buffer needs and the memory's cost over its sites."""
+    cost = memory["cost_usd"]
+    return f"{memory['tier']}, {cost:.3g} USD" if cost < 1000 else f"{memory['tier']}, {cost:,.0f} USD"
+
+
+def shade_tiers(ax, tiers, lo, hi):
+    """The buffer range each tier holds (by capacity alone; a run's access rate may need a
+    faster tier), shaded, and named above the panel; past the last tier nothing fits."""
+    start = 0
+    bands = [(t["name"], t["capacity_bytes"], f"\u2264 {fmt_bytes(t['capacity_bytes'])}\n"
+              f"{t['cost_usd_per_gib']:g} USD/GiB") for t in tiers]
+    bands.append(("none fits", math.inf, ""))
+    for i, (name, end, words) in enumerate(bands):
+        a, b = max(start, lo), min(end, hi)
+        if a < b:
+            if math.isfinite(end):
+                ax.axvspan(a, b, color=("#e8f0fb", "#fbf3e4", "#eaf5ea", "#f3e8f5")[i % 4],
+                           zorder=0)
+            ax.text(math.sqrt(a * b), 1.01, f"{name}\n{words}".strip(),
+                    transform=ax.get_xaxis_transform(), ha="center", va="bottom", fontsize=7,
+                    color="#555555")
+        start = end
+
+
 def header(fig, title, params, height):
     """Title in words and the run's parameters under it; returns the top of the plot area."""
     fig.suptitle(title, fontsize=12, y=1 - 0.05 / height, va="top")
@@ -329,7 +369,7 @@ def plot_pareto(rows, axes, cat, rate, metric, params, out, written, numbers):
     key = pareto_metric(rows, metric)
     buf = buffer_axis(axes)
     key_axes = [a for a in axes if a is not cat and a is not buf]
-    panels = {}
+    panels, memory = {}, {}  # memory: (panel, buffer, label) -> the run JSON's `memory`
     for r in rows:
         b, y = buffer_of(r, buf), value(r, key)
         if b is None or y is None:
@@ -337,6 +377,8 @@ def plot_pareto(rows, axes, cat, rate, metric, params, out, written, numbers):
         k = tuple(num(r, a) if a["kind"] != "text" else r[a["name"]] for a in key_axes)
         panels.setdefault(k, {"title": panel_label(key_axes, r, rate), "pts": []})
         panels[k]["pts"].append((b, y, r[cat["name"]] if cat else "point"))
+        if r.get("memory"):
+            memory[(k, b, r[cat["name"]] if cat else "point")] = r["memory"]
     if not panels:
         return
     # A schedule that holds no FPGA buffer (the host ring) needs none: one point per panel at
@@ -364,7 +406,7 @@ def plot_pareto(rows, axes, cat, rate, metric, params, out, written, numbers):
         pts = panel["pts"]
         finite = [p for p in pts if math.isfinite(p[1])]
         sized = [p[0] for p in pts if p[0] > 0]
-        left = min(sized) / 2 if sized else 1 << 20  # where buffer 0 is drawn
+        left = min(sized) / 4 if sized else 1 << 20  # where buffer 0 is drawn
         at = lambda b: b if b > 0 else left  # noqa: E731
         for lab in labels:
             sel = [p for p in finite if p[2] == lab]
@@ -381,16 +423,27 @@ def plot_pareto(rows, axes, cat, rate, metric, params, out, written, numbers):
             ax.scatter([at(p[0]) for p in front], [p[1] for p in front], s=70, facecolors="none",
                        edgecolors="black", linewidths=1.0, zorder=4)
         never = sorted({p[2] for p in pts if not math.isfinite(p[1])})
+        tiers = next((m["tiers"] for m in memory.values() if m.get("tiers")), None)
+        if tiers and sized:
+            shade_tiers(ax, tiers, min(sized) / 1.5, max(sized) * 1.5)
+        for b, y, lab in front:
+            m = memory.get((k, b, lab)) if b > 0 else None
+            if m:
+                ax.annotate(memory_words(m), (at(b), y), textcoords="offset points",
+                            xytext=(4, 5), fontsize=7, color="#222222", zorder=5)
         buffer_ticks(ax, [at(p[0]) for p in pts], left)
         log_axis(ax, "y", [p[1] for p in finite])
         ax.grid(True, which="major", alpha=0.3)
         ax.set_xlabel("FPGA buffer per site")
         ax.set_ylabel(ylabel)
         if panel["title"]:
-            ax.set_title(panel["title"], fontsize=10)
+            ax.set_title(panel["title"], fontsize=10, pad=30 if tiers else 6)
         name = cat["name"] if cat else "point"
         numbers.append(f"# Pareto front [{panel['title'] or 'all'}] (buffer bytes, {key}, {name})")
-        numbers.extend(f"{fmt_bytes(b)} {y:.6g} {lab}" for b, y, lab in front)
+        numbers.extend(f"{fmt_bytes(b)} {y:.6g} {lab}" +
+                       (f" [{memory_words(memory[(k, b, lab)])}]"
+                        if b > 0 and (k, b, lab) in memory else "")
+                       for b, y, lab in front)
         numbers.extend(f"never reaches eps: {lab}" for lab in never)
     for ax in list(axs.flat)[len(panels):]:
         ax.set_visible(False)
@@ -404,6 +457,10 @@ def plot_pareto(rows, axes, cat, rate, metric, params, out, written, numbers):
                for lab in labels]
     handles.append(Line2D([], [], color="black", marker="o", markerfacecolor="none",
                           label="Pareto front (this panel)"))
+    if memory:
+        handles.append(Patch(color="#e8f0fb", label="memory tier holding that buffer (shaded);\n"
+                             "front labels: the tier the run needs\n(capacity and access rate), "
+                             "memory cost of all sites"))
     what = (f"{ylabel}, NOT time to consensus (some points lack {DECISION}: run with "
             "steps: 0)" if fallback else ylabel.split(" (")[0])
     top = header(fig, f"FPGA buffer vs {what}: the lower left is better", params, height)
@@ -686,6 +743,7 @@ def main():
         print(f"plot_sweep: the results have no metric '{metric}', nothing to plot")
         return 0
     buf, cat, rate = pick_axes(axes)
+    attach_memory(rows, args.db)
     params = run_parameters(all_rows, args.db)
     if meta.get("spec_name"):
         params = f"sweep {meta['spec_name']} \u00b7 " + params

@@ -46,8 +46,22 @@ NetworkSystem::NetworkSystem(sc_core::sc_module_name name, const Platform& platf
       port_to_(platform_.sites.size()),
       local_port_(platform_.sites.size(), -1) {
   if (schedule_.collective == Collective::kGroupAverage) {
-    for (const auto& round : schedule_.rounds)
+    for (const auto& round : schedule_.rounds) {
       plans_.push_back(plan_round(platform_, routing_, round, per_transaction(options_)));
+      // Kept for the report, the watchdog and rerouting, which read neither the round's
+      // streams per hop nor, for a round that does not run, its trees (install_routes
+      // installs those of the rounds that run).
+      plans_.back().link_streams.clear();
+      if (plans_.size() > static_cast<std::size_t>(steps_))
+        for (auto& group : plans_.back().groups) group.hops.clear();
+      // A round's groups are disjoint (model/schedule.h).
+      auto& index = group_of_.emplace_back(platform_.sites.size(), -1);
+      const auto& groups = plans_.back().groups;
+      for (std::size_t g = 0; g < groups.size(); ++g)
+        for (int m : groups[g].members)
+          if (index[static_cast<std::size_t>(m)] < 0)
+            index[static_cast<std::size_t>(m)] = static_cast<int>(g);
+    }
   }
   if (schedule_.collective == Collective::kReductionTree)
     forest_ = plan_forest(platform_, routing_, schedule_, options_);
@@ -99,11 +113,11 @@ ComputeClusterConfig NetworkSystem::cluster_config(int site) const {
   const int n = static_cast<int>(platform_.sites.size());
   for (std::size_t r = 0; r < plans_.size(); ++r) {
     ClusterRoundPlan round;
-    for (const auto& group : plans_[r].groups) {
-      if (std::find(group.members.begin(), group.members.end(), site) == group.members.end())
-        continue;
-      round.group = group.members;
-      if (group.members.size() < 2) break;
+    const int g = group_of_[r][static_cast<std::size_t>(site)];
+    const GroupPlan* group_plan = g < 0 ? nullptr : &plans_[r].groups[static_cast<std::size_t>(g)];
+    if (group_plan) round.group = group_plan->members;
+    if (group_plan && group_plan->members.size() >= 2) {
+      const GroupPlan& group = *group_plan;
       round.tree_id = static_cast<int>(r) * n + site;
       round.pacing_interval_ps = group.pacing_interval_ps;
       round.aligned_start = options_.aligned_start;

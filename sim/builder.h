@@ -95,6 +95,7 @@ class NetworkSystem : public sc_core::sc_module {
   ChunkPool pool_;
   PriceTables prices_;  // the links' wire sizes and serialization times, per kind of link
   std::vector<RoundPlan> plans_;
+  std::vector<std::vector<int>> group_of_;  // [round][site]: its group in plans_, or -1
   ForestPlan forest_;
   // Ring step rules sendrecv and barrier: which sites have which ring step's segment.
   std::shared_ptr<RingProgress> ring_progress_;

@@ -15,6 +15,7 @@
 #include "common/strings.h"
 #include "common/units.h"
 #include "config/schedule_io.h"
+#include "model/memory_tiers.h"
 #include "sim/bound_report.h"
 
 namespace aggnet {
@@ -518,6 +519,53 @@ static void add_collective(json& report, const Schedule& schedule) {
     report["messages_per_pair"] = schedule.messages;
 }
 
+namespace {
+
+json tier_entries(const std::vector<MemoryTier>& tiers) {
+  json out = json::array();
+  for (const MemoryTier& t : tiers)
+    out.push_back({{"name", t.name},
+                   {"key", t.key},
+                   {"capacity_bytes", t.capacity_bytes},
+                   {"bandwidth_gbps", t.bandwidth_bytes_per_s * 8 / 1e9},
+                   {"cost_usd_per_gib", t.cost_usd_per_gib},
+                   {"energy_pj_per_bit", t.energy_pj_per_bit}});
+  return out;
+}
+
+// The memory tier each site's buffer needs at its groups' peak access rate
+// (docs/memory-tiers.md): per site, in the summary (sums) and as `memory` (the costliest
+// tier any site needs, and the tiers' parameters).
+void add_memory_tiers(json& report, const NetworkSystem& system) {
+  const Platform& p = system.platform();
+  const RunOptions& o = system.options();
+  const double margin = o.flow_control == FlowControl::kCredit ? 0.0 : o.pacing_margin;
+  const std::vector<double> access =
+      peak_access_bytes_per_s(system.round_plans(), p.sites.size(), margin);
+  double cost = 0, power = 0;
+  TierChoice worst{0};  // the costliest tier needed; -1 once a site fits none
+  for (std::size_t i = 0; i < report["sites"].size(); ++i) {  // switch-only sites: none
+    const TierChoice c =
+        choose_memory_tier(p.memory_tiers, fpga_buffer_bytes(o, p.sites[i].fpga), access[i]);
+    json& site = report["sites"][i];
+    site["memory_tier"] = tier_name(p.memory_tiers, c);
+    site["memory_access_gbps"] = access[i] * 8 / 1e9;
+    site["memory_cost_usd"] = c.cost_usd;
+    site["memory_power_w"] = c.power_w;
+    cost += c.cost_usd;
+    power += c.power_w;
+    worst.tier = worst.tier < 0 || c.tier < 0 ? -1 : std::max(worst.tier, c.tier);
+  }
+  report["summary"]["memory_cost_usd"] = cost;
+  report["summary"]["memory_power_w"] = power;
+  report["memory"] = {{"tier", tier_name(p.memory_tiers, worst)},
+                      {"cost_usd", cost},
+                      {"power_w", power},
+                      {"tiers", tier_entries(p.memory_tiers)}};
+}
+
+}  // namespace
+
 json collect_report(const NetworkSystem& system) {
   check_finished(system);
   const double end = sim_end_s(system);
@@ -532,6 +580,7 @@ json collect_report(const NetworkSystem& system) {
   report["sites"] = site_entries(system, window);
   report["links"] = link_entries(system, window);
   report["summary"] = summarize(report, system, end);
+  add_memory_tiers(report, system);
   return report;
 }
 
@@ -541,6 +590,7 @@ void add_colocated(json& report, const json& colocated) {
   report["summary"]["slowdown_vs_colocated"] =
       ref > 0 ? report["summary"]["step_time_s_mean"].get<double>() / ref : 0.0;
   report["colocated"] = colocated["summary"];
+  for (const char* key : {"memory_cost_usd", "memory_power_w"}) report["colocated"].erase(key);
 }
 
 namespace {

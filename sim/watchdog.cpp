@@ -45,8 +45,11 @@ std::string names(const NetworkSystem& system, const std::vector<int>& sites) {
 
 Watchdog::Watchdog(sc_core::sc_module_name name, const NetworkSystem& system,
                    const FaultInjector* faults)
-    : sc_module(name), system_(system), faults_(faults), window_(auto_window(system)) {
+    : sc_module(name), system_(system), faults_(faults) {
+  // Without loss recovery nothing is watched: its window (a retransmission timeout per
+  // group of the period, O(members^2) path latencies each) is not computed.
   if (!loss_recovery(system.options().faults, system.options().flow_control)) return;
+  window_ = auto_window(system);
   SC_HAS_PROCESS(Watchdog);
   SC_METHOD(check);
   sensitive << tick_;

@@ -25,7 +25,7 @@ class Watchdog : public sc_core::sc_module {
   Watchdog(sc_core::sc_module_name name, const NetworkSystem& system, const FaultInjector* faults);
 
   /// The window: the plan's `watchdog_ps`, or (0) 20 retransmission timeouts plus the
-  /// longest finite outage or stall, at least 1 s.
+  /// longest finite outage or stall, at least 1 s; zero without loss recovery (not watched).
   sc_core::sc_time window() const { return window_; }
   bool fired() const { return fired_; }
   sc_core::sc_time fired_at() const { return fired_at_; }

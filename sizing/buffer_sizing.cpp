@@ -141,8 +141,7 @@ struct GroupRates {
 
 GroupRates group_rates(const BoundContext& c, const GroupPlan& group, double target) {
   GroupRates rates;
-  const double limit = std::min({group.link_rate, group.pipeline_rate, group.access_rate});
-  rates.sent = (1.0 - c.margin) * limit;
+  rates.sent = unconstrained_stream_bytes_per_s(group, c.margin);
   std::uint64_t offset_max = 0;  // arrival-aligned sends: the longest send offset
   for (const auto& [sender, offsets] : group.send_offset_ps)
     for (const auto& [receiver, offset] : offsets) offset_max = std::max(offset_max, offset);
@@ -222,6 +221,9 @@ void bound_group(const BoundContext& c, const GroupPlan& group, int r, double ta
     const bool stall_free = c.options.jitter && !c.credit;
     const std::uint64_t bytes = buffer_for(c, stall_free ? rates.sent : rates.required, h.hold_ps);
     auto& a = out[d];
+    a.access_bytes_per_s = std::max(
+        a.access_bytes_per_s,
+        aggregation_access_bytes_per_s(static_cast<int>(group.members.size()), rates.sent));
     if (a.in_a_group && bytes <= a.analytic_bytes) continue;
     a.in_a_group = true;
     a.round = r;
@@ -232,8 +234,6 @@ void bound_group(const BoundContext& c, const GroupPlan& group, int r, double ta
     a.hold_ps = static_cast<std::uint64_t>(std::llround(h.hold_ps));
     a.unconstrained_rate_bytes_per_s = rates.sent;
     a.required_rate_bytes_per_s = rates.required;
-    a.memory_access_bytes_per_s =
-        aggregation_access_bytes_per_s(static_cast<int>(group.members.size()), rates.sent);
     a.analytic_bytes = bytes;
     a.full_rate_bytes = buffer_for(c, rates.sent, h.hold_ps);
   }
@@ -726,22 +726,18 @@ std::string code_or_dash(const Platform& p, int site) {
   return site < 0 ? "-" : p.sites[site].code;
 }
 
-// The memory tier `bytes` of buffer needs at this site: its group's streams at the
-// unconstrained rate (model/memory_tiers.h).
-TierChoice tier_of(const SiteAnalytic& a, std::uint64_t bytes) {
-  return choose_memory_tier(default_memory_tiers(), bytes, a.memory_access_bytes_per_s);
-}
-
-std::string tier_name(const TierChoice& c) {
-  return c.tier < 0 ? "none fits" : default_memory_tiers()[static_cast<std::size_t>(c.tier)].name;
+// The memory tier `bytes` of buffer needs at this site: its groups' streams at their
+// unconstrained rates (model/memory_tiers.h).
+TierChoice tier_of(const Platform& p, const SiteAnalytic& a, std::uint64_t bytes) {
+  return choose_memory_tier(p.memory_tiers, bytes, a.access_bytes_per_s);
 }
 
 // "uniform: 9 x HBM, 12.00 USD, 3.10 W": the tiers of one sizing summed over the sites.
-std::string tier_summary(const std::vector<TierChoice>& choices) {
+std::string tier_summary(const Platform& p, const std::vector<TierChoice>& choices) {
   std::map<std::string, int> count;
   double cost = 0, power = 0;
   for (const auto& c : choices) {
-    ++count[tier_name(c)];
+    ++count[tier_name(p.memory_tiers, c)];
     cost += c.cost_usd;
     power += c.power_w;
   }
@@ -859,9 +855,10 @@ std::string sizing_csv(const SizingRequest& request, const SizingResult& r) {
     heterogeneous(s.heterogeneous_alone_bytes);
     heterogeneous(s.heterogeneous_bytes);
     heterogeneous(s.heterogeneous_high_water_bytes);
-    const TierChoice tier = tier_of(a, r.uniform_bytes);
-    csv.field(tier_name(tier)).field(tier.cost_usd).field(tier.power_w);
-    r.heterogeneous ? csv.field(tier_name(tier_of(a, s.heterogeneous_bytes))) : csv.field("");
+    const TierChoice tier = tier_of(p, a, r.uniform_bytes);
+    csv.field(tier_name(p.memory_tiers, tier)).field(tier.cost_usd).field(tier.power_w);
+    r.heterogeneous ? csv.field(tier_name(p.memory_tiers, tier_of(p, a, s.heterogeneous_bytes)))
+                    : csv.field("");
     csv.end_row();
   }
   return csv.str();
@@ -882,11 +879,27 @@ std::string sizing_row(const Platform& p, const SizingResult& r, const SiteSizin
       kSizingRow, p.sites[a.site].code, a.in_a_group ? std::to_string(a.round) : "-",
       members_of(p, a.group), gw, format_time_ps(static_cast<double>(a.skew_ps)), senders,
       format_rate(a.unconstrained_rate_bytes_per_s * 8), format_bytes(a.analytic_bytes),
-      format_bytes(s.uniform_high_water_bytes), tier_name(uniform),
-      r.heterogeneous
-          ? fmt::format("  {:>11}  {:>11}  {}", format_bytes(s.heterogeneous_bytes),
-                        format_bytes(s.heterogeneous_high_water_bytes), tier_name(per_site))
-          : "");
+      format_bytes(s.uniform_high_water_bytes), tier_name(p.memory_tiers, uniform),
+      r.heterogeneous ? fmt::format("  {:>11}  {:>11}  {}", format_bytes(s.heterogeneous_bytes),
+                                    format_bytes(s.heterogeneous_high_water_bytes),
+                                    tier_name(p.memory_tiers, per_site))
+                      : "");
+}
+
+// The notes below the per-site rows.
+std::string sizing_legend(bool trees, bool het) {
+  std::string text =
+      trees ? "  (tree: the tree whose slot the site holds longest; skew: its inputs' arrival "
+              "skew, earliest>latest (the site itself or a child);\n   unconstr. rate: the "
+              "site's trees' chunk rates; analytic: the slots they hold at once;\n"
+            : "  (skew: arrival skew at the site in its binding round, earliest>latest sender;\n"
+              "   unconstr. rate: the group's rate without a buffer limit; analytic: the bound "
+              "for\n   the target; ";
+  text += std::string(trees ? "   " : "") +
+          "uniform HW: buffer high-water simulated at the uniform size;\n   tier: the memory "
+          "that holds that size at the group's access rate, docs/memory-tiers.md";
+  return text +
+         (het ? ";\n   per-site: the heterogeneous size; per-site HW: its high-water)" : ")");
 }
 
 }  // namespace
@@ -913,25 +926,11 @@ std::string sizing_table(const SizingRequest& request, const SizingResult& r) {
       het ? fmt::format("  {:>11}  {:>11}  {}", "per-site", "per-site HW", "per-site tier") : ""));
   std::vector<TierChoice> uniform_tiers, heterogeneous_tiers;
   for (const auto& s : r.sites) {
-    uniform_tiers.push_back(tier_of(s.analytic, r.uniform_bytes));
-    heterogeneous_tiers.push_back(tier_of(s.analytic, s.heterogeneous_bytes));
+    uniform_tiers.push_back(tier_of(p, s.analytic, r.uniform_bytes));
+    heterogeneous_tiers.push_back(tier_of(p, s.analytic, s.heterogeneous_bytes));
     line(sizing_row(p, r, s, gw, uniform_tiers.back(), heterogeneous_tiers.back()));
   }
-  if (trees)
-    line(
-        "  (tree: the tree whose slot the site holds longest; skew: its inputs' arrival "
-        "skew, earliest>latest (the site itself or a child);\n   unconstr. rate: the site's "
-        "trees' chunk rates; analytic: the slots they hold at once;");
-  else
-    line("  (skew: arrival skew at the site in its binding round, earliest>latest sender;");
-  if (!trees)
-    line("   unconstr. rate: the group's rate without a buffer limit; analytic: the bound for");
-  line(std::string(trees ? "   uniform HW: buffer high-water simulated at the uniform size;"
-                         : "   the target; uniform HW: buffer high-water simulated at the "
-                           "uniform size;") +
-       "\n   tier: the memory that holds that size at the group's access rate," +
-       " docs/memory-tiers.md" +
-       (het ? ";\n   per-site: the heterogeneous size; per-site HW: its high-water)" : ")"));
+  line(sizing_legend(trees, het));
   line("");
   line(fmt::format("  unconstrained reference   {} per site, mean round time {}",
                    format_bytes(r.unconstrained_buffer_bytes),
@@ -955,8 +954,9 @@ std::string sizing_table(const SizingRequest& request, const SizingResult& r) {
         100 * r.heterogeneous_speed_fraction,
         r.heterogeneous_meets_target ? "meets the target" : "MISSES the target"));
   }
-  line(fmt::format("  memory tiers, uniform     {}", tier_summary(uniform_tiers)));
-  if (het) line(fmt::format("  memory tiers, per-site    {}", tier_summary(heterogeneous_tiers)));
+  line(fmt::format("  memory tiers, uniform     {}", tier_summary(p, uniform_tiers)));
+  if (het)
+    line(fmt::format("  memory tiers, per-site    {}", tier_summary(p, heterogeneous_tiers)));
   line(fmt::format("  simulations               {}", r.simulations));
   return out;
 }

@@ -48,9 +48,10 @@ struct SiteAnalytic {
   std::uint64_t hold_ps = 0;  ///< slot hold time (or credit loop) used for the bound
   double unconstrained_rate_bytes_per_s = 0;  ///< group rate without a buffer limit
   double required_rate_bytes_per_s = 0;       ///< rate that meets the target
-  /// The buffer memory's traffic at the unconstrained rate: every input written and read
-  /// (model/memory_tiers.h, aggregation_access_bytes_per_s).
-  double memory_access_bytes_per_s = 0;
+  /// Buffer access rate the memory must sustain: the largest over the site's groups of
+  /// every round (not only the binding one), at their unconstrained rates
+  /// (model/memory_tiers.h, peak_access_bytes_per_s).
+  double access_bytes_per_s = 0;
   std::uint64_t analytic_bytes = 0;   ///< slots for the required rate x chunk
   std::uint64_t full_rate_bytes = 0;  ///< slots for the unconstrained rate x chunk
 };

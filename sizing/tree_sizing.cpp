@@ -47,7 +47,7 @@ void bound_tree_at(const TreeChunkTimes& times, double spacing_ps, int t, int in
   const double rate = chunk / spacing_ps * 1e12;
   slots += static_cast<double>(hold_ps) / spacing_ps;
   a.unconstrained_rate_bytes_per_s += rate;
-  a.memory_access_bytes_per_s += 2.0 * inputs * rate;  // each input written and read once
+  a.access_bytes_per_s += 2.0 * inputs * rate;  // each input written and read once
   if (a.in_a_group && hold_ps <= a.hold_ps) return;
   a.in_a_group = true;
   a.round = t;

@@ -17,6 +17,7 @@
 #include "common/config_error.h"
 #include "common/data_dir.h"
 #include "common/input_file.h"
+#include "common/schedule_names.h"
 #include "common/strings.h"
 #include "common/units.h"
 #include "options/run_option_table.h"
@@ -235,7 +236,7 @@ std::string check_value(const Ctx& ctx, const std::string& option, const YAML::N
 
 /// Reads a mapping of run options (`base:` or one variant of a bundle axis) into `out`.
 /// `skip` lists keys that belong to the enclosing structure (e.g. "label").
-void read_options(const Ctx& ctx, const YAML::Node& map, const std::string& path, RunOptions& out,
+void read_options(const Ctx& ctx, const YAML::Node& map, const std::string& path, RunArguments& out,
                   const std::set<std::string>& skip = {}) {
   if (!map.IsMap()) ctx.fail(map, path, "expected a mapping of run options");
   std::map<std::string, int> seen;  // key -> its line
@@ -490,7 +491,9 @@ const std::vector<std::string>& summary_metrics() {
       "functional_mismatches", "duplicate_results", "steps", "events", "rounds_to_eps",
       "retransmissions_total", "control_retransmissions_total", "retransmitted_bytes_total",
       "wasted_payload_bytes_total", "dropped_contributions_total", "lost_chunks_total",
-      "lost_messages_total"};
+      "lost_messages_total",
+      // memory tiers (docs/memory-tiers.md)
+      "memory_cost_usd", "memory_power_w"};
   // clang-format on
   return keys;
 }
@@ -899,7 +902,7 @@ std::vector<std::string> Point::run_args(const std::string& json_path,
       continue;
     }
     std::string v = value;
-    if (opt == "platform" || (opt == "schedule" && !options::is_schedule_name(value))) {
+    if (opt == "platform" || (opt == "schedule" && !is_schedule_name(value))) {
       std::string r = resolve_file(value, spec_dir);
       if (!r.empty()) v = r;
     }

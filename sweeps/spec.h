@@ -27,9 +27,10 @@ enum class ValueKind {
 /// Name of a ValueKind as stored in the database's `axes` table ("bytes", "rate", ...).
 std::string kind_name(ValueKind kind);
 
-/// `aggnet run` options of one point: option name (hyphenated, e.g. "flow-control") to
-/// value, and `--set PATH=VALUE` platform overrides. Sorted maps, so canonical.
-struct RunOptions {
+/// The `aggnet run` command line of one point, as text (the model's RunOptions are made
+/// from it by the run): option name (hyphenated, e.g. "flow-control") to value, and
+/// `--set PATH=VALUE` platform overrides. Sorted maps, so canonical.
+struct RunArguments {
   std::map<std::string, std::string> options;
   std::map<std::string, std::string> sets;
 };
@@ -39,7 +40,7 @@ struct RunOptions {
 struct AxisValue {
   std::string label;
   std::optional<double> number;
-  RunOptions assigns;
+  RunArguments assigns;
 };
 
 /// One axis of the sweep.
@@ -64,7 +65,7 @@ struct SweepSpec {
   std::string name;         ///< `name:` or the file's stem
   std::string description;  ///< `description:` (free text)
   std::string hash;         ///< spec hash: 16 hex digits of the canonical spec content
-  RunOptions base;          ///< `base:` options shared by every point
+  RunArguments base;        ///< `base:` options shared by every point
   std::vector<Axis> axes;
   SweepMode mode = SweepMode::kGrid;
   std::string metric = "step_time_s_mean";  ///< summary key the crossover compares (lower wins)
@@ -77,7 +78,7 @@ struct Point {
   std::string id;                   ///< stable hash of the point's options (16 hex digits)
   std::vector<std::string> labels;  ///< one per axis
   std::vector<std::optional<double>> numbers;  ///< one per axis
-  RunOptions options;                          ///< base merged with every axis' assignment
+  RunArguments options;                        ///< base merged with every axis' assignment
 
   /// Canonical JSON of the options (sorted keys): the input of the point id.
   std::string options_json() const;

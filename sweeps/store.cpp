@@ -207,7 +207,7 @@ std::vector<OptionColumn> option_columns(const SweepSpec& spec) {
     if (a.kind != ValueKind::kText) taken.insert(numeric_column(a.name, a.kind));
     if (!a.option.empty()) axis_options.insert(a.option);
   }
-  auto add = [&](const RunOptions& o) {
+  auto add = [&](const RunArguments& o) {
     for (const auto& [k, v] : o.options) options.insert(k);
     for (const auto& [k, v] : o.sets) options.insert("set:" + k);
   };

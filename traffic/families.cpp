@@ -79,6 +79,36 @@ std::vector<Round> round_robin_pairs(int n) {
   return rounds;
 }
 
+// A group of `size` from the available sites: the one with the most unmet pairs, then one
+// at a time the site that meets most of the group for the first time (ties: most unmet).
+Group greedy_group(int size, const std::vector<std::vector<char>>& met,
+                   const std::vector<int>& unmet, std::vector<char>& avail) {
+  const int n = static_cast<int>(avail.size());
+  Group g;
+  int seed = -1;
+  for (int s = 0; s < n; ++s) {
+    if (avail[s] && (seed < 0 || unmet[s] > unmet[seed])) seed = s;
+  }
+  g.sites.push_back(seed);
+  avail[seed] = 0;
+  while (static_cast<int>(g.sites.size()) < size) {
+    int best = -1, best_score = -1, best_unmet = -1;
+    for (int s = 0; s < n; ++s) {
+      if (!avail[s]) continue;
+      int score = 0;
+      for (int m : g.sites) score += !met[s][m];
+      const int u = unmet[s];
+      if (score > best_score || (score == best_score && u > best_unmet)) {
+        best = s, best_score = score, best_unmet = u;
+      }
+    }
+    g.sites.push_back(best);
+    avail[best] = 0;
+  }
+  std::sort(g.sites.begin(), g.sites.end());
+  return g;
+}
+
 std::vector<Round> greedy_cover(int n, int k) {
   std::vector<std::vector<char>> met(n, std::vector<char>(n, 0));
   std::vector<int> sat_out(n, 0);
@@ -110,31 +140,7 @@ std::vector<Round> greedy_cover(int n, int k) {
     }
     Round round;
     int gained = 0;
-    for (int size : sizes) {
-      Group g;
-      int seed = -1;
-      for (int s = 0; s < n; ++s) {
-        if (avail[s] && (seed < 0 || unmet[s] > unmet[seed])) seed = s;
-      }
-      g.sites.push_back(seed);
-      avail[seed] = 0;
-      while (static_cast<int>(g.sites.size()) < size) {
-        int best = -1, best_score = -1, best_unmet = -1;
-        for (int s = 0; s < n; ++s) {
-          if (!avail[s]) continue;
-          int score = 0;
-          for (int m : g.sites) score += !met[s][m];
-          const int u = unmet[s];
-          if (score > best_score || (score == best_score && u > best_unmet)) {
-            best = s, best_score = score, best_unmet = u;
-          }
-        }
-        g.sites.push_back(best);
-        avail[best] = 0;
-      }
-      std::sort(g.sites.begin(), g.sites.end());
-      round.groups.push_back(g);
-    }
+    for (int size : sizes) round.groups.push_back(greedy_group(size, met, unmet, avail));
     for (const auto& g : round.groups) {
       for (int a : g.sites)
         for (int b : g.sites)

@@ -146,6 +146,57 @@ std::vector<std::pair<Schedule, std::string>> builtin_families(const Platform& p
   return out;
 }
 
+// The partitions of n sites into groups of k that search pairs: all of them where they
+// are few (9 sites in triples: 280; `exhaustive`), else a random sample (heuristic) for
+// k <= 4, else none.
+std::vector<Round> partitions_to_pair(int n, int k, const OptimizerOptions& options,
+                                      bool& exhaustive) {
+  exhaustive = n % k == 0 && n / k >= 2 && partition_count(n, k) <= 400;
+  if (exhaustive) return all_partitions(n, k);
+  std::vector<Round> parts;
+  if (k > 4 || options.sample_partitions <= 0) return parts;
+  std::set<std::string> keys;
+  for (const auto& r : random_rounds(n, k, 1000 + k, options.sample_partitions)) {
+    Schedule one;
+    one.rounds = {r};
+    if (keys.insert(key_of(one)).second) parts.push_back(r);
+  }
+  return parts;
+}
+
+struct PartitionPair {
+  double score;      // estimated time to eps: periods x the two rounds' times
+  std::size_t a, b;  // the cheaper round first: the exact average is reached after the second
+};
+
+// The `most` best-scoring pairs of `parts`, best first.
+std::vector<PartitionPair> best_pairs(const Platform& platform, const Routing& routing,
+                                      const std::vector<Round>& parts,
+                                      const OptimizerOptions& options, std::size_t most) {
+  const int n = static_cast<int>(platform.sites.size());
+  std::vector<double> t(parts.size());
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    t[i] =
+        estimate_round(platform, routing, parts[i], Collective::kGroupAverage, options.run).time_s;
+  }
+  std::vector<PartitionPair> pairs;
+  for (std::size_t a = 0; a < parts.size(); ++a) {
+    for (std::size_t b = a + 1; b < parts.size(); ++b) {
+      const double rho = pair_consensus_error(parts[a], parts[b], n);
+      if (rho >= 1 - 1e-9) continue;
+      const double periods =
+          rho < 1e-12 ? 1.0 : std::max(1.0, std::ceil(std::log(options.run.eps) / std::log(rho)));
+      pairs.push_back({periods * (t[a] + t[b]), t[a] <= t[b] ? a : b, t[a] <= t[b] ? b : a});
+    }
+  }
+  const std::size_t keep = std::min<std::size_t>(pairs.size(), most);
+  std::partial_sort(
+      pairs.begin(), pairs.begin() + keep, pairs.end(),
+      [](const PartitionPair& x, const PartitionPair& y) { return x.score < y.score; });
+  pairs.resize(keep);
+  return pairs;
+}
+
 // Every candidate scored with `options`.
 std::vector<Candidate> search(const Platform& platform, const Routing& routing,
                               const OptimizerOptions& options) {
@@ -164,50 +215,15 @@ std::vector<Candidate> search(const Platform& platform, const Routing& routing,
                             reduction_forest_schedule(platform, options.run.gradient_bytes, chunk),
                             reduction_in_trees_schedule(platform, chunk)})
     out.push_back(score_schedule(platform, routing, s, s.name, options));
-  // Pairs of partitions into groups of k: exhaustive where the partitions are few (9 sites
-  // in triples: 280), else a random sample (heuristic) for k <= 4.
+  // Pairs of partitions into groups of k.
   for (int k = 2; k < n; ++k) {
-    std::vector<Round> parts;
     bool exhaustive = false;
-    if (n % k == 0 && n / k >= 2 && partition_count(n, k) <= 400) {
-      parts = all_partitions(n, k);
-      exhaustive = true;
-    } else if (k <= 4 && options.sample_partitions > 0) {
-      std::set<std::string> keys;
-      for (const auto& r : random_rounds(n, k, 1000 + k, options.sample_partitions)) {
-        Schedule one;
-        one.rounds = {r};
-        if (keys.insert(key_of(one)).second) parts.push_back(r);
-      }
-    } else {
-      continue;
-    }
+    const std::vector<Round> parts = partitions_to_pair(n, k, options, exhaustive);
+    if (parts.empty()) continue;
     const std::string family = exhaustive ? "partition-pair" : "sampled-pair";
-    std::vector<double> t(parts.size());
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-      t[i] = estimate_round(platform, routing, parts[i], Collective::kGroupAverage, options.run)
-                 .time_s;
-    }
-    struct Pair {
-      double score;
-      std::size_t a, b;
-    };
-    std::vector<Pair> pairs;
-    for (std::size_t a = 0; a < parts.size(); ++a) {
-      for (std::size_t b = a + 1; b < parts.size(); ++b) {
-        const double rho = pair_consensus_error(parts[a], parts[b], n);
-        if (rho >= 1 - 1e-9) continue;
-        const double periods =
-            rho < 1e-12 ? 1.0 : std::max(1.0, std::ceil(std::log(options.run.eps) / std::log(rho)));
-        // Cheaper round first: the exact average is reached after the second round.
-        pairs.push_back({periods * (t[a] + t[b]), t[a] <= t[b] ? a : b, t[a] <= t[b] ? b : a});
-      }
-    }
-    const std::size_t keep =
-        std::min<std::size_t>(pairs.size(), exhaustive ? options.refine : options.refine / 4);
-    std::partial_sort(pairs.begin(), pairs.begin() + keep, pairs.end(),
-                      [](const Pair& x, const Pair& y) { return x.score < y.score; });
-    for (std::size_t i = 0; i < keep; ++i) {
+    const auto pairs = best_pairs(platform, routing, parts, options,
+                                  exhaustive ? options.refine : options.refine / 4);
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
       Schedule s;
       s.name = family + "-k" + std::to_string(k) + "-" + std::to_string(i + 1);
       s.rounds = {parts[pairs[i].a], parts[pairs[i].b]};

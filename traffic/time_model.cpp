@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
+#include <random>
 #include <stdexcept>
 
 #include "common/units.h"
@@ -99,6 +101,57 @@ std::map<int, double> take_plan(const Platform& p, const GroupPlan& gp, std::uin
   return window;
 }
 
+// Loss rate of every platform link as the fault injector sets it (`--loss` on every WAN
+// link, a link's own rate where higher); empty when nothing is lost at random.
+std::vector<double> link_loss_rates(const Platform& p, const FaultPlan& faults) {
+  std::vector<double> rate(p.links.size(), faults.wan_loss_rate);
+  for (const auto& l : faults.link_loss) {
+    double& r = rate[static_cast<std::size_t>(find_link(p, l.link))];
+    r = std::max(r, l.rate);
+  }
+  if (std::all_of(rate.begin(), rate.end(), [](double r) { return r <= 0; })) return {};
+  return rate;
+}
+
+// Loss recovery's inputs for one group: each pair's path loss (a multicast tree reaches d
+// along the shortest path, as a unicast retransmission does) and the retransmission timer
+// the builder gives its members. Outages are not modelled.
+void loss_inputs(const Platform& p, const Routing& r, const GroupPlan& gp, const RunOptions& params,
+                 GroupEstimate& g) {
+  const auto rates = link_loss_rates(p, params.faults);
+  if (rates.empty()) return;
+  const auto& m = g.members;
+  g.loss_sd.assign(m.size(), std::vector<double>(m.size(), 0.0));
+  for (std::size_t i = 0; i < m.size(); ++i)
+    for (std::size_t j = 0; j < m.size(); ++j) {
+      if (i == j) continue;
+      std::vector<double> path;
+      for (const Hop& h : path_hops(r, m[i], m[j]))
+        path.push_back(rates[static_cast<std::size_t>(r.link_index(h.first, h.second))]);
+      g.loss_sd[i][j] = path_loss(path);
+    }
+  const std::uint64_t timeout_ps = params.faults.retransmit_timeout_ps
+                                       ? params.faults.retransmit_timeout_ps
+                                       : retransmit_timeout_ps(p, r, gp, per_transaction(params));
+  g.backoff = {static_cast<double>(timeout_ps) * kPs, params.faults.retransmit_backoff_max};
+}
+
+// Under loss, every contribution member j receives (sender i's chunk c leaves at
+// send_start(i) + offset + c x interval) and, lossless, j's own last send.
+std::vector<LossyArrival> lossy_arrivals(const GroupEstimate& g, std::size_t j, double n_chunks,
+                                         const std::function<double(std::size_t)>& send_start) {
+  std::vector<LossyArrival> out;
+  const double last_send = (n_chunks - 1) * g.interval_s;
+  for (std::size_t i = 0; i < g.members.size(); ++i) {
+    if (i == j) continue;
+    out.push_back({send_start(j) + g.offset_sd_s[j][i] + last_send, 0.0});
+    const double first = send_start(i) + g.offset_sd_s[i][j] + g.latency_sd_s[i][j];
+    for (double c = 0; c < n_chunks; ++c)
+      out.push_back({first + c * g.interval_s, g.loss_sd[i][j]});
+  }
+  return out;
+}
+
 // Pacing: the plan's rate and interval; the limit is the lowest of the four rates.
 void pacing_rate(const GroupPlan& gp, GroupEstimate& g) {
   struct Named {
@@ -178,11 +231,24 @@ void group_time(const Routing& r, const RunOptions& params, GroupEstimate& g) {
       g.delay_sd_s[i][j] = static_cast<double>(r.delay_ps(m[i], m[j])) * kPs;
   g.credit_grant = params.flow_control == FlowControl::kCredit;
   g.time_s = 0;
-  for (std::size_t i = 0; i < m.size(); ++i) {
+  auto send0_of = [&](std::size_t i) {
     double send0 = g.start_delay_s;
     if (g.credit_grant) {
       for (std::size_t j = 0; j < m.size(); ++j) send0 = std::max(send0, g.delay_sd_s[j][i]);
     }
+    return send0;
+  };
+  if (!g.loss_sd.empty()) {  // the expected last arrival over every receiver's contributions
+    std::vector<LossyArrival> all;
+    for (std::size_t j = 0; j < m.size(); ++j) {
+      const auto a = lossy_arrivals(g, j, n_chunks, send0_of);
+      all.insert(all.end(), a.begin(), a.end());
+    }
+    g.time_s = expected_last_arrival_s(all, g.backoff);
+    return;
+  }
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    const double send0 = send0_of(i);
     for (std::size_t j = 0; j < m.size(); ++j) {
       if (i != j) {
         g.time_s = std::max(g.time_s, send0 + g.offset_sd_s[i][j] + (n_chunks - 1) * g.interval_s +
@@ -203,6 +269,7 @@ RoundEstimate estimate_group_round(const Platform& p, const Routing& r, const Ro
     GroupEstimate g;
     g.members = round.groups[gi].sites;
     const auto window = take_plan(p, gp, params.chunk_bytes, g);
+    loss_inputs(p, r, gp, params, g);
     if (params.flow_control == FlowControl::kPacing)
       pacing_rate(gp, g);
     else
@@ -335,9 +402,187 @@ ScheduleEstimate estimate_schedule(const Platform& platform, const Routing& rout
   return est;
 }
 
+namespace {
+
+// Under loss, when the last of sender i's contributions reaches member j in one draw: the
+// lost ones (each chunk lost with loss_sd, again with each copy) arrive D(copies) late.
+double sampled_last_arrival(const GroupEstimate& g, std::size_t i, std::size_t j, double send0,
+                            double n_chunks, std::mt19937_64& rng) {
+  const double first = send0 + g.offset_sd_s[i][j] + g.latency_sd_s[i][j];
+  double last = first + (n_chunks - 1) * g.interval_s;
+  const double q = g.loss_sd[i][j];
+  if (q <= 0) return last;
+  std::geometric_distribution<long> delivered_before_loss(q);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (double c = static_cast<double>(delivered_before_loss(rng)); c < n_chunks;
+       c += 1 + static_cast<double>(delivered_before_loss(rng))) {
+    int copies = 1;
+    while (copies < 64 && u(rng) < q) ++copies;
+    last = std::max(last, first + c * g.interval_s + retransmission_delay_s(copies, g.backoff));
+  }
+  return last;
+}
+
+// Aligned start under loss, one draw: when member j has heard every other member's ready
+// message. A lost one (i -> j) is asked for again: j repeats its own to the members not
+// heard from every T after its ready, and i answers a repeat with its own; an attempt
+// succeeds when both cross (the repeat sent once i is ready, as i answers only then).
+double sampled_ready_heard(const GroupEstimate& g, const std::vector<double>& start, std::size_t j,
+                           std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const auto& m = g.members;
+  const double t = g.backoff.timeout_s;
+  double heard = 0;
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    if (i == j) continue;
+    double at = start[m[i]] + g.delay_sd_s[i][j];
+    if (u(rng) < g.loss_sd[i][j]) {
+      double repeat = start[m[j]] + t;
+      while (repeat + g.delay_sd_s[j][i] < start[m[i]]) repeat += t;
+      for (int n = 0; n < 64 && (u(rng) < g.loss_sd[j][i] || u(rng) < g.loss_sd[i][j]); ++n)
+        repeat += t;
+      at = repeat + g.delay_sd_s[j][i] + g.delay_sd_s[i][j];
+    }
+    heard = std::max(heard, at);
+  }
+  return heard;
+}
+
+// One draw of one group-average round from the members' start times: each member's
+// completion into `next`; returns the round time (last completion - first start).
+double sampled_group_round(const GroupEstimate& g, const std::vector<double>& start,
+                           double n_chunks, std::mt19937_64& rng, std::vector<double>& next) {
+  double first = kInf, latest = 0, last = 0;
+  for (int s : g.members) {
+    first = std::min(first, start[s]);
+    latest = std::max(latest, start[s]);
+  }
+  std::vector<double> aligned(g.members.size(), latest + g.start_delay_s);
+  if (g.start_delay_s > 0)
+    for (std::size_t j = 0; j < g.members.size(); ++j)
+      aligned[j] = std::max(aligned[j], sampled_ready_heard(g, start, j, rng));
+  auto send_start = [&](std::size_t i) {
+    if (g.start_delay_s > 0) return aligned[i];
+    double t = start[g.members[i]];
+    if (g.credit_grant)
+      for (std::size_t j = 0; j < g.members.size(); ++j)
+        if (j != i) t = std::max(t, start[g.members[j]] + g.delay_sd_s[j][i]);
+    return t;
+  };
+  const double last_send = (n_chunks - 1) * g.interval_s;
+  for (std::size_t j = 0; j < g.members.size(); ++j) {
+    double done = 0;
+    for (std::size_t i = 0; i < g.members.size(); ++i) {
+      if (i == j) continue;
+      done = std::max({done, send_start(j) + g.offset_sd_s[j][i] + last_send,
+                       sampled_last_arrival(g, i, j, send_start(i), n_chunks, rng)});
+    }
+    next[g.members[j]] = done;
+    last = std::max(last, done);
+  }
+  return last - first;
+}
+
+// The staggered steps of a group-average schedule under loss, averaged over kLossDraws
+// draws of the losses (a fixed seed: the estimate is deterministic). A member that one
+// step's retransmissions made late starts its next group late, and the mean of that
+// maximum over members is not the maximum of their means: hence draws, not means.
+StepTimeline simulate_lossy_steps(const Platform& platform, const ScheduleEstimate& est, long steps,
+                                  bool with_compute, double n_chunks) {
+  constexpr int kLossDraws = 256;
+  const int n = static_cast<int>(platform.sites.size());
+  std::mt19937_64 rng(1);
+  std::vector<std::vector<double>> ready(kLossDraws, std::vector<double>(n, 0.0));
+  StepTimeline tl;
+  for (long k = 0; k < steps && !est.rounds.empty(); ++k) {
+    const RoundEstimate& re = est.rounds[k % est.rounds.size()];
+    double worst_sum = 0;
+    for (auto& at : ready) {
+      std::vector<double> start(n);
+      for (int s = 0; s < n; ++s)
+        start[s] = at[s] + (with_compute ? platform.sites[s].cluster.compute_time_ps * kPs : 0.0);
+      std::vector<double> next = start;
+      std::vector<bool> in_group(n, false);
+      double worst = 0;
+      for (const auto& g : re.groups) {
+        if (g.members.size() < 2) continue;
+        for (int s : g.members) in_group[s] = true;
+        worst = std::max(worst, sampled_group_round(g, start, n_chunks, rng, next));
+      }
+      const double round_end = *std::max_element(next.begin(), next.end());
+      if (!with_compute)
+        for (int s = 0; s < n; ++s)
+          if (!in_group[s]) next[s] = std::max(next[s], round_end);
+      at = next;
+      worst_sum += worst;
+    }
+    tl.round_time_s.push_back(worst_sum / kLossDraws);
+  }
+  tl.site_done_s.assign(n, 0.0);
+  for (const auto& at : ready) {
+    for (int s = 0; s < n; ++s) tl.site_done_s[s] += at[s] / kLossDraws;
+    tl.makespan_s += *std::max_element(at.begin(), at.end()) / kLossDraws;
+  }
+  return tl;
+}
+
+bool lossy(const ScheduleEstimate& est) {
+  for (const auto& r : est.rounds)
+    for (const auto& g : r.groups)
+      if (!g.loss_sd.empty()) return true;
+  return false;
+}
+
+// One group of a round started at `start` (per site): when each member is done, into
+// `next`, and the group's span from its first start to its last member's end.
+double group_span(const GroupEstimate& g, const std::vector<double>& start, Collective collective,
+                  double n_chunks, std::vector<double>& next) {
+  double first = kInf, last = 0, latest = 0;
+  for (int s : g.members) {
+    first = std::min(first, start[s]);
+    latest = std::max(latest, start[s]);
+  }
+  // Aligned start: every member starts sending at the agreed instant.
+  const bool aligned = g.start_delay_s > 0;
+  auto send_start = [&](std::size_t i) {
+    if (aligned) return latest + g.start_delay_s;
+    double t = start[g.members[i]];
+    if (g.credit_grant) {  // the receivers' window grants cross the network
+      for (std::size_t j = 0; j < g.members.size(); ++j)
+        if (j != i) t = std::max(t, start[g.members[j]] + g.delay_sd_s[j][i]);
+    }
+    return t;
+  };
+  if (collective != Collective::kGroupAverage) {
+    // Staggered host-collective starts: approximated by the latest start + the isolated time.
+    last = latest + g.time_s;
+    for (int s : g.members) next[s] = last;
+    return last - first;
+  }
+  for (std::size_t j = 0; j < g.members.size(); ++j) {
+    // A member is done when it has sent its own chunks and received every reduced one.
+    double done = 0;
+    for (std::size_t i = 0; i < g.members.size(); ++i) {
+      if (i == j) continue;
+      const double last_send = (n_chunks - 1) * g.interval_s;
+      done = std::max({done, send_start(j) + g.offset_sd_s[j][i] + last_send,
+                       send_start(i) + g.offset_sd_s[i][j] + last_send + g.latency_sd_s[i][j]});
+    }
+    next[g.members[j]] = done;
+    last = std::max(last, done);
+  }
+  return last - first;
+}
+
+}  // namespace
+
 StepTimeline simulate_steps(const Platform& platform, const Schedule& schedule,
                             const ScheduleEstimate& est, const RunOptions& params, long steps,
                             bool with_compute) {
+  if (schedule.collective == Collective::kGroupAverage && lossy(est))
+    return simulate_lossy_steps(
+        platform, est, steps, with_compute,
+        static_cast<double>(num_chunks(params.gradient_bytes, params.chunk_bytes)));
   const int n = static_cast<int>(platform.sites.size());
   StepTimeline tl;
   std::vector<double> ready(n, 0.0);  // when each site's previous round result is complete
@@ -352,50 +597,14 @@ StepTimeline simulate_steps(const Platform& platform, const Schedule& schedule,
     double worst = 0;
     std::vector<double> next = start;  // sites outside every group: done after compute
     std::vector<bool> in_group(n, false);
-    double round_end = 0;
     for (const auto& g : re.groups) {
       if (g.members.size() < 2) continue;
       for (int s : g.members) in_group[s] = true;
-      double first = kInf, last = 0, latest = 0;
-      for (int s : g.members) {
-        first = std::min(first, start[s]);
-        latest = std::max(latest, start[s]);
-      }
-      // Aligned start: every member starts sending at the agreed instant.
-      const bool aligned = g.start_delay_s > 0;
-      auto send_start = [&](std::size_t i) {
-        if (aligned) return latest + g.start_delay_s;
-        double t = start[g.members[i]];
-        if (g.credit_grant) {  // the receivers' window grants cross the network
-          for (std::size_t j = 0; j < g.members.size(); ++j)
-            if (j != i) t = std::max(t, start[g.members[j]] + g.delay_sd_s[j][i]);
-        }
-        return t;
-      };
-      if (schedule.collective != Collective::kGroupAverage) {
-        // Staggered host-collective starts: approximated by the latest start + the
-        // isolated time.
-        last = latest + g.time_s;
-        for (int s : g.members) next[s] = last;
-      } else {
-        for (std::size_t j = 0; j < g.members.size(); ++j) {
-          // A member is done when it has sent its own chunks and received every reduced one.
-          double done = 0;
-          for (std::size_t i = 0; i < g.members.size(); ++i) {
-            if (i == j) continue;
-            const double last_send = (n_chunks - 1) * g.interval_s;
-            done =
-                std::max({done, send_start(j) + g.offset_sd_s[j][i] + last_send,
-                          send_start(i) + g.offset_sd_s[i][j] + last_send + g.latency_sd_s[i][j]});
-          }
-          next[g.members[j]] = done;
-          last = std::max(last, done);
-        }
-      }
-      worst = std::max(worst, last - first);
+      worst = std::max(worst, group_span(g, start, schedule.collective, n_chunks, next));
     }
     // Without compute a site that sits the round out has nothing to do: it waits for the
     // round (the "others wait" reading), else it would run through rounds for free.
+    double round_end = 0;
     for (const double t : next) round_end = std::max(round_end, t);
     if (!with_compute)
       for (int s = 0; s < n; ++s)

@@ -10,6 +10,7 @@
 #include "model/params/cluster.h"  // FlowControl
 #include "model/run_options.h"
 #include "model/schedule.h"
+#include "traffic/loss_model.h"
 
 namespace aggnet {
 
@@ -44,6 +45,10 @@ struct GroupEstimate {
   std::vector<std::vector<double>> delay_sd_s;
   /// Credit mode: a sender starts when every receiver's window grant has arrived.
   bool credit_grant = false;
+  /// Loss recovery (a loss rate on some WAN link): loss_sd[i][j], the probability that a
+  /// copy members[i] -> members[j] is lost on its path; empty without loss.
+  std::vector<std::vector<double>> loss_sd;
+  Backoff backoff;  ///< the members' retransmission timer (with loss)
 };
 
 /// Estimate for one round: the max over its groups.

@@ -13,10 +13,12 @@ namespace {
 constexpr std::uint64_t kNeverPs = ~std::uint64_t{0};
 }  // namespace
 
-Retransmitter::Retransmitter(sc_core::sc_module_name name, Resend resend, std::uint64_t max_backoff)
+Retransmitter::Retransmitter(sc_core::sc_module_name name, Resend resend, std::uint64_t max_backoff,
+                             std::uint64_t max_window)
     : sc_module(name),
       resend_(std::move(resend)),
-      max_backoff_(std::max<std::uint64_t>(max_backoff, 1)) {
+      max_backoff_(std::max<std::uint64_t>(max_backoff, 1)),
+      max_window_(max_window) {
   SC_HAS_PROCESS(Retransmitter);
   SC_METHOD(fire);
   sensitive << wake_;
@@ -45,8 +47,62 @@ bool Retransmitter::ack(int step, int from, std::uint32_t chunk) {
   if (it == outstanding_.end()) return false;
   if (it->second.timed_out)
     counters_.recovery_ns.add(to_ns(EventCalendar::now() - it->second.first_timeout));
-  outstanding_.erase(it);
+  if (it->second.copy_in_flight) {  // a copy got through: room for the next in line
+    Window& w = window_of(from);
+    --w.in_flight;
+    if (!w.waiting.empty()) {
+      widened_.push_back(from);
+      EventCalendar::notify_now(wake_);
+    }
+  }
+  outstanding_.erase(it);  // a waiting entry of it is skipped when its turn comes
   return true;
+}
+
+Retransmitter::Window& Retransmitter::window_of(int dst) { return windows_[dst]; }
+
+bool Retransmitter::window_full(const Window& w) const {
+  return max_window_ > 0 && w.in_flight >= max_window_;
+}
+
+std::size_t Retransmitter::copies_in_flight(int dst) const {
+  const auto it = windows_.find(dst);
+  return it == windows_.end() ? 0 : it->second.in_flight;
+}
+
+// One more copy of an unacknowledged contribution, its timer re-armed with the timeout
+// doubled (capped); it counts in its receiver's window until acknowledged or expired.
+void Retransmitter::send_copy(const Key& key, State& s, const sc_time& now) {
+  ++counters_.timeouts;
+  counters_.retransmitted_bytes += s.bytes;
+  if (!s.timed_out) s.first_timeout = now;
+  s.timed_out = true;
+  const std::uint64_t timeout_ps = to_ps(s.timeout), cap_ps = to_ps(s.max_timeout);
+  s.timeout = ps_time(timeout_ps >= cap_ps / 2 ? cap_ps : 2 * timeout_ps);
+  s.deadline = now + s.timeout;
+  timers_.push({s.deadline, key});
+  const auto [step, dst, chunk] = key;
+  Window& w = window_of(dst);
+  ++w.in_flight;
+  counters_.max_in_flight = std::max<std::uint64_t>(counters_.max_in_flight, w.in_flight);
+  s.copy_in_flight = true;
+  s.departure = resend_(step, dst, chunk);
+}
+
+// Copies that waited for their receiver's window, oldest first, while it has room.
+void Retransmitter::release_waiting(const sc_time& now) {
+  for (const int dst : widened_) {
+    Window& w = window_of(dst);
+    while (!w.waiting.empty() && !window_full(w)) {
+      const Key key = w.waiting.front();
+      w.waiting.pop_front();
+      const auto it = outstanding_.find(key);
+      if (it == outstanding_.end() || !it->second.waiting) continue;  // acknowledged since
+      it->second.waiting = false;
+      send_copy(key, it->second, now);
+    }
+  }
+  widened_.clear();
 }
 
 // The earliest timer wakes the method (an event keeps its earliest pending notification;
@@ -69,17 +125,21 @@ void Retransmitter::fire() {
       timers_.push({s.deadline, t.key});
       continue;
     }
-    ++counters_.timeouts;
-    counters_.retransmitted_bytes += s.bytes;
-    if (!s.timed_out) s.first_timeout = now;
-    s.timed_out = true;
-    const std::uint64_t timeout_ps = to_ps(s.timeout), cap_ps = to_ps(s.max_timeout);
-    s.timeout = ps_time(timeout_ps >= cap_ps / 2 ? cap_ps : 2 * timeout_ps);
-    s.deadline = now + s.timeout;
-    timers_.push({s.deadline, t.key});
-    const auto [step, dst, chunk] = t.key;
-    s.departure = resend_(step, dst, chunk);
+    Window& w = window_of(std::get<1>(t.key));
+    if (s.copy_in_flight) {  // its copy expired too: it leaves the window
+      s.copy_in_flight = false;
+      --w.in_flight;
+    }
+    if (window_full(w) || !w.waiting.empty()) {  // in line behind the older ones
+      ++counters_.window_waits;
+      s.waiting = true;
+      w.waiting.push_back(t.key);
+      widened_.push_back(std::get<1>(t.key));
+      continue;
+    }
+    send_copy(t.key, s, now);
   }
+  release_waiting(now);
   arm();
 }
 

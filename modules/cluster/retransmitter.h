@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <queue>
 #include <systemc>
@@ -23,6 +24,14 @@ namespace aggnet {
 /// contribution, as TCP backs off a segment's RTO): a contribution unacknowledged for
 /// D after it was sent has been sent again at most backoff_expiries(D / timeout) times.
 /// Without it, timeouts below the queueing delay sent a copy every timeout (a collapse).
+/// A retransmission window per receiver bounds the copies in flight to it (as TCP bounds
+/// a connection's segments in flight after a timeout): a copy is in flight from its
+/// sending until its acknowledgement or its own timer's expiry, and an expiry that finds
+/// `max_window` copies to its receiver in flight (or older expiries waiting) waits in
+/// line, oldest first, for one to leave. First sends are not counted: random loss of a
+/// few of them needs no window, and in flight copies are at most max_window x receivers.
+/// Without it, a run without flow control (`drop`) kept tens of thousands of copies queued
+/// on its WAN links and grew until the memory guard stopped it.
 /// A timer that expires while the previous copy has not yet left the sender's
 /// edge (a long queue of its own) waits for it to leave, plus one timeout: a sender never
 /// queues a second copy behind the first. Without this, a sender whose backlog outlasted
@@ -34,13 +43,16 @@ class Retransmitter : public sc_core::sc_module {
   /// The timeout stops doubling at this multiple of the first (three doublings: the
   /// watchdog's default window, 20 timeouts, still spans two capped intervals).
   static constexpr std::uint64_t kMaxBackoff = 8;
+  /// Retransmitted copies in flight to one receiver, at most (the window's start).
+  static constexpr std::uint64_t kMaxWindow = 16;
   /// Expiries of a timer never acknowledged within `timeouts` first timeouts of its
   /// tracking (copies leaving at once): T, 2T, 4T, 8T, 8T, ... summed up to `timeouts`.
   static std::uint64_t backoff_expiries(double timeouts, std::uint64_t max_backoff = kMaxBackoff);
 
-  /// `max_backoff`: the timeout's cap as a multiple of the first (1: fixed, no backoff).
+  /// `max_backoff`: the timeout's cap as a multiple of the first (1: fixed, no backoff);
+  /// `max_window`: copies in flight per receiver at most (0: no window).
   Retransmitter(sc_core::sc_module_name name, Resend resend,
-                std::uint64_t max_backoff = kMaxBackoff);
+                std::uint64_t max_backoff = kMaxBackoff, std::uint64_t max_window = kMaxWindow);
 
   /// `departure`: when the copy handed over now leaves the sender's edge.
   void track(int step, int dst, std::uint32_t chunk, std::uint64_t bytes,
@@ -52,13 +64,18 @@ class Retransmitter : public sc_core::sc_module {
   void abandon() {
     counters_.abandoned += outstanding_.size();
     outstanding_.clear();
+    windows_.clear();
   }
+  /// Copies in flight to receiver `dst` now.
+  std::size_t copies_in_flight(int dst) const;
 
   struct Counters {
     std::uint64_t timeouts = 0;             ///< timer expiries = contributions sent again
     std::uint64_t retransmitted_bytes = 0;  ///< their payload bytes
     Histogram recovery_ns;                  ///< first timeout to acknowledgement
     std::uint64_t abandoned = 0;            ///< never acknowledged (given up at the end)
+    std::uint64_t window_waits = 0;         ///< expiries put in line behind the window
+    std::uint64_t max_in_flight = 0;        ///< most copies in flight to one receiver
   };
   const Counters& counters() const { return counters_; }
   std::uint64_t timeouts() const { return counters_.timeouts; }
@@ -83,6 +100,12 @@ class Retransmitter : public sc_core::sc_module {
     sc_core::sc_time max_timeout;  // kMaxBackoff x the first
     std::uint64_t bytes = 0;
     bool timed_out = false;
+    bool copy_in_flight = false;  // its last copy counts in its receiver's window
+    bool waiting = false;         // expired with the window full: no timer, in line
+  };
+  struct Window {
+    std::size_t in_flight = 0;
+    std::deque<Key> waiting;
   };
   struct Timer {
     sc_core::sc_time deadline;
@@ -91,13 +114,19 @@ class Retransmitter : public sc_core::sc_module {
   };
   void fire();
   void arm();
+  Window& window_of(int dst);
+  bool window_full(const Window& w) const;
+  void send_copy(const Key& key, State& s, const sc_core::sc_time& now);
+  void release_waiting(const sc_core::sc_time& now);
 
   Resend resend_;
-  std::uint64_t max_backoff_;
+  std::uint64_t max_backoff_, max_window_;
   // A hash map: every contribution a site sends is tracked, looked up when its timer
   // fires and erased at its acknowledgement (a tree's lookups were a third of a lossy run).
   std::unordered_map<Key, State, KeyHash> outstanding_;
   std::priority_queue<Timer, std::vector<Timer>, std::greater<Timer>> timers_;
+  std::unordered_map<int, Window> windows_;
+  std::vector<int> widened_;  // receivers whose window took a copy out since fire()
   sc_core::sc_event wake_;
   Counters counters_;
 };

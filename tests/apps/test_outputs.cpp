@@ -19,6 +19,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -943,6 +944,48 @@ TEST_F(Outputs, RunJsonKeysAreDocumented) {
       EXPECT_TRUE(written.count(path) && written.at(path).count(key))
           << path << ": '" << key << "' documented but never written";
   }
+}
+
+// docs/memory-tiers.md: the tier a run's buffer needs. With 4 GiB per site (past on-chip's
+// 32 MiB, within HBM's 8 GiB) the buffer never limits the triads, so each site's access
+// rate is 2 x 3 x its group's pacing rate; cost 30 USD/GiB x 4 GiB = 120 USD per site,
+// power 7 pJ/bit x the access rate. With HBM set to 2 GiB: DDR, 5 USD/GiB x 4 = 20 USD.
+TEST_F(Outputs, RunMemoryTier) {
+  const std::string run =
+      "run --schedule triads --gradient 16MiB --steps 1 --no-colocated -q "
+      "--buffer 4GiB --json m.json";
+  for (const auto& [set, tier, usd_per_gib, pj] :
+       {std::tuple{"", "HBM", 30.0, 7.0},
+        std::tuple{" --set memory_tiers.hbm.capacity=2GiB", "DDR", 5.0, 28.0}}) {
+    const Output o = aggnet(run + set);
+    ASSERT_EQ(o.status, 0) << o.err;
+    const json j = json::parse(read_text(dir_ / "m.json"));
+    std::map<std::string, double> peak_gbps;  // 2 x members x pacing rate, per site
+    for (const auto& g : j["alignment"])
+      for (const auto& m : g["members"]) {
+        double& p = peak_gbps[m["site"].get<std::string>()];
+        p = std::max(p, 2.0 * static_cast<double>(g["members"].size()) *
+                            g["pacing_rate_gbps"].get<double>());
+      }
+    double cost = 0, power = 0;
+    for (const auto& site : j["sites"]) {
+      const double access = peak_gbps.at(site["site"].get<std::string>());
+      EXPECT_EQ(site["memory_tier"], tier) << set;
+      EXPECT_NEAR(site["memory_access_gbps"].get<double>(), access, 1e-9 * access);
+      EXPECT_DOUBLE_EQ(site["memory_cost_usd"].get<double>(), usd_per_gib * 4);
+      EXPECT_NEAR(site["memory_power_w"].get<double>(), pj * 1e-12 * access * 1e9, 1e-9);
+      cost += usd_per_gib * 4;
+      power += pj * 1e-12 * access * 1e9;
+    }
+    EXPECT_EQ(j["memory"]["tier"], tier);
+    EXPECT_DOUBLE_EQ(j["summary"]["memory_cost_usd"].get<double>(), cost);
+    EXPECT_NEAR(j["summary"]["memory_power_w"].get<double>(), power, 1e-9);
+    EXPECT_EQ(j["memory"]["tiers"][1]["capacity_bytes"], set[0] ? 2ull << 30 : 8ull << 30);
+  }
+  const Output bad = aggnet("run --set memory_tiers.hmb.cost=1");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("memory_tiers.hmb.cost: unknown key 'hmb'"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("(did you mean 'hbm'?)"), std::string::npos) << bad.err;
 }
 
 // aggnet compare: the inputs that differ and the numbers that differ, against the first

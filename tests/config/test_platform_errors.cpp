@@ -263,6 +263,52 @@ TEST(PlatformErrors, OverrideBadValue) {
   expect_override_error({"sites.bbb.fpga.latency_cycles", "1e19"}, "of at most 1000 s");
 }
 
+// memory_tiers: (docs/memory-tiers.md): the keys given replace those tiers' defaults.
+TEST(PlatformErrors, MemoryTiersReplaceTheDefaults) {
+  const Platform p = load_platform(
+      write_file(with(9,
+                      "memory_tiers: {hbm: {capacity: 16GiB, bandwidth: 800GB/s, cost: 12.5, "
+                      "energy: 3.5}}")));
+  ASSERT_EQ(p.memory_tiers.size(), 3u);
+  const MemoryTier& hbm = p.memory_tiers[1];
+  EXPECT_EQ(hbm.name, "HBM");
+  EXPECT_EQ(hbm.capacity_bytes, 16ull << 30);
+  EXPECT_DOUBLE_EQ(hbm.bandwidth_bytes_per_s, 800e9);  // 6.4 Tbps / 8
+  EXPECT_DOUBLE_EQ(hbm.cost_usd_per_gib, 12.5);
+  EXPECT_DOUBLE_EQ(hbm.energy_pj_per_bit, 3.5);
+  EXPECT_EQ(p.memory_tiers[0].capacity_bytes, default_memory_tiers()[0].capacity_bytes);
+  EXPECT_DOUBLE_EQ(p.memory_tiers[2].cost_usd_per_gib, default_memory_tiers()[2].cost_usd_per_gib);
+  // Without the section: the cited defaults.
+  const Platform d = load_platform(write_file(with(8, kBase[7])));
+  EXPECT_EQ(d.memory_tiers[1].capacity_bytes, 8ull << 30);
+  EXPECT_DOUBLE_EQ(d.memory_tiers[2].bandwidth_bytes_per_s, 77e9);
+}
+
+TEST(PlatformErrors, MemoryTierErrors) {
+  expect_error(with(9, "memory_tiers: {hmb: {capacity: 16GiB}}"), 9, "memory_tiers.hmb",
+               "unknown key, expected one of: on_chip, hbm, ddr (did you mean 'hbm'?)");
+  expect_error(with(9, "memory_tiers: {ddr: {capacty: 16GiB}}"), 9, "memory_tiers.ddr.capacty",
+               "(did you mean 'capacity'?)");
+  expect_error(with(9, "memory_tiers: {ddr: {capacity: 16}}"), 9, "memory_tiers.ddr.capacity",
+               "got '16'");
+  expect_error(with(9, "memory_tiers: {ddr: {bandwidth: 0GB/s}}"), 9, "memory_tiers.ddr.bandwidth",
+               "expected a positive rate");
+  expect_error(with(9, "memory_tiers: {on_chip: {cost: -1}}"), 9, "memory_tiers.on_chip.cost",
+               "expected a number in [0, 1000000000], got '-1'");
+}
+
+TEST(PlatformErrors, MemoryTierOverrides) {
+  const std::string path = write_file(with(8, kBase[7]));
+  const Platform p = load_platform(
+      path, {{"memory_tiers.on_chip.capacity", "64MiB"}, {"memory_tiers.ddr.cost", "2"}});
+  EXPECT_EQ(p.memory_tiers[0].capacity_bytes, 64ull << 20);
+  EXPECT_DOUBLE_EQ(p.memory_tiers[2].cost_usd_per_gib, 2.0);
+  expect_override_error({"memory_tiers.hmb.cost", "1"}, "(did you mean 'hbm'?)");
+  expect_override_error({"memory_tiers.hbm.enrgy", "1"}, "(did you mean 'energy'?)");
+  expect_override_error({"memory_tiers.hbm", "1"}, "expected memory_tiers.<tier>.<key>");
+  expect_override_error({"memory_tiers.hbm.capacity", "0B"}, "expected a positive size");
+}
+
 TEST(PlatformErrors, MissingFile) {
   try {
     load_platform("/nonexistent/p.yaml");

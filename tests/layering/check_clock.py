@@ -20,6 +20,8 @@ import os
 import re
 import sys
 
+from source_files import numbered_lines, source_files
+
 CALENDAR = {os.path.join("core", "event_calendar.h"), os.path.join("core", "event_calendar.cpp")}
 KERNEL_CLOCK = re.compile(
     r"\b(sc_time_stamp|sc_time_to_pending_activity|sc_simulation_time|sc_delta_count|"
@@ -50,18 +52,12 @@ def line_violations(rel, no, code):
 
 
 def violations(modules_dir):
-    for dirpath, _, files in sorted(os.walk(modules_dir)):
-        for name in sorted(files):
-            if not name.endswith((".h", ".cpp")):
-                continue
-            path = os.path.join(dirpath, name)
-            inner = os.path.relpath(path, modules_dir)
-            if inner in CALENDAR:
-                continue
-            rel = os.path.join(os.path.basename(os.path.normpath(modules_dir)), inner)
-            with open(path, encoding="utf-8") as f:
-                for no, line in enumerate(f, 1):
-                    yield from line_violations(rel, no, code_of(line))
+    folder = os.path.basename(os.path.normpath(modules_dir))
+    for path, inner in source_files(modules_dir):
+        if inner in CALENDAR:
+            continue
+        for no, line in numbered_lines(path):
+            yield from line_violations(os.path.join(folder, inner), no, code_of(line))
 
 
 def main():

@@ -13,6 +13,8 @@ import os
 import re
 import sys
 
+from source_files import numbered_lines, source_files
+
 SYSTEMC = re.compile(r'#include\s*<(systemc|tlm)')
 YAML = re.compile(r'#include\s*<yaml-cpp/')
 LOCAL = re.compile(r'#include\s*"([a-z_]+)/')
@@ -37,11 +39,8 @@ def model_free_violations(root, layers):
     for folder, allowed in MODEL_FREE.items():
         if folder not in layers:
             continue
-        for dirpath, _, files in os.walk(os.path.join(root, folder)):
-            for name in sorted(files):
-                if name.endswith((".h", ".cpp")):
-                    rel = os.path.relpath(os.path.join(dirpath, name), root)
-                    yield from closure_violations(root, rel, allowed)
+        for _, inner in source_files(os.path.join(root, folder)):
+            yield from closure_violations(root, os.path.join(folder, inner), allowed)
 
 
 def closure_violations(root, start, allowed):
@@ -60,22 +59,17 @@ def closure_violations(root, start, allowed):
 def violations(root, layers):
     rank = {name: i for i, name in enumerate(layers)}
     for layer in layers:
-        for dirpath, _, files in os.walk(os.path.join(root, layer)):
-            for name in sorted(files):
-                if not name.endswith((".h", ".cpp")):
-                    continue
-                path = os.path.join(dirpath, name)
-                rel = os.path.relpath(path, root)
-                with open(path, encoding="utf-8") as f:
-                    for no, line in enumerate(f, 1):
-                        m = LOCAL.search(line)
-                        if m and m.group(1) in rank and rank[m.group(1)] > rank[layer]:
-                            yield (f"{rel}:{no}: includes {m.group(1)}/, a layer above "
-                                   f"{layer}/ (order: {' -> '.join(layers)})")
-                        if SYSTEMC.search(line) and layer not in USES_SYSTEMC:
-                            yield f"{rel}:{no}: SystemC in {layer}/ (only {sorted(USES_SYSTEMC)})"
-                        if YAML.search(line) and layer not in USES_YAML:
-                            yield f"{rel}:{no}: yaml-cpp in {layer}/ (only {sorted(USES_YAML)})"
+        for path, inner in source_files(os.path.join(root, layer)):
+            rel = os.path.join(layer, inner)
+            for no, line in numbered_lines(path):
+                m = LOCAL.search(line)
+                if m and m.group(1) in rank and rank[m.group(1)] > rank[layer]:
+                    yield (f"{rel}:{no}: includes {m.group(1)}/, a layer above "
+                           f"{layer}/ (order: {' -> '.join(layers)})")
+                if SYSTEMC.search(line) and layer not in USES_SYSTEMC:
+                    yield f"{rel}:{no}: SystemC in {layer}/ (only {sorted(USES_SYSTEMC)})"
+                if YAML.search(line) and layer not in USES_YAML:
+                    yield f"{rel}:{no}: yaml-cpp in {layer}/ (only {sorted(USES_YAML)})"
 
 
 def main():

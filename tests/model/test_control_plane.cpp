@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/arrival_latencies.h"
 #include "model/control_plane.h"
 #include "model/routing.h"
 #include "tests/modules/test_platforms.h"
@@ -89,6 +90,43 @@ TEST(ControlPlane, ArrivalLatencyAddsAccessThenPerHopSwitchSerializationAndPropa
   // on b-c (1600 bit): 14'400 ps at 100 Gbps, 144'000 and 160'000 ps at 10 Gbps.
   EXPECT_EQ(arrival_latency_ps(p, r, 0, 2, 100), 14'400 + 5 * kUs + 1 * kUs + 144'000 + 10 * kMs +
                                                      2 * kUs + 160'000 + 20 * kMs + 3 * kUs);
+}
+
+// One sender, many receivers: the hand-derived sums above, whichever receiver is asked
+// first once its table is used (a -> c first fills a -> b on the way; the second object
+// asks a -> b first). A wrong table (a hop's term counted twice, or the sum of another
+// sender) fails it.
+TEST(ControlPlane, ArrivalLatenciesFromOneSenderAreTheHandDerivedSums) {
+  const Platform p = line3();
+  const Routing r(p);
+  const auto past_direct = [&](ArrivalLatencies& from, int s) {
+    for (int i = 0; i < ArrivalLatencies::kDirectQueries; ++i)
+      EXPECT_EQ(from.to(s), arrival_latency_ps(p, r, s, s, kMiB));
+  };
+  const std::uint64_t to_b = kSer1MiB_100G + 5 * kUs + 1 * kUs + kSer1MiB_10G + 10 * kMs + 2 * kUs;
+  const std::uint64_t to_c = to_b + kSer1MiB_bc + 20 * kMs + 3 * kUs;  // then b-c, c's switch
+  ArrivalLatencies far_first(p, r, 0, kMiB);
+  past_direct(far_first, 0);
+  EXPECT_EQ(far_first.to(2), to_c);
+  EXPECT_EQ(far_first.to(1), to_b);
+  EXPECT_EQ(far_first.to(2), to_c);
+  ArrivalLatencies near_first(p, r, 0, kMiB);
+  past_direct(near_first, 0);
+  EXPECT_EQ(near_first.to(1), to_b);
+  EXPECT_EQ(near_first.to(2), to_c);
+  EXPECT_EQ(near_first.to(0), arrival_latency_ps(p, r, 0, 0, kMiB));  // itself: no hop
+  ArrivalLatencies from_c(p, r, 2, kMiB);
+  past_direct(from_c, 2);
+  EXPECT_EQ(from_c.to(0), kSer1MiB_400G + 2 * kUs + 3 * kUs + kSer1MiB_bc + 20 * kMs + 2 * kUs +
+                              kSer1MiB_10G + 10 * kMs + 1 * kUs);
+  // An unreachable receiver: access up and its switch, as arrival_latency_ps has it.
+  Platform cut = line3();
+  cut.links.pop_back();
+  const Routing rc(cut);
+  ArrivalLatencies from_a(cut, rc, 0, kMiB);
+  for (int i = 0; i <= ArrivalLatencies::kDirectQueries; ++i)
+    EXPECT_EQ(from_a.to(2), arrival_latency_ps(cut, rc, 0, 2, kMiB));
+  EXPECT_EQ(from_a.to(2), kSer1MiB_100G + 5 * kUs + 3 * kUs);
 }
 
 // The plan keeps the latencies its alignment was planned from, [sender][receiver] in the

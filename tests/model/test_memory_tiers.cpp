@@ -1,6 +1,7 @@
 // The memory tier a buffer needs, at the tiers' boundaries, by hand.
 #include <gtest/gtest.h>
 
+#include "model/control_plane.h"
 #include "model/memory_tiers.h"
 
 namespace aggnet {
@@ -9,8 +10,8 @@ namespace {
 constexpr std::uint64_t kMiB = 1ull << 20, kGiB = 1ull << 30;
 
 // Two tiers small enough to count: 4 MiB at 100 GB/s, 1 GiB at 10 GB/s.
-const std::vector<MemoryTier> kTiers = {{"sram", 4 * kMiB, 100e9, 1024.0, 1.0},
-                                        {"dram", kGiB, 10e9, 8.0, 20.0}};
+const std::vector<MemoryTier> kTiers = {{"sram", 4 * kMiB, 100e9, 1024.0, 1.0, "sram"},
+                                        {"dram", kGiB, 10e9, 8.0, 20.0, "dram"}};
 
 TEST(MemoryTiers, CapacityBoundary) {
   EXPECT_EQ(choose_memory_tier(kTiers, 4 * kMiB, 1e9).tier, 0);      // exactly full
@@ -51,6 +52,32 @@ TEST(MemoryTiers, AccessRateAndTheDefaults) {
   EXPECT_EQ(choose_memory_tier(tiers, 8 * kGiB + 1, 75e9).tier, 2);
   EXPECT_EQ(choose_memory_tier(tiers, 8 * kGiB + 1, aggregation_access_bytes_per_s(9, 12.5e9)).tier,
             -1);
+}
+
+// A group's streams run at (1 - margin) x its tightest limit; a site keeps the busiest of
+// its groups over the rounds; a group of one aggregates nothing.
+TEST(MemoryTiers, PeakAccessOverTheRounds) {
+  GroupPlan triad, pair, alone;
+  triad.members = {0, 1, 2};
+  triad.link_rate = 10e9, triad.pipeline_rate = 20e9, triad.access_rate = 30e9;
+  pair.members = {2, 3};
+  pair.link_rate = 50e9, pair.pipeline_rate = 40e9, pair.access_rate = 45e9;
+  alone.members = {4};
+  alone.link_rate = alone.pipeline_rate = alone.access_rate = 1e12;
+  EXPECT_DOUBLE_EQ(unconstrained_stream_bytes_per_s(triad, 0.1), 9e9);
+  EXPECT_DOUBLE_EQ(unconstrained_stream_bytes_per_s(pair, 0.0), 40e9);
+  RoundPlan r0, r1;
+  r0.groups = {triad, alone};
+  r1.groups = {pair};
+  const std::vector<double> peak = peak_access_bytes_per_s({r0, r1}, 6, 0.1);
+  ASSERT_EQ(peak.size(), 6u);
+  EXPECT_DOUBLE_EQ(peak[0], 2 * 3 * 9e9);   // 54 GB/s
+  EXPECT_DOUBLE_EQ(peak[2], 2 * 2 * 36e9);  // the pair's 144 GB/s beats the triad's 54
+  EXPECT_DOUBLE_EQ(peak[3], 144e9);
+  EXPECT_DOUBLE_EQ(peak[4], 0.0);  // alone: no aggregation
+  EXPECT_DOUBLE_EQ(peak[5], 0.0);  // in no group
+  EXPECT_EQ(tier_name(kTiers, choose_memory_tier(kTiers, kMiB, 54e9)), "sram");
+  EXPECT_EQ(tier_name(kTiers, choose_memory_tier(kTiers, kMiB, 144e9)), "none fits");
 }
 
 }  // namespace

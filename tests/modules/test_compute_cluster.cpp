@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "module_harness.h"
 #include "modules/cluster/compute_cluster.h"
 #include "modules/core/chunk.h"
 #include "modules/core/event_calendar.h"
@@ -142,18 +143,7 @@ struct Network : sc_core::sc_module {
   std::set<std::pair<int, std::uint32_t>> ring_started_;
 };
 
-/// Runs `check` at each given instant.
-struct Probe : sc_core::sc_module {
-  std::vector<std::pair<std::uint64_t, std::function<void()>>> checks;
-  SC_HAS_PROCESS(Probe);
-  explicit Probe(sc_core::sc_module_name n) : sc_module(n) { SC_THREAD(run); }
-  void run() {
-    for (const auto& [at, check] : checks) {
-      wait(ps_time(at) - sc_core::sc_time_stamp());
-      check();
-    }
-  }
-};
+using testing::Probe;
 
 struct Bench {
   ChunkPool pool;

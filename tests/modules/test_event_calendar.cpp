@@ -10,6 +10,7 @@
 #include <systemc>
 #include <vector>
 
+#include "module_harness.h"
 #include "modules/core/event_calendar.h"
 #include "modules/core/time.h"
 
@@ -47,20 +48,7 @@ class Ticker : public EventCalendar::Client {
   std::vector<Firing>& log_;
 };
 
-/// A kernel thread: waits until each given instant and runs the check there.
-struct Probe : sc_core::sc_module {
-  std::vector<std::pair<std::uint64_t, std::function<void()>>> checks;
-  std::function<void()> body;  // if set, runs instead of the checks
-  SC_HAS_PROCESS(Probe);
-  explicit Probe(sc_core::sc_module_name n) : sc_module(n) { SC_THREAD(run); }
-  void run() {
-    if (body) return body();
-    for (const auto& [at, check] : checks) {
-      wait(ps_time(at) - sc_core::sc_time_stamp());
-      check();
-    }
-  }
-};
+using testing::Probe;
 
 std::vector<std::uint64_t> every(std::uint64_t step_ps, int n) {
   std::vector<std::uint64_t> at;

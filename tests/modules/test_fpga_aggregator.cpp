@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "module_harness.h"
 #include "modules/core/chunk.h"
 #include "modules/core/event_calendar.h"
 #include "modules/core/time.h"
@@ -37,62 +38,11 @@ constexpr std::uint64_t kMiB = 1ull << 20;
 constexpr std::uint64_t kService1MiB = 32'768 * kNs;  // 1 MiB at 32 GB/s
 constexpr std::uint64_t kLatency = 128 * kNs;         // 64 cycles at 500 MHz
 
-/// Posts chunks at the given instants (posted-AT: zero delay = last bit there now).
-struct Feeder : sc_core::sc_module {
-  struct Post {
-    std::uint64_t at_ps;
-    ChunkExtension chunk;
-    std::uint64_t delay_ps = 0;
-  };
-  tlm_utils::simple_initiator_socket<Feeder> out{"out"};
-  std::vector<Post> posts;
-  ChunkPool& pool;
-  SC_HAS_PROCESS(Feeder);
-  Feeder(sc_core::sc_module_name n, ChunkPool& p) : sc_module(n), pool(p) { SC_THREAD(run); }
-  void run() {
-    for (const auto& p : posts) {
-      wait(ps_time(p.at_ps) - sc_core::sc_time_stamp());
-      auto& trans = pool.allocate();
-      chunk_of(trans) = p.chunk;
-      tlm::tlm_phase phase = tlm::BEGIN_REQ;
-      sc_core::sc_time delay = ps_time(p.delay_ps);
-      out->nb_transport_fw(trans, phase, delay);
-    }
-  }
-};
-
-/// Records every chunk handed to it, with the instant.
-struct Recorder : sc_core::sc_module {
-  struct Seen {
-    std::uint64_t at_ps;
-    ChunkExtension chunk;
-  };
-  tlm_utils::simple_target_socket<Recorder> in{"in"};
-  std::vector<Seen> seen;
-  explicit Recorder(sc_core::sc_module_name n) : sc_module(n) {
-    in.register_nb_transport_fw(this, &Recorder::fw);
-  }
-  tlm::tlm_sync_enum fw(tlm::tlm_generic_payload& t, tlm::tlm_phase&, sc_core::sc_time& delay) {
-    EXPECT_EQ(delay, sc_core::SC_ZERO_TIME);
-    seen.push_back({to_ps(EventCalendar::now()), chunk_of(t)});
-    t.release();
-    return tlm::TLM_COMPLETED;
-  }
-};
-
-/// Runs `check` at each given instant (after everything else at that instant is a
-/// matter of delta order, so the probes sit 1 ps off the events they bracket).
-struct Probe : sc_core::sc_module {
-  std::vector<std::pair<std::uint64_t, std::function<void()>>> checks;
-  SC_HAS_PROCESS(Probe);
-  explicit Probe(sc_core::sc_module_name n) : sc_module(n) { SC_THREAD(run); }
-  void run() {
-    for (const auto& [at, check] : checks) {
-      wait(ps_time(at) - sc_core::sc_time_stamp());
-      check();
-    }
-  }
-};
+using Feeder = testing::ChunkSource;
+using Recorder = testing::ChunkRecorder;
+// Checks at instants where everything else there is a matter of delta order sit 1 ps off
+// the events they bracket.
+using testing::Probe;
 
 /// The aggregator under test with its harness; `prefix` keeps two benches apart.
 struct Bench {

@@ -14,6 +14,7 @@
 #include <systemc>
 #include <vector>
 
+#include "module_harness.h"
 #include "modules/core/chunk.h"
 #include "modules/core/event_calendar.h"
 #include "modules/core/time.h"
@@ -28,42 +29,8 @@ constexpr std::uint64_t kNs = 1000, kUs = 1'000'000, kMs = 1'000'000'000;  // ps
 constexpr std::uint64_t kMiB = 1ull << 20;
 constexpr int kTree = 0, kResultTree = 50, kChunks = 3;
 
-/// Posts chunks at the given instants (posted-AT: zero delay = last bit there now).
-struct Source : sc_core::sc_module {
-  tlm_utils::simple_initiator_socket<Source> out{"out"};
-  std::vector<ChunkExtension> posts;  // all at t = 0
-  ChunkPool& pool;
-  SC_HAS_PROCESS(Source);
-  Source(sc_core::sc_module_name n, ChunkPool& p) : sc_module(n), pool(p) { SC_THREAD(run); }
-  void run() {
-    for (const auto& c : posts) {
-      auto& trans = pool.allocate();
-      chunk_of(trans) = c;
-      tlm::tlm_phase phase = tlm::BEGIN_REQ;
-      sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-      out->nb_transport_fw(trans, phase, delay);
-    }
-  }
-};
-
-/// A cluster's receiving side: records every chunk with the instant.
-struct Recorder : sc_core::sc_module {
-  struct Seen {
-    std::uint64_t at_ps;
-    ChunkExtension chunk;
-  };
-  tlm_utils::simple_target_socket<Recorder> in{"in"};
-  std::vector<Seen> seen;
-  explicit Recorder(sc_core::sc_module_name n) : sc_module(n) {
-    in.register_nb_transport_fw(this, &Recorder::fw);
-  }
-  tlm::tlm_sync_enum fw(tlm::tlm_generic_payload& t, tlm::tlm_phase&, sc_core::sc_time& delay) {
-    EXPECT_EQ(delay, sc_core::SC_ZERO_TIME);
-    seen.push_back({to_ps(EventCalendar::now()), chunk_of(t)});
-    t.release();
-    return tlm::TLM_COMPLETED;
-  }
-};
+using Source = testing::ChunkSource;      // posts at t = 0, no delay: the last bit there now
+using Recorder = testing::ChunkRecorder;  // a cluster's receiving side
 
 // Access links 200 Gb/s, 1 us; WAN 100 Gb/s, a-b 5 ms, b-c 3 ms; MTU 2048, header 80;
 // switch 500 ns; default FPGA (32 GB/s, 128 ns), 8 slots of 1 MiB.
@@ -135,7 +102,7 @@ struct Line {
     c.fpga.set_reduction_role(kTree, role(-1, 1, 3));
     for (int s = 0; s < 3; ++s)
       for (std::uint32_t i = 0; i < kChunks; ++i)
-        sites[s]->source.posts.push_back(contribution(s, i));
+        sites[s]->source.posts.push_back({0, contribution(s, i)});
   }
   static ReductionRole role(int parent, int children, int members) {
     ReductionRole r;

@@ -97,5 +97,55 @@ TEST(Retransmitter, ACopyStillQueuedAtExpiryDefersTheNextByItsDeparture) {
   EXPECT_EQ(sender.resent_at_ps, (std::vector<std::uint64_t>{10 * kUs, 65 * kUs}));
 }
 
+// Four contributions to one receiver, handed over at 0, a fixed timeout T = 10 us, a window
+// of 2 copies, every one acknowledged at 95 us. At 10 us all four expire: two copies go,
+// two wait. At 20 us both copies expire and join the line behind the two waiting, which
+// go; and so on: two copies per T from 10 to 90 us, 18 (without the window: 4 every T,
+// 36), never more than 2 in flight; 2 expiries put in line at each of the 9 instants.
+struct WindowSender : sc_core::sc_module {
+  std::vector<std::uint64_t> resent_at_ps;
+  Retransmitter retransmitter;
+  SC_HAS_PROCESS(WindowSender);
+  WindowSender(sc_core::sc_module_name name, std::uint64_t max_window)
+      : sc_module(name),
+        retransmitter(
+            "retransmitter",
+            [this](int, int, std::uint32_t) {
+              resent_at_ps.push_back(to_ps(sc_core::sc_time_stamp()));
+              return sc_core::sc_time_stamp();
+            },
+            1, max_window) {
+    SC_THREAD(run);
+  }
+  void run() {
+    for (std::uint32_t c = 0; c < 4; ++c)
+      retransmitter.track(0, 1, c, 1 << 20, ps_time(10 * kUs), sc_core::SC_ZERO_TIME);
+    wait(ps_time(95 * kUs));
+    in_flight_before_ack = retransmitter.copies_in_flight(1);
+    for (std::uint32_t c = 0; c < 4; ++c) EXPECT_TRUE(retransmitter.ack(0, 1, c));
+  }
+  std::size_t in_flight_before_ack = 0;
+};
+
+TEST(Retransmitter, AWindowPerReceiverBoundsTheCopiesInFlight) {
+  WindowSender sender("sender", 2);
+  sc_core::sc_start();
+  std::vector<std::uint64_t> expected;
+  for (std::uint64_t t = 10; t <= 90; t += 10) expected.insert(expected.end(), 2, t * kUs);
+  EXPECT_EQ(sender.resent_at_ps, expected);
+  EXPECT_EQ(sender.retransmitter.counters().max_in_flight, 2u);
+  EXPECT_EQ(sender.retransmitter.counters().window_waits, 2u * 9u);
+  EXPECT_EQ(sender.in_flight_before_ack, 2u);
+  EXPECT_EQ(sender.retransmitter.copies_in_flight(1), 0u);
+  EXPECT_EQ(sender.retransmitter.outstanding(), 0u);
+}
+
+TEST(Retransmitter, WithoutAWindowEveryExpirySendsACopy) {
+  WindowSender sender("sender", 0);
+  sc_core::sc_start();
+  EXPECT_EQ(sender.resent_at_ps.size(), 4u * 9u);
+  EXPECT_EQ(sender.retransmitter.counters().window_waits, 0u);
+}
+
 }  // namespace
 }  // namespace aggnet

@@ -58,7 +58,7 @@ TEST(TreeSizing, AlignedStarHoldsSlotsForThePipelineOnly) {
   }
   const double rate = kMiB / (4.0 * F * 1e-12);
   EXPECT_DOUBLE_EQ(bounds[h].unconstrained_rate_bytes_per_s, rate);
-  EXPECT_DOUBLE_EQ(bounds[h].memory_access_bytes_per_s, 2 * 4 * rate);
+  EXPECT_DOUBLE_EQ(bounds[h].access_bytes_per_s, 2 * 4 * rate);
   EXPECT_EQ(bounds[h].group.size(), 4u);
 }
 

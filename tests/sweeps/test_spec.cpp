@@ -44,6 +44,21 @@ axes:
   EXPECT_EQ(ids.size(), 6u);
 }
 
+// The host collectives and the parameterised names are schedules of a sweep too (they
+// were refused as misspellings of themselves before the one schedule-name table).
+TEST(SweepSpec, ScheduleAxisTakesEveryBuiltInShape) {
+  auto spec = parse(R"(
+axes:
+  - option: schedule
+    values: [reduce-scatter, "ring:sendrecv", "p2p:lon-nyc", "parameter-server:lon",
+             "reduction-tree:tyo", "random-3:7"]
+)");
+  const auto points = expand_points(spec);
+  ASSERT_EQ(points.size(), 6u);
+  EXPECT_EQ(points[0].options.options.at("schedule"), "reduce-scatter");
+  EXPECT_EQ(points[2].options.options.at("schedule"), "p2p:lon-nyc");
+}
+
 TEST(SweepSpec, ZipPairsValuesAndNeedsEqualLengths) {
   auto spec = parse(R"(
 mode: zip

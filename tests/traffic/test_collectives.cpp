@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/config_error.h"
+#include "common/schedule_names.h"
 #include "config/platform_loader.h"
 #include "config/schedule_io.h"
 #include "model/routing.h"
@@ -147,6 +148,29 @@ TEST(Collectives, NameErrorsSuggestSitesAndRules) {
             std::string::npos);
   EXPECT_NE(name_error_of("p2p:lon-nyc,lon-ams").find("each site at most once per round"),
             std::string::npos);
+}
+
+}  // namespace
+}  // namespace aggnet
+
+namespace aggnet {
+namespace {
+
+// Every row of the one schedule-name table (common/schedule_names.h), its parameters filled
+// in, names a schedule the loader makes: the table and make_schedule agree.
+TEST(Collectives, EveryBuiltInScheduleNameMakesASchedule) {
+  const Platform p = nine_city();
+  const std::vector<std::pair<std::string, std::string>> fill = {
+      {"[", ""},       {"]", ""},           {"SRC-DST", "lon-nyc"}, {"SEED", "7"},
+      {"SITE", "tyo"}, {"RULE", "barrier"}, {"xK", "x2"},           {"K", "3"}};
+  for (const auto& row : schedule_names()) {
+    std::string name(row.spelling);
+    for (const auto& [from, to] : fill)
+      for (std::size_t at = name.find(from); at != std::string::npos; at = name.find(from))
+        name.replace(at, from.size(), to);
+    EXPECT_TRUE(is_schedule_name(name)) << name;
+    EXPECT_NO_THROW(make_schedule(name, p)) << name;
+  }
 }
 
 }  // namespace
