@@ -40,6 +40,7 @@
 #include "sim/report.h"
 #include "sim/watchdog.h"
 #include "sim/waveform.h"
+#include "traffic/load_aware.h"
 #include "traffic/mixing.h"
 #include "traffic/time_model.h"
 
@@ -64,6 +65,7 @@ struct RunSetup {
   std::uint64_t stats_interval_ps = 0;
   bool colocated = true;
   bool quiet = false;
+  std::optional<LoadAwarePlan> routing_plan;  ///< `--routing load-aware`
 };
 
 // The GTKWave view's file: --gtkw FILE, else the waveform's name with .gtkw; "" for none
@@ -202,6 +204,42 @@ void check_ring_gradient(const RunSetup& s) {
                 s.values.text("gradient"));
 }
 
+// `--routing load-aware`: the link metrics for this schedule and these options.
+void plan_routing(RunSetup& s) {
+  if (!s.options.load_aware_routing) return;
+  if (s.schedule.collective != Collective::kGroupAverage)
+    s.values.fail("routing",
+                  "expected a group-average schedule with load-aware routing (" +
+                      collective_name(s.schedule.collective) + " routes its own paths)",
+                  "load-aware");
+  s.routing_plan = plan_load_aware_routing(s.platform, s.schedule, s.options);
+  s.options.link_metric = s.routing_plan->link_metric;
+}
+
+// The report's `routing` section (load-aware routing only): each link's delay and metric,
+// and the busiest link's load before (delay routing) and after.
+nlohmann::json routing_json(const RunSetup& s) {
+  const LoadAwarePlan& p = *s.routing_plan;
+  nlohmann::json links = nlohmann::json::array();
+  for (std::size_t i = 0; i < s.platform.links.size(); ++i) {
+    const LinkSpec& l = s.platform.links[i];
+    links.push_back({{"link", s.platform.sites[l.a].code + "-" + s.platform.sites[l.b].code},
+                     {"delay_s", static_cast<double>(l.params.delay_ps) * 1e-12},
+                     {"metric_s", static_cast<double>(p.link_metric[i]) * 1e-12}});
+  }
+  const auto before_after = [](auto before, auto after) {
+    return nlohmann::json{{"before", before}, {"after", after}};
+  };
+  return {{"mode", "load-aware"},
+          {"links", links},
+          {"busiest_round_streams",
+           before_after(p.busiest_round_load_before, p.busiest_round_load_after)},
+          {"busiest_period_load_per_gradient",
+           before_after(p.busiest_period_load_before, p.busiest_period_load_after)},
+          {"analytic_mean_round_s", before_after(p.time_before_s, p.time_after_s)},
+          {"search_evaluations", p.evaluations}};
+}
+
 std::optional<RunSetup> prepare(int argc, char** argv) {
   auto values = cli::read(kWhere, options::kRun, kCaption, argc, argv);
   if (!values) return std::nullopt;
@@ -230,6 +268,7 @@ std::optional<RunSetup> prepare(int argc, char** argv) {
       c != Collective::kReductionTree)
     s.values.fail("functional", "expected a group-average, ring or reduction-tree schedule (the " +
                                     collective_name(c) + " carries no averaged data to check)");
+  plan_routing(s);
   cli::check_outputs(s.values);
   prepare_trace_and_stats(s);
   check_run_footprint(kWhere, s.platform, s.options, s.colocated,
@@ -295,7 +334,10 @@ nlohmann::json resolved_options(const RunSetup& s, const NetworkSystem& wan) {
 }
 
 nlohmann::json options_json(const RunSetup& s, const NetworkSystem& wan) {
-  return {{"given", given_options(s.values)}, {"resolved", resolved_options(s, wan)}};
+  nlohmann::json resolved = resolved_options(s, wan);
+  // Only when not the default, so runs without it keep their recorded JSON (the goldens).
+  if (s.options.load_aware_routing) resolved["routing"] = "load-aware";
+  return {{"given", given_options(s.values)}, {"resolved", std::move(resolved)}};
 }
 
 // rounds_to_eps; when the run got that far, the decision metric (traffic/time_model.h):
@@ -408,6 +450,7 @@ Systems build_systems(const RunSetup& s) {
   if (s.colocated) {
     RunOptions reference = s.options;  // the co-located reference has no WAN faults
     reference.faults = FaultPlan{};
+    reference.link_metric.clear();  // one switch joins every site: a single path each
     const ColocatedReference ref = colocated_reference(s.platform, s.schedule, reference);
     systems.colocated =
         kept->emplace_back(new NetworkSystem("colocated", ref.platform, ref.schedule, reference));
@@ -480,6 +523,7 @@ nlohmann::json run_report(const RunSetup& s, const Systems& systems,
   report["options"] = options_json(s, wan);
   add_consensus(report, s.rounds_to_eps, s);
   add_bound(report, s.platform, s.schedule, s.options.gradient_bytes);
+  if (s.routing_plan) report["routing"] = routing_json(s);
   for (const auto& inv : invariants)
     report["invariants"][inv.name] = inv.holds() ? "holds" : inv.violation;
   report["summary"]["events"] = static_cast<std::uint64_t>(sc_core::sc_delta_count());

@@ -26,6 +26,7 @@
 #include "config/schedule_io.h"
 #include "model/routing.h"
 #include "options/option_values.h"
+#include "traffic/load_aware.h"
 #include "traffic/optimizer.h"
 
 namespace aggnet {
@@ -318,6 +319,31 @@ void write_winner(const std::vector<Candidate>& cs, const Platform& platform,
                  "--group-average-only ranks and writes the group-average schedules only)\n";
 }
 
+// `--routing load-aware`: the link metrics planned for the one schedule --schedules names
+// (metrics are per schedule, so the search over many candidates does not take them).
+void plan_routing(const OptionValues& values, const Platform& platform, RunOptions& run) {
+  if (!run.load_aware_routing) return;
+  const std::vector<std::string> names =
+      values.has("schedules") ? split_commas(values.text("schedules")) : std::vector<std::string>{};
+  if (names.size() != 1)
+    values.fail("routing",
+                "--schedules naming one group schedule with load-aware routing (link metrics "
+                "are planned per schedule)",
+                "load-aware");
+  const Schedule schedule =
+      make_schedule(names[0], platform, PlanInputs{run.gradient_bytes, transaction_bytes(run)});
+  if (schedule.collective != Collective::kGroupAverage)
+    values.fail("routing", "a group-average schedule in --schedules with load-aware routing",
+                "load-aware");
+  const LoadAwarePlan plan = plan_load_aware_routing(platform, schedule, run);
+  run.link_metric = plan.link_metric;
+  std::cout << fmt::format(
+      "Load-aware routing for {}: busiest link {} -> {} streams per round, analytic mean round "
+      "{} -> {}\n",
+      schedule.name, plan.busiest_round_load_before, plan.busiest_round_load_after,
+      fmt_time(plan.time_before_s), fmt_time(plan.time_after_s));
+}
+
 int run_schedule(int argc, char** argv) {
   const auto values = cli::read(kWhere, options::kSchedule, kCaption, argc, argv);
   if (!values) return 0;
@@ -329,7 +355,8 @@ int run_schedule(int argc, char** argv) {
   const TableToStderr table_to_stderr(is_stdout(values->text("out")));
   const Platform platform = cli::load_platform(*values, run);
   cli::check_buffers(*values, platform, run);
-  const Routing routing(platform);
+  plan_routing(*values, platform, opt.run);
+  const Routing routing(platform, run.link_metric);
   const int n = static_cast<int>(platform.sites.size());
   const std::vector<Candidate> cs = candidates(*values, platform, routing, opt);
   std::cout << fmt::format(

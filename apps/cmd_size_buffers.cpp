@@ -17,6 +17,7 @@
 #include "options/option_values.h"
 #include "sim/report.h"
 #include "sizing/buffer_sizing.h"
+#include "traffic/load_aware.h"
 
 namespace aggnet {
 namespace {
@@ -41,6 +42,12 @@ SizingRequest prepare(const OptionValues& values) {
                     collective_name(r.schedule.collective) + " uses no aggregation slots)",
                 values.text("schedule"));
   cli::check_flow_control(values, r.schedule.collective, r.options);
+  if (r.options.load_aware_routing) {
+    if (r.schedule.collective != Collective::kGroupAverage)
+      values.fail("routing", "expected a group-average schedule with load-aware routing",
+                  "load-aware");
+    r.options.link_metric = plan_load_aware_routing(r.platform, r.schedule, r.options).link_metric;
+  }
   cli::check_outputs(values);
   r.target = values.number("target");
   r.heterogeneous = values.flag("heterogeneous");

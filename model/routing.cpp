@@ -1,4 +1,4 @@
-// Shortest-delay routing over the platform's links (Boost.Graph Dijkstra).
+// Shortest-metric routing over the platform's links (Boost.Graph Dijkstra).
 #include "model/routing.h"
 
 #include <fmt/format.h>
@@ -19,9 +19,9 @@ namespace aggnet {
 
 namespace {
 
-/// Path length as (one-way delay in ps, hop count), compared lexicographically: the
-/// shortest delay wins, ties go to fewer hops, remaining ties to the lower-index
-/// predecessor (see Routing::Routing).
+/// Path length as (metric, hop count), compared lexicographically: the smallest metric
+/// (by default the one-way delay in ps) wins, ties go to fewer hops, remaining ties to the
+/// lower-index predecessor (see Routing::Routing).
 using Dist = std::pair<std::uint64_t, std::uint64_t>;
 constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
 const Dist kInf{kMax, kMax};
@@ -36,13 +36,19 @@ struct Combine {
 
 struct EdgeProps {
   Dist weight;
+  std::uint64_t delay_ps = 0;
 };
 using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS,
                                     boost::no_property, EdgeProps>;
 
 }  // namespace
 
-Routing::Routing(const Platform& platform) : n_(static_cast<int>(platform.sites.size())) {
+Routing::Routing(const Platform& platform, const std::vector<std::uint64_t>& link_metric)
+    : n_(static_cast<int>(platform.sites.size())) {
+  if (!link_metric.empty() && link_metric.size() != platform.links.size()) {
+    throw std::invalid_argument(fmt::format("Routing: {} link metrics for {} links",
+                                            link_metric.size(), platform.links.size()));
+  }
   Graph g(n_);
   for (std::size_t i = 0; i < platform.links.size(); ++i) {
     const LinkSpec& l = platform.links[i];
@@ -54,7 +60,8 @@ Routing::Routing(const Platform& platform) : n_(static_cast<int>(platform.sites.
   link_of_.assign(static_cast<std::size_t>(n_) * n_, -1);
   for (std::size_t i = 0; i < platform.links.size(); ++i) {
     const LinkSpec& l = platform.links[i];
-    boost::add_edge(l.a, l.b, EdgeProps{Dist{l.params.delay_ps, 1}}, g);
+    const std::uint64_t metric = link_metric.empty() ? l.params.delay_ps : link_metric[i];
+    boost::add_edge(l.a, l.b, EdgeProps{Dist{metric, 1}, l.params.delay_ps}, g);
     for (auto [u, v] : {std::pair{l.a, l.b}, std::pair{l.b, l.a}}) {
       int& slot = link_of_[static_cast<std::size_t>(u) * n_ + v];
       if (slot < 0) slot = static_cast<int>(i);
@@ -69,6 +76,7 @@ Routing::Routing(const Platform& platform) : n_(static_cast<int>(platform.sites.
   for (int s = 0; s < n_; ++s) {
     std::vector<Dist> dist(n_, kInf);
     std::vector<Graph::vertex_descriptor> pred(n_);
+    std::vector<std::uint64_t> hop_delay(n_, 0);  // delay of the hop pred -> v, in ps
     boost::dijkstra_shortest_paths(
         g, static_cast<Graph::vertex_descriptor>(s),
         boost::weight_map(boost::get(&EdgeProps::weight, g))
@@ -78,25 +86,42 @@ Routing::Routing(const Platform& platform) : n_(static_cast<int>(platform.sites.
             .distance_combine(combine)
             .distance_inf(kInf)
             .distance_zero(Dist{0, 0}));
-    // Canonical predecessor: the lowest-index neighbour u on a shortest (delay, hops)
+    // Canonical predecessor: the lowest-index neighbour u on a shortest (metric, hops)
     // path. Hop counts strictly increase along such edges, so this is a tree and does
     // not depend on the order of links in the file.
     for (int v = 0; v < n_; ++v) {
       if (dist[v] == kInf) continue;
-      dist_ps_[s][v] = dist[v].first;
       hops_[s][v] = static_cast<int>(dist[v].second);
       if (v == s) continue;
       int best = -1;
+      std::uint64_t best_delay_ps = 0;
       for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
         const int u = static_cast<int>(boost::target(*e, g));
-        if (dist[u] != kInf && combine(dist[u], g[*e].weight) == dist[v] &&
-            (best < 0 || u < best)) {
+        if (dist[u] == kInf || combine(dist[u], g[*e].weight) != dist[v]) continue;
+        if (best < 0 || u < best || (u == best && g[*e].delay_ps < best_delay_ps)) {
           best = u;
+          best_delay_ps = g[*e].delay_ps;
         }
       }
       pred_[s][v] = best;
+      hop_delay[v] = best_delay_ps;
     }
+    path_delays_from(s, hop_delay);
     first_hop_from(s);
+  }
+}
+
+// dist_ps_[s][v]: the delay along s's predecessor tree (parents first, by hop count), the
+// routed path's delay whatever the metric.
+void Routing::path_delays_from(int s, const std::vector<std::uint64_t>& hop_delay_ps) {
+  std::vector<int> order;
+  for (int v = 0; v < n_; ++v)
+    if (v == s || pred_[s][v] >= 0) order.push_back(v);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int x, int y) { return hops_[s][x] < hops_[s][y]; });
+  for (int v : order) {
+    const int u = pred_[s][v];
+    dist_ps_[s][v] = v == s ? 0 : dist_ps_[s][u] + hop_delay_ps[v];
   }
 }
 

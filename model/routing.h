@@ -9,15 +9,23 @@
 
 namespace aggnet {
 
-/// Shortest-delay routing over the platform's links (Boost.Graph Dijkstra; the
-/// reference network routes by IS-IS metric = RTT, so shortest delay is faithful).
+/// Shortest-metric routing over the platform's links (Boost.Graph Dijkstra). The default
+/// metric of a link is its delay (the reference network routes by IS-IS metric = RTT, so
+/// shortest delay is faithful); an explicit metric per link (an IGP weight, e.g. the
+/// load-aware planner's, traffic/load_aware.h) moves paths, and every query below follows
+/// the routed paths: delay_ps is then the routed path's delay, not the shortest one.
 class Routing {
  public:
-  explicit Routing(const Platform& platform);
+  explicit Routing(const Platform& platform) : Routing(platform, {}) {}
+  /// `link_metric[i]`: the routing weight of Platform::links[i] (both directions); empty:
+  /// each link's delay_ps. Errors: std::invalid_argument for a size that is not the
+  /// number of links.
+  Routing(const Platform& platform, const std::vector<std::uint64_t>& link_metric);
   int num_sites() const { return n_; }
-  /// One-way propagation delay of the shortest path s -> d, in ps (0 when s == d).
+  /// One-way propagation delay of the routed path s -> d (the sum of its links' delays),
+  /// in ps (0 when s == d).
   std::uint64_t delay_ps(int s, int d) const;
-  /// Sites on the shortest path s -> d, both ends included.
+  /// Sites on the routed (shortest-metric) path s -> d, both ends included.
   std::vector<int> path(int s, int d) const;
   /// Next site after `at` on the shortest path at -> d (d itself if adjacent, `at` if
   /// d == at, -1 if unreachable); O(1).
@@ -43,10 +51,11 @@ class Routing {
   std::vector<std::pair<int, int>> multicast_tree(int src, const std::vector<int>& receivers) const;
 
  private:
+  void path_delays_from(int s, const std::vector<std::uint64_t>& hop_delay_ps);
   void first_hop_from(int s);
 
   int n_ = 0;
-  std::vector<std::vector<std::uint64_t>> dist_ps_;  // [s][d]
+  std::vector<std::vector<std::uint64_t>> dist_ps_;  // [s][d]: delay of the routed path
   std::vector<std::vector<int>> pred_;               // [s][d]: predecessor of d from s
   std::vector<std::vector<int>> hops_;               // [s][d]: hops of the path s -> d
   std::vector<std::vector<int>> first_;              // [s][d]: next hop from s (-1: none)

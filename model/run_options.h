@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "model/faults.h"
 #include "model/params/cluster.h"
@@ -54,6 +55,11 @@ struct RunOptions {
   bool functional = false;          ///< carry real float data and check every sum
   std::uint64_t credit_bytes = 64;  ///< size of a control message (ready, grant, credit, ack)
   FaultPlan faults;                 ///< fault injection and loss recovery (model/faults.h)
+  /// `--routing load-aware`: the command plans link_metric for its schedule
+  /// (traffic/load_aware.h) before it times or simulates it.
+  bool load_aware_routing = false;
+  /// Routing weight of each platform link (Routing's metric); empty: each link's delay.
+  std::vector<std::uint64_t> link_metric;
 };
 
 /// Whether members of a `collective` round exchange ready messages and start together.

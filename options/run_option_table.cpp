@@ -135,6 +135,13 @@ std::vector<OptionSpec> make_table() {
       Row("multicast", Kind::kSwitch, kRunInput | kSchedule, "on | off (unicast copies)")
           .def("on")
           .sets([](O& o, S v) { o.multicast = on(v); }),
+      Row("routing", Kind::kChoice, kAll,
+          "delay (shortest-delay paths, as the reference network's IS-IS) | load-aware (link "
+          "metrics planned for the schedule so its multicast trees spread over the trunks; "
+          "group schedules only)")
+          .def("delay")
+          .among({"delay", "load-aware"})
+          .sets([](O& o, S v) { o.load_aware_routing = v == "load-aware"; }),
       Row("aggregation", Kind::kSwitch, kRunInput | kSchedule,
           "on | off (FPGAs pass contributions to the hosts)")
           .def("on")

@@ -40,7 +40,7 @@ NetworkSystem::NetworkSystem(sc_core::sc_module_name name, const Platform& platf
       platform_(platform),
       schedule_(schedule),
       options_(options),
-      routing_(platform_),
+      routing_(platform_, options.link_metric),
       steps_(options.steps > 0 ? options.steps
                                : static_cast<int>(std::max<std::size_t>(schedule.period(), 1))),
       port_to_(platform_.sites.size()),

@@ -38,7 +38,7 @@ FaultInjector::FaultInjector(sc_core::sc_module_name name, const NetworkSystem& 
       up_(system.platform().links.size(), true),
       down_since_ps_(system.platform().links.size(), 0),
       down_windows_(system.platform().links.size(), 0),
-      routing_(std::make_unique<Routing>(system.platform())) {
+      routing_(std::make_unique<Routing>(system.platform(), system.options().link_metric)) {
   const auto& plan = system.options().faults;
   const auto& platform = system.platform();
   check_faults(plan, platform);
@@ -114,9 +114,14 @@ void FaultInjector::set_link(int link, bool up) {
 void FaultInjector::reroute() {
   Platform alive = system_.platform();
   alive.links.clear();
-  for (std::size_t i = 0; i < system_.platform().links.size(); ++i)
-    if (up_[i]) alive.links.push_back(system_.platform().links[i]);
-  routing_ = std::make_unique<Routing>(alive);
+  const std::vector<std::uint64_t>& metric = system_.options().link_metric;
+  std::vector<std::uint64_t> alive_metric;
+  for (std::size_t i = 0; i < system_.platform().links.size(); ++i) {
+    if (!up_[i]) continue;
+    alive.links.push_back(system_.platform().links[i]);
+    if (!metric.empty()) alive_metric.push_back(metric[i]);
+  }
+  routing_ = std::make_unique<Routing>(alive, alive_metric);
   ++reroutes_;
   const int n = static_cast<int>(system_.sites().size());
   for (int u = 0; u < n; ++u) {

@@ -254,7 +254,7 @@ std::vector<SiteAnalytic> analytic_buffer_bounds(const Platform& platform, const
   // the bound is the one for the small buffer it is looking for, where they pay off.
   RunOptions planned = options;
   if (planned.alignment == SendAlignment::kAuto) planned.alignment = SendAlignment::kArrival;
-  const Routing routing(platform);
+  const Routing routing(platform, options.link_metric);
   const bool credit = options.flow_control == FlowControl::kCredit;
   const BoundContext c{platform,
                        routing,

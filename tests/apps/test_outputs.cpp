@@ -495,7 +495,10 @@ const std::map<std::string, std::string> kResolvedKey = {
     {"loss", "loss_rate"},
     {"fault", "faults"},
     {"retransmit-timeout", "retransmit_timeout_s"},
-    {"watchdog", "watchdog_s"}};
+    {"watchdog", "watchdog_s"},
+    {"routing", "routing"}};
+// Resolved keys written only when the option is not its default (the goldens predate them).
+const std::set<std::string> kOnlyWhenNotDefault = {"routing"};
 // `aggnet run`'s own options: outputs and tracing, no input of the results.
 const std::set<std::string> kRunnerOptions = {"vcd",      "gtkw",  "trace",          "trace-from",
                                               "trace-to", "stats", "stats-interval", "report",
@@ -542,7 +545,8 @@ TEST_F(Outputs, OptionsGivenAndResolvedApartAndComplete) {
   std::set<std::string> keys;
   for (const auto& [key, value] : res.items()) keys.insert(key);
   std::set<std::string> expected_keys = {"loss_recovery"};
-  for (const auto& [option, key] : kResolvedKey) expected_keys.insert(key);
+  for (const auto& [option, key] : kResolvedKey)
+    if (!kOnlyWhenNotDefault.count(key)) expected_keys.insert(key);
   EXPECT_EQ(keys, expected_keys);
   // --steps 0 becomes the steps simulated, auto the aligned start of pacing.
   EXPECT_EQ(res["steps"].get<std::size_t>(), r["steps"].size());
@@ -886,13 +890,41 @@ void collect_keys(const json& value, const std::string& path,
   }
 }
 
+// --routing load-aware: the triads' planned metrics, against delay routing's five trees on
+// the busiest hop of a nine-city triad round (docs/findings.md, point 3); refused, exit 2
+// and no report, for a schedule that does not route multicast trees.
+TEST_F(Outputs, LoadAwareRoutingReportsItsMetricsOrRefuses) {
+  // Bandwidth-bound (at 16 MiB the latencies dominate and no metric pays off).
+  ASSERT_EQ(aggnet("run --gradient 256MiB --buffer 16MiB --schedule triads --steps 1 -q "
+                   "--no-colocated --routing load-aware --json la.json")
+                .status,
+            0);
+  const json r = json::parse(read_text(dir_ / "la.json"));
+  const json& routing = r["routing"];
+  EXPECT_EQ(r["options"]["resolved"]["routing"], "load-aware");
+  std::size_t wan_directions = 0;
+  for (const auto& l : r["links"]) wan_directions += l["kind"] == "wan";
+  EXPECT_EQ(routing["links"].size() * 2, wan_directions);  // one metric per WAN link
+  EXPECT_EQ(routing["busiest_round_streams"]["before"].get<int>(), 5);
+  EXPECT_LT(routing["busiest_round_streams"]["after"].get<int>(), 5);
+  EXPECT_LE(routing["analytic_mean_round_s"]["after"].get<double>(),
+            routing["analytic_mean_round_s"]["before"].get<double>());
+  const Output o = aggnet("run --schedule ring --routing load-aware -q --json refused.json");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_EQ(o.err,
+            "aggnet run: --routing: expected a group-average schedule with load-aware routing "
+            "(ring routes its own paths), got 'load-aware'\n");
+  EXPECT_FALSE(fs::exists(dir_ / "refused.json"));
+}
+
 // Issue 34: docs/run-json.md lists every key the run JSON has, and only those.
 TEST_F(Outputs, RunJsonKeysAreDocumented) {
   std::map<std::string, std::set<std::string>> written;
   const std::vector<std::string> runs = {
       "run --gradient 16MiB --steps 2 -q --json k.json --loss 0.01 --fault "
       "down:lon-nyc@1.05s-1.2s --fault stall:tyo@0.5s-0.6s",
-      "run --gradient 16MiB --steps 1 -q --no-colocated --json k.json --flow-control credit",
+      "run --gradient 16MiB --steps 1 -q --no-colocated --json k.json --flow-control credit "
+      "--routing load-aware",
       "run --gradient 16MiB -q --no-colocated --json k.json --schedule ring:sendrecv",
       "run --gradient 16MiB -q --no-colocated --json k.json --schedule p2p:lon-nyc",
       "run --gradient 16MiB -q --no-colocated --json k.json --schedule parameter-server:lon"};

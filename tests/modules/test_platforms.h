@@ -69,4 +69,29 @@ inline Schedule one_group(const std::vector<int>& members) {
 
 constexpr std::uint64_t kMs = 1'000'000'000ull;  // ps per millisecond
 
+// Two pairs {a, c} and {b, d} share the trunk m-n (10 ms); b and d also have a detour
+// b-k-d (7 + 7 ms). By delay both pairs cross the trunk (a-m-n-c and b-m-n-d, 12 ms):
+// 2 streams per direction on it. Halving b-k's metric makes b-k-d weigh 10.5 < 12 (or
+// quadrupling b-m's makes b-m-n-d weigh 15 > 14), so b <-> d takes the detour, while a -> c by the
+// detour would weigh 1 + 1 + 10.5 + 1 + 1 = 14.5 > 12 and stays: 1 stream per direction everywhere.
+inline Platform shared_trunk() {
+  return make_platform({"a", "b", "m", "n", "c", "d", "k"},
+                       {{0, 2, 1 * kMs},
+                        {1, 2, 1 * kMs},
+                        {2, 3, 10 * kMs},
+                        {3, 4, 1 * kMs},
+                        {3, 5, 1 * kMs},
+                        {1, 6, 7 * kMs},
+                        {6, 5, 7 * kMs}},
+                       10'000'000'000);
+}
+
+/// The two pairs of shared_trunk() in one round.
+inline Schedule two_pairs() {
+  Schedule s;
+  s.name = "two-pairs";
+  s.rounds.push_back(Round{{Group{{0, 4}}, Group{{1, 5}}}});
+  return s;
+}
+
 }  // namespace aggnet::testing

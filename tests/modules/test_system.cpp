@@ -2,6 +2,7 @@
 // skew and vs the line rate, credit flow control, functional exactness, ring all-reduce.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <utility>
@@ -13,6 +14,7 @@
 #include "sim/builder.h"
 #include "test_platforms.h"
 #include "traffic/families.h"
+#include "traffic/load_aware.h"
 
 namespace aggnet {
 namespace {
@@ -20,6 +22,8 @@ namespace {
 using testing::kMs;
 using testing::make_platform;
 using testing::one_group;
+using testing::shared_trunk;
+using testing::two_pairs;
 
 const WanLink& link_between(const NetworkSystem& system, int from, int to) {
   for (const auto& d : system.links())
@@ -49,6 +53,61 @@ TEST(Multicast, TrunkCarriesEachChunkOncePerTree) {
   // T is no receiver: its FPGA sees nothing; every receiver reduces n chunks.
   EXPECT_EQ(sys.sites()[1].fpga->contributions(), 0u);
   for (int d : {0, 2, 3}) EXPECT_EQ(sys.sites()[d].fpga->reduced_chunks(), n);
+}
+
+// Slowest site's last result of round 0, from the common start at 0 (s).
+double round_time_s(const NetworkSystem& sys) {
+  double last = 0;
+  for (const auto& site : sys.sites())
+    if (!site.cluster->steps().empty())
+      last = std::max(last, site.cluster->steps().at(0).last_result.to_seconds());
+  return last;
+}
+
+// Load-aware routing on testing::shared_trunk(): two pairs share the 10 Gb/s trunk m-n by
+// delay; the planned metrics move b <-> d to its detour b-k-d. Immediate start, compute 0:
+// each stream sends N = 64 chunks of 1 MiB, 8'729'728 wire bits = s = 872.9728 us on a
+// 10 Gb/s hop, paced at (1 - 0.02) x the hop's rate / its streams, and its last chunk lands
+// (N - 1) intervals + the path delay + one s per store-and-forward hop later (the access
+// links, 400 Gb/s, and the FPGA pipeline add ~0.1 ms):
+//  - by delay: 2 streams on the trunk, interval 2 s / 0.98; a-m-n-c and b-m-n-d, 12 ms,
+//    3 hops, one chunk queued behind the other pair's on the trunk: 63 x 1781.577 us +
+//    12 ms + 4 s = 127.731 ms;
+//  - load-aware: interval s / 0.98 = 890.789 us; a-c: 56.120 + 12 + 2.619 = 70.739 ms;
+//    b-k-d, 14 ms, 2 hops: 56.120 + 14 + 1.746 = 71.866 ms, the round's time.
+TEST(LoadAwareRouting, OnePairOnItsDetourHalvesTheTrunkLoadAndTheRoundTime) {
+  RunOptions o;
+  o.gradient_bytes = 64 << 20;
+  o.chunk_bytes = 1 << 20;
+  o.aligned_start = false;
+  const Platform p = shared_trunk();
+  const LoadAwarePlan plan = plan_load_aware_routing(p, two_pairs(), o);
+  EXPECT_EQ(plan.busiest_round_load_before, 2);
+  EXPECT_EQ(plan.busiest_round_load_after, 1);
+  o.link_metric = plan.link_metric;
+  NetworkSystem sys("wan", p, two_pairs(), o);
+  sc_core::sc_start();
+  EXPECT_EQ(link_between(sys, 2, 3).chunks(), 64u);  // only a's stream on the trunk
+  EXPECT_EQ(link_between(sys, 3, 2).chunks(), 64u);
+  EXPECT_EQ(link_between(sys, 1, 6).chunks(), 64u);  // b's, on the detour
+  const double s = 872.9728e-6, interval = s / 0.98;
+  const double expected = 63 * interval + 14e-3 + 2 * s;
+  EXPECT_NEAR(round_time_s(sys), expected, 0.003 * expected);  // 71.866 ms, from 127.731
+}
+
+TEST(LoadAwareRouting, ByDelayBothPairsShareTheTrunk) {
+  RunOptions o;
+  o.gradient_bytes = 64 << 20;
+  o.chunk_bytes = 1 << 20;
+  o.aligned_start = false;
+  NetworkSystem sys("wan", shared_trunk(), two_pairs(), o);
+  sc_core::sc_start();
+  EXPECT_EQ(link_between(sys, 2, 3).chunks(), 128u);
+  EXPECT_EQ(link_between(sys, 1, 6).chunks(), 0u);
+  const double s = 872.9728e-6;
+  // Both pairs' chunks reach m together: one waits a serialization on the trunk (+ s).
+  const double expected = 63 * 2 * s / 0.98 + 12e-3 + 3 * s + s;
+  EXPECT_NEAR(round_time_s(sys), expected, 0.003 * expected);
 }
 
 TEST(Multicast, WithoutMulticastTheTrunkCarriesOneCopyPerReceiver) {
