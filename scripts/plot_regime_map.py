@@ -3,7 +3,7 @@
 panel per (link rate, alignment), from an `aggnet sweep` results database.
 
     /usr/bin/python3 scripts/plot_regime_map.py OUT/results.db [MORE.db ...] --out OUT/plots
-        [--metric KEY] [--rows AXIS] [--name NAME]
+        [--metric KEY] [--rows AXIS] [--name NAME] [--only SCHEDULE,...]
 
 Needs the axes `schedule`, `buffer` and the row axis (`gradient`, or `--rows platform`
 for a map over platforms: rows ordered by the number in the platform's file name, e.g.
@@ -16,7 +16,8 @@ lowest metric (default comm_time_to_eps_s) and labelled with its lead over the r
 buffer sizes), dashed and thin for a near tie (margin under 5 %), thicker the larger the
 margin (the smaller lead of the two winners next to it). Cells where a point failed are hatched. The run's parameters (platform,
 chunk, eps, flow control) are printed under the title. Writes regime_map.{png,svg} and
-regime_map.txt (the numbers behind every cell); `--name` changes the files' stem. Exit status 3 when matplotlib is missing,
+regime_map.txt (the numbers behind every cell); `--name` changes the files' stem, `--only`
+keeps the named schedules (short names: a schedule file by its stem) and leaves the rest out. Exit status 3 when matplotlib is missing,
 2 on a database without the needed axes.
 """
 import argparse
@@ -158,11 +159,9 @@ def crossover_style(margin):
     return MARGINS[-1][1]
 
 
-def draw(ax, grid, colors, cell_bounds):
+def draw(ax, grid, colors, cell_bounds, bufs, grads):
     """Cells coloured by the winner, its lead and efficiency written in; crossovers as thick
-    bars."""
-    bufs = sorted({b for b, _ in grid})
-    grads = sorted({g for _, g in grid}, key=row_order)
+    bars. `bufs` and `grads`: the columns and rows of every panel (the axes are shared)."""
     best = {}
     for (b, g), values in grid.items():
         win, lead, incomplete = winner(values)
@@ -173,7 +172,7 @@ def draw(ax, grid, colors, cell_bounds):
         label = "" if lead is None else f"{lead:.2f}" if lead < 10 else f"{lead:.3g}"
         eff = efficiency(values, cell_bounds.get((b, g)))
         if eff is not None:
-            label += f"\n{100 * eff:.0f}%"
+            label += f"\n{100 * eff:.0f}%" if eff >= 0.0995 else f"\n{100 * eff:.1f}%"
         if label:
             ax.text(x, y, label, ha="center", va="center", fontsize=7.5, linespacing=1.1)
     crossovers = []
@@ -195,6 +194,14 @@ def draw(ax, grid, colors, cell_bounds):
     ax.set_yticklabels([row_label(g) for g in grads], fontsize=9.5)
     ax.tick_params(length=0)
     return crossovers
+
+
+def fit_width(fig, legend):
+    """Widens the figure when the legend (long names, "never fastest") is wider than it."""
+    fig.canvas.draw()
+    needed_in = legend.get_window_extent().width / fig.dpi + 0.2
+    if needed_in > fig.get_figwidth():
+        fig.set_figwidth(needed_in)
 
 
 def numbers(data, metric, cell_bounds, rows_axis="gradient"):
@@ -223,8 +230,12 @@ def main():
     ap.add_argument("--metric", default="comm_time_to_eps_s")
     ap.add_argument("--rows", default="gradient", help="the row axis: gradient or platform")
     ap.add_argument("--name", default="regime_map", help="the output files' stem")
+    ap.add_argument("--only", help="comma-separated schedules to keep (default: all)")
     args = ap.parse_args()
     rows, axes, rate = load_all(args.db, args.rows)
+    if args.only:
+        keep = set(args.only.split(","))
+        rows = [r for r in rows if short_name(r[axes["schedule"]["name"]]) in keep]
     data = cells(rows, axes, rate, args.metric, args.rows)
     cell_bounds = bounds(rows, axes, rate, args.rows)
     schedules = sorted({s for grid in data.values() for v in grid.values() for s in v})
@@ -237,10 +248,13 @@ def main():
     fig, axs = plt.subplots(len(rates), ncols, squeeze=False, sharex=True, sharey=True,
                             figsize=(7.4 * ncols + 0.8, 2.9 * len(rates) + 3.2))
     crossings, winners, failed = [], set(), False
+    bufs = sorted({b for grid in data.values() for b, _ in grid})
+    grads = sorted({g for grid in data.values() for _, g in grid}, key=row_order)
     for panel in panels:
         ax = axs[rates.index(panel[0])][aligns.index(panel[1])]
         crossings += [(panel,) + c
-                      for c in draw(ax, data[panel], colors, cell_bounds.get(panel, {}))]
+                      for c in draw(ax, data[panel], colors, cell_bounds.get(panel, {}), bufs,
+                                    grads)]
         winners |= {winner(v)[0] for v in data[panel].values()}
         failed = failed or any(winner(v)[2] for v in data[panel].values())
         ax.set_title(panel_title(panel), fontsize=11)
@@ -256,7 +270,7 @@ def main():
     if failed:
         handles.append(Patch(facecolor="white", edgecolor="grey", hatch="//",
                              label="a schedule failed in this cell"))
-    fig.legend(handles=handles, loc="lower center", ncol=2, fontsize=9.5, frameon=True,
+    legend = fig.legend(handles=handles, loc="lower center", ncol=2, fontsize=9.5, frameon=True,
                title="cell colour = fastest schedule;  top number = runner-up time / fastest "
                      "time;  % = physical bound / fastest time",
                title_fontsize=9.5, bbox_to_anchor=(0.5, 0.0))
@@ -266,6 +280,7 @@ def main():
              ha="center", va="top", fontsize=9.5, color="#333333")
     legend_rows = (len(handles) + 1) // 2
     bottom = (0.45 + 0.2 * legend_rows) / fig.get_figheight()
+    fit_width(fig, legend)
     fig.tight_layout(rect=(0, bottom, 1, 1 - 0.75 / fig.get_figheight()))
     os.makedirs(args.out, exist_ok=True)
     for ext in ("png", "svg"):

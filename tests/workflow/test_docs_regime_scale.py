@@ -3,7 +3,9 @@
 committed numbers file (docs/img/regime_map_scale.txt, written by plot_regime_map.py
 --rows platform), and that file is consistent: every cell of 27, 81 and 243 sites x 10 and
 100 Gb/s x 16 MiB and 8 GiB is there, no schedule beats the cell's bound, the named winner
-is the fastest schedule and the efficiency is bound / its time.
+is the fastest schedule and the efficiency is bound / its time; and the findings' claims
+hold in every cell: the reduction forest first, the host ring second, and among the study's
+families the affine triads ahead of all-to-all at both buffers (no crossover).
 
     test_docs_regime_scale.py     (from the repository root)
 """
@@ -34,6 +36,11 @@ def cell_failures(cells):
             failures.append(f"{where}: {winner} is not the fastest of {times}")
         elif abs(values["efficiency"] - values["bound"] / times[winner]) > 6e-4:
             failures.append(f"{where}: efficiency {values['efficiency']} is not bound / time")
+        ranked = sorted(times, key=times.get)
+        if ranked[:2] != ["reduction-forest", "ring"]:
+            failures.append(f"{where}: the forest and the ring are not first and second: {ranked}")
+        if not times["affine_triads"] < times["all-to-all"]:
+            failures.append(f"{where}: all-to-all overtakes the affine triads: {times}")
     return failures
 
 
