@@ -9,16 +9,15 @@ Needs the axes `schedule`, `buffer` and the row axis (`gradient`, or `--rows pla
 for a map over platforms: rows ordered by the number in the platform's file name, e.g.
 synthetic_27 before synthetic_243); `link_rate` (a set:...bandwidth axis) and `alignment`
 are optional panel axes. Further databases add their points, read by the first one's axis
-columns (a sweep whose platform axis is a bundle setting platform and schedule:
-sweeps/regime_scale_triads.yaml). A cell is coloured by the schedule with the
-lowest metric (default comm_time_to_eps_s) and labelled with its lead over the runner-up
-(runner-up / winner); a black bar marks a crossover (the winner changes between two
+columns (sweeps/regime_scale_plans.yaml, whose bundle axis sets platform and schedule
+together). A cell is coloured by the schedule with the lowest metric (default
+comm_time_to_eps_s) and labelled with its lead over the runner-up (runner-up / winner); a black bar marks a crossover (the winner changes between two
 buffer sizes), dashed and thin for a near tie (margin under 5 %), thicker the larger the
 margin (the smaller lead of the two winners next to it). Cells where a point failed are hatched. The run's parameters (platform,
 chunk, eps, flow control) are printed under the title. Writes regime_map.{png,svg} and
 regime_map.txt (the numbers behind every cell); `--name` changes the files' stem, `--only`
-keeps the named schedules (short names: a schedule file by its stem) and leaves the rest out. Exit status 3 when matplotlib is missing,
-2 on a database without the needed axes.
+keeps the named schedules (a schedule file by its stem). Exit status 3 when matplotlib is
+missing, 2 on a database without the needed axes.
 """
 import argparse
 import math
