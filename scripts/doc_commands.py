@@ -42,8 +42,10 @@ DOCS = {
     "docs/architecture.md": "no numbers (layers checked by the ctest layering)",
     "docs/buffer-sizing.md": "scripts/sizing_examples.py, ctest docs_sizing_examples",
     "docs/chunk-journey.md": "scripts/chunk_journey.py, ctest docs_chunk_journey",
-    "docs/findings.md": "scripts/bound_table.py and scripts/tree_cells.py, ctests "
-                        "docs_bound_table and docs_tree_cells; the sweep figures: unchecked",
+    "docs/findings.md": "scripts/bound_table.py, scripts/tree_cells.py and "
+                        "scripts/scale_regime_table.py, ctests docs_bound_table, "
+                        "docs_tree_cells and docs_regime_scale_table; the sweep figures: "
+                        "unchecked",
     "docs/memory-tiers.md": "blocks",
     "docs/performance.md": "benchmarks/scale.py's numbers file, ctest docs_scale_table",
     "docs/physical-bound.md": "blocks",

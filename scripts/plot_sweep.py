@@ -91,7 +91,8 @@ SCHEDULE_COLORS = {"all-to-all": "tab:blue", "ring": "tab:orange", "sequential-3
                    "triads": "goldenrod", "hierarchical": "tab:pink", "pairs": "tab:olive",
                    "triad_pair_aligned": "tab:cyan", "triad_pair": "tab:gray",
                    "reduction-forest": "teal", "reduction-tree": "slateblue",
-                   "reduction-in-trees": "yellowgreen"}
+                   "reduction-in-trees": "yellowgreen", "rotating-3": "tab:brown",
+                   "affine_triads": "tab:purple"}
 
 SCHEDULE_WORDS = {
     "all-to-all": "all-to-all (one group of all sites)",
@@ -105,6 +106,8 @@ SCHEDULE_WORDS = {
     "sequential-3": "sequential triads (one group per round)",
     "hierarchical": "hierarchical (continent groups, then leaders)",
     "pairs": "pairs",
+    "rotating-3": "rotating-3 (greedy covers of triads)",
+    "affine_triads": "affine triads (log3 n rounds of triads)",
 }
 
 
