@@ -19,6 +19,9 @@ enum class EmptyFields { kKeep, kSkip };
 std::vector<std::string> split(std::string_view text, char sep,
                                EmptyFields empty = EmptyFields::kKeep);
 
+/// The items with `sep` between them: {"a", "b"} -> "a, b".
+std::string join(const std::vector<std::string>& items, std::string_view sep = ", ");
+
 /// `text` without leading and trailing whitespace (std::isspace).
 std::string trim(std::string_view text);
 

@@ -66,12 +66,6 @@ std::vector<std::string> link_entry_keys() {
   return concat(concat(kLinkFields, param_keys(WanLinkParams::table().info())), kLinkFaultFields);
 }
 
-std::string join(const std::vector<std::string>& items, const std::string& sep = ", ") {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
-
 bool contains(const std::vector<std::string>& items, const std::string& s) {
   return std::find(items.begin(), items.end(), s) != items.end();
 }

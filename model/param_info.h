@@ -1,5 +1,6 @@
-// Module parameters, each declared once: a parameter struct (model/params/*.h) lists
-// next to its members a ParamTable naming, per member, the config key, quantity, unit,
+// Module parameters, each declared once: the row (section, key, quantity, unit) in
+// common/param_rows.h, where the sweeps read it too; a parameter struct (model/params/*.h)
+// lists next to its members a ParamTable binding each row's key to its member, with the
 // description and check; the member's initializer is the default. The platform loader
 // (YAML keys, binding, validation, `--set` paths: config/platform_loader.h), `aggnet
 // params` and the docs/modules pages all derive from these tables.
@@ -10,15 +11,14 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
-namespace aggnet {
+#include "common/param_rows.h"
 
-/// Kind of quantity a parameter holds; decides how its config value is parsed
-/// (common/units.h) and the base unit of its member.
-enum class Quantity { kTime, kBytes, kRate, kFrequency, kCount };
+namespace aggnet {
 
 /// What is checked of one parameter as it is read: bounds on its value, and whether every
 /// entry of a list (each of links[*]) must set it, which also keeps it out of `defaults`.
@@ -77,13 +77,12 @@ std::string format_param_value(Quantity q, const std::string& unit, std::uint64_
 /// The Check as the docs show it: "> 0", "> 0, multiple of 8", "required", or "".
 std::string check_text(const Check& check);
 
-/// One row of a ParamTable, as declared next to the struct's members.
+/// One row of a ParamTable, as declared next to the struct's members: the key of a row of
+/// the table's section (common/param_rows.h) and the member holding its value.
 template <class T>
 struct ParamDecl {
   const char* key;
   std::uint64_t T::*member;
-  Quantity quantity;
-  const char* unit;
   const char* description;
   Check check = kAnyValue;
 };
@@ -96,8 +95,16 @@ struct Invariant {
   std::string (*violation)(const T&);  ///< what was expected, or "" when it holds
 };
 
-/// The parameter table of struct T: the rows in declaration order, with the struct's
-/// default-initialized members as the defaults.
+/// The row of `section` declared as `index`-th by a table: its key must be that row's.
+/// Errors: std::logic_error naming the key or row without a counterpart.
+const ParamRow& declared_row(const char* section, std::size_t index, const char* key);
+
+/// Errors: std::logic_error when `section` has a row past the `declared` ones.
+void check_all_rows_declared(const char* section, std::size_t declared);
+
+/// The parameter table of struct T: the section's rows (common/param_rows.h), each bound
+/// to its member in the same order, with the struct's default-initialized members as the
+/// defaults.
 template <class T>
 class ParamTable {
  public:
@@ -106,10 +113,13 @@ class ParamTable {
       : info_{module, section, description, {}, {}}, invariants_(std::move(invariants)) {
     const T defaults{};
     for (const ParamDecl<T>& d : params) {
-      info_.params.push_back(ParamInfo{d.key, d.quantity, d.unit, d.description, d.check,
-                                       format_param_value(d.quantity, d.unit, defaults.*d.member)});
+      const ParamRow& row = declared_row(section, members_.size(), d.key);
+      info_.params.push_back(
+          ParamInfo{row.key, row.quantity, row.unit, d.description, d.check,
+                    format_param_value(row.quantity, row.unit, defaults.*d.member)});
       members_.push_back(d.member);
     }
+    check_all_rows_declared(section, members_.size());
     for (const Invariant<T>& inv : invariants_) info_.invariants.push_back(inv.doc);
   }
 

@@ -76,6 +76,10 @@ std::string quantity_name(Quantity q) {
       return "frequency";
     case Quantity::kCount:
       return "count";
+    case Quantity::kNumber:
+      return "number";
+    case Quantity::kText:
+      break;
   }
   return "value";
 }
@@ -92,8 +96,11 @@ std::uint64_t parse_param_value(const ParamInfo& p, const std::string& text) {
       return parse_frequency_hz(text);
     case Quantity::kCount:
       return parse_count(p, text);
+    case Quantity::kNumber:
+    case Quantity::kText:
+      break;
   }
-  throw std::logic_error("unknown quantity");
+  throw std::logic_error("a module parameter of quantity " + quantity_name(p.quantity));
 }
 
 std::string check_violation(const ParamInfo& p, std::uint64_t value) {
@@ -131,6 +138,23 @@ std::string check_text(const Check& check) {
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
   return out;
+}
+
+const ParamRow& declared_row(const char* section, std::size_t index, const char* key) {
+  const std::vector<const ParamRow*> rows = section_rows(section);
+  if (index >= rows.size() || std::string(rows[index]->key) != key)
+    throw std::logic_error(
+        std::string("ParamTable of section '") + section + "' declares '" + key +
+        "' where common/param_rows.cpp has " +
+        (index < rows.size() ? "'" + std::string(rows[index]->key) + "'" : std::string("no row")));
+  return *rows[index];
+}
+
+void check_all_rows_declared(const char* section, std::size_t declared) {
+  const std::vector<const ParamRow*> rows = section_rows(section);
+  if (declared < rows.size())
+    throw std::logic_error(std::string("ParamTable of section '") + section +
+                           "' has no member for row '" + rows[declared]->key + "'");
 }
 
 const std::vector<ModuleParamInfo>& all_module_params() {

@@ -356,6 +356,21 @@ std::vector<const OptionSpec*> options_of(Command command) {
   return out;
 }
 
+Quantity quantity_of(const OptionSpec& spec) {
+  switch (spec.kind) {
+    case Kind::kBytes:
+      return Quantity::kBytes;
+    case Kind::kTime:
+      return Quantity::kTime;
+    case Kind::kInteger:
+      return Quantity::kCount;
+    case Kind::kNumber:
+      return Quantity::kNumber;
+    default:
+      return Quantity::kText;
+  }
+}
+
 bool runner_owned(const OptionSpec& spec) { return spec.takes(kRun) && !spec.takes(kSweep); }
 
 std::string default_value(const OptionSpec& spec) {

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "common/param_rows.h"
+
 namespace aggnet {
 
 struct RunOptions;  // model/run_options.h
@@ -31,8 +33,8 @@ enum Command : unsigned {
   kPlatform = 1u << 4,     ///< aggnet platform
 };
 
-/// What an option's value is, with its unit: decides its check and, in a sweep, the
-/// axis' numeric column.
+/// What an option's value is: decides its check; its quantity (quantity_of, the one
+/// Quantity of parameters, options and sweep axes) decides a sweep axis' numeric column.
 enum class Kind {
   kPath,      ///< a file to read
   kOutput,    ///< a file to write
@@ -84,6 +86,10 @@ const OptionSpec* find_option(const std::string& name);
 
 /// The rows `command` takes, in table order.
 std::vector<const OptionSpec*> options_of(Command command);
+
+/// The quantity of `spec`'s values: kBytes, kTime, kCount (kInteger), kNumber; kText for
+/// the other kinds (files, schedules, words, text).
+Quantity quantity_of(const OptionSpec& spec);
 
 /// A sweep axis or `base:` may set the options a sweep takes; the other options of
 /// `aggnet run` (outputs: --json, --vcd, --quiet, ...) belong to the sweep's runner.

@@ -58,23 +58,6 @@ std::string option_hint(const std::string& word) {
   return did_you_mean(word, names);
 }
 
-/// The column kind of a run option's axis, from the table's value kind.
-ValueKind table_kind(const std::string& option) {
-  const options::OptionSpec* spec = sweep_option(option);
-  if (!spec) return ValueKind::kText;
-  switch (spec->kind) {
-    case options::Kind::kBytes:
-      return ValueKind::kBytes;
-    case options::Kind::kTime:
-      return ValueKind::kTime;
-    case options::Kind::kInteger:
-    case options::Kind::kNumber:
-      return ValueKind::kNumber;
-    default:
-      return ValueKind::kText;
-  }
-}
-
 const std::set<std::string> kReservedColumns = {
     "point_id",       "point_index", "status",  "error",       "wall_time_s", "exit_code",
     "aggnet_version", "spec_hash",   "options", "finished_at", "shard",       "elapsed_s"};
@@ -134,27 +117,18 @@ std::string normalize_option(std::string name) {
   return name;
 }
 
-/// Lower-cased last component of a dotted path ("defaults.link.bandwidth" -> "bandwidth").
-std::string last_component(const std::string& path) {
-  auto pos = path.rfind('.');
-  return pos == std::string::npos ? path : path.substr(pos + 1);
+/// The kind of an axis of quantity `q`: a count is a plain number in a sweep.
+ValueKind axis_kind(Quantity q) { return q == Quantity::kCount ? ValueKind::kNumber : q; }
+
+/// The kind of a run option's axis, from the option table's quantity.
+ValueKind table_kind(const std::string& option) {
+  const options::OptionSpec* spec = sweep_option(option);
+  return spec ? axis_kind(options::quantity_of(*spec)) : ValueKind::kText;
 }
 
-/// The quantity a `--set PATH` override most likely takes, from the key's name; kText
-/// when the name does not say (the value is then only checked for being non-empty).
-ValueKind set_kind(const std::string& path) {
-  const std::string key = last_component(path);
-  auto ends = [&](const std::string& suffix) {
-    return key.size() >= suffix.size() &&
-           key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  if (ends("bandwidth") || key == "rate" || ends("_rate")) return ValueKind::kRate;
-  if (key == "buffer" || key == "mtu" || key == "header" || ends("_bytes"))
-    return ValueKind::kBytes;
-  if (ends("delay") || key == "latency" || ends("_time")) return ValueKind::kTime;
-  if (key == "clock") return ValueKind::kFrequency;
-  return ValueKind::kText;
-}
+/// The kind of a `--set PATH` override, from the row it names (common/param_rows.h).
+/// Errors: std::invalid_argument for a path that names no row, with a did-you-mean.
+ValueKind set_kind(const std::string& path) { return axis_kind(override_row(path).quantity); }
 
 /// Numeric value of `text` as `kind` in the kind's base unit. Errors: UnitError.
 double parse_as(ValueKind kind, const std::string& text) {
@@ -167,6 +141,7 @@ double parse_as(ValueKind kind, const std::string& text) {
       return static_cast<double>(parse_time_ps(text)) * 1e-12;
     case ValueKind::kFrequency:
       return static_cast<double>(parse_frequency_hz(text));
+    case ValueKind::kCount:
     case ValueKind::kNumber:
       return parse_number(text);
     case ValueKind::kText:
@@ -185,6 +160,7 @@ const char* kind_expectation(ValueKind kind) {
       return "expected a time like '33.3ms'";
     case ValueKind::kFrequency:
       return "expected a frequency like '300MHz'";
+    case ValueKind::kCount:
     case ValueKind::kNumber:
       return "expected a number";
     case ValueKind::kText:
@@ -193,27 +169,18 @@ const char* kind_expectation(ValueKind kind) {
   return "expected a value";
 }
 
-/// Detects the kind of a value whose option does not say: number, size, rate, time,
-/// frequency, else text.
-ValueKind detect_kind(const std::string& text) {
-  for (ValueKind k : {ValueKind::kNumber, ValueKind::kBytes, ValueKind::kRate, ValueKind::kTime,
-                      ValueKind::kFrequency}) {
-    try {
-      parse_as(k, text);
-      return k;
-    } catch (const std::exception&) {
-    }
-  }
-  return ValueKind::kText;
-}
-
 /// Validates `value` for run option `option` ("set:PATH" for overrides) and returns the
 /// value to pass on the command line. Errors: ConfigError at `at`.
 std::string check_value(const Ctx& ctx, const std::string& option, const YAML::Node& at,
                         const std::string& key) {
   std::string value = ctx.scalar(at, key);
   if (option.rfind("set:", 0) == 0) {
-    ValueKind kind = set_kind(option.substr(4));
+    ValueKind kind = ValueKind::kText;
+    try {
+      kind = set_kind(option.substr(4));
+    } catch (const std::invalid_argument& e) {
+      ctx.fail(at, key, e.what());
+    }
     if (value.empty()) ctx.fail(at, key, "expected a value");
     if (kind != ValueKind::kText) {
       try {
@@ -345,8 +312,8 @@ std::string format_number(double v) {
   return fmt::format("{:.10g}", v);
 }
 
-/// Kind of an axis from its option; kText for a `set:` path whose kind is unknown
-/// (detected from the values then).
+/// Kind of an axis from its option. Errors: std::invalid_argument for a `set:` path that
+/// names no row.
 ValueKind option_kind(const std::string& option) {
   if (option.rfind("set:", 0) == 0) return set_kind(option.substr(4));
   return table_kind(option);
@@ -415,7 +382,6 @@ std::vector<AxisValue> generate_values(const Ctx& ctx, const YAML::Node& node,
   if (!to_n) ctx.fail(node, key + ".to", "missing");
   const std::string from_s = ctx.scalar(from_n, key + ".from");
   const std::string to_s = ctx.scalar(to_n, key + ".to");
-  if (kind == ValueKind::kText) kind = detect_kind(from_s);
   if (kind == ValueKind::kText) {
     ctx.fail(from_n, key + ".from", "expected a number or a quantity with units", from_s);
   }
@@ -448,7 +414,7 @@ std::vector<AxisValue> generate_values(const Ctx& ctx, const YAML::Node& node,
 
 ValueKind run_option_kind(const std::string& option, bool* integer) {
   const options::OptionSpec* spec = option.rfind("set:", 0) == 0 ? nullptr : sweep_option(option);
-  if (integer) *integer = spec && spec->kind == options::Kind::kInteger;
+  if (integer) *integer = spec && options::quantity_of(*spec) == Quantity::kCount;
   return option_kind(option);
 }
 
@@ -464,6 +430,7 @@ std::string numeric_column(const std::string& name, ValueKind kind) {
       return name + "_s";
     case ValueKind::kFrequency:
       return name + "_hz";
+    case ValueKind::kCount:
     case ValueKind::kNumber:
       return name + "_value";
     case ValueKind::kText:
@@ -520,6 +487,7 @@ std::string kind_name(ValueKind kind) {
       return "time_s";
     case ValueKind::kFrequency:
       return "frequency_hz";
+    case ValueKind::kCount:
     case ValueKind::kNumber:
       return "number";
   }
@@ -527,7 +495,8 @@ std::string kind_name(ValueKind kind) {
 }
 
 std::string format_exact(ValueKind kind, double value) {
-  if (kind == ValueKind::kNumber || kind == ValueKind::kText) return format_number(value);
+  if (kind == ValueKind::kNumber || kind == ValueKind::kCount || kind == ValueKind::kText)
+    return format_number(value);
   return format_integral(kind, to_integral(kind, value));
 }
 
@@ -628,7 +597,11 @@ void read_axis_option(const Ctx& ctx, const YAML::Node& a, const std::string& ke
     }
   }
   axis.option = opt;
-  axis.kind = option_kind(opt);
+  try {
+    axis.kind = option_kind(opt);
+  } catch (const std::invalid_argument& e) {
+    ctx.fail(a["option"], key + ".option", e.what(), opt);
+  }
 }
 
 // An axis' name: given, or from its option (set:defaults.link.bandwidth ->
@@ -674,20 +647,6 @@ void check_axis_name(const Ctx& ctx, const YAML::Node& a, const std::string& key
   }
 }
 
-// For set: paths of unknown kind, detect the kind from the values (all must agree).
-void detect_set_kind(const YAML::Node& vals, Axis& axis) {
-  ValueKind kind = vals[0].IsScalar() ? detect_kind(vals[0].Scalar()) : ValueKind::kText;
-  for (const auto& v : vals) {
-    try {
-      if (!v.IsScalar()) throw UnitError("not scalar");
-      if (kind != ValueKind::kText) parse_as(kind, v.Scalar());
-    } catch (const std::exception&) {
-      kind = ValueKind::kText;
-    }
-  }
-  axis.kind = kind;
-}
-
 // One written value: a plain value of the axis' option, or an option bundle with a label.
 AxisValue read_axis_value(const Ctx& ctx, const YAML::Node& v, const std::string& vkey,
                           const Axis& axis, bool bundles) {
@@ -724,8 +683,6 @@ void read_axis_values(const Ctx& ctx, const YAML::Node& a, const std::string& ke
   if (!bundles && axis.option.empty()) {
     ctx.fail(a, key + ".option", "missing (or give values as mappings with a label)");
   }
-  if (!bundles && axis.kind == ValueKind::kText && axis.option.rfind("set:", 0) == 0)
-    detect_set_kind(vals, axis);
   std::set<std::string> labels;
   for (std::size_t j = 0; j < vals.size(); ++j) {
     const std::string vkey = fmt::format("{}.values[{}]", key, j);
@@ -742,7 +699,7 @@ void read_axis_values(const Ctx& ctx, const YAML::Node& a, const std::string& ke
 // `range:` or `logrange:` of a numeric axis; the generated values checked like written ones.
 void read_axis_range(const Ctx& ctx, const YAML::Node& a, const std::string& key, Axis& axis) {
   if (axis.option.empty()) ctx.fail(a, key + ".option", "missing");
-  if (axis.kind == ValueKind::kText && axis.option.rfind("set:", 0) != 0) {
+  if (axis.kind == ValueKind::kText) {
     ctx.fail(a["option"], key + ".option", "takes no numeric values; use `values:` for this option",
              axis.option);
   }

@@ -11,18 +11,15 @@
 #include <utility>
 #include <vector>
 
+#include "common/param_rows.h"
+
 namespace aggnet::sweeps {
 
-/// What kind of quantity an axis value is; decides how ranges are generated, how values
-/// are written back ("64KiB", "10Gbps") and the numeric column stored next to the label.
-enum class ValueKind {
-  kText,       ///< no numeric value (schedule names, on/off, file names, variant labels)
-  kBytes,      ///< numeric column in bytes
-  kRate,       ///< numeric column in bits per second
-  kTime,       ///< numeric column in seconds
-  kFrequency,  ///< numeric column in Hz
-  kNumber,     ///< plain number
-};
+/// What kind of quantity an axis value is (common/param_rows.h: the one Quantity of
+/// parameters, options and axes); decides how ranges are generated, how values are
+/// written back ("64KiB", "10Gbps") and the numeric column stored next to the label. An
+/// axis is never a kCount: a count is a kNumber here.
+using ValueKind = Quantity;
 
 /// Name of a ValueKind as stored in the database's `axes` table ("bytes", "rate", ...).
 std::string kind_name(ValueKind kind);
@@ -130,7 +127,9 @@ std::string resolve_file(const std::string& path, const std::string& spec_dir);
 std::string format_exact(ValueKind kind, double value);
 
 /// Kind of the value of run option `option` ("gradient" -> kBytes, "set:PATH" from the
-/// path's last key); `integer` (when given) is set for options that take whole numbers.
+/// row the path names: common/param_rows.h); `integer` (when given) is set for options
+/// that take whole numbers. Errors: std::invalid_argument for a `set:` path that names
+/// no row (with a did-you-mean).
 ValueKind run_option_kind(const std::string& option, bool* integer = nullptr);
 
 /// Numeric value of `text` as `kind` in the kind's base unit (bytes, bit/s, s, Hz).

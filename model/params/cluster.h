@@ -32,12 +32,11 @@ inline const ParamTable<ClusterParams>& ClusterParams::table() {
       "sites[*].cluster). Defaults are illustrative of one training step of a large model "
       "(our estimate).",
       {
-          {"compute_time", &P::compute_time_ps, Quantity::kTime, "s",
-           "compute phase per training step"},
-          {"access_bandwidth", &P::access_bandwidth_bps, Quantity::kRate, "Gbps",
-           "rate of the cluster <-> edge access link", kPositive},
-          {"access_delay", &P::access_delay_ps, Quantity::kTime, "us",
-           "one-way delay of the cluster <-> edge access link", kDelay},
+          {"compute_time", &P::compute_time_ps, "compute phase per training step"},
+          {"access_bandwidth", &P::access_bandwidth_bps, "rate of the cluster <-> edge access link",
+           kPositive},
+          {"access_delay", &P::access_delay_ps, "one-way delay of the cluster <-> edge access link",
+           kDelay},
       }};
   return table;
 }

@@ -33,15 +33,13 @@ inline const ParamTable<WanLinkParams>& WanLinkParams::table() {
       "Sources: MTU 2048 B is the DoubleZero underlay minimum; header 80 B is our framing "
       "estimate (preamble+IFG 20, Ethernet 18, IPv4 20, UDP 8, aggregation header 14).",
       {
-          {"delay", &P::delay_ps, Quantity::kTime, "ms",
-           "one-way propagation delay (RTT/2 for measured links)", kRequiredDelay},
-          {"bandwidth", &P::bandwidth_bps, Quantity::kRate, "Gbps", "line rate of each direction",
-           kPositive},
-          {"mtu", &P::mtu_bytes, Quantity::kBytes, "B", "maximum packet size, header included",
-           kPositive},
-          {"header", &P::header_bytes, Quantity::kBytes, "B", "per-packet overhead on the wire"},
-          {"jitter", &P::jitter_ps, Quantity::kTime, "ms",
-           "standard deviation of the extra one-way delay per chunk", kDelay},
+          {"delay", &P::delay_ps, "one-way propagation delay (RTT/2 for measured links)",
+           kRequiredDelay},
+          {"bandwidth", &P::bandwidth_bps, "line rate of each direction", kPositive},
+          {"mtu", &P::mtu_bytes, "maximum packet size, header included", kPositive},
+          {"header", &P::header_bytes, "per-packet overhead on the wire"},
+          {"jitter", &P::jitter_ps, "standard deviation of the extra one-way delay per chunk",
+           kDelay},
       },
       {{"`mtu` > `header`", {"mtu", "header"}, [](const P& p) -> std::string {
           if (p.mtu_bytes > p.header_bytes) return "";
@@ -64,7 +62,7 @@ inline const ParamTable<SwitchParams>& SwitchParams::table() {
       "switch",
       "A site's multicast switch, the edge device (YAML: defaults.switch, sites[*].switch).",
       {
-          {"latency", &SwitchParams::latency_ps, Quantity::kTime, "ns",
+          {"latency", &SwitchParams::latency_ps,
            "forwarding latency per chunk, counted from its last bit in", kDelay},
       }};
   return table;

@@ -103,6 +103,31 @@ TEST(ParamsInfo, DefaultsAreTheStructsOwnAndPassTheChecks) {
   EXPECT_EQ(WanLinkParams{}.bandwidth_bps, 100'000'000'000ull);
 }
 
+// Each table binds exactly its section's rows of common/param_rows.cpp, in order: a key
+// the rows do not have, one out of order, or a row left without a member is refused.
+struct TwoTimes {
+  std::uint64_t delay_ps = 0;
+  std::uint64_t jitter_ps = 0;
+};
+
+TEST(ParamsInfo, TablesBindExactlyTheirSectionsRows) {
+  for (const auto& m : all_module_params()) {
+    const std::vector<const ParamRow*> rows = section_rows(m.section);
+    ASSERT_EQ(rows.size(), m.params.size()) << m.section;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      EXPECT_EQ(m.params[i].key, rows[i]->key);
+      EXPECT_EQ(m.params[i].quantity, rows[i]->quantity) << rows[i]->key;
+      EXPECT_EQ(m.params[i].unit, rows[i]->unit) << rows[i]->key;
+    }
+  }
+  using T = TwoTimes;
+  EXPECT_THROW(ParamTable<T>("X", "switch", "", {{"latencyy", &T::delay_ps, "d"}}),
+               std::logic_error);
+  EXPECT_THROW(ParamTable<T>("X", "link", "", {{"jitter", &T::jitter_ps, "j"}}), std::logic_error);
+  EXPECT_THROW(ParamTable<T>("X", "link", "", {{"delay", &T::delay_ps, "d"}}), std::logic_error);
+  EXPECT_NO_THROW(ParamTable<T>("X", "switch", "", {{"latency", &T::delay_ps, "d"}}));
+}
+
 TEST(ParamsInfo, ValuesAreWrittenExactlyInTheirUnit) {
   EXPECT_EQ(format_param_value(Quantity::kTime, "ms", 33'465'000'000ull), "33.465ms");
   EXPECT_EQ(format_param_value(Quantity::kBytes, "MiB", 1'572'864ull), "1.5MiB");

@@ -32,7 +32,8 @@ expect_error "metric.yaml:4: metric: unknown summary key 'time_to_eps' (did you 
   "$W/metric.yaml" --out "$W/out"
 expect_error "aggnet sweep: --metric: unknown summary key 'step_time_mean' (did you mean 'step_time_s_mean'?)" \
   "$SWEEP_TEST_DATA/small.yaml" --out "$W/out" --metric step_time_mean
-# A `set:` path the platform does not have, as an axis and in base.
+# A `set:` key no parameter row has (the spec's own check, with a did-you-mean), and a
+# site the platform does not have (the platform's check of every point's overrides).
 cat >"$W/set_axis.yaml" <<YAML
 name: set_axis
 base: {gradient: 256KiB, chunk: 64KiB, steps: 1}
@@ -40,15 +41,15 @@ axes:
   - option: set:defaults.link.bandwith
     values: [10Gbps, 100Gbps]
 YAML
-expect_error "set_axis.yaml:4: axes[0].option: the platform rejects point link_bandwith=10Gbps: --set: defaults.link.bandwith: unknown key 'bandwith'" \
+expect_error "set_axis.yaml:4: axes[0].option: unknown key 'bandwith', expected one of: delay, bandwidth, mtu, header, jitter (did you mean 'bandwidth'?)" \
   "$W/set_axis.yaml" --out "$W/out"
 cat >"$W/set_base.yaml" <<YAML
 name: set_base
-base: {gradient: 256KiB, chunk: 64KiB, steps: 1, set: {sites.lon.fpga.bufer: 1MiB}}
+base: {gradient: 256KiB, chunk: 64KiB, steps: 1, set: {sites.lnd.fpga.buffer: 1MiB}}
 axes:
   - {option: schedule, values: [triads]}
 YAML
-expect_error "set_base.yaml: base.set.sites.lon.fpga.bufer: the platform rejects point schedule=triads" \
+expect_error "set_base.yaml: base.set.sites.lnd.fpga.buffer: the platform rejects point schedule=triads: --set: sites.lnd.fpga.buffer: no site 'lnd'" \
   "$W/set_base.yaml" --out "$W/out"
 
 # `sweep merge` is all or nothing: into a garbage file, or from one, exit 2 with one line,

@@ -1,6 +1,8 @@
 // Sweep spec parsing, validation and point expansion.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <optional>
 #include <set>
 
 #include "common/config_error.h"
@@ -100,6 +102,59 @@ axes:
   ASSERT_EQ(spec2.axes[0].values.size(), 3u);
   EXPECT_EQ(spec2.axes[0].values[1].label, "10Gbps");
   EXPECT_EQ(expand_points(spec2)[2].options.sets.at("defaults.link.bandwidth"), "100Gbps");
+}
+
+/// The kind of a sweep axis over a value written in `unit` and what one `unit` is in the
+/// kind's base unit (s, bytes, bit/s, Hz), by hand (a count's unit names what it counts:
+/// a plain number in a sweep, written without it); nullopt for a unit not listed.
+std::optional<std::pair<ValueKind, double>> kind_of_unit(const std::string& unit) {
+  static const std::map<std::string, std::pair<ValueKind, double>> kinds = {
+      {"ns", {ValueKind::kTime, 1e-9}},  {"us", {ValueKind::kTime, 1e-6}},
+      {"ms", {ValueKind::kTime, 1e-3}},  {"s", {ValueKind::kTime, 1}},
+      {"B", {ValueKind::kBytes, 1}},     {"MiB", {ValueKind::kBytes, 1048576}},
+      {"Gbps", {ValueKind::kRate, 1e9}}, {"MHz", {ValueKind::kFrequency, 1e6}},
+      {"bit", {ValueKind::kNumber, 1}},  {"cycle", {ValueKind::kNumber, 1}}};
+  const auto it = kinds.find(unit);
+  if (it == kinds.end()) return std::nullopt;
+  return it->second;
+}
+
+// Every module parameter row, as a `set:` axis: its kind is the row's (looked up, not
+// guessed from the key's name or the values), its value's number in the kind's base unit.
+// A row added with a unit this test does not know fails here until it is listed.
+TEST(SweepSpec, SetAxisOfEveryParameterRowTakesItsKindFromTheRow) {
+  ASSERT_EQ(module_param_rows().size(), 13u);
+  for (const ParamRow& row : module_param_rows()) {
+    const std::string path = std::string("defaults.") + row.section + "." + row.key;
+    SCOPED_TRACE(path);
+    const auto want = kind_of_unit(row.unit);
+    ASSERT_TRUE(want) << "no expected sweep kind for unit '" << row.unit << "'";
+    const std::string value = want->first == ValueKind::kNumber ? "8" : "8" + std::string(row.unit);
+    const auto spec = parse("axes:\n  - option: set:" + path + "\n    values: [" + value + "]\n");
+    EXPECT_EQ(spec.axes[0].kind, want->first);
+    EXPECT_EQ(run_option_kind("set:" + path), want->first);
+    ASSERT_TRUE(spec.axes[0].values[0].number);
+    EXPECT_DOUBLE_EQ(*spec.axes[0].values[0].number, 8 * want->second);
+  }
+}
+
+// The same path under a site, a link and the co-located reference; and the fields beside
+// the parameters: text, plain numbers, the memory tiers' quantities.
+TEST(SweepSpec, SetAxisKindsOfEveryPathShape) {
+  const std::vector<std::pair<std::string, ValueKind>> paths = {
+      {"sites.lon.switch.latency", ValueKind::kTime},
+      {"links.nyc-lon.bandwidth", ValueKind::kRate},
+      {"colocated.link.delay", ValueKind::kTime},
+      {"sites.lon.lat_deg", ValueKind::kNumber},
+      {"sites.lon.name", ValueKind::kText},
+      {"links.nyc-lon.loss", ValueKind::kText},
+      {"memory_tiers.hbm.capacity", ValueKind::kBytes},
+      {"memory_tiers.hbm.bandwidth", ValueKind::kRate},
+      {"memory_tiers.hbm.cost", ValueKind::kNumber},
+      {"name", ValueKind::kText}};
+  for (const auto& [path, kind] : paths) EXPECT_EQ(run_option_kind("set:" + path), kind) << path;
+  // 1 GB/s is 8e9 bit/s, the rate's base unit.
+  EXPECT_DOUBLE_EQ(parse_value(run_option_kind("set:memory_tiers.hbm.bandwidth"), "1GB/s"), 8e9);
 }
 
 TEST(SweepSpec, LinearRange) {
@@ -259,6 +314,22 @@ INSTANTIATE_TEST_SUITE_P(
         BadSpec{"BadSetRate",
                 "axes:\n  - option: set:defaults.link.bandwidth\n    values: [10GB]\n",
                 "spec.yaml:3: axes[0].values[0]: expected a rate"},
+        BadSpec{"MisspeltSetKey",
+                "axes:\n  - option: set:defaults.link.bandwith\n    values: [10Gbps]\n",
+                "spec.yaml:2: axes[0].option: unknown key 'bandwith', expected one of: delay, "
+                "bandwidth, mtu, header, jitter (did you mean 'bandwidth'?), got "
+                "'set:defaults.link.bandwith'"},
+        BadSpec{"MisspeltSetKeyInBase", "base:\n  set: {sites.lon.fpga.bufer: 1MiB}\n",
+                "spec.yaml:2: base.set.sites.lon.fpga.bufer: unknown key 'bufer', expected one "
+                "of: datapath_width, clock, latency_cycles, buffer (did you mean 'buffer'?)"},
+        BadSpec{"MisspeltSetSection",
+                "axes:\n  - option: set:sites.lon.fgpa.buffer\n    values: [1MiB]\n",
+                "unknown key 'fgpa', expected one of: fpga, switch, cluster (did you mean "
+                "'fpga'?)"},
+        BadSpec{"RangeOfATextField",
+                "axes:\n  - option: set:sites.lon.continent\n    range: {from: 1, to: 2, step: "
+                "1}\n",
+                "spec.yaml:2: axes[0].option: takes no numeric values"},
         BadSpec{"DuplicateValue", "axes:\n  - option: buffer\n    values: [1MiB, 1MiB]\n",
                 "duplicate value"},
         BadSpec{"SameOptionTwice",
