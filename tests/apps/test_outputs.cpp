@@ -842,10 +842,10 @@ TEST_F(Outputs, ErrorPrefixesAreOneConvention) {
   }
 }
 
-// The keys docs/run-json.md lists between its "keys" markers, by object path ("" for the
-// top level, "steps[].groups[]").
-std::map<std::string, std::set<std::string>> documented_keys() {
-  const std::string doc = read_text(std::string(AGGNET_SOURCE_DIR) + "/docs/run-json.md");
+// The keys `doc` lists between its "keys" markers, by object path ("" for the top level,
+// "steps[].groups[]").
+std::map<std::string, std::set<std::string>> documented_keys(const std::string& name) {
+  const std::string doc = read_text(std::string(AGGNET_SOURCE_DIR) + "/" + name);
   const auto begin = doc.find("<!-- keys: begin -->"), end = doc.find("<!-- keys: end -->");
   EXPECT_NE(begin, std::string::npos);
   EXPECT_NE(end, std::string::npos);
@@ -886,6 +886,22 @@ void collect_keys(const json& value, const std::string& path,
   }
 }
 
+// Every key `written` has is in `doc`'s list, and every listed key is written.
+void expect_documented(const std::map<std::string, std::set<std::string>>& written,
+                       const std::string& doc) {
+  const auto documented = documented_keys(doc);
+  for (const auto& [path, keys] : written) {
+    ASSERT_TRUE(documented.count(path)) << "object '" << path << "' is not in " << doc;
+    for (const auto& key : keys)
+      EXPECT_TRUE(documented.at(path).count(key)) << path << ": '" << key << "' undocumented";
+  }
+  for (const auto& [path, keys] : documented) {
+    for (const auto& key : keys)
+      EXPECT_TRUE(written.count(path) && written.at(path).count(key))
+          << path << ": '" << key << "' documented but never written";
+  }
+}
+
 // Issue 34: docs/run-json.md lists every key the run JSON has, and only those.
 TEST_F(Outputs, RunJsonKeysAreDocumented) {
   std::map<std::string, std::set<std::string>> written;
@@ -901,17 +917,22 @@ TEST_F(Outputs, RunJsonKeysAreDocumented) {
     ASSERT_EQ(o.status, 0) << args << "\n" << o.err;
     collect_keys(json::parse(read_text(dir_ / "k.json")), "", written);
   }
-  const auto documented = documented_keys();
-  for (const auto& [path, keys] : written) {
-    ASSERT_TRUE(documented.count(path)) << "object '" << path << "' is not in docs/run-json.md";
-    for (const auto& key : keys)
-      EXPECT_TRUE(documented.at(path).count(key)) << path << ": '" << key << "' undocumented";
+  expect_documented(written, "docs/run-json.md");
+}
+
+// docs/buffer-sizing.md lists every key the size-buffers JSON has, and only those: three
+// sites in one group, with and without --heterogeneous and jitter.
+TEST_F(Outputs, SizingJsonKeysAreDocumented) {
+  std::map<std::string, std::set<std::string>> written;
+  const std::string sizing = "size-buffers --platform " + std::string(AGGNET_SOURCE_DIR) +
+                             "/tests/workflow/data/line3.yaml --schedule all-to-all --gradient "
+                             "16MiB --chunk 256KiB --workers 2 -q --json k.json";
+  for (const std::string extra : {" --heterogeneous", " --jitter on"}) {
+    const Output o = aggnet(sizing + extra);
+    ASSERT_EQ(o.status, 0) << extra << "\n" << o.err;
+    collect_keys(json::parse(read_text(dir_ / "k.json")), "", written);
   }
-  for (const auto& [path, keys] : documented) {
-    for (const auto& key : keys)
-      EXPECT_TRUE(written.count(path) && written.at(path).count(key))
-          << path << ": '" << key << "' documented but never written";
-  }
+  expect_documented(written, "docs/buffer-sizing.md");
 }
 
 // docs/memory-tiers.md: the tier a run's buffer needs. With 4 GiB per site (past on-chip's
