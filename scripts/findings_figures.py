@@ -4,18 +4,25 @@ from the map's numbers file (`plot_regime_map.py` writes it with the figure):
 
     /usr/bin/python3 scripts/findings_figures.py            # print each phrase
     /usr/bin/python3 scripts/findings_figures.py --check    # ctest docs_findings_figures
+    /usr/bin/python3 scripts/findings_figures.py --check --aggnet build/apps/aggnet
+                                                  # the ablation table, ctest docs_findings_ablation
 
 Each claim is a phrase of the doc with its numbers filled in from
 docs/img/regime_map_nine_city.txt; --check fails (exit 1) naming every phrase the doc
 does not hold (whitespace and line breaks aside), so a re-run sweep that moves a number
-moves the check. The tables between markers are scripts/bound_table.py's and
+moves the check. With --aggnet it checks the ablation table instead, from a fresh
+sweep (the map's sweep takes ten minutes; the ablation's eight points a few seconds).
+The tables between markers are scripts/bound_table.py's and
 scripts/tree_cells.py's.
 """
 import argparse
+import csv
 import math
 import os
 import re
+import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bound_table import parse  # noqa: E402
@@ -133,6 +140,33 @@ def claims(rows):
     ]
 
 
+# The ablation table's rows: sweeps/ablation.yaml's variant label -> the doc's row name.
+ABLATION = {"plain-wan-ring": "plain WAN (host ring over unicast)",
+            "multicast-only": "multicast only (FPGA passes contributions)",
+            "aggregation-only": "aggregation only (unicast copies; per-copy offsets at 64 MiB)",
+            "both": "both"}
+
+
+def ablation_claims(aggnet):
+    """The ablation table's rows from a fresh `aggnet sweep sweeps/ablation.yaml` (eight
+    points, a few CPU-seconds): mean step time per variant at 64 MiB and 4 GiB."""
+    with tempfile.TemporaryDirectory(prefix="findings_ablation_") as out:
+        proc = subprocess.run([aggnet, "sweep", os.path.join(ROOT, "sweeps", "ablation.yaml"),
+                               "--out", out, "--no-plot", "--workers", "2"], cwd=ROOT,
+                              capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            sys.exit(f"findings_figures: the ablation sweep: exit {proc.returncode}\n"
+                     f"{proc.stderr}")
+        with open(os.path.join(out, "results.csv")) as f:
+            rows = {(r["variant"], r["buffer"]): float(r["step_time_s_mean"])
+                    for r in csv.DictReader(f)}
+    both = rows[("both", "4GiB")]
+    return [(f"ablation: {label}",
+             f"| {name} | {rows[(label, '64MiB')]:.3f} s | {rows[(label, '4GiB')]:.3f} s |")
+            for label, name in ABLATION.items()] + [
+        ("ablation: the tie at 4 GiB", f"the two tie ({both:.3f} s at 4 GiB)")]
+
+
 def normalized(text):
     return re.sub(r"\s+", " ", text.replace("**", "").replace("`", ""))
 
@@ -140,11 +174,14 @@ def normalized(text):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--aggnet", help="also re-run the ablation sweep with this binary and "
+                    "check the ablation table (ctest docs_findings_ablation)")
     args = ap.parse_args()
     with open(DOC) as f:
         doc = normalized(f.read())
     missing = []
-    for what, phrase in claims(parse(NUMBERS)):
+    found_claims = ablation_claims(args.aggnet) if args.aggnet else claims(parse(NUMBERS))
+    for what, phrase in found_claims:
         found = normalized(phrase) in doc
         print(f"{'ok ' if found else 'NOT'} {what}: {phrase}")
         if not found:
