@@ -47,10 +47,10 @@ DOCS = {
     "docs/chunk-journey.md": "scripts/chunk_journey.py, ctest docs_chunk_journey",
     "docs/findings.md": "scripts/bound_table.py, scripts/tree_cells.py and "
                         "scripts/findings_figures.py (the prose's regime-map numbers against "
-                        "its numbers file), ctests docs_bound_table, docs_tree_cells and "
-                        "docs_findings_figures; unchecked: the full-mesh map's paragraph (a "
-                        "624-point sweep, no numbers file), the ablation table, the "
-                        "mechanisms' single-run figures",
+                        "its numbers file; the ablation table against a fresh sweep), ctests "
+                        "docs_bound_table, docs_tree_cells, docs_findings_figures and "
+                        "docs_findings_ablation; unchecked: the full-mesh map's paragraph (a "
+                        "624-point sweep, no numbers file), the mechanisms' single-run figures",
     "docs/memory-tiers.md": "blocks",
     "docs/performance.md": "benchmarks/scale.py's numbers file, ctest docs_scale_table",
     "docs/physical-bound.md": "blocks",
