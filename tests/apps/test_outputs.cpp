@@ -1021,8 +1021,9 @@ TEST_F(Outputs, RunTableMemoryTierLine) {
                 "lon, tyo; 349.38 USD, access power %.2f W\n",
                 power_w);
   EXPECT_NE(o.out.find(expected), std::string::npos) << expected << "\n" << o.out;
-  const Output same = aggnet("run --schedule triads --gradient 16MiB --steps 1 --no-colocated "
-                             "--buffer 4GiB");
+  const Output same = aggnet(
+      "run --schedule triads --gradient 16MiB --steps 1 --no-colocated "
+      "--buffer 4GiB");
   EXPECT_NE(same.out.find("  memory tier              HBM at every site; 1080.00 USD"),
             std::string::npos)
       << same.out;
