@@ -764,6 +764,36 @@ std::string jitter_line(const SizingRequest& request, const SizingResult& r) {
       format_bytes(r.uniform_seed_bytes), request.options.seed, 100 * kJitterCoverage);
 }
 
+// One site's entry of sizing_json, its tiers at the uniform and the per-site size.
+json site_json(const Platform& p, const SizingResult& r, const SiteSizing& s,
+               const TierChoice& uniform, const TierChoice& per_site) {
+  const auto& a = s.analytic;
+  json o{{"site", p.sites[a.site].code},
+         {"in_a_group", a.in_a_group},
+         {"round", a.round},
+         {"group", json::array()},
+         {"skew_ms", static_cast<double>(a.skew_ps) * 1e-9},
+         {"skew_early_sender", code_or_dash(p, a.early_sender)},
+         {"skew_late_sender", code_or_dash(p, a.late_sender)},
+         {"hold_ms", static_cast<double>(a.hold_ps) * 1e-9},
+         {"unconstrained_rate_gbps", a.unconstrained_rate_bytes_per_s * 8e-9},
+         {"required_rate_gbps", a.required_rate_bytes_per_s * 8e-9},
+         {"analytic_bytes", a.analytic_bytes},
+         {"full_rate_bytes", a.full_rate_bytes},
+         {"simulated_bytes", r.uniform_bytes},
+         {"high_water_bytes", s.uniform_high_water_bytes},
+         {"memory_access_gbps", a.access_bytes_per_s * 8 / 1e9}};
+  put_tier(o, "", p, uniform);
+  for (int m : a.group) o["group"].push_back(p.sites[m].code);
+  if (r.heterogeneous) {
+    o["heterogeneous_bytes"] = s.heterogeneous_bytes;
+    o["heterogeneous_alone_bytes"] = s.heterogeneous_alone_bytes;
+    o["heterogeneous_high_water_bytes"] = s.heterogeneous_high_water_bytes;
+    put_tier(o, "heterogeneous_", p, per_site);
+  }
+  return o;
+}
+
 }  // namespace
 
 json sizing_json(const SizingRequest& request, const SizingResult& r) {
@@ -771,32 +801,9 @@ json sizing_json(const SizingRequest& request, const SizingResult& r) {
   json sites = json::array();
   std::vector<TierChoice> uniform_tiers, heterogeneous_tiers;
   for (const auto& s : r.sites) {
-    const auto& a = s.analytic;
-    uniform_tiers.push_back(tier_of(p, a, r.uniform_bytes));
-    heterogeneous_tiers.push_back(tier_of(p, a, s.heterogeneous_bytes));
-    json o{{"site", p.sites[a.site].code},
-           {"in_a_group", a.in_a_group},
-           {"round", a.round},
-           {"group", json::array()},
-           {"skew_ms", static_cast<double>(a.skew_ps) * 1e-9},
-           {"skew_early_sender", code_or_dash(p, a.early_sender)},
-           {"skew_late_sender", code_or_dash(p, a.late_sender)},
-           {"hold_ms", static_cast<double>(a.hold_ps) * 1e-9},
-           {"unconstrained_rate_gbps", a.unconstrained_rate_bytes_per_s * 8e-9},
-           {"required_rate_gbps", a.required_rate_bytes_per_s * 8e-9},
-           {"analytic_bytes", a.analytic_bytes},
-           {"full_rate_bytes", a.full_rate_bytes},
-           {"simulated_bytes", r.uniform_bytes},
-           {"high_water_bytes", s.uniform_high_water_bytes},
-           {"memory_access_gbps", a.access_bytes_per_s * 8 / 1e9}};
-    put_tier(o, "", p, uniform_tiers.back());
-    for (int m : a.group) o["group"].push_back(p.sites[m].code);
-    if (r.heterogeneous) {
-      o["heterogeneous_bytes"] = s.heterogeneous_bytes;
-      o["heterogeneous_alone_bytes"] = s.heterogeneous_alone_bytes;
-      o["heterogeneous_high_water_bytes"] = s.heterogeneous_high_water_bytes;
-      put_tier(o, "heterogeneous_", p, heterogeneous_tiers.back());
-    }
+    uniform_tiers.push_back(tier_of(p, s.analytic, r.uniform_bytes));
+    heterogeneous_tiers.push_back(tier_of(p, s.analytic, s.heterogeneous_bytes));
+    const json o = site_json(p, r, s, uniform_tiers.back(), heterogeneous_tiers.back());
     sites.push_back(o);
   }
   json out{
