@@ -38,6 +38,16 @@ TierChoice choose_memory_tier(const std::vector<MemoryTier>& tiers, std::uint64_
   return choice;
 }
 
+TierChoice total_of(const std::vector<TierChoice>& choices) {
+  TierChoice total{0};
+  for (const TierChoice& c : choices) {
+    total.tier = total.tier < 0 || c.tier < 0 ? -1 : std::max(total.tier, c.tier);
+    total.cost_usd += c.cost_usd;
+    total.power_w += c.power_w;
+  }
+  return total;
+}
+
 std::string tier_name(const std::vector<MemoryTier>& tiers, const TierChoice& choice) {
   return choice.tier < 0 ? "none fits" : tiers.at(static_cast<std::size_t>(choice.tier)).name;
 }

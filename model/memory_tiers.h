@@ -39,6 +39,10 @@ struct TierChoice {
 TierChoice choose_memory_tier(const std::vector<MemoryTier>& tiers, std::uint64_t buffer_bytes,
                               double access_bytes_per_s);
 
+/// Several sites' choices together: the costliest tier any needs (-1 once one fits none),
+/// the costs and powers summed.
+TierChoice total_of(const std::vector<TierChoice>& choices);
+
 /// The chosen tier's name, or "none fits".
 std::string tier_name(const std::vector<MemoryTier>& tiers, const TierChoice& choice);
 

@@ -20,6 +20,8 @@ left unchecked (`--check` fails on a doc that is in none).
     /usr/bin/python3 scripts/doc_commands.py --aggnet build/apps/aggnet          # print
     /usr/bin/python3 scripts/doc_commands.py --aggnet build/apps/aggnet --write  # update
     /usr/bin/python3 scripts/doc_commands.py --aggnet build/apps/aggnet --check  # ctest
+    ... --check --skip docs/run-report.md      # ctest docs_commands
+    ... --check --only docs/run-report.md      # ctest docs_commands_report (matplotlib)
 
 --check exits 1 with a diff when a block's output is not what its commands print now.
 """
@@ -40,23 +42,28 @@ OPEN = "```console checked"
 DOCS = {
     "README.md": "blocks; the command table's options: tests/apps/test_options.cpp",
     "docs/architecture.md": "no numbers (layers checked by the ctest layering)",
-    "docs/buffer-sizing.md": "scripts/sizing_examples.py, ctest docs_sizing_examples",
+    "docs/buffer-sizing.md": "scripts/sizing_examples.py, ctest docs_sizing_examples; its "
+                             "JSON key list: SizingJsonKeysAreDocumented (test_outputs)",
     "docs/chunk-journey.md": "scripts/chunk_journey.py, ctest docs_chunk_journey",
-    "docs/findings.md": "scripts/bound_table.py, scripts/tree_cells.py and "
-                        "scripts/scale_regime_table.py, ctests docs_bound_table, "
-                        "docs_tree_cells and docs_regime_scale_table; the sweep figures: "
-                        "unchecked",
+    "docs/findings.md": "scripts/bound_table.py, scripts/tree_cells.py, "
+                        "scripts/scale_regime_table.py and scripts/findings_figures.py (the "
+                        "prose's regime-map numbers against its numbers file; the ablation "
+                        "table against a fresh sweep), ctests docs_bound_table, docs_tree_cells, "
+                        "docs_regime_scale_table, docs_findings_figures and docs_findings_ablation; "
+                        "unchecked: the full-mesh map's paragraph (a 624-point sweep, no numbers "
+                        "file), the mechanisms' single-run figures",
     "docs/memory-tiers.md": "blocks",
     "docs/performance.md": "benchmarks/scale.py's numbers file, ctest docs_scale_table",
     "docs/physical-bound.md": "blocks",
     "docs/reduction-trees.md": "blocks",
     "docs/run-json.md": "blocks; its key list: RunJsonKeysAreDocumented (test_outputs)",
-    "docs/run-report.md": "unchecked: the report's example (run_report test checks the "
-                          "report against its JSON, not this page)",
-    "docs/simulation-semantics.md": "unchecked: the prose numbers (the tests it names pin "
-                                    "the behaviour, not the page)",
+    "docs/run-report.md": "blocks; the report against its JSON: ctest run_report",
+    "docs/simulation-semantics.md": "blocks (the ring rules, the unicast all-to-all); "
+                                    "unchecked: the loss tables (minutes of runs; the old "
+                                    "one is a former binary's), the loss-analytic seeds, "
+                                    "the collapse case's memory and the timeout variants",
     "docs/validation.md": "unchecked: the SimGrid and ns-3 tables (minutes of runs)",
-    "docs/waveforms.md": "unchecked: the example run's figures",
+    "docs/waveforms.md": "blocks; the screenshot: looked at (docs/img/gtkwave_view.png)",
 }
 
 
@@ -123,6 +130,8 @@ def regenerate(text, aggnet, cwd):
 def check_docs(args, cwd, failures):
     """Regenerates each doc's blocks; writes them (--write) or records what moved."""
     for doc, how in DOCS.items():
+        if (args.only and doc not in args.only) or doc in args.skip:
+            continue
         with open(os.path.join(ROOT, doc)) as f:
             text = f.read()
         found = blocks(text)
@@ -148,6 +157,9 @@ def main():
     ap.add_argument("--aggnet", required=True)
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--only", action="append", default=[], metavar="DOC",
+                    help="check only this doc (repeatable; ctest splits the slow ones off)")
+    ap.add_argument("--skip", action="append", default=[], metavar="DOC")
     args = ap.parse_args()
     failures = [f"{d}: not in scripts/doc_commands.py's DOCS (say how it is checked)"
                 for d in docs_on_disk() if d not in DOCS]
@@ -157,8 +169,9 @@ def main():
     for f in failures:
         print(f)
     if args.check and not failures:
-        print(f"doc_commands: {sum(1 for h in DOCS.values() if h.startswith('blocks'))} docs' "
-              "checked blocks reproduce")
+        checked = [d for d, h in DOCS.items() if h.startswith("blocks") and
+                   (not args.only or d in args.only) and d not in args.skip]
+        print(f"doc_commands: {len(checked)} docs' checked blocks reproduce")
     return 1 if failures else 0
 
 

@@ -542,25 +542,22 @@ void add_memory_tiers(json& report, const NetworkSystem& system) {
   const double margin = o.flow_control == FlowControl::kCredit ? 0.0 : o.pacing_margin;
   const std::vector<double> access =
       peak_access_bytes_per_s(system.round_plans(), p.sites.size(), margin);
-  double cost = 0, power = 0;
-  TierChoice worst{0};  // the costliest tier needed; -1 once a site fits none
+  std::vector<TierChoice> choices;
   for (std::size_t i = 0; i < report["sites"].size(); ++i) {  // switch-only sites: none
-    const TierChoice c =
-        choose_memory_tier(p.memory_tiers, fpga_buffer_bytes(o, p.sites[i].fpga), access[i]);
+    const TierChoice& c = choices.emplace_back(
+        choose_memory_tier(p.memory_tiers, fpga_buffer_bytes(o, p.sites[i].fpga), access[i]));
     json& site = report["sites"][i];
     site["memory_tier"] = tier_name(p.memory_tiers, c);
     site["memory_access_gbps"] = access[i] * 8 / 1e9;
     site["memory_cost_usd"] = c.cost_usd;
     site["memory_power_w"] = c.power_w;
-    cost += c.cost_usd;
-    power += c.power_w;
-    worst.tier = worst.tier < 0 || c.tier < 0 ? -1 : std::max(worst.tier, c.tier);
   }
-  report["summary"]["memory_cost_usd"] = cost;
-  report["summary"]["memory_power_w"] = power;
-  report["memory"] = {{"tier", tier_name(p.memory_tiers, worst)},
-                      {"cost_usd", cost},
-                      {"power_w", power},
+  const TierChoice total = total_of(choices);
+  report["summary"]["memory_cost_usd"] = total.cost_usd;
+  report["summary"]["memory_power_w"] = total.power_w;
+  report["memory"] = {{"tier", tier_name(p.memory_tiers, total)},
+                      {"cost_usd", total.cost_usd},
+                      {"power_w", total.power_w},
                       {"tiers", tier_entries(p.memory_tiers)}};
 }
 
@@ -675,14 +672,38 @@ std::string links_table(const json& report, std::size_t busiest_links) {
   return out + "\n";
 }
 
+// "HBM at every site" or "on-chip at lon, nyc; HBM at tyo" (in the tiers' order), then
+// the memory's cost and access power summed over the sites (docs/memory-tiers.md).
+std::string memory_tier_line(const json& report) {
+  std::vector<std::string> order;
+  for (const auto& t : report["memory"]["tiers"]) order.push_back(t["name"].get<std::string>());
+  order.push_back("none fits");
+  std::map<std::string, std::string> sites_of;
+  for (const auto& s : report["sites"]) {
+    std::string& names = sites_of[s["memory_tier"].get<std::string>()];
+    names += (names.empty() ? "" : ", ") + s["site"].get<std::string>();
+  }
+  std::string tiers;
+  for (const std::string& name : order) {
+    if (!sites_of.count(name)) continue;
+    tiers += (tiers.empty() ? "" : "; ") + name + " at " +
+             (sites_of.size() == 1 ? "every site" : sites_of.at(name));
+  }
+  return fmt::format("  memory tier              {}; {:.2f} USD, access power {:.2f} W\n", tiers,
+                     report["memory"]["cost_usd"].get<double>(),
+                     report["memory"]["power_w"].get<double>());
+}
+
 // The summary's last lines: buffers, stalls, the co-located reference, functional checks.
-std::string summary_tail(const json& sm) {
+std::string summary_tail(const json& report) {
   std::string out;
   auto line = [&out](const std::string& s) { out += s + "\n"; };
+  const auto& sm = report["summary"];
   auto time_of = [&sm](const char* key) { return format_time_ps(sm[key].get<double>() * 1e12); };
   line(fmt::format(
       "  buffer high-water (max)  {}",
       format_bytes(static_cast<std::uint64_t>(sm["buffer_high_water_bytes_max"].get<double>()))));
+  if (report.contains("memory")) out += memory_tier_line(report);
   line(fmt::format("  slot stalls (all sites)  {}",
                    static_cast<std::uint64_t>(sm["slot_stalls_total"].get<double>())));
   if (sm.contains("slowdown_vs_colocated")) {
@@ -719,7 +740,7 @@ std::string summary_lines(const json& report) {
                    sm["allreduce_bandwidth_gbps"].get<double>()));
   if (sm.contains("rounds_to_eps")) out += consensus_line(report);
   out += bound_lines(report);
-  return out + summary_tail(sm);
+  return out + summary_tail(report);
 }
 
 }  // namespace

@@ -747,6 +747,14 @@ std::string tier_summary(const Platform& p, const std::vector<TierChoice>& choic
   return fmt::format("{}; memory {:.2f} USD, access power {:.2f} W", names, cost, power);
 }
 
+// The run JSON's memory keys (sim/report.cpp) for a tier choice, one site's or a total_of:
+// `prefix` + "memory_tier", ... ("heterogeneous_" for a site's per-site size).
+void put_tier(json& o, const std::string& prefix, const Platform& p, const TierChoice& c) {
+  o[prefix + "memory_tier"] = tier_name(p.memory_tiers, c);
+  o[prefix + "memory_cost_usd"] = c.cost_usd;
+  o[prefix + "memory_power_w"] = c.power_w;
+}
+
 // With jitter: what the search found at the run's seed and what the answer covers.
 std::string jitter_line(const SizingRequest& request, const SizingResult& r) {
   return fmt::format(
@@ -756,33 +764,46 @@ std::string jitter_line(const SizingRequest& request, const SizingResult& r) {
       format_bytes(r.uniform_seed_bytes), request.options.seed, 100 * kJitterCoverage);
 }
 
+// One site's entry of sizing_json, its tiers at the uniform and the per-site size.
+json site_json(const Platform& p, const SizingResult& r, const SiteSizing& s,
+               const TierChoice& uniform, const TierChoice& per_site) {
+  const auto& a = s.analytic;
+  json o{{"site", p.sites[a.site].code},
+         {"in_a_group", a.in_a_group},
+         {"round", a.round},
+         {"group", json::array()},
+         {"skew_ms", static_cast<double>(a.skew_ps) * 1e-9},
+         {"skew_early_sender", code_or_dash(p, a.early_sender)},
+         {"skew_late_sender", code_or_dash(p, a.late_sender)},
+         {"hold_ms", static_cast<double>(a.hold_ps) * 1e-9},
+         {"unconstrained_rate_gbps", a.unconstrained_rate_bytes_per_s * 8e-9},
+         {"required_rate_gbps", a.required_rate_bytes_per_s * 8e-9},
+         {"analytic_bytes", a.analytic_bytes},
+         {"full_rate_bytes", a.full_rate_bytes},
+         {"simulated_bytes", r.uniform_bytes},
+         {"high_water_bytes", s.uniform_high_water_bytes},
+         {"memory_access_gbps", a.access_bytes_per_s * 8 / 1e9}};
+  put_tier(o, "", p, uniform);
+  for (int m : a.group) o["group"].push_back(p.sites[m].code);
+  if (r.heterogeneous) {
+    o["heterogeneous_bytes"] = s.heterogeneous_bytes;
+    o["heterogeneous_alone_bytes"] = s.heterogeneous_alone_bytes;
+    o["heterogeneous_high_water_bytes"] = s.heterogeneous_high_water_bytes;
+    put_tier(o, "heterogeneous_", p, per_site);
+  }
+  return o;
+}
+
 }  // namespace
 
 json sizing_json(const SizingRequest& request, const SizingResult& r) {
   const auto& p = request.platform;
   json sites = json::array();
+  std::vector<TierChoice> uniform_tiers, heterogeneous_tiers;
   for (const auto& s : r.sites) {
-    const auto& a = s.analytic;
-    json o{{"site", p.sites[a.site].code},
-           {"in_a_group", a.in_a_group},
-           {"round", a.round},
-           {"group", json::array()},
-           {"skew_ms", static_cast<double>(a.skew_ps) * 1e-9},
-           {"skew_early_sender", code_or_dash(p, a.early_sender)},
-           {"skew_late_sender", code_or_dash(p, a.late_sender)},
-           {"hold_ms", static_cast<double>(a.hold_ps) * 1e-9},
-           {"unconstrained_rate_gbps", a.unconstrained_rate_bytes_per_s * 8e-9},
-           {"required_rate_gbps", a.required_rate_bytes_per_s * 8e-9},
-           {"analytic_bytes", a.analytic_bytes},
-           {"full_rate_bytes", a.full_rate_bytes},
-           {"simulated_bytes", r.uniform_bytes},
-           {"high_water_bytes", s.uniform_high_water_bytes}};
-    for (int m : a.group) o["group"].push_back(p.sites[m].code);
-    if (r.heterogeneous) {
-      o["heterogeneous_bytes"] = s.heterogeneous_bytes;
-      o["heterogeneous_alone_bytes"] = s.heterogeneous_alone_bytes;
-      o["heterogeneous_high_water_bytes"] = s.heterogeneous_high_water_bytes;
-    }
+    uniform_tiers.push_back(tier_of(p, s.analytic, r.uniform_bytes));
+    heterogeneous_tiers.push_back(tier_of(p, s.analytic, s.heterogeneous_bytes));
+    const json o = site_json(p, r, s, uniform_tiers.back(), heterogeneous_tiers.back());
     sites.push_back(o);
   }
   json out{
@@ -807,11 +828,13 @@ json sizing_json(const SizingRequest& request, const SizingResult& r) {
         {"total_memory_bytes", r.uniform_bytes * p.sites.size()}}},
       {"sites", sites}};
   if (r.uniform_seed_bytes > 0) out["uniform"]["stall_free_at_seed_bytes"] = r.uniform_seed_bytes;
+  put_tier(out["uniform"], "", p, total_of(uniform_tiers));
   if (r.heterogeneous) {
     out["heterogeneous"] = {{"total_memory_bytes", r.heterogeneous_total_bytes},
                             {"scale_percent", r.heterogeneous_scale_percent},
                             {"speed_fraction", r.heterogeneous_speed_fraction},
                             {"meets_target", r.heterogeneous_meets_target}};
+    put_tier(out["heterogeneous"], "", p, total_of(heterogeneous_tiers));
   }
   return out;
 }

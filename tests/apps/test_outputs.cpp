@@ -846,10 +846,10 @@ TEST_F(Outputs, ErrorPrefixesAreOneConvention) {
   }
 }
 
-// The keys docs/run-json.md lists between its "keys" markers, by object path ("" for the
-// top level, "steps[].groups[]").
-std::map<std::string, std::set<std::string>> documented_keys() {
-  const std::string doc = read_text(std::string(AGGNET_SOURCE_DIR) + "/docs/run-json.md");
+// The keys `doc` lists between its "keys" markers, by object path ("" for the top level,
+// "steps[].groups[]").
+std::map<std::string, std::set<std::string>> documented_keys(const std::string& name) {
+  const std::string doc = read_text(std::string(AGGNET_SOURCE_DIR) + "/" + name);
   const auto begin = doc.find("<!-- keys: begin -->"), end = doc.find("<!-- keys: end -->");
   EXPECT_NE(begin, std::string::npos);
   EXPECT_NE(end, std::string::npos);
@@ -917,6 +917,22 @@ TEST_F(Outputs, LoadAwareRoutingReportsItsMetricsOrRefuses) {
   EXPECT_FALSE(fs::exists(dir_ / "refused.json"));
 }
 
+// Every key `written` has is in `doc`'s list, and every listed key is written.
+void expect_documented(const std::map<std::string, std::set<std::string>>& written,
+                       const std::string& doc) {
+  const auto documented = documented_keys(doc);
+  for (const auto& [path, keys] : written) {
+    ASSERT_TRUE(documented.count(path)) << "object '" << path << "' is not in " << doc;
+    for (const auto& key : keys)
+      EXPECT_TRUE(documented.at(path).count(key)) << path << ": '" << key << "' undocumented";
+  }
+  for (const auto& [path, keys] : documented) {
+    for (const auto& key : keys)
+      EXPECT_TRUE(written.count(path) && written.at(path).count(key))
+          << path << ": '" << key << "' documented but never written";
+  }
+}
+
 // Issue 34: docs/run-json.md lists every key the run JSON has, and only those.
 TEST_F(Outputs, RunJsonKeysAreDocumented) {
   std::map<std::string, std::set<std::string>> written;
@@ -933,17 +949,40 @@ TEST_F(Outputs, RunJsonKeysAreDocumented) {
     ASSERT_EQ(o.status, 0) << args << "\n" << o.err;
     collect_keys(json::parse(read_text(dir_ / "k.json")), "", written);
   }
-  const auto documented = documented_keys();
-  for (const auto& [path, keys] : written) {
-    ASSERT_TRUE(documented.count(path)) << "object '" << path << "' is not in docs/run-json.md";
-    for (const auto& key : keys)
-      EXPECT_TRUE(documented.at(path).count(key)) << path << ": '" << key << "' undocumented";
+  expect_documented(written, "docs/run-json.md");
+}
+
+// docs/buffer-sizing.md lists every key the size-buffers JSON has, and only those: three
+// sites in one group, --heterogeneous with jitter (one run has every key). The memory tier of
+// each site's size as the run JSON gives it (docs/memory-tiers.md): the answer, whole
+// slots of 256 KiB, fits on-chip (1000 USD/GiB, 1 pJ/bit), accessed at 2 x 3 x the
+// group's unconstrained rate.
+TEST_F(Outputs, SizingJsonKeysAreDocumented) {
+  std::map<std::string, std::set<std::string>> written;
+  const std::string sizing = "size-buffers --platform " + std::string(AGGNET_SOURCE_DIR) +
+                             "/tests/workflow/data/line3.yaml --schedule all-to-all --gradient "
+                             "2MiB --chunk 256KiB --workers 2 -q --json k.json";
+  {
+    const Output o = aggnet(sizing + " --heterogeneous --jitter on");
+    ASSERT_EQ(o.status, 0) << o.err;
+    const json r = json::parse(read_text(dir_ / "k.json"));
+    collect_keys(r, "", written);
+    double cost = 0, power = 0;
+    for (const auto& site : r["sites"]) {
+      const double gbps = 6 * site["unconstrained_rate_gbps"].get<double>();
+      const double usd = 1000.0 * r["uniform"]["simulated_bytes"].get<double>() / (1 << 30);
+      EXPECT_EQ(site["memory_tier"], "on-chip");
+      EXPECT_NEAR(site["memory_access_gbps"].get<double>(), gbps, 1e-9 * gbps);
+      EXPECT_DOUBLE_EQ(site["memory_cost_usd"].get<double>(), usd);
+      EXPECT_NEAR(site["memory_power_w"].get<double>(), 1e-12 * gbps * 1e9, 1e-12);
+      cost += usd;
+      power += 1e-12 * gbps * 1e9;
+    }
+    EXPECT_EQ(r["uniform"]["memory_tier"], "on-chip");
+    EXPECT_DOUBLE_EQ(r["uniform"]["memory_cost_usd"].get<double>(), cost);
+    EXPECT_NEAR(r["uniform"]["memory_power_w"].get<double>(), power, 1e-12);
   }
-  for (const auto& [path, keys] : documented) {
-    for (const auto& key : keys)
-      EXPECT_TRUE(written.count(path) && written.at(path).count(key))
-          << path << ": '" << key << "' documented but never written";
-  }
+  expect_documented(written, "docs/buffer-sizing.md");
 }
 
 // docs/memory-tiers.md: the tier a run's buffer needs. With 4 GiB per site (past on-chip's
@@ -986,6 +1025,40 @@ TEST_F(Outputs, RunMemoryTier) {
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("memory_tiers.hmb.cost: unknown key 'hmb'"), std::string::npos) << bad.err;
   EXPECT_NE(bad.err.find("(did you mean 'hbm'?)"), std::string::npos) << bad.err;
+}
+
+// The run table's tier line: which sites need which tier and the sums. 16 MiB fits on-chip
+// (1000 USD/GiB: 15.625 USD a site), 4 GiB needs HBM (30 USD/GiB: 120 USD): 7 x 15.625 +
+// 2 x 120 = 349.375 USD; the power per site is its tier's energy x 2 x 3 x its group's
+// pacing rate (1 pJ/bit on-chip, 7 in HBM), summed.
+TEST_F(Outputs, RunTableMemoryTierLine) {
+  const Output o = aggnet(
+      "run --schedule triads --gradient 16MiB --steps 1 --no-colocated --json m.json --set "
+      "defaults.fpga.buffer=16MiB --set sites.lon.fpga.buffer=4GiB --set "
+      "sites.tyo.fpga.buffer=4GiB");
+  ASSERT_EQ(o.status, 0) << o.err;
+  const json j = json::parse(read_text(dir_ / "m.json"));
+  std::map<std::string, double> peak_gbps;
+  for (const auto& g : j["alignment"])
+    for (const auto& m : g["members"]) {
+      double& p = peak_gbps[m["site"].get<std::string>()];
+      p = std::max(p, 6.0 * g["pacing_rate_gbps"].get<double>());
+    }
+  double power_w = 0;
+  for (const auto& [site, gbps] : peak_gbps)
+    power_w += (site == "lon" || site == "tyo" ? 7.0 : 1.0) * 1e-12 * gbps * 1e9;
+  char expected[200];
+  std::snprintf(expected, sizeof expected,
+                "  memory tier              on-chip at nyc, chi, lax, ams, fra, sin, bom; HBM at "
+                "lon, tyo; 349.38 USD, access power %.2f W\n",
+                power_w);
+  EXPECT_NE(o.out.find(expected), std::string::npos) << expected << "\n" << o.out;
+  const Output same = aggnet(
+      "run --schedule triads --gradient 16MiB --steps 1 --no-colocated "
+      "--buffer 4GiB");
+  EXPECT_NE(same.out.find("  memory tier              HBM at every site; 1080.00 USD"),
+            std::string::npos)
+      << same.out;
 }
 
 // aggnet compare: the inputs that differ and the numbers that differ, against the first
