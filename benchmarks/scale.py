@@ -3,6 +3,7 @@
 (scripts/make_platforms.py --synthetic N --seed 1), one step, G = 256 MiB.
 
     scale.py --build BUILD [--sizes 9,27,81,243,1000] [--out benchmarks/scale_numbers.json]
+             [--ring-rate-only]    # the ring-rate rows alone (the other rows kept as they are)
     scale.py --table [--numbers benchmarks/scale_numbers.json]    # the Markdown table
     scale.py --write-doc [--numbers ...]    # the table into docs/performance.md's markers
 
@@ -68,11 +69,12 @@ def measure(args):
             numbers = json.load(f)
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.sizes:
-            numbers["families"].pop(str(n), None)
             subprocess.run([sys.executable, "scripts/make_platforms.py", "--synthetic", str(n),
                             "--seed", "1", "--out", tmp], check=True, capture_output=True)
             platform = os.path.join(tmp, f"synthetic_{n}.yaml")
-            for family in FAMILIES:
+            if not args.ring_rate_only:
+                numbers["families"].pop(str(n), None)
+            for family in () if args.ring_rate_only else FAMILIES:
                 r = bench_json([bench, "run", platform, family, GRADIENT, BUFFER, "1", "colocated"])
                 numbers["families"].setdefault(str(n), {})[family] = {
                     "cpu_s": r["setup_cpu_s"] + r["sim_cpu_s"],
@@ -87,7 +89,7 @@ def measure(args):
                 "hops_per_cpu_s": ring["hops_per_cpu_s"],
                 "kernel_events_per_cpu_s": kernel["events_per_cpu_s"]}
             print(n, "ring rate", numbers["ring_rate"][str(n)], flush=True)
-            if n in args.schedule_sizes:
+            if n in args.schedule_sizes and not args.ring_rate_only:
                 numbers["schedule"][str(n)] = schedule_cpu(aggnet, platform)
                 print(n, "schedule", numbers["schedule"][str(n)], flush=True)
             with open(args.out, "w") as f:
@@ -143,6 +145,8 @@ def main():
     ap.add_argument("--sizes", default="9,27,81,243,1000")
     ap.add_argument("--schedule-sizes", default="243,1000")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--ring-rate-only", action="store_true",
+                    help="measure the ring-rate rows alone; the other rows stay as measured")
     ap.add_argument("--out", default=NUMBERS)
     ap.add_argument("--numbers", default=NUMBERS)
     ap.add_argument("--table", action="store_true")
