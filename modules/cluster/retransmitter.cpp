@@ -47,16 +47,39 @@ bool Retransmitter::ack(int step, int from, std::uint32_t chunk) {
   if (it == outstanding_.end()) return false;
   if (it->second.timed_out)
     counters_.recovery_ns.add(to_ns(EventCalendar::now() - it->second.first_timeout));
+  Window& w = window_of(from);
+  if (it->second.waiting) w.waiting.erase(it->first);
   if (it->second.copy_in_flight) {  // a copy got through: room for the next in line
-    Window& w = window_of(from);
     --w.in_flight;
     if (!w.waiting.empty()) {
       widened_.push_back(from);
       EventCalendar::notify_now(wake_);
     }
   }
-  outstanding_.erase(it);  // a waiting entry of it is skipped when its turn comes
+  outstanding_.erase(it);
   return true;
+}
+
+bool Retransmitter::nack(int step, int from, std::uint32_t chunk) {
+  const auto it = outstanding_.find({step, from, chunk});
+  if (it == outstanding_.end() || it->second.waiting) return false;
+  ++counters_.nacks;
+  State& s = it->second;
+  if (s.copy_in_flight) {
+    s.copy_in_flight = false;
+    --window_of(from).in_flight;
+  }
+  put_in_line(it->first, s);
+  EventCalendar::notify_now(wake_);
+  return true;
+}
+
+// Waits for its receiver's window, without a timer (the one pending lapses).
+void Retransmitter::put_in_line(const Key& key, State& s) {
+  s.waiting = true;
+  s.deadline = sc_core::SC_ZERO_TIME;
+  window_of(std::get<1>(key)).waiting.insert(key);
+  widened_.push_back(std::get<1>(key));
 }
 
 Retransmitter::Window& Retransmitter::window_of(int dst) { return windows_[dst]; }
@@ -89,17 +112,17 @@ void Retransmitter::send_copy(const Key& key, State& s, const sc_time& now) {
   s.departure = resend_(step, dst, chunk);
 }
 
-// Copies that waited for their receiver's window, oldest first, while it has room.
+// Copies that waited for their receiver's window, lowest (step, chunk) first, while it
+// has room.
 void Retransmitter::release_waiting(const sc_time& now) {
   for (const int dst : widened_) {
     Window& w = window_of(dst);
     while (!w.waiting.empty() && !window_full(w)) {
-      const Key key = w.waiting.front();
-      w.waiting.pop_front();
-      const auto it = outstanding_.find(key);
-      if (it == outstanding_.end() || !it->second.waiting) continue;  // acknowledged since
-      it->second.waiting = false;
-      send_copy(key, it->second, now);
+      const Key key = *w.waiting.begin();
+      w.waiting.erase(w.waiting.begin());
+      State& s = outstanding_.at(key);  // an acknowledgement takes it out of line
+      s.waiting = false;
+      send_copy(key, s, now);
     }
   }
   widened_.clear();
@@ -118,7 +141,8 @@ void Retransmitter::fire() {
     const Timer t = timers_.top();
     timers_.pop();
     const auto it = outstanding_.find(t.key);
-    if (it == outstanding_.end() || it->second.deadline != t.deadline) continue;  // acked
+    if (it == outstanding_.end() || it->second.waiting || it->second.deadline != t.deadline)
+      continue;  // acknowledged, in line, or re-armed since
     State& s = it->second;
     if (s.departure > now) {  // the last copy is still queued at the sender's edge
       s.deadline = s.departure + s.timeout;
@@ -130,11 +154,9 @@ void Retransmitter::fire() {
       s.copy_in_flight = false;
       --w.in_flight;
     }
-    if (window_full(w) || !w.waiting.empty()) {  // in line behind the older ones
+    if (window_full(w) || !w.waiting.empty()) {  // in line with the others
       ++counters_.window_waits;
-      s.waiting = true;
-      w.waiting.push_back(t.key);
-      widened_.push_back(std::get<1>(t.key));
+      put_in_line(t.key, s);
       continue;
     }
     send_copy(t.key, s, now);

@@ -5,9 +5,9 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <queue>
+#include <set>
 #include <systemc>
 #include <tuple>
 #include <unordered_map>
@@ -28,10 +28,15 @@ namespace aggnet {
 /// a connection's segments in flight after a timeout): a copy is in flight from its
 /// sending until its acknowledgement or its own timer's expiry, and an expiry that finds
 /// `max_window` copies to its receiver in flight (or older expiries waiting) waits in
-/// line, oldest first, for one to leave. First sends are not counted: random loss of a
-/// few of them needs no window, and in flight copies are at most max_window x receivers.
-/// Without it, a run without flow control (`drop`) kept tens of thousands of copies queued
-/// on its WAN links and grew until the memory guard stopped it.
+/// line for one to leave. First sends are not counted: random loss of a few of them needs
+/// no window, and in flight copies are at most max_window x receivers. Without it, a run
+/// without flow control (`drop`) kept tens of thousands of copies queued on its WAN links
+/// and grew until the memory guard stopped it. The line is served lowest (step, chunk)
+/// first, as TCP SACK recovery sends the lowest hole first (RFC 6675, NextSeg): with the
+/// receiver's admission window (FpgaAggregator, `drop`) the contributions its held slots
+/// miss are every sender's lowest unacknowledged ones, so they never wait behind others.
+/// `nack` (the receiver dropped the copy for want of a slot) takes a copy out of the
+/// window and puts its contribution in line at once, without waiting for its timer.
 /// A timer that expires while the previous copy has not yet left the sender's
 /// edge (a long queue of its own) waits for it to leave, plus one timeout: a sender never
 /// queues a second copy behind the first. Without this, a sender whose backlog outlasted
@@ -59,6 +64,9 @@ class Retransmitter : public sc_core::sc_module {
              const sc_core::sc_time& timeout, const sc_core::sc_time& departure);
   /// Acknowledgement of (step, chunk) from receiver `from`; false if none was outstanding.
   bool ack(int step, int from, std::uint32_t chunk);
+  /// Negative acknowledgement of (step, chunk) from `from` (dropped, not added): its copy
+  /// leaves the window and it waits in line, without a timer; false if not outstanding.
+  bool nack(int step, int from, std::uint32_t chunk);
   std::size_t outstanding() const { return outstanding_.size(); }
   /// Forgets every outstanding contribution (counted as abandoned); timers lapse.
   void abandon() {
@@ -75,6 +83,7 @@ class Retransmitter : public sc_core::sc_module {
     Histogram recovery_ns;                  ///< first timeout to acknowledgement
     std::uint64_t abandoned = 0;            ///< never acknowledged (given up at the end)
     std::uint64_t window_waits = 0;         ///< expiries put in line behind the window
+    std::uint64_t nacks = 0;                ///< negative acknowledgements of outstanding ones
     std::uint64_t max_in_flight = 0;        ///< most copies in flight to one receiver
   };
   const Counters& counters() const { return counters_; }
@@ -105,7 +114,7 @@ class Retransmitter : public sc_core::sc_module {
   };
   struct Window {
     std::size_t in_flight = 0;
-    std::deque<Key> waiting;
+    std::set<Key> waiting;  // one receiver's: lowest (step, chunk) first
   };
   struct Timer {
     sc_core::sc_time deadline;
@@ -117,6 +126,7 @@ class Retransmitter : public sc_core::sc_module {
   Window& window_of(int dst);
   bool window_full(const Window& w) const;
   void send_copy(const Key& key, State& s, const sc_core::sc_time& now);
+  void put_in_line(const Key& key, State& s);
   void release_waiting(const sc_core::sc_time& now);
 
   Resend resend_;

@@ -71,7 +71,9 @@ struct ChunkExtension : tlm::tlm_extension<ChunkExtension> {
   /// (`contributions` members summed), a kReduced one the root's result; -1: none.
   int reduction_tree = -1;
   std::uint64_t burst_chunk_bytes = 0;
-  std::uint32_t credits = 1;   ///< kGrant: window; kCredit: slots freed so far (cumulative)
+  /// kGrant: window; kCredit: slots freed so far (cumulative); kAck: 1 added, 0 dropped
+  /// for want of a slot (a negative acknowledgement, `drop`)
+  std::uint32_t credits = 1;
   int requester = -1;          ///< kReduced re-sent for a retransmission: the sender to acknowledge
   std::uint64_t stamp_ps = 0;  ///< kReady: the sender's ready time (synchronised clocks)
   std::shared_ptr<std::vector<float>> data;

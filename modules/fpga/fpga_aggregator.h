@@ -40,8 +40,12 @@ struct FpgaAggregatorConfig {
   /// re-send the result to its cluster (to be acknowledged again) and, with credits, the
   /// credit.
   bool reliable = false;
-  /// `drop` flow control: a contribution that needs a new slot when none is free is
-  /// dropped (its sender retransmits it after a timeout) instead of waiting.
+  /// `drop` flow control: a contribution that needs a new slot when none is free, or
+  /// whose chunk index is outside the step's admission window (the lowest index not yet
+  /// reduced here, plus the slots' count), is dropped instead of waiting, and answered
+  /// with a negative acknowledgement (its sender puts it in line to send again at once).
+  /// The window keeps the held slots on every sender's lowest unacknowledged chunks, which
+  /// its retransmissions serve first (Retransmitter).
   bool drop_when_full = false;
   TestHook test_hook = TestHook::kNone;  ///< breaks one mechanism on purpose (tests only)
 };
@@ -108,7 +112,8 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   std::uint64_t duplicate_contributions() const { return duplicates_; }
   std::uint64_t result_resends() const { return result_resends_; }
   std::uint64_t dropped_contributions() const { return drops_; }
-  /// Loss recovery: acknowledgements of contributions added (or recognised as added).
+  /// Loss recovery: acknowledgements of contributions added (or recognised as added); with
+  /// `drop` each dropped contribution is answered with a negative one besides.
   std::uint64_t acks_sent() const { return acks_sent_; }
   /// Invariant data: reductions whose contributions were not exactly one per other member,
   /// and aggregation slots held right now.
@@ -143,7 +148,10 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   bool absorb_duplicate(tlm::tlm_generic_payload& trans);  // loss recovery only
   void resend_result(const ChunkExtension& chunk);
   void send_credit(int step, std::uint32_t chunk, int sender, bool fresh);
-  void send_ack(int step, std::uint32_t chunk, int sender);
+  // `added` 1: the contribution is in its slot; 0: dropped (a negative acknowledgement).
+  void send_ack(int step, std::uint32_t chunk, int sender, std::uint32_t added = 1);
+  bool outside_window(const ChunkExtension& chunk) const;
+  void advance_window(int step);
   bool first_pass(const ChunkExtension& chunk);
   static std::uint64_t step_sender(int step, int sender) {
     return (static_cast<std::uint64_t>(step) << 32) | static_cast<std::uint32_t>(sender);
@@ -215,6 +223,8 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   std::unordered_map<std::uint64_t, std::vector<bool>> passed_on_;
   std::uint64_t duplicates_ = 0, result_resends_ = 0, drops_ = 0, bad_reductions_ = 0;
   std::uint64_t wasted_bytes_ = 0, acks_sent_ = 0;
+  // `drop`: per step, the lowest chunk index not yet reduced (the admission window's base).
+  std::unordered_map<int, std::uint32_t> window_base_;
   bool leaked_once_ = false;
   // Reduction trees: key -> this site's role; per open tree slot, the original member
   // contributions summed so far.
