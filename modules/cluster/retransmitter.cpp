@@ -42,9 +42,14 @@ void Retransmitter::track(int step, int dst, std::uint32_t chunk, std::uint64_t 
   arm();
 }
 
-bool Retransmitter::ack(int step, int from, std::uint32_t chunk) {
+bool Retransmitter::ack(int step, int from, std::uint32_t chunk, std::uint32_t window_end) {
   const auto it = outstanding_.find({step, from, chunk});
   if (it == outstanding_.end()) return false;
+  if (window_end != 0 && window_of(from).ends.count(step) != 0) {
+    raise_end(window_of(from), step, window_end);
+    widened_.push_back(from);
+    EventCalendar::notify_now(wake_);
+  }
   if (it->second.timed_out)
     counters_.recovery_ns.add(to_ns(EventCalendar::now() - it->second.first_timeout));
   Window& w = window_of(from);
@@ -60,7 +65,15 @@ bool Retransmitter::ack(int step, int from, std::uint32_t chunk) {
   return true;
 }
 
-bool Retransmitter::nack(int step, int from, std::uint32_t chunk) {
+void Retransmitter::raise_end(Window& w, int step, std::uint32_t window_end) {
+  std::uint32_t& end = w.ends[step];
+  end = std::max(end, window_end);
+}
+
+bool Retransmitter::nack(int step, int from, std::uint32_t chunk, std::uint32_t window_end) {
+  raise_end(window_of(from), step, window_end);
+  widened_.push_back(from);
+  EventCalendar::notify_now(wake_);
   const auto it = outstanding_.find({step, from, chunk});
   if (it == outstanding_.end() || it->second.waiting) return false;
   ++counters_.nacks;
@@ -70,7 +83,6 @@ bool Retransmitter::nack(int step, int from, std::uint32_t chunk) {
     --window_of(from).in_flight;
   }
   put_in_line(it->first, s);
-  EventCalendar::notify_now(wake_);
   return true;
 }
 
@@ -115,17 +127,35 @@ void Retransmitter::send_copy(const Key& key, State& s, const sc_time& now) {
 // Copies that waited for their receiver's window, lowest (step, chunk) first, while it
 // has room.
 void Retransmitter::release_waiting(const sc_time& now) {
-  for (const int dst : widened_) {
-    Window& w = window_of(dst);
-    while (!w.waiting.empty() && !window_full(w)) {
-      const Key key = *w.waiting.begin();
-      w.waiting.erase(w.waiting.begin());
-      State& s = outstanding_.at(key);  // an acknowledgement takes it out of line
-      s.waiting = false;
-      send_copy(key, s, now);
-    }
-  }
+  for (const int dst : widened_) release(window_of(dst), now);
   widened_.clear();
+}
+
+// A chunk at or past its step's advertised end waits (the rest of that step with it);
+// with no copy in flight the lowest waiting one goes as a probe.
+void Retransmitter::release(Window& w, const sc_time& now) {
+  auto next = w.waiting.begin();
+  while (next != w.waiting.end() && !window_full(w)) {
+    const auto [step, dst, chunk] = *next;
+    const auto end = w.ends.find(step);
+    if (end != w.ends.end() && chunk >= end->second) {
+      next = w.waiting.lower_bound({step + 1, dst, 0});
+      continue;
+    }
+    const Key key = *next;
+    next = w.waiting.erase(next);
+    State& s = outstanding_.at(key);  // an acknowledgement takes it out of line
+    s.waiting = false;
+    send_copy(key, s, now);
+  }
+  if (w.in_flight == 0 && !w.waiting.empty()) {
+    ++counters_.probes;
+    const Key key = *w.waiting.begin();
+    w.waiting.erase(w.waiting.begin());
+    State& s = outstanding_.at(key);
+    s.waiting = false;
+    send_copy(key, s, now);
+  }
 }
 
 // The earliest timer wakes the method (an event keeps its earliest pending notification;

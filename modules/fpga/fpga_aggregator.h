@@ -10,6 +10,7 @@
 #include <memory>
 #include <systemc>
 #include <tlm>
+#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -43,7 +44,10 @@ struct FpgaAggregatorConfig {
   /// `drop` flow control: a contribution that needs a new slot when none is free, or
   /// whose chunk index is outside the step's admission window (the lowest index not yet
   /// reduced here, plus the slots' count), is dropped instead of waiting, and answered
-  /// with a negative acknowledgement (its sender puts it in line to send again at once).
+  /// with a negative acknowledgement (its sender puts it in line to send again at once);
+  /// acknowledgements and negative ones carry the window's end, and when the window moves
+  /// the senders refused since it last moved are told its new end (a negative one for no
+  /// chunk: a window update).
   /// The window keeps the held slots on every sender's lowest unacknowledged chunks, which
   /// its retransmissions serve first (Retransmitter).
   bool drop_when_full = false;
@@ -148,9 +152,11 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   bool absorb_duplicate(tlm::tlm_generic_payload& trans);  // loss recovery only
   void resend_result(const ChunkExtension& chunk);
   void send_credit(int step, std::uint32_t chunk, int sender, bool fresh);
-  // `added` 1: the contribution is in its slot; 0: dropped (a negative acknowledgement).
-  void send_ack(int step, std::uint32_t chunk, int sender, std::uint32_t added = 1);
+  // `dropped`: a negative acknowledgement. With `drop` both carry the admission window's
+  // end (in `credits`), as TCP's acknowledgements carry the receive window.
+  void send_ack(int step, std::uint32_t chunk, int sender, bool dropped = false);
   bool outside_window(const ChunkExtension& chunk) const;
+  std::uint32_t window_end(int step) const;
   void advance_window(int step);
   bool first_pass(const ChunkExtension& chunk);
   static std::uint64_t step_sender(int step, int sender) {
@@ -225,6 +231,9 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   std::uint64_t wasted_bytes_ = 0, acks_sent_ = 0;
   // `drop`: per step, the lowest chunk index not yet reduced (the admission window's base).
   std::unordered_map<int, std::uint32_t> window_base_;
+  // `drop`: per step, the senders refused since the window last moved (they hear its end).
+  std::unordered_map<int, std::set<int>> refused_;
+  static constexpr std::uint32_t kNoChunk = ~std::uint32_t{0};  // a window update's chunk
   bool leaked_once_ = false;
   // Reduction trees: key -> this site's role; per open tree slot, the original member
   // contributions summed so far.
