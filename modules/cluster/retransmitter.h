@@ -124,7 +124,7 @@ class Retransmitter : public sc_core::sc_module {
   };
   struct Window {
     std::size_t in_flight = 0;
-    std::set<Key> waiting;  // one receiver's: lowest (step, chunk) first
+    std::set<Key> waiting;              // one receiver's: lowest (step, chunk) first
     std::map<int, std::uint32_t> ends;  // step -> admission window end, once NACKed
   };
   struct Timer {

@@ -52,7 +52,7 @@ inline bool is_control(ChunkKind kind) {
 struct ChunkExtension : tlm::tlm_extension<ChunkExtension> {
   ChunkKind kind = ChunkKind::kContribution;
   bool retransmission = false;  ///< a copy re-sent after a timeout (loss recovery)
-  bool reply = false;  ///< kReady: an answer to a repeated one; kAck: negative (dropped)
+  bool reply = false;           ///< kReady: an answer to a repeated one; kAck: negative (dropped)
   int dst_site = -1;            ///< unicast destination, -1 for multicast
   int tree_id = -1;             ///< multicast group table key, -1 for unicast
   /// Burst mode: chunks carried by this transaction (`chunk` then indexes the burst; all

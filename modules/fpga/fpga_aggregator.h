@@ -8,9 +8,9 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <systemc>
 #include <tlm>
-#include <set>
 #include <unordered_map>
 #include <vector>
 
