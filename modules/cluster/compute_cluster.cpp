@@ -218,7 +218,11 @@ void ComputeCluster::receive(tlm::tlm_generic_payload& trans) {
       program_->on_grant(chunk.src_site, chunk.step, chunk.credits);
       break;
     case ChunkKind::kAck:
-      if (retransmitter_ && retransmitter_->ack(chunk.step, chunk.src_site, chunk.chunk)) {
+      if (chunk.reply) {  // dropped at the receiver's FPGA: in line again at once
+        if (retransmitter_)
+          retransmitter_->nack(chunk.step, chunk.src_site, chunk.chunk, chunk.credits);
+      } else if (retransmitter_ &&
+                 retransmitter_->ack(chunk.step, chunk.src_site, chunk.chunk, chunk.credits)) {
         ++acknowledged_;
         program_->on_acknowledged(chunk.src_site, chunk.step);
       }

@@ -42,21 +42,56 @@ void Retransmitter::track(int step, int dst, std::uint32_t chunk, std::uint64_t 
   arm();
 }
 
-bool Retransmitter::ack(int step, int from, std::uint32_t chunk) {
+bool Retransmitter::ack(int step, int from, std::uint32_t chunk, std::uint32_t window_end) {
   const auto it = outstanding_.find({step, from, chunk});
   if (it == outstanding_.end()) return false;
+  if (window_end != 0 && window_of(from).ends.count(step) != 0) {
+    raise_end(window_of(from), step, window_end);
+    widened_.push_back(from);
+    EventCalendar::notify_now(wake_);
+  }
   if (it->second.timed_out)
     counters_.recovery_ns.add(to_ns(EventCalendar::now() - it->second.first_timeout));
+  Window& w = window_of(from);
+  if (it->second.waiting) w.waiting.erase(it->first);
   if (it->second.copy_in_flight) {  // a copy got through: room for the next in line
-    Window& w = window_of(from);
     --w.in_flight;
     if (!w.waiting.empty()) {
       widened_.push_back(from);
       EventCalendar::notify_now(wake_);
     }
   }
-  outstanding_.erase(it);  // a waiting entry of it is skipped when its turn comes
+  outstanding_.erase(it);
   return true;
+}
+
+void Retransmitter::raise_end(Window& w, int step, std::uint32_t window_end) {
+  std::uint32_t& end = w.ends[step];
+  end = std::max(end, window_end);
+}
+
+bool Retransmitter::nack(int step, int from, std::uint32_t chunk, std::uint32_t window_end) {
+  raise_end(window_of(from), step, window_end);
+  widened_.push_back(from);
+  EventCalendar::notify_now(wake_);
+  const auto it = outstanding_.find({step, from, chunk});
+  if (it == outstanding_.end() || it->second.waiting) return false;
+  ++counters_.nacks;
+  State& s = it->second;
+  if (s.copy_in_flight) {
+    s.copy_in_flight = false;
+    --window_of(from).in_flight;
+  }
+  put_in_line(it->first, s);
+  return true;
+}
+
+// Waits for its receiver's window, without a timer (the one pending lapses).
+void Retransmitter::put_in_line(const Key& key, State& s) {
+  s.waiting = true;
+  s.deadline = sc_core::SC_ZERO_TIME;
+  window_of(std::get<1>(key)).waiting.insert(key);
+  widened_.push_back(std::get<1>(key));
 }
 
 Retransmitter::Window& Retransmitter::window_of(int dst) { return windows_[dst]; }
@@ -89,20 +124,38 @@ void Retransmitter::send_copy(const Key& key, State& s, const sc_time& now) {
   s.departure = resend_(step, dst, chunk);
 }
 
-// Copies that waited for their receiver's window, oldest first, while it has room.
+// Copies that waited for their receiver's window, lowest (step, chunk) first, while it
+// has room.
 void Retransmitter::release_waiting(const sc_time& now) {
-  for (const int dst : widened_) {
-    Window& w = window_of(dst);
-    while (!w.waiting.empty() && !window_full(w)) {
-      const Key key = w.waiting.front();
-      w.waiting.pop_front();
-      const auto it = outstanding_.find(key);
-      if (it == outstanding_.end() || !it->second.waiting) continue;  // acknowledged since
-      it->second.waiting = false;
-      send_copy(key, it->second, now);
-    }
-  }
+  for (const int dst : widened_) release(window_of(dst), now);
   widened_.clear();
+}
+
+// A chunk at or past its step's advertised end waits (the rest of that step with it);
+// with no copy in flight the lowest waiting one goes as a probe.
+void Retransmitter::release(Window& w, const sc_time& now) {
+  auto next = w.waiting.begin();
+  while (next != w.waiting.end() && !window_full(w)) {
+    const auto [step, dst, chunk] = *next;
+    const auto end = w.ends.find(step);
+    if (end != w.ends.end() && chunk >= end->second) {
+      next = w.waiting.lower_bound({step + 1, dst, 0});
+      continue;
+    }
+    const Key key = *next;
+    next = w.waiting.erase(next);
+    State& s = outstanding_.at(key);  // an acknowledgement takes it out of line
+    s.waiting = false;
+    send_copy(key, s, now);
+  }
+  if (w.in_flight == 0 && !w.waiting.empty()) {
+    ++counters_.probes;
+    const Key key = *w.waiting.begin();
+    w.waiting.erase(w.waiting.begin());
+    State& s = outstanding_.at(key);
+    s.waiting = false;
+    send_copy(key, s, now);
+  }
 }
 
 // The earliest timer wakes the method (an event keeps its earliest pending notification;
@@ -118,7 +171,8 @@ void Retransmitter::fire() {
     const Timer t = timers_.top();
     timers_.pop();
     const auto it = outstanding_.find(t.key);
-    if (it == outstanding_.end() || it->second.deadline != t.deadline) continue;  // acked
+    if (it == outstanding_.end() || it->second.waiting || it->second.deadline != t.deadline)
+      continue;  // acknowledged, in line, or re-armed since
     State& s = it->second;
     if (s.departure > now) {  // the last copy is still queued at the sender's edge
       s.deadline = s.departure + s.timeout;
@@ -130,11 +184,9 @@ void Retransmitter::fire() {
       s.copy_in_flight = false;
       --w.in_flight;
     }
-    if (window_full(w) || !w.waiting.empty()) {  // in line behind the older ones
+    if (window_full(w) || !w.waiting.empty()) {  // in line with the others
       ++counters_.window_waits;
-      s.waiting = true;
-      w.waiting.push_back(t.key);
-      widened_.push_back(std::get<1>(t.key));
+      put_in_line(t.key, s);
       continue;
     }
     send_copy(t.key, s, now);

@@ -52,7 +52,7 @@ inline bool is_control(ChunkKind kind) {
 struct ChunkExtension : tlm::tlm_extension<ChunkExtension> {
   ChunkKind kind = ChunkKind::kContribution;
   bool retransmission = false;  ///< a copy re-sent after a timeout (loss recovery)
-  bool reply = false;           ///< kReady sent in answer to a repeated one (never answered)
+  bool reply = false;           ///< kReady: an answer to a repeated one; kAck: negative (dropped)
   int dst_site = -1;            ///< unicast destination, -1 for multicast
   int tree_id = -1;             ///< multicast group table key, -1 for unicast
   /// Burst mode: chunks carried by this transaction (`chunk` then indexes the burst; all
@@ -71,7 +71,9 @@ struct ChunkExtension : tlm::tlm_extension<ChunkExtension> {
   /// (`contributions` members summed), a kReduced one the root's result; -1: none.
   int reduction_tree = -1;
   std::uint64_t burst_chunk_bytes = 0;
-  std::uint32_t credits = 1;   ///< kGrant: window; kCredit: slots freed so far (cumulative)
+  /// kGrant: window; kCredit: slots freed so far (cumulative); kAck from a `drop` FPGA:
+  /// its admission window's end (the first chunk index it takes no new slot for)
+  std::uint32_t credits = 1;
   int requester = -1;          ///< kReduced re-sent for a retransmission: the sender to acknowledge
   std::uint64_t stamp_ps = 0;  ///< kReady: the sender's ready time (synchronised clocks)
   std::shared_ptr<std::vector<float>> data;

@@ -17,9 +17,9 @@ struct ControlMessage {
   int tree_id = -1;
   int step = 0;
   std::uint32_t chunk = 0;
-  std::uint32_t credits = 1;   ///< kGrant: window; kCredit: slots freed so far
+  std::uint32_t credits = 1;   ///< kGrant: window; kCredit: slots freed so far; kAck: window end
   std::uint64_t stamp_ps = 0;  ///< kReady: the sender's ready time
-  bool reply = false;          ///< kReady: an answer to a repeated one
+  bool reply = false;          ///< kReady: an answer to a repeated one; kAck: negative
   std::uint64_t bytes = 64;    ///< its size on the wire (before headers)
 };
 

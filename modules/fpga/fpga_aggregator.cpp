@@ -74,13 +74,18 @@ void FpgaAggregator::on_arrival(tlm::tlm_generic_payload& trans) {
   }
   contributions_ += chunk.chunks;  // in chunks: a burst counts as its chunks
   if (reliable_ && chunk.reduction_tree < 0 && absorb_duplicate(trans)) return;
-  const bool needs_slot = buffer_.full() && !buffer_.holds(key_of(chunk));
-  if (needs_slot && drop_when_full_) {
+  const bool held = buffer_.holds(key_of(chunk));
+  if (drop_when_full_ && !held && (buffer_.full() || outside_window(chunk))) {
     ++drops_;
     wasted_bytes_ += chunk.payload_bytes;
+    if (reliable_ && chunk.reduction_tree < 0) {
+      send_ack(chunk.step, chunk.chunk, chunk.src_site, true);
+      refused_[chunk.step].insert(chunk.src_site);
+    }
     trans.release();
     return;
   }
+  const bool needs_slot = buffer_.full() && !held;
   if (needs_slot) {
     ++stalls_;
     stalled_.push(trans, EventCalendar::now(), key_of(chunk));
@@ -326,6 +331,7 @@ void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced) {
   }
   reduced_ += chunk_of(reduced).chunks;
   if (reliable_) completed_[key] = chunk_of(reduced).data;
+  if (drop_when_full_) advance_window(chunk_of(reduced).step);
   if (return_credits_)
     for_each_sender(senders_, [&](int sender) {
       send_credit(chunk_of(reduced).step, chunk_of(reduced).chunk, sender, true);
@@ -366,6 +372,30 @@ void FpgaAggregator::admit_waiting(const StallQueue::Stalled& stalled, const sc_
   admit(*stalled.trans);
 }
 
+// `drop`: a chunk takes a new slot only inside the admission window, the step's lowest
+// chunk index not yet reduced here (its base) and the slots' count of indices from it.
+bool FpgaAggregator::outside_window(const ChunkExtension& chunk) const {
+  return chunk.reduction_tree < 0 && chunk.chunk >= window_end(chunk.step);
+}
+
+std::uint32_t FpgaAggregator::window_end(int step) const {
+  const auto base = window_base_.find(step);
+  const std::uint64_t end = (base == window_base_.end() ? 0 : base->second) + buffer_.num_slots();
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(end, ~std::uint32_t{0}));
+}
+
+// The window moved: the senders refused since it last moved hear its new end (a window
+// update, as TCP's when its receive window opens), not only at their next copy.
+void FpgaAggregator::advance_window(int step) {
+  std::uint32_t& base = window_base_[step];
+  const std::uint32_t before = base;
+  while (completed_.count((static_cast<std::uint64_t>(step) << 32) | base) != 0) ++base;
+  const auto refused = refused_.find(step);
+  if (base == before || refused == refused_.end()) return;
+  for (const int sender : refused->second) send_ack(step, kNoChunk, sender, true);
+  refused_.erase(refused);
+}
+
 bool FpgaAggregator::first_pass(const ChunkExtension& chunk) {
   std::vector<bool>& seen = passed_on_[step_sender(chunk.step, chunk.src_site)];
   if (chunk.chunk >= seen.size()) seen.resize(chunk.chunk + 1, false);
@@ -396,15 +426,17 @@ void FpgaAggregator::send_credit(int step, std::uint32_t chunk, int sender, bool
 // retransmitting until then, and its copy of a reduced chunk brings the credit again,
 // which repairs a lost last credit (acknowledged at admission, the senders stopped
 // before it, and credit deadlocks under 1 % loss went from 5 to 8 of 20 seeds).
-void FpgaAggregator::send_ack(int step, std::uint32_t chunk, int sender) {
+void FpgaAggregator::send_ack(int step, std::uint32_t chunk, int sender, bool dropped) {
   ControlMessage ack;
+  ack.reply = dropped;
+  if (drop_when_full_) ack.credits = window_end(step);
   ack.kind = ChunkKind::kAck;
   ack.src_site = site_;
   ack.dst_site = sender;
   ack.step = step;
   ack.chunk = chunk;
   ack.bytes = config_.credit_bytes;
-  ++acks_sent_;
+  if (!dropped) ++acks_sent_;
   network_sink_(make_control(pool_, ack));
 }
 

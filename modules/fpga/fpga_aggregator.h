@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <systemc>
 #include <tlm>
 #include <unordered_map>
@@ -40,8 +41,15 @@ struct FpgaAggregatorConfig {
   /// re-send the result to its cluster (to be acknowledged again) and, with credits, the
   /// credit.
   bool reliable = false;
-  /// `drop` flow control: a contribution that needs a new slot when none is free is
-  /// dropped (its sender retransmits it after a timeout) instead of waiting.
+  /// `drop` flow control: a contribution that needs a new slot when none is free, or
+  /// whose chunk index is outside the step's admission window (the lowest index not yet
+  /// reduced here, plus the slots' count), is dropped instead of waiting, and answered
+  /// with a negative acknowledgement (its sender puts it in line to send again at once);
+  /// acknowledgements and negative ones carry the window's end, and when the window moves
+  /// the senders refused since it last moved are told its new end (a negative one for no
+  /// chunk: a window update).
+  /// The window keeps the held slots on every sender's lowest unacknowledged chunks, which
+  /// its retransmissions serve first (Retransmitter).
   bool drop_when_full = false;
   TestHook test_hook = TestHook::kNone;  ///< breaks one mechanism on purpose (tests only)
 };
@@ -108,7 +116,8 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   std::uint64_t duplicate_contributions() const { return duplicates_; }
   std::uint64_t result_resends() const { return result_resends_; }
   std::uint64_t dropped_contributions() const { return drops_; }
-  /// Loss recovery: acknowledgements of contributions added (or recognised as added).
+  /// Loss recovery: acknowledgements of contributions added (or recognised as added); with
+  /// `drop` each dropped contribution is answered with a negative one besides.
   std::uint64_t acks_sent() const { return acks_sent_; }
   /// Invariant data: reductions whose contributions were not exactly one per other member,
   /// and aggregation slots held right now.
@@ -143,7 +152,12 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   bool absorb_duplicate(tlm::tlm_generic_payload& trans);  // loss recovery only
   void resend_result(const ChunkExtension& chunk);
   void send_credit(int step, std::uint32_t chunk, int sender, bool fresh);
-  void send_ack(int step, std::uint32_t chunk, int sender);
+  // `dropped`: a negative acknowledgement. With `drop` both carry the admission window's
+  // end (in `credits`), as TCP's acknowledgements carry the receive window.
+  void send_ack(int step, std::uint32_t chunk, int sender, bool dropped = false);
+  bool outside_window(const ChunkExtension& chunk) const;
+  std::uint32_t window_end(int step) const;
+  void advance_window(int step);
   bool first_pass(const ChunkExtension& chunk);
   static std::uint64_t step_sender(int step, int sender) {
     return (static_cast<std::uint64_t>(step) << 32) | static_cast<std::uint32_t>(sender);
@@ -215,6 +229,11 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   std::unordered_map<std::uint64_t, std::vector<bool>> passed_on_;
   std::uint64_t duplicates_ = 0, result_resends_ = 0, drops_ = 0, bad_reductions_ = 0;
   std::uint64_t wasted_bytes_ = 0, acks_sent_ = 0;
+  // `drop`: per step, the lowest chunk index not yet reduced (the admission window's base).
+  std::unordered_map<int, std::uint32_t> window_base_;
+  // `drop`: per step, the senders refused since the window last moved (they hear its end).
+  std::unordered_map<int, std::set<int>> refused_;
+  static constexpr std::uint32_t kNoChunk = ~std::uint32_t{0};  // a window update's chunk
   bool leaked_once_ = false;
   // Reduction trees: key -> this site's role; per open tree slot, the original member
   // contributions summed so far.

@@ -99,9 +99,10 @@ TEST(Retransmitter, ACopyStillQueuedAtExpiryDefersTheNextByItsDeparture) {
 
 // Four contributions to one receiver, handed over at 0, a fixed timeout T = 10 us, a window
 // of 2 copies, every one acknowledged at 95 us. At 10 us all four expire: two copies go,
-// two wait. At 20 us both copies expire and join the line behind the two waiting, which
-// go; and so on: two copies per T from 10 to 90 us, 18 (without the window: 4 every T,
-// 36), never more than 2 in flight; 2 expiries put in line at each of the 9 instants.
+// two wait. At 20 us both copies expire and join the line with the two waiting; the
+// lowest two go (0 and 1 again: the line is served lowest chunk first); and so on: two
+// copies per T from 10 to 90 us, 18 (without the window: 4 every T, 36), never more than
+// 2 in flight; 2 expiries put in line at each of the 9 instants.
 struct WindowSender : sc_core::sc_module {
   std::vector<std::uint64_t> resent_at_ps;
   Retransmitter retransmitter;
@@ -145,6 +146,60 @@ TEST(Retransmitter, WithoutAWindowEveryExpirySendsACopy) {
   sc_core::sc_start();
   EXPECT_EQ(sender.resent_at_ps.size(), 4u * 9u);
   EXPECT_EQ(sender.retransmitter.counters().window_waits, 0u);
+}
+
+// Negative acknowledgements (`drop`), T = 10 us, a window of 1 copy, chunks 0-3 of step 0
+// to receiver 1 handed over at 0 (first sends: outside the window). At 1 us the receiver
+// drops chunk 2 (its window ends at chunk 2): it goes in line and, nothing in flight, at
+// once as a probe. At 2 us chunk 0 is dropped (end 2): in line, the window full. At 3 us
+// the probe is dropped (end still 2): line {0, 2}, chunk 0 goes (the lowest, inside the
+// end). At 4 us chunk 0 is added (end 3): chunk 2 goes. At 5 us chunk 2 is added (end 4);
+// 1 and 3 are acknowledged at 6 us, before their first timers (10 us).
+struct NackSender : sc_core::sc_module {
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> resent;  // (us, chunk)
+  Retransmitter retransmitter;
+  SC_HAS_PROCESS(NackSender);
+  explicit NackSender(sc_core::sc_module_name name)
+      : sc_module(name),
+        retransmitter(
+            "retransmitter",
+            [this](int, int, std::uint32_t chunk) {
+              resent.emplace_back(to_ps(sc_core::sc_time_stamp()) / kUs, chunk);
+              return sc_core::sc_time_stamp();
+            },
+            1, 1) {
+    SC_THREAD(run);
+  }
+  void run() {
+    for (std::uint32_t c = 0; c < 4; ++c)
+      retransmitter.track(0, 1, c, 1 << 20, ps_time(10 * kUs), sc_core::SC_ZERO_TIME);
+    wait(ps_time(1 * kUs));
+    EXPECT_TRUE(retransmitter.nack(0, 1, 2, 2));
+    wait(ps_time(1 * kUs));
+    EXPECT_TRUE(retransmitter.nack(0, 1, 0, 2));
+    wait(ps_time(1 * kUs));
+    EXPECT_TRUE(retransmitter.nack(0, 1, 2, 2));
+    wait(ps_time(1 * kUs));
+    EXPECT_TRUE(retransmitter.ack(0, 1, 0, 3));
+    wait(ps_time(1 * kUs));
+    EXPECT_TRUE(retransmitter.ack(0, 1, 2, 4));
+    wait(ps_time(1 * kUs));
+    in_flight_at_6us = retransmitter.copies_in_flight(1);
+    EXPECT_TRUE(retransmitter.ack(0, 1, 1, 4));
+    EXPECT_TRUE(retransmitter.ack(0, 1, 3, 4));
+  }
+  std::size_t in_flight_at_6us = 0;
+};
+
+TEST(Retransmitter, NegativeAcknowledgementsSendTheLowestChunkInsideTheReceiversWindow) {
+  NackSender sender("sender");
+  sc_core::sc_start();
+  using P = std::pair<std::uint64_t, std::uint32_t>;
+  EXPECT_EQ(sender.resent, (std::vector<P>{{1, 2}, {3, 0}, {4, 2}}));
+  EXPECT_EQ(sender.retransmitter.counters().nacks, 3u);
+  EXPECT_EQ(sender.retransmitter.counters().probes, 1u);
+  EXPECT_EQ(sender.in_flight_at_6us, 0u);
+  EXPECT_EQ(sender.retransmitter.outstanding(), 0u);
 }
 
 }  // namespace
