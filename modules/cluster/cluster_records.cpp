@@ -1,5 +1,5 @@
 // What a ComputeCluster records: its steps' times (results first and last), functional
-// mode's end of a step, its statistics.
+// mode's end of a step, its statistics, and what it waits for.
 #include <algorithm>
 
 #include "modules/cluster/compute_cluster.h"
@@ -91,6 +91,15 @@ std::vector<Statistic> ComputeCluster::statistics() const {
       retransmitter_ ? retransmitter_->counters() : Retransmitter::Counters{});
   out.insert(out.end(), retransmissions.begin(), retransmissions.end());
   return out;
+}
+
+std::string ComputeCluster::waiting_for(const std::vector<std::string>& codes) const {
+  return program_->waiting_for(codes);
+}
+
+std::vector<int> ComputeCluster::current_group() const {
+  if (config_.ring || config_.rounds.empty()) return config_.ring_order;
+  return plan_of(step_).group;
 }
 
 }  // namespace aggnet

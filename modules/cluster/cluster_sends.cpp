@@ -1,5 +1,6 @@
 // What a ComputeCluster sends: every message it makes, built here (control messages
-// through make_control, data chunks through data_chunk) and handed to its access link.
+// through make_control, data chunks through data_chunk) and handed to its access link, and
+// what an acknowledgement or NACK does to its resends.
 #include <algorithm>
 
 #include "model/network_math.h"
@@ -133,6 +134,18 @@ void ComputeCluster::send_streams(int step, int tag, const std::vector<int>& rec
     }
   }
   transmit_complete_ = EventCalendar::now() + ps_time(serialization_ps);
+}
+
+// A NACK (the receiver's FPGA dropped the contribution) puts it in line again at once; an
+// acknowledgement may complete what the program waits for.
+void ComputeCluster::on_acknowledgement(const ChunkExtension& chunk) {
+  if (!retransmitter_) return;
+  if (chunk.reply) {
+    retransmitter_->nack(chunk.step, chunk.src_site, chunk.chunk, chunk.credits);
+  } else if (retransmitter_->ack(chunk.step, chunk.src_site, chunk.chunk, chunk.credits)) {
+    ++acknowledged_;
+    program_->on_acknowledged(chunk.src_site, chunk.step);
+  }
 }
 
 }  // namespace aggnet

@@ -218,14 +218,7 @@ void ComputeCluster::receive(tlm::tlm_generic_payload& trans) {
       program_->on_grant(chunk.src_site, chunk.step, chunk.credits);
       break;
     case ChunkKind::kAck:
-      if (chunk.reply) {  // dropped at the receiver's FPGA: in line again at once
-        if (retransmitter_)
-          retransmitter_->nack(chunk.step, chunk.src_site, chunk.chunk, chunk.credits);
-      } else if (retransmitter_ &&
-                 retransmitter_->ack(chunk.step, chunk.src_site, chunk.chunk, chunk.credits)) {
-        ++acknowledged_;
-        program_->on_acknowledged(chunk.src_site, chunk.step);
-      }
+      on_acknowledgement(chunk);
       break;
     case ChunkKind::kRingSegment:
       on_host_chunk(chunk);
@@ -288,15 +281,6 @@ void ComputeCluster::tree_rerouted(int tree_id) {
   program_->on_tree_rerouted(tree_id, now_ps(), events_);
   execute(events_);
   events_.sends.clear();
-}
-
-std::string ComputeCluster::waiting_for(const std::vector<std::string>& codes) const {
-  return program_->waiting_for(codes);
-}
-
-std::vector<int> ComputeCluster::current_group() const {
-  if (config_.ring || config_.rounds.empty()) return config_.ring_order;
-  return plan_of(step_).group;
 }
 
 const ClusterRoundPlan& ComputeCluster::plan_of(int step) const {

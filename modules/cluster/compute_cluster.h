@@ -199,6 +199,7 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   }
   void receive(tlm::tlm_generic_payload& trans);
   void on_result(const ChunkExtension& chunk);
+  void on_acknowledgement(const ChunkExtension& chunk);
   void on_host_chunk(const ChunkExtension& chunk);
   void close_record(StepRecord& record);
   void note_result(int step);
