@@ -205,12 +205,41 @@ long rounds_to_exact(const Schedule& schedule, int n) {
   return -1;
 }
 
+namespace {
+bool spans_components(const Round& round, int n) {
+  std::size_t covered = 0;
+  for (const auto& g : round.groups) covered += g.sites.size();
+  return round.groups.size() + (static_cast<std::size_t>(n) - covered) >= 2;
+}
+
+// A period of two rounds a, b (symmetric idempotents W_a, W_b commuting with J): after
+// r >= 2 rounds the error is rho^(r-1), rho = ||W_b W_a - J||_2, since (W_b W_a)^p - J =
+// W_b S^(p-1) - J with S = W_a W_b W_a, whose Gram matrix is S^(2p-1) - J, and W_a (W_b
+// W_a)^p's is S^(2p) - J; after one round it is 1 (W_a - J projects onto a nonzero space
+// when a leaves two or more components). So r = 1 + ceil(log eps / log rho): one m x m
+// eigensolve (pair_consensus_error) instead of r rounds of O(n^2). 0 where rounding could
+// decide (log eps / log rho within 1e-6 relative of an integer, rho near 0 or 1): the
+// caller iterates then.
+long pair_rounds_to_eps(const Schedule& schedule, int n, double eps) {
+  const Round& a = schedule.rounds[0];
+  const Round& b = schedule.rounds[1];
+  if (!spans_components(a, n) || !spans_components(b, n)) return 0;
+  const double rho = pair_consensus_error(a, b, n);
+  if (!(rho > 1e-6 && rho < 1 - 1e-9)) return 0;
+  const double x = std::log(eps) / std::log(rho);
+  if (std::abs(x - std::round(x)) < 1e-6 * std::max(1.0, x)) return 0;
+  return 1 + static_cast<long>(std::ceil(x));
+}
+}  // namespace
+
 long rounds_to_eps(const Schedule& schedule, int n, double eps, long exact_limit) {
   if (!(eps > 0 && eps < 1)) throw std::invalid_argument("rounds_to_eps: need 0 < eps < 1");
   const long p = static_cast<long>(schedule.rounds.size());
   if (p == 0) return -1;
   for (const auto& round : schedule.rounds) check_sites(round, n);
   if (!joins_all_sites(schedule, n)) return -1;  // saves 2000 rounds of arithmetic
+  if (p == 2)
+    if (const long r = pair_rounds_to_eps(schedule, n, eps); r > 0) return r;
   // e = W_r ... W_1 - J; applying W gives W e (W J = J), so the error evolves linearly.
   Eigen::MatrixXd e = centering(n);
   ErrorTest test(n);

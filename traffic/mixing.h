@@ -63,7 +63,9 @@ MixingStats analyze_mixing(const Schedule& schedule, int n, bool with_rounds_to_
 /// `exact_limit` rounds, then by binary lifting over whole periods with powers of
 /// (M - J), M = period product: exact (up to floating point), not a rho bound. The error
 /// never increases with r, so the result is monotone in eps. Returns -1 when the schedule
-/// does not converge (e.g. a site never meets the others). Precondition: 0 < eps < 1.
+/// does not converge (e.g. a site never meets the others). A period of two rounds: 1 +
+/// ceil(log eps / log rho) from rho = pair_consensus_error (the error after r >= 2 rounds
+/// is rho^(r-1)) unless rounding could decide. Precondition: 0 < eps < 1.
 long rounds_to_eps(const Schedule& schedule, int n, double eps, long exact_limit = 2000);
 
 }  // namespace aggnet

@@ -15,6 +15,7 @@ namespace aggnet {
 
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr long kSteppedRounds = 100000;  // beyond: the time to eps is an upper bound
 
 double cyclic_time(const ScheduleEstimate& t, long rounds) {
   if (rounds < 0 || t.rounds.empty()) return kInf;
@@ -74,21 +75,28 @@ Candidate score_schedule(const Platform& platform, const Routing& routing, const
   Candidate c;
   c.schedule = schedule;
   c.family = family;
-  c.mixing = analyze_mixing(schedule, n, false);  // rounds_to_exact: not ranked on
+  // c.mixing: not ranked on; complete_candidate gives the shown rows theirs (an eigensolve).
   c.rounds_to_eps = rounds_to_eps(schedule, n, options.run.eps);
   // A one-way transfer, a reduce-scatter or an all-gather leaves no site the average.
   const Collective k = schedule.collective;
   if (k == Collective::kPointToPoint || k == Collective::kReduceScatter ||
       k == Collective::kAllGather)
     c.rounds_to_eps = -1;
-  c.timing = estimate_schedule(platform, routing, schedule, options.run);
+  // Beyond rounds_to_eps rounds of a longer period only the shown rows' mean round time
+  // needs the rest (the sum of the first rounds_to_eps rounds is the same either way).
+  const std::size_t period = schedule.rounds.size();
+  const bool partial = c.rounds_to_eps >= 0 && c.rounds_to_eps <= kSteppedRounds &&
+                       static_cast<std::size_t>(c.rounds_to_eps) < period;
+  c.timing = estimate_schedule(platform, routing, schedule, options.run,
+                               partial ? static_cast<std::size_t>(c.rounds_to_eps) : period);
+  c.period_timed = !partial;
   c.isolated_time_to_eps_s = cyclic_time(c.timing, c.rounds_to_eps);
   if (c.rounds_to_eps < 0) {
     c.time_to_eps_s = c.comm_time_to_eps_s = kInf;
     return c;
   }
   const double compute_s = rounds_compute_s(c.rounds_to_eps, platform, options.run.faults);
-  if (c.rounds_to_eps > 100000) {  // too long to step through; upper bound
+  if (c.rounds_to_eps > kSteppedRounds) {  // too long to step through; upper bound
     c.comm_time_to_eps_s = c.isolated_time_to_eps_s;
     c.time_to_eps_s = c.isolated_time_to_eps_s + compute_s;
     return c;
@@ -97,6 +105,16 @@ Candidate score_schedule(const Platform& platform, const Routing& routing, const
       simulate_steps(platform, schedule, c.timing, options.run, c.rounds_to_eps, true).makespan_s;
   c.comm_time_to_eps_s = time_to_eps_without_compute_s(c.time_to_eps_s, compute_s);
   return c;
+}
+
+void complete_candidate(Candidate& c, const Platform& platform, const Routing& routing,
+                        const OptimizerOptions& options) {
+  c.mixing = analyze_mixing(c.schedule, static_cast<int>(platform.sites.size()), false);
+  if (c.period_timed) return;
+  RunOptions run = options.run;
+  if (c.unaligned_estimate) run.general_offsets = false;
+  c.timing = estimate_schedule(platform, routing, c.schedule, run);
+  c.period_timed = true;
 }
 
 void rank_candidates(std::vector<Candidate>& cs) {
