@@ -151,8 +151,11 @@ std::vector<std::pair<Schedule, std::string>> builtin_families(const Platform& p
   if (n >= 3) add(ring_schedule(platform, routing), "ring");
   add(pairs_schedule(platform), "pairs");
   const std::vector<int> sizes = group_size_ladder(n, options);
-  for (int k : sizes) add(rotating_schedule(platform, k), "rotating-k");
-  for (int k : sizes) add(sequential_schedule(platform, k), "sequential-k");
+  std::vector<Schedule> rotating;
+  for (int k : sizes) rotating.push_back(rotating_schedule(platform, k));
+  for (const Schedule& s : rotating) add(s, "rotating-k");
+  for (std::size_t i = 0; i < sizes.size(); ++i)  // = sequential_schedule, the cover once
+    add(sequential_of(rotating[i], sizes[i]), "sequential-k");
   for (int k : {2, 3, 4}) {
     if (k >= n) continue;
     for (int seed = 1; seed <= options.random_seeds; ++seed)
