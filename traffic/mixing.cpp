@@ -174,6 +174,65 @@ double pair_consensus_error(const Round& a, const Round& b, int n) {
   return largest_singular_value(c);
 }
 
+double pair_consensus_error_lower_bound(const Round& a, const Round& b, int n, int steps) {
+  check_sites(a, n);
+  check_sites(b, n);
+  Schedule pair;
+  pair.rounds = {a, b};
+  if (!joins_all_sites(pair, n)) return 1.0;
+  std::vector<int> in_a, in_b;
+  std::vector<double> root_a, root_b;  // sqrt of the group sizes
+  auto groups_of = [n](const Round& r, std::vector<int>& of, std::vector<double>& root) {
+    of.assign(n, -1);
+    for (const auto& g : r.groups) {
+      for (int i : g.sites) of[i] = static_cast<int>(root.size());
+      root.push_back(std::sqrt(static_cast<double>(g.sites.size())));
+    }
+    for (int i = 0; i < n; ++i)
+      if (of[i] < 0) {
+        of[i] = static_cast<int>(root.size());
+        root.push_back(1.0);
+      }
+  };
+  groups_of(a, in_a, root_a);
+  groups_of(b, in_b, root_b);
+  const Eigen::Map<const Eigen::VectorXd> ua(root_a.data(), static_cast<long>(root_a.size()));
+  const Eigen::Map<const Eigen::VectorXd> ub(root_b.data(), static_cast<long>(root_b.size()));
+  const double nd = static_cast<double>(n);
+  // C(i, j) = |b_i ^ a_j| / (ub_i ua_j) - ub_i ua_j / n; y = C^T C x.
+  Eigen::VectorXd cx(ub.size());
+  auto apply = [&](const Eigen::VectorXd& x, Eigen::VectorXd& y) {
+    const double ax = ua.dot(x) / nd;
+    cx = -ax * ub;
+    for (int s = 0; s < n; ++s) cx(in_b[s]) += x(in_a[s]) / (ub(in_b[s]) * ua(in_a[s]));
+    const double bc = ub.dot(cx) / nd;
+    y = -bc * ua;
+    for (int s = 0; s < n; ++s) y(in_a[s]) += cx(in_b[s]) / (ub(in_b[s]) * ua(in_a[s]));
+  };
+  const long m = ua.size();
+  Eigen::VectorXd q = Eigen::VectorXd::LinSpaced(m, 1.0, 2.0), prev = Eigen::VectorXd::Zero(m), w;
+  q.normalize();
+  std::vector<double> alpha, beta;
+  for (int k = 0; k < steps && k < m; ++k) {
+    apply(q, w);
+    alpha.push_back(q.dot(w));
+    w -= alpha.back() * q + (beta.empty() ? 0.0 : beta.back()) * prev;
+    const double norm = w.norm();
+    if (norm < 1e-12) break;
+    beta.push_back(norm);
+    prev = q;
+    q = w / norm;
+  }
+  const long k = static_cast<long>(alpha.size());
+  Eigen::MatrixXd t = Eigen::MatrixXd::Zero(k, k);
+  for (long i = 0; i < k; ++i) {
+    t(i, i) = alpha[i];
+    if (i + 1 < k) t(i, i + 1) = t(i + 1, i) = beta[i];
+  }
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(t, Eigen::EigenvaluesOnly);
+  return std::sqrt(std::max(0.0, es.eigenvalues().maxCoeff() - 1e-9));
+}
+
 MixingStats analyze_mixing(const Schedule& schedule, int n, bool with_rounds_to_exact) {
   MixingStats st;
   st.rho = consensus_error(period_product(schedule, n));

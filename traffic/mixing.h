@@ -39,6 +39,12 @@ double consensus_error(const Eigen::MatrixXd& product);
 /// each component, of zero mean, is left as it is).
 double pair_consensus_error(const Round& a, const Round& b, int n);
 
+/// A lower bound on pair_consensus_error(a, b, n) in O(n) per step: the largest Ritz value
+/// of `steps` Lanczos steps on C^T C, C the overlap matrix above applied without forming it
+/// (a Rayleigh quotient over a Krylov space; less a margin over the rounding). 1 when the
+/// rounds leave more than one component, as there.
+double pair_consensus_error_lower_bound(const Round& a, const Round& b, int n, int steps = 30);
+
 /// Summary of a schedule's mixing on n sites.
 struct MixingStats {
   double rho = 1;           ///< ||W_P ... W_1 - J||_2 over one period (0 = exact average)

@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "common/config_error.h"
 #include "model/routing.h"
@@ -190,9 +191,50 @@ struct PartitionPair {
   std::size_t a, b;  // the cheaper round first: the exact average is reached after the second
 };
 
+double periods_to_eps(double rho, double eps) {
+  return rho < 1e-12 ? 1.0 : std::max(1.0, std::ceil(std::log(eps) / std::log(rho)));
+}
+
+bool before(const PartitionPair& x, const PartitionPair& y) {
+  return std::tie(x.score, x.a, x.b) < std::tie(y.score, y.a, y.b);
+}
+
+// best_pairs over sampled partitions (the exhaustive ones keep its plain search), the same
+// pairs by (score, a, b) with far fewer eigensolves: every pair's score bounded below
+// through a lower bound on its rho (periods_to_eps rises with rho), then exact rho in the
+// order of those bounds until the next bound exceeds the `most`-th best exact score.
+std::vector<PartitionPair> best_sampled_pairs(const std::vector<Round>& parts,
+                                              const std::vector<double>& t, int n, double eps,
+                                              std::size_t most) {
+  std::vector<PartitionPair> bounds;  // score: a lower bound
+  for (std::size_t a = 0; a < parts.size(); ++a)
+    for (std::size_t b = a + 1; b < parts.size(); ++b) {
+      const double low = pair_consensus_error_lower_bound(parts[a], parts[b], n);
+      if (low >= 1 - 1e-9) continue;  // so is rho
+      bounds.push_back({periods_to_eps(low, eps) * (t[a] + t[b]), a, b});
+    }
+  std::sort(bounds.begin(), bounds.end(), before);
+  std::vector<PartitionPair> best;  // a max-heap of the `most` best exact, by before
+  for (const PartitionPair& p : bounds) {
+    if (best.size() >= most && (most == 0 || p.score > best.front().score)) break;
+    const double rho = pair_consensus_error(parts[p.a], parts[p.b], n);
+    if (rho >= 1 - 1e-9) continue;
+    best.push_back({periods_to_eps(rho, eps) * (t[p.a] + t[p.b]), p.a, p.b});
+    std::push_heap(best.begin(), best.end(), before);
+    if (best.size() > most) {
+      std::pop_heap(best.begin(), best.end(), before);
+      best.pop_back();
+    }
+  }
+  std::sort(best.begin(), best.end(), before);
+  for (PartitionPair& p : best)
+    if (t[p.b] < t[p.a]) std::swap(p.a, p.b);  // the cheaper round first, as best_pairs
+  return best;
+}
+
 // The `most` best-scoring pairs of `parts`, best first.
 std::vector<PartitionPair> best_pairs(const Platform& platform, const Routing& routing,
-                                      const std::vector<Round>& parts,
+                                      const std::vector<Round>& parts, bool exhaustive,
                                       const OptimizerOptions& options, std::size_t most) {
   const int n = static_cast<int>(platform.sites.size());
   std::vector<double> t(parts.size());
@@ -200,6 +242,7 @@ std::vector<PartitionPair> best_pairs(const Platform& platform, const Routing& r
     t[i] =
         estimate_round(platform, routing, parts[i], Collective::kGroupAverage, options.run).time_s;
   }
+  if (!exhaustive) return best_sampled_pairs(parts, t, n, options.run.eps, most);
   std::vector<PartitionPair> pairs;
   for (std::size_t a = 0; a < parts.size(); ++a) {
     for (std::size_t b = a + 1; b < parts.size(); ++b) {
@@ -242,7 +285,7 @@ std::vector<Candidate> search(const Platform& platform, const Routing& routing,
     const std::vector<Round> parts = partitions_to_pair(n, k, options, exhaustive);
     if (parts.empty()) continue;
     const std::string family = exhaustive ? "partition-pair" : "sampled-pair";
-    const auto pairs = best_pairs(platform, routing, parts, options,
+    const auto pairs = best_pairs(platform, routing, parts, exhaustive, options,
                                   exhaustive ? options.refine : options.refine / 4);
     for (std::size_t i = 0; i < pairs.size(); ++i) {
       Schedule s;
