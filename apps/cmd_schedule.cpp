@@ -70,13 +70,17 @@ std::string shapes(const Candidate& c, int n) {
   return out;
 }
 
-void print_table(const std::vector<Candidate>& cs, int top, int n, const Platform& p) {
+// Completes (complete_candidate) and prints the first `top` rows.
+void print_table(std::vector<Candidate>& cs, int top, const Platform& p, const Routing& routing,
+                 const OptimizerOptions& opt) {
+  const int n = static_cast<int>(p.sites.size());
   const char* row = "{:>4}  {:<24} {:<15} {:<26} {:>9} {:>7} {:>12} {:>12} {:>12} {:>12}\n";
   std::cout << fmt::format(row, "rank", "schedule", "family", "groups per round", "rho", "rounds",
                            "round time", "rounds x rt", "time to eps", "w/ compute");
   const int rows = std::min<int>(top, cs.size());
   for (int i = 0; i < rows; ++i) {
-    const auto& c = cs[i];
+    auto& c = cs[i];
+    complete_candidate(c, p, routing, opt);
     std::cout << fmt::format(
         row, fmt::format("{}{}", i + 1, c.unaligned_estimate ? "*" : ""), c.schedule.name, c.family,
         shapes(c, n), fmt::format("{:.2e}", c.mixing.rho),
@@ -358,7 +362,7 @@ int run_schedule(int argc, char** argv) {
   plan_routing(*values, platform, opt.run);
   const Routing routing(platform, run.link_metric);
   const int n = static_cast<int>(platform.sites.size());
-  const std::vector<Candidate> cs = candidates(*values, platform, routing, opt);
+  std::vector<Candidate> cs = candidates(*values, platform, routing, opt);
   std::cout << fmt::format(
       "Platform {} ({} sites), gradient {}, chunk {}, buffer {}, {}, eps {}: {} candidates\n",
       platform.name, n, format_bytes(run.gradient_bytes), format_bytes(run.chunk_bytes),
@@ -377,7 +381,7 @@ int run_schedule(int argc, char** argv) {
         "divisors of {} and a ladder growing by 1.25x, not every k)\n",
         opt.every_group_size_sites, n);
   std::cout << "\n";
-  print_table(cs, static_cast<int>(values->integer("top")), n, platform);
+  print_table(cs, static_cast<int>(values->integer("top")), platform, routing, opt);
   if (const Candidate* best = best_group_average(cs)) {
     std::cout << fmt::format(
         "\nbest group-average (multicast + in-line aggregation) schedule: {} ({}), time to "

@@ -4,6 +4,7 @@
 
     scale.py --build BUILD [--sizes 9,27,81,243,1000] [--out benchmarks/scale_numbers.json]
              [--ring-rate-only]    # the ring-rate rows alone (the other rows kept as they are)
+    scale.py --build BUILD --schedule-only [--schedule-sizes 243,1000]   # those rows only
     scale.py --table [--numbers benchmarks/scale_numbers.json]    # the Markdown table
     scale.py --write-doc [--numbers ...]    # the table into docs/performance.md's markers
 
@@ -59,6 +60,26 @@ def schedule_cpu(aggnet, platform):
     return {"cpu_s": float(user) + float(system), "peak_rss_mib": int(rss_kib) / 1024}
 
 
+def synthetic(n, tmp):
+    subprocess.run([sys.executable, "scripts/make_platforms.py", "--synthetic", str(n),
+                    "--seed", "1", "--out", tmp], check=True, capture_output=True)
+    return os.path.join(tmp, f"synthetic_{n}.yaml")
+
+
+def measure_schedule(args):
+    """Re-measures `aggnet schedule` at --schedule-sizes, keeping every other number."""
+    aggnet = os.path.join(args.build, "apps", "aggnet")
+    with open(args.out) as f:
+        numbers = json.load(f)
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in args.schedule_sizes:
+            numbers["schedule"][str(n)] = schedule_cpu(aggnet, synthetic(n, tmp))
+            print(n, "schedule", numbers["schedule"][str(n)], flush=True)
+            with open(args.out, "w") as f:
+                json.dump(numbers, f, indent=1, sort_keys=True)
+                f.write("\n")
+
+
 def measure(args):
     bench = bench_path(args.build)
     aggnet = os.path.join(args.build, "apps", "aggnet")
@@ -69,9 +90,7 @@ def measure(args):
             numbers = json.load(f)
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.sizes:
-            subprocess.run([sys.executable, "scripts/make_platforms.py", "--synthetic", str(n),
-                            "--seed", "1", "--out", tmp], check=True, capture_output=True)
-            platform = os.path.join(tmp, f"synthetic_{n}.yaml")
+            platform = synthetic(n, tmp)
             if not args.ring_rate_only:
                 numbers["families"].pop(str(n), None)
             for family in () if args.ring_rate_only else FAMILIES:
@@ -144,6 +163,8 @@ def main():
     ap.add_argument("--build")
     ap.add_argument("--sizes", default="9,27,81,243,1000")
     ap.add_argument("--schedule-sizes", default="243,1000")
+    ap.add_argument("--schedule-only", action="store_true",
+                    help="measure `aggnet schedule` only, keep the other numbers")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--ring-rate-only", action="store_true",
                     help="measure the ring-rate rows alone; the other rows stay as measured")
@@ -168,7 +189,7 @@ def main():
         ap.error("--build is required to measure")
     args.sizes = [int(s) for s in args.sizes.split(",")]
     args.schedule_sizes = [int(s) for s in args.schedule_sizes.split(",")]
-    measure(args)
+    (measure_schedule if args.schedule_only else measure)(args)
     return 0
 
 

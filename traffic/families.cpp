@@ -79,73 +79,68 @@ std::vector<Round> round_robin_pairs(int n) {
   return rounds;
 }
 
-// A group of `size` from the available sites: the one with the most unmet pairs, then one
-// at a time the site that meets most of the group for the first time (ties: most unmet).
+// A group of `size` from the available sites `avail` (ascending): the one with the most
+// unmet pairs, then one at a time the site that meets most of the group for the first time
+// (ties: most unmet, then the lowest index). Each site's count of group members not yet met
+// grows as members join: O(n) per member instead of O(n k).
 Group greedy_group(int size, const std::vector<std::vector<char>>& met,
-                   const std::vector<int>& unmet, std::vector<char>& avail) {
-  const int n = static_cast<int>(avail.size());
+                   const std::vector<int>& unmet, std::vector<int>& avail,
+                   std::vector<int>& score) {
   Group g;
-  int seed = -1;
-  for (int s = 0; s < n; ++s) {
-    if (avail[s] && (seed < 0 || unmet[s] > unmet[seed])) seed = s;
-  }
-  g.sites.push_back(seed);
-  avail[seed] = 0;
+  auto take = [&](std::size_t at) {
+    const int s = avail[at];
+    avail.erase(avail.begin() + static_cast<long>(at));
+    g.sites.push_back(s);
+    for (int t : avail) score[t] += !met[t][s];
+  };
+  for (int t : avail) score[t] = 0;
+  std::size_t seed = 0;
+  for (std::size_t i = 1; i < avail.size(); ++i)
+    if (unmet[avail[i]] > unmet[avail[seed]]) seed = i;
+  take(seed);
   while (static_cast<int>(g.sites.size()) < size) {
-    int best = -1, best_score = -1, best_unmet = -1;
-    for (int s = 0; s < n; ++s) {
-      if (!avail[s]) continue;
-      int score = 0;
-      for (int m : g.sites) score += !met[s][m];
-      const int u = unmet[s];
-      if (score > best_score || (score == best_score && u > best_unmet)) {
-        best = s, best_score = score, best_unmet = u;
-      }
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < avail.size(); ++i) {
+      const int s = avail[i], b = avail[best];
+      if (score[s] > score[b] || (score[s] == score[b] && unmet[s] > unmet[b])) best = i;
     }
-    g.sites.push_back(best);
-    avail[best] = 0;
+    take(best);
   }
   std::sort(g.sites.begin(), g.sites.end());
   return g;
 }
 
+// Rounds of groups of k until every pair has met, greedily (greedy_group); unmet pairs are
+// counted per site as they meet (O(k^2) per group) instead of recounted every round.
 std::vector<Round> greedy_cover(int n, int k) {
   std::vector<std::vector<char>> met(n, std::vector<char>(n, 0));
-  std::vector<int> sat_out(n, 0);
-  auto unmet_of = [&](int s) {
-    int c = 0;
-    for (int t = 0; t < n; ++t) c += (t != s && !met[s][t]);
-    return c;
-  };
-  auto all_met = [&] {
-    for (int s = 0; s < n; ++s)
-      if (unmet_of(s)) return false;
-    return true;
-  };
+  std::vector<int> sat_out(n, 0), unmet(n, n - 1), score(n, 0);
+  long unmet_pairs = static_cast<long>(n) * (n - 1);  // ordered
   std::vector<Round> rounds;
-  while (!all_met() && static_cast<int>(rounds.size()) < n * n) {
-    std::vector<int> unmet(n);  // met changes only between rounds
-    for (int s = 0; s < n; ++s) unmet[s] = unmet_of(s);
+  while (unmet_pairs > 0 && static_cast<int>(rounds.size()) < n * n) {
     std::vector<int> sizes(n / k, k);
-    std::vector<char> avail(n, 1);
     if (n % k >= 2) sizes.push_back(n % k);
+    int out = -1;
     if (n % k == 1) {  // one site sits out: fewest unmet pairs, then fewest sit-outs
-      int best = 0;
+      out = 0;
       for (int s = 1; s < n; ++s) {
-        if (std::make_pair(unmet[s], sat_out[s]) < std::make_pair(unmet[best], sat_out[best]))
-          best = s;
+        if (std::make_pair(unmet[s], sat_out[s]) < std::make_pair(unmet[out], sat_out[out]))
+          out = s;
       }
-      avail[best] = 0;
-      ++sat_out[best];
+      ++sat_out[out];
     }
+    std::vector<int> avail;
+    for (int s = 0; s < n; ++s)
+      if (s != out) avail.push_back(s);
     Round round;
-    int gained = 0;
-    for (int size : sizes) round.groups.push_back(greedy_group(size, met, unmet, avail));
+    for (int size : sizes) round.groups.push_back(greedy_group(size, met, unmet, avail, score));
+    long gained = 0;
     for (const auto& g : round.groups) {
       for (int a : g.sites)
         for (int b : g.sites)
-          if (a != b && !met[a][b]) met[a][b] = 1, ++gained;
+          if (a != b && !met[a][b]) met[a][b] = 1, ++gained, --unmet[a];
     }
+    unmet_pairs -= gained;
     rounds.push_back(round);
     if (gained == 0) break;  // cannot progress (degenerate sizes)
   }
@@ -353,6 +348,11 @@ Schedule rotating_schedule(const Platform& platform, int k) {
 Schedule sequential_schedule(const Platform& platform, int k) {
   return named("sequential-" + std::to_string(k), Collective::kGroupAverage,
                one_group_per_round(rotating_groups(platform, k, "sequential")));
+}
+
+Schedule sequential_of(const Schedule& rotating, int k) {
+  return named("sequential-" + std::to_string(k), Collective::kGroupAverage,
+               one_group_per_round(rotating.rounds));
 }
 
 Schedule pairs_schedule(const Platform& platform) {

@@ -79,6 +79,8 @@ Schedule rotating_schedule(const Platform& platform, int k);
 /// `sequential-K`: the groups of rotating_schedule(platform, k), one per round (9 sites,
 /// k = 3: the 12 affine lines on continent_order, class 0 first). Errors: as rotating.
 Schedule sequential_schedule(const Platform& platform, int k);
+/// sequential_schedule(platform, k) from rotating_schedule(platform, k), its groups.
+Schedule sequential_of(const Schedule& rotating, int k);
 Schedule pairs_schedule(const Platform& platform);
 Schedule random_schedule(const Platform& platform, int k, std::uint64_t seed);
 Schedule ring_schedule(const Platform& platform, const Routing& routing);

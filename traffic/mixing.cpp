@@ -174,6 +174,65 @@ double pair_consensus_error(const Round& a, const Round& b, int n) {
   return largest_singular_value(c);
 }
 
+double pair_consensus_error_lower_bound(const Round& a, const Round& b, int n, int steps) {
+  check_sites(a, n);
+  check_sites(b, n);
+  Schedule pair;
+  pair.rounds = {a, b};
+  if (!joins_all_sites(pair, n)) return 1.0;
+  std::vector<int> in_a, in_b;
+  std::vector<double> root_a, root_b;  // sqrt of the group sizes
+  auto groups_of = [n](const Round& r, std::vector<int>& of, std::vector<double>& root) {
+    of.assign(n, -1);
+    for (const auto& g : r.groups) {
+      for (int i : g.sites) of[i] = static_cast<int>(root.size());
+      root.push_back(std::sqrt(static_cast<double>(g.sites.size())));
+    }
+    for (int i = 0; i < n; ++i)
+      if (of[i] < 0) {
+        of[i] = static_cast<int>(root.size());
+        root.push_back(1.0);
+      }
+  };
+  groups_of(a, in_a, root_a);
+  groups_of(b, in_b, root_b);
+  const Eigen::Map<const Eigen::VectorXd> ua(root_a.data(), static_cast<long>(root_a.size()));
+  const Eigen::Map<const Eigen::VectorXd> ub(root_b.data(), static_cast<long>(root_b.size()));
+  const double nd = static_cast<double>(n);
+  // C(i, j) = |b_i ^ a_j| / (ub_i ua_j) - ub_i ua_j / n; y = C^T C x.
+  Eigen::VectorXd cx(ub.size());
+  auto apply = [&](const Eigen::VectorXd& x, Eigen::VectorXd& y) {
+    const double ax = ua.dot(x) / nd;
+    cx = -ax * ub;
+    for (int s = 0; s < n; ++s) cx(in_b[s]) += x(in_a[s]) / (ub(in_b[s]) * ua(in_a[s]));
+    const double bc = ub.dot(cx) / nd;
+    y = -bc * ua;
+    for (int s = 0; s < n; ++s) y(in_a[s]) += cx(in_b[s]) / (ub(in_b[s]) * ua(in_a[s]));
+  };
+  const long m = ua.size();
+  Eigen::VectorXd q = Eigen::VectorXd::LinSpaced(m, 1.0, 2.0), prev = Eigen::VectorXd::Zero(m), w;
+  q.normalize();
+  std::vector<double> alpha, beta;
+  for (int k = 0; k < steps && k < m; ++k) {
+    apply(q, w);
+    alpha.push_back(q.dot(w));
+    w -= alpha.back() * q + (beta.empty() ? 0.0 : beta.back()) * prev;
+    const double norm = w.norm();
+    if (norm < 1e-12) break;
+    beta.push_back(norm);
+    prev = q;
+    q = w / norm;
+  }
+  const long k = static_cast<long>(alpha.size());
+  Eigen::MatrixXd t = Eigen::MatrixXd::Zero(k, k);
+  for (long i = 0; i < k; ++i) {
+    t(i, i) = alpha[i];
+    if (i + 1 < k) t(i, i + 1) = t(i + 1, i) = beta[i];
+  }
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(t, Eigen::EigenvaluesOnly);
+  return std::sqrt(std::max(0.0, es.eigenvalues().maxCoeff() - 1e-9));
+}
+
 MixingStats analyze_mixing(const Schedule& schedule, int n, bool with_rounds_to_exact) {
   MixingStats st;
   st.rho = consensus_error(period_product(schedule, n));
@@ -205,12 +264,41 @@ long rounds_to_exact(const Schedule& schedule, int n) {
   return -1;
 }
 
+namespace {
+bool spans_components(const Round& round, int n) {
+  std::size_t covered = 0;
+  for (const auto& g : round.groups) covered += g.sites.size();
+  return round.groups.size() + (static_cast<std::size_t>(n) - covered) >= 2;
+}
+
+// A period of two rounds a, b (symmetric idempotents W_a, W_b commuting with J): after
+// r >= 2 rounds the error is rho^(r-1), rho = ||W_b W_a - J||_2, since (W_b W_a)^p - J =
+// W_b S^(p-1) - J with S = W_a W_b W_a, whose Gram matrix is S^(2p-1) - J, and W_a (W_b
+// W_a)^p's is S^(2p) - J; after one round it is 1 (W_a - J projects onto a nonzero space
+// when a leaves two or more components). So r = 1 + ceil(log eps / log rho): one m x m
+// eigensolve (pair_consensus_error) instead of r rounds of O(n^2). 0 where rounding could
+// decide (log eps / log rho within 1e-6 relative of an integer, rho near 0 or 1): the
+// caller iterates then.
+long pair_rounds_to_eps(const Schedule& schedule, int n, double eps) {
+  const Round& a = schedule.rounds[0];
+  const Round& b = schedule.rounds[1];
+  if (!spans_components(a, n) || !spans_components(b, n)) return 0;
+  const double rho = pair_consensus_error(a, b, n);
+  if (!(rho > 1e-6 && rho < 1 - 1e-9)) return 0;
+  const double x = std::log(eps) / std::log(rho);
+  if (std::abs(x - std::round(x)) < 1e-6 * std::max(1.0, x)) return 0;
+  return 1 + static_cast<long>(std::ceil(x));
+}
+}  // namespace
+
 long rounds_to_eps(const Schedule& schedule, int n, double eps, long exact_limit) {
   if (!(eps > 0 && eps < 1)) throw std::invalid_argument("rounds_to_eps: need 0 < eps < 1");
   const long p = static_cast<long>(schedule.rounds.size());
   if (p == 0) return -1;
   for (const auto& round : schedule.rounds) check_sites(round, n);
   if (!joins_all_sites(schedule, n)) return -1;  // saves 2000 rounds of arithmetic
+  if (p == 2)
+    if (const long r = pair_rounds_to_eps(schedule, n, eps); r > 0) return r;
   // e = W_r ... W_1 - J; applying W gives W e (W J = J), so the error evolves linearly.
   Eigen::MatrixXd e = centering(n);
   ErrorTest test(n);

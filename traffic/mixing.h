@@ -39,6 +39,12 @@ double consensus_error(const Eigen::MatrixXd& product);
 /// each component, of zero mean, is left as it is).
 double pair_consensus_error(const Round& a, const Round& b, int n);
 
+/// A lower bound on pair_consensus_error(a, b, n) in O(n) per step: the largest Ritz value
+/// of `steps` Lanczos steps on C^T C, C the overlap matrix above applied without forming it
+/// (a Rayleigh quotient over a Krylov space; less a margin over the rounding). 1 when the
+/// rounds leave more than one component, as there.
+double pair_consensus_error_lower_bound(const Round& a, const Round& b, int n, int steps = 30);
+
 /// Summary of a schedule's mixing on n sites.
 struct MixingStats {
   double rho = 1;           ///< ||W_P ... W_1 - J||_2 over one period (0 = exact average)
@@ -63,7 +69,9 @@ MixingStats analyze_mixing(const Schedule& schedule, int n, bool with_rounds_to_
 /// `exact_limit` rounds, then by binary lifting over whole periods with powers of
 /// (M - J), M = period product: exact (up to floating point), not a rho bound. The error
 /// never increases with r, so the result is monotone in eps. Returns -1 when the schedule
-/// does not converge (e.g. a site never meets the others). Precondition: 0 < eps < 1.
+/// does not converge (e.g. a site never meets the others). A period of two rounds: 1 +
+/// ceil(log eps / log rho) from rho = pair_consensus_error (the error after r >= 2 rounds
+/// is rho^(r-1)) unless rounding could decide. Precondition: 0 < eps < 1.
 long rounds_to_eps(const Schedule& schedule, int n, double eps, long exact_limit = 2000);
 
 }  // namespace aggnet

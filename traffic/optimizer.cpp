@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "common/config_error.h"
 #include "model/routing.h"
@@ -15,6 +16,7 @@ namespace aggnet {
 
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr long kSteppedRounds = 100000;  // beyond: the time to eps is an upper bound
 
 double cyclic_time(const ScheduleEstimate& t, long rounds) {
   if (rounds < 0 || t.rounds.empty()) return kInf;
@@ -74,21 +76,28 @@ Candidate score_schedule(const Platform& platform, const Routing& routing, const
   Candidate c;
   c.schedule = schedule;
   c.family = family;
-  c.mixing = analyze_mixing(schedule, n, false);  // rounds_to_exact: not ranked on
+  // c.mixing: not ranked on; complete_candidate gives the shown rows theirs (an eigensolve).
   c.rounds_to_eps = rounds_to_eps(schedule, n, options.run.eps);
   // A one-way transfer, a reduce-scatter or an all-gather leaves no site the average.
   const Collective k = schedule.collective;
   if (k == Collective::kPointToPoint || k == Collective::kReduceScatter ||
       k == Collective::kAllGather)
     c.rounds_to_eps = -1;
-  c.timing = estimate_schedule(platform, routing, schedule, options.run);
+  // Beyond rounds_to_eps rounds of a longer period only the shown rows' mean round time
+  // needs the rest (the sum of the first rounds_to_eps rounds is the same either way).
+  const std::size_t period = schedule.rounds.size();
+  const bool partial = c.rounds_to_eps >= 0 && c.rounds_to_eps <= kSteppedRounds &&
+                       static_cast<std::size_t>(c.rounds_to_eps) < period;
+  c.timing = estimate_schedule(platform, routing, schedule, options.run,
+                               partial ? static_cast<std::size_t>(c.rounds_to_eps) : period);
+  c.period_timed = !partial;
   c.isolated_time_to_eps_s = cyclic_time(c.timing, c.rounds_to_eps);
   if (c.rounds_to_eps < 0) {
     c.time_to_eps_s = c.comm_time_to_eps_s = kInf;
     return c;
   }
   const double compute_s = rounds_compute_s(c.rounds_to_eps, platform, options.run.faults);
-  if (c.rounds_to_eps > 100000) {  // too long to step through; upper bound
+  if (c.rounds_to_eps > kSteppedRounds) {  // too long to step through; upper bound
     c.comm_time_to_eps_s = c.isolated_time_to_eps_s;
     c.time_to_eps_s = c.isolated_time_to_eps_s + compute_s;
     return c;
@@ -97,6 +106,16 @@ Candidate score_schedule(const Platform& platform, const Routing& routing, const
       simulate_steps(platform, schedule, c.timing, options.run, c.rounds_to_eps, true).makespan_s;
   c.comm_time_to_eps_s = time_to_eps_without_compute_s(c.time_to_eps_s, compute_s);
   return c;
+}
+
+void complete_candidate(Candidate& c, const Platform& platform, const Routing& routing,
+                        const OptimizerOptions& options) {
+  c.mixing = analyze_mixing(c.schedule, static_cast<int>(platform.sites.size()), false);
+  if (c.period_timed) return;
+  RunOptions run = options.run;
+  if (c.unaligned_estimate) run.general_offsets = false;
+  c.timing = estimate_schedule(platform, routing, c.schedule, run);
+  c.period_timed = true;
 }
 
 void rank_candidates(std::vector<Candidate>& cs) {
@@ -133,8 +152,11 @@ std::vector<std::pair<Schedule, std::string>> builtin_families(const Platform& p
   if (n >= 3) add(ring_schedule(platform, routing), "ring");
   add(pairs_schedule(platform), "pairs");
   const std::vector<int> sizes = group_size_ladder(n, options);
-  for (int k : sizes) add(rotating_schedule(platform, k), "rotating-k");
-  for (int k : sizes) add(sequential_schedule(platform, k), "sequential-k");
+  std::vector<Schedule> rotating;
+  for (int k : sizes) rotating.push_back(rotating_schedule(platform, k));
+  for (const Schedule& s : rotating) add(s, "rotating-k");
+  for (std::size_t i = 0; i < sizes.size(); ++i)  // = sequential_schedule, the cover once
+    add(sequential_of(rotating[i], sizes[i]), "sequential-k");
   for (int k : {2, 3, 4}) {
     if (k >= n) continue;
     for (int seed = 1; seed <= options.random_seeds; ++seed)
@@ -169,9 +191,50 @@ struct PartitionPair {
   std::size_t a, b;  // the cheaper round first: the exact average is reached after the second
 };
 
+double periods_to_eps(double rho, double eps) {
+  return rho < 1e-12 ? 1.0 : std::max(1.0, std::ceil(std::log(eps) / std::log(rho)));
+}
+
+bool before(const PartitionPair& x, const PartitionPair& y) {
+  return std::tie(x.score, x.a, x.b) < std::tie(y.score, y.a, y.b);
+}
+
+// best_pairs over sampled partitions (the exhaustive ones keep its plain search), the same
+// pairs by (score, a, b) with far fewer eigensolves: every pair's score bounded below
+// through a lower bound on its rho (periods_to_eps rises with rho), then exact rho in the
+// order of those bounds until the next bound exceeds the `most`-th best exact score.
+std::vector<PartitionPair> best_sampled_pairs(const std::vector<Round>& parts,
+                                              const std::vector<double>& t, int n, double eps,
+                                              std::size_t most) {
+  std::vector<PartitionPair> bounds;  // score: a lower bound
+  for (std::size_t a = 0; a < parts.size(); ++a)
+    for (std::size_t b = a + 1; b < parts.size(); ++b) {
+      const double low = pair_consensus_error_lower_bound(parts[a], parts[b], n);
+      if (low >= 1 - 1e-9) continue;  // so is rho
+      bounds.push_back({periods_to_eps(low, eps) * (t[a] + t[b]), a, b});
+    }
+  std::sort(bounds.begin(), bounds.end(), before);
+  std::vector<PartitionPair> best;  // a max-heap of the `most` best exact, by before
+  for (const PartitionPair& p : bounds) {
+    if (best.size() >= most && (most == 0 || p.score > best.front().score)) break;
+    const double rho = pair_consensus_error(parts[p.a], parts[p.b], n);
+    if (rho >= 1 - 1e-9) continue;
+    best.push_back({periods_to_eps(rho, eps) * (t[p.a] + t[p.b]), p.a, p.b});
+    std::push_heap(best.begin(), best.end(), before);
+    if (best.size() > most) {
+      std::pop_heap(best.begin(), best.end(), before);
+      best.pop_back();
+    }
+  }
+  std::sort(best.begin(), best.end(), before);
+  for (PartitionPair& p : best)
+    if (t[p.b] < t[p.a]) std::swap(p.a, p.b);  // the cheaper round first, as best_pairs
+  return best;
+}
+
 // The `most` best-scoring pairs of `parts`, best first.
 std::vector<PartitionPair> best_pairs(const Platform& platform, const Routing& routing,
-                                      const std::vector<Round>& parts,
+                                      const std::vector<Round>& parts, bool exhaustive,
                                       const OptimizerOptions& options, std::size_t most) {
   const int n = static_cast<int>(platform.sites.size());
   std::vector<double> t(parts.size());
@@ -179,6 +242,7 @@ std::vector<PartitionPair> best_pairs(const Platform& platform, const Routing& r
     t[i] =
         estimate_round(platform, routing, parts[i], Collective::kGroupAverage, options.run).time_s;
   }
+  if (!exhaustive) return best_sampled_pairs(parts, t, n, options.run.eps, most);
   std::vector<PartitionPair> pairs;
   for (std::size_t a = 0; a < parts.size(); ++a) {
     for (std::size_t b = a + 1; b < parts.size(); ++b) {
@@ -221,7 +285,7 @@ std::vector<Candidate> search(const Platform& platform, const Routing& routing,
     const std::vector<Round> parts = partitions_to_pair(n, k, options, exhaustive);
     if (parts.empty()) continue;
     const std::string family = exhaustive ? "partition-pair" : "sampled-pair";
-    const auto pairs = best_pairs(platform, routing, parts, options,
+    const auto pairs = best_pairs(platform, routing, parts, exhaustive, options,
                                   exhaustive ? options.refine : options.refine / 4);
     for (std::size_t i = 0; i < pairs.size(); ++i) {
       Schedule s;

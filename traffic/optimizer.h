@@ -17,8 +17,10 @@ class Routing;
 /// A scored schedule.
 struct Candidate {
   Schedule schedule;
-  std::string family;       ///< family it came from ("all-to-all", "partition-pair", ...)
-  MixingStats mixing;       ///< rho and spectral gaps (rounds_to_exact not computed: -1)
+  std::string family;  ///< family it came from ("all-to-all", "partition-pair", ...)
+  /// rho and spectral gaps (rounds_to_exact not computed: -1); left at its defaults by
+  /// score_schedule, filled in by with_mixing (not ranked on; an eigensolve per candidate).
+  MixingStats mixing;
   long rounds_to_eps = -1;  ///< rounds until consensus error <= eps (-1: never)
   ScheduleEstimate timing;  ///< analytic round times (all members start together)
   /// The decision metric (time_to_eps_without_compute_s, traffic/time_model.h) from the
@@ -36,6 +38,10 @@ struct Candidate {
   /// that need the general method (see RunOptions::general_offsets), so its times are
   /// upper estimates.
   bool unaligned_estimate = false;
+  /// False while `timing` holds only the first rounds_to_eps rounds of a longer period (all
+  /// the ranking needs: the recurrence runs rounds_to_eps steps); complete_candidate times
+  /// the rest for the rows shown.
+  bool period_timed = true;
 };
 
 struct OptimizerOptions {
@@ -77,9 +83,17 @@ std::vector<int> group_size_ladder(int n, const OptimizerOptions& options);
 /// Whether the search on `num_sites` sites is screened (see OptimizerOptions).
 bool screened_search(int num_sites, const OptimizerOptions& options);
 
-/// Scores one schedule (mixing + analytic time). Errors: as estimate_round.
+/// Scores one schedule (rounds to eps + analytic time; not its mixing). Errors: as
+/// estimate_round.
 Candidate score_schedule(const Platform& platform, const Routing& routing, const Schedule& schedule,
                          const std::string& family, const OptimizerOptions& options);
+
+/// What score_schedule leaves out, for a row to be shown: the candidate's mixing
+/// (analyze_mixing, without rounds_to_exact) and, unless period_timed, the rest of its
+/// period's rounds, timed with the options it was scored with (`options`, without the
+/// general offsets for an unaligned_estimate).
+void complete_candidate(Candidate& candidate, const Platform& platform, const Routing& routing,
+                        const OptimizerOptions& options);
 
 /// Sorts by time to eps (ties: fewer rounds, then name).
 void rank_candidates(std::vector<Candidate>& candidates);

@@ -372,7 +372,8 @@ RoundEstimate closed_form_round(const Platform& platform, const Schedule& schedu
 }  // namespace
 
 ScheduleEstimate estimate_schedule(const Platform& platform, const Routing& routing,
-                                   const Schedule& schedule, const RunOptions& params) {
+                                   const Schedule& schedule, const RunOptions& params,
+                                   std::size_t max_rounds) {
   ScheduleEstimate est;
   const bool plain_ring =
       schedule.collective == Collective::kRing && schedule.ring_step == RingStepRule::kReceive;
@@ -394,7 +395,8 @@ ScheduleEstimate estimate_schedule(const Platform& platform, const Routing& rout
     est.mean_round_s = est.rounds.back().time_s;
     return est;
   }
-  for (const auto& round : schedule.rounds) {
+  for (std::size_t r = 0; r < schedule.rounds.size() && r < max_rounds; ++r) {
+    const Round& round = schedule.rounds[r];
     est.rounds.push_back(estimate_round(platform, routing, round, schedule.collective, params));
     est.mean_round_s += est.rounds.back().time_s;
   }

@@ -108,8 +108,11 @@ struct ScheduleEstimate {
   std::vector<RoundEstimate> rounds;
   double mean_round_s = 0;
 };
+/// `max_rounds`: the group-average and ring rounds beyond it are left out (the mean is then
+/// over those timed).
 ScheduleEstimate estimate_schedule(const Platform& platform, const Routing& routing,
-                                   const Schedule& schedule, const RunOptions& params);
+                                   const Schedule& schedule, const RunOptions& params,
+                                   std::size_t max_rounds = SIZE_MAX);
 
 /// Round time of each of `steps` steps as the simulation reports it (slowest group: last
 /// delivery - first member ready), without a global barrier: each site starts step k+1's

@@ -1,6 +1,7 @@
 // Mixing math and schedule families: affine plane, all-to-all, pairs, rounds to eps.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 #include <set>
 
@@ -229,6 +230,135 @@ TEST(FastMixing, ApplyRoundEqualsTheDenseProduct) {
   const Eigen::MatrixXd dense = mixing_matrix(rounds[0], n) * e;
   apply_round(rounds[0], e);
   EXPECT_LT((e - dense).cwiseAbs().maxCoeff(), 1e-15);
+}
+
+// The greedy cover as it was written first: every count recomputed from `met` each time
+// (O(n^3 k) over a cover), the reference for rotating_rounds' incremental counts.
+Group reference_greedy_group(int size, const std::vector<std::vector<char>>& met,
+                             const std::vector<int>& unmet, std::vector<char>& avail) {
+  const int n = static_cast<int>(avail.size());
+  Group g;
+  int seed = -1;
+  for (int s = 0; s < n; ++s) {
+    if (avail[s] && (seed < 0 || unmet[s] > unmet[seed])) seed = s;
+  }
+  g.sites.push_back(seed);
+  avail[seed] = 0;
+  while (static_cast<int>(g.sites.size()) < size) {
+    int best = -1, best_score = -1, best_unmet = -1;
+    for (int s = 0; s < n; ++s) {
+      if (!avail[s]) continue;
+      int score = 0;
+      for (int m : g.sites) score += !met[s][m];
+      const int u = unmet[s];
+      if (score > best_score || (score == best_score && u > best_unmet)) {
+        best = s, best_score = score, best_unmet = u;
+      }
+    }
+    g.sites.push_back(best);
+    avail[best] = 0;
+  }
+  std::sort(g.sites.begin(), g.sites.end());
+  return g;
+}
+
+std::vector<Round> reference_greedy_cover(int n, int k) {
+  std::vector<std::vector<char>> met(n, std::vector<char>(n, 0));
+  std::vector<int> sat_out(n, 0);
+  auto unmet_of = [&](int s) {
+    int c = 0;
+    for (int t = 0; t < n; ++t) c += (t != s && !met[s][t]);
+    return c;
+  };
+  auto all_met = [&] {
+    for (int s = 0; s < n; ++s)
+      if (unmet_of(s)) return false;
+    return true;
+  };
+  std::vector<Round> rounds;
+  while (!all_met() && static_cast<int>(rounds.size()) < n * n) {
+    std::vector<int> unmet(n);  // met changes only between rounds
+    for (int s = 0; s < n; ++s) unmet[s] = unmet_of(s);
+    std::vector<int> sizes(n / k, k);
+    std::vector<char> avail(n, 1);
+    if (n % k >= 2) sizes.push_back(n % k);
+    if (n % k == 1) {  // one site sits out: fewest unmet pairs, then fewest sit-outs
+      int best = 0;
+      for (int s = 1; s < n; ++s) {
+        if (std::make_pair(unmet[s], sat_out[s]) < std::make_pair(unmet[best], sat_out[best]))
+          best = s;
+      }
+      avail[best] = 0;
+      ++sat_out[best];
+    }
+    Round round;
+    int gained = 0;
+    for (int size : sizes) round.groups.push_back(reference_greedy_group(size, met, unmet, avail));
+    for (const auto& g : round.groups) {
+      for (int a : g.sites)
+        for (int b : g.sites)
+          if (a != b && !met[a][b]) met[a][b] = 1, ++gained;
+    }
+    rounds.push_back(round);
+    if (gained == 0) break;  // cannot progress (degenerate sizes)
+  }
+  return rounds;
+}
+
+TEST(Families, RotatingCoverIsTheRecountingGreedysCover) {
+  for (int n : {10, 13, 20, 31})
+    for (int k : {3, 4, 5, 7}) {
+      const auto fast = rotating_rounds(n, k), slow = reference_greedy_cover(n, k);
+      ASSERT_EQ(fast.size(), slow.size()) << n << " " << k;
+      for (std::size_t r = 0; r < fast.size(); ++r) {
+        ASSERT_EQ(fast[r].groups.size(), slow[r].groups.size()) << n << " " << k;
+        for (std::size_t g = 0; g < fast[r].groups.size(); ++g)
+          EXPECT_EQ(fast[r].groups[g].sites, slow[r].groups[g].sites) << n << " " << k;
+      }
+    }
+}
+
+// The error after each round by the dense product and Jacobi SVD; the first r with
+// error <= eps (0 if none within `limit`).
+long dense_rounds_to_eps(const Schedule& s, int n, double eps, long limit) {
+  Eigen::MatrixXd m = Eigen::MatrixXd::Identity(n, n);
+  for (long r = 1; r <= limit; ++r) {
+    m = mixing_matrix(s.rounds[(r - 1) % s.rounds.size()], n) * m;
+    if (svd_error(m) <= eps) return r;
+  }
+  return 0;
+}
+
+TEST(FastMixing, PairRoundsToEpsIsTheDenseRoundByRoundCount) {
+  int checked = 0;
+  for (int n : {8, 12, 16})
+    for (int k : {2, 3, 4}) {
+      const auto rounds = random_rounds(n, k, 300 + n * k, 4);
+      for (std::size_t a = 0; a < rounds.size(); ++a)
+        for (std::size_t b = a + 1; b < rounds.size(); ++b)
+          for (double eps : {0.3, 1e-3}) {
+            const Schedule s = of({rounds[a], rounds[b]});
+            const long dense = dense_rounds_to_eps(s, n, eps, 120);
+            if (dense == 0) continue;  // slower than 120 rounds, or never
+            EXPECT_EQ(rounds_to_eps(s, n, eps), dense) << n << " " << k << " " << a << b;
+            ++checked;
+          }
+    }
+  EXPECT_GT(checked, 40);
+}
+
+TEST(FastMixing, PairErrorLowerBoundIsBelowItAndMeetsItOnAFullKrylovSpace) {
+  for (int n : {9, 16, 27})
+    for (int k : {2, 3, 4}) {
+      const auto rounds = random_rounds(n, k, 500 + n * k, 4);
+      for (std::size_t a = 0; a < rounds.size(); ++a)
+        for (std::size_t b = 0; b < rounds.size(); ++b) {
+          const double rho = pair_consensus_error(rounds[a], rounds[b], n);
+          EXPECT_LE(pair_consensus_error_lower_bound(rounds[a], rounds[b], n, 3), rho + 1e-12);
+          EXPECT_NEAR(pair_consensus_error_lower_bound(rounds[a], rounds[b], n, n), rho, 1e-6)
+              << n << " " << k << " " << a << " " << b;
+        }
+    }
 }
 
 }  // namespace
