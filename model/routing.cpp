@@ -41,6 +41,34 @@ struct EdgeProps {
 using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS,
                                     boost::no_property, EdgeProps>;
 
+// Canonical predecessor: the lowest-index neighbour u on a shortest (metric, hops) path.
+// Hop counts strictly increase along such edges, so this is a tree and does not depend on
+// the order of links in the file. Fills pred[v], hops[v] and hop_delay[v] (the delay of
+// the hop pred -> v, in ps) for every v reached from s.
+void canonical_predecessors(const Graph& g, const std::vector<Dist>& dist, int s,
+                            std::vector<int>& pred, std::vector<int>& hops,
+                            std::vector<std::uint64_t>& hop_delay) {
+  const Combine combine;
+  const int n = static_cast<int>(dist.size());
+  for (int v = 0; v < n; ++v) {
+    if (dist[v] == kInf) continue;
+    hops[v] = static_cast<int>(dist[v].second);
+    if (v == s) continue;
+    int best = -1;
+    std::uint64_t best_delay_ps = 0;
+    for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
+      const int u = static_cast<int>(boost::target(*e, g));
+      if (dist[u] == kInf || combine(dist[u], g[*e].weight) != dist[v]) continue;
+      if (best < 0 || u < best || (u == best && g[*e].delay_ps < best_delay_ps)) {
+        best = u;
+        best_delay_ps = g[*e].delay_ps;
+      }
+    }
+    pred[v] = best;
+    hop_delay[v] = best_delay_ps;
+  }
+}
+
 }  // namespace
 
 Routing::Routing(const Platform& platform, const std::vector<std::uint64_t>& link_metric)
@@ -86,26 +114,7 @@ Routing::Routing(const Platform& platform, const std::vector<std::uint64_t>& lin
             .distance_combine(combine)
             .distance_inf(kInf)
             .distance_zero(Dist{0, 0}));
-    // Canonical predecessor: the lowest-index neighbour u on a shortest (metric, hops)
-    // path. Hop counts strictly increase along such edges, so this is a tree and does
-    // not depend on the order of links in the file.
-    for (int v = 0; v < n_; ++v) {
-      if (dist[v] == kInf) continue;
-      hops_[s][v] = static_cast<int>(dist[v].second);
-      if (v == s) continue;
-      int best = -1;
-      std::uint64_t best_delay_ps = 0;
-      for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
-        const int u = static_cast<int>(boost::target(*e, g));
-        if (dist[u] == kInf || combine(dist[u], g[*e].weight) != dist[v]) continue;
-        if (best < 0 || u < best || (u == best && g[*e].delay_ps < best_delay_ps)) {
-          best = u;
-          best_delay_ps = g[*e].delay_ps;
-        }
-      }
-      pred_[s][v] = best;
-      hop_delay[v] = best_delay_ps;
-    }
+    canonical_predecessors(g, dist, s, pred_[s], hops_[s], hop_delay);
     path_delays_from(s, hop_delay);
     first_hop_from(s);
   }
