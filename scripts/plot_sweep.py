@@ -14,7 +14,8 @@ Writes, when the sweep has the axes they need:
                                  axis and each front point names the tier its run needs
                                  and the memory's cost (the run JSON's `memory`,
                                  docs/memory-tiers.md);
-  variants.{png,svg}             the metric and slowdown per variant (sweeps without a
+  variants.{png,svg}             the metric and slowdown per variant, over one data centre
+                                 (the fastest variant's co-located reference; sweeps without a
                                  buffer axis, e.g. the ablation);
 and plot_numbers.txt with the numbers behind every plot. Exit status 3 (with a one-line
 message) when matplotlib is missing, 2 on a database it cannot read.
@@ -681,6 +682,21 @@ def plot_winner_heatmap(rows, failed, axes, buf, cat, rate, metric, params, out,
             for b in bufs if (b, k) in best))
 
 
+def common_slowdown(row, group):
+    """The row's mean step time over the fastest co-located reference among its group's
+    variants: one data centre for every variant (each run's own slowdown_vs_colocated
+    divides by the reference of its own variant, so variants would not compare)."""
+    refs = [r["colocated_step_time_s_mean"] for r in group
+            if r.get("colocated_step_time_s_mean")]
+    if not refs or row.get("step_time_s_mean") is None:
+        return None
+    return row["step_time_s_mean"] / min(refs)
+
+
+def variant_value(row, key, group):
+    return common_slowdown(row, group) if key == "slowdown_vs_colocated" else row.get(key)
+
+
 def plot_variants(rows, axes, cat, metric, params, out, written, numbers):
     """Variants side by side (category other than schedule, e.g. the ablation): one bar per
     variant, one bar group per combination of the other axes."""
@@ -697,17 +713,19 @@ def plot_variants(rows, axes, cat, metric, params, out, written, numbers):
     width = 0.8 / max(1, len(groups))
     for ax, key in zip(axs, (metric, slow)):
         for gi, g in enumerate(groups):
+            in_group = [r for r in rows if group_key(r, axes, {cat["name"]}) == g]
             vals = []
             for lab in labels:
-                v = [r[key] for r in rows if r[cat["name"]] == lab and
-                     group_key(r, axes, {cat["name"]}) == g and r.get(key) is not None]
+                v = [variant_value(r, key, in_group) for r in in_group
+                     if r[cat["name"]] == lab and variant_value(r, key, in_group) is not None]
                 vals.append(v[0] if v else 0)
             ax.bar([i + gi * width for i in range(len(labels))], vals, width, label=g or "all")
             numbers.append(f"# {key} per {cat['name']}" + (f" [{g}]" if g else "") + ": " +
                            ", ".join(f"{lab}={v:.6g}" for lab, v in zip(labels, vals)))
         ax.set_xticks([i + 0.4 - width / 2 for i in range(len(labels))])
         ax.set_xticklabels(labels, rotation=20, ha="right")
-        ax.set_ylabel(metric_words(key))
+        ax.set_ylabel(metric_words(key) if key != slow else
+                      "slowdown vs one data centre, the fastest variant's (\u00d7)")
         ax.set_title(metric_words(key).split(" (")[0].capitalize(), fontsize=10)
         if key == slow:
             ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
