@@ -36,6 +36,15 @@ BUFFER = "0B"  # the platform's own FPGA buffer
 # The ring's hop rate: steps so that each size carries about a million WAN chunk-hops (a
 # one-step 9-site ring at 256 MiB is 4,176 hops in 3 ms of CPU: noise, not a rate).
 RING_RATE_STEPS = {9: 256, 27: 64, 81: 16, 243: 4, 1000: 1}
+# The issue's own measure: the gradient scaled with the sites, n x 256 KiB, so that every
+# size's ring segments are one 256 KiB chunk, as at 1,000 sites with 256 MiB: the same work
+# per hop at every size. Steps for about a million hops (2 (n - 1) n per step).
+SEGMENT_KIB = 256
+
+
+def scaled_ring_args(n):
+    steps = max(1, round(1e6 / (2 * (n - 1) * n)))
+    return f"{n * SEGMENT_KIB}KiB", steps
 
 
 def bench_json(cmd):
@@ -108,6 +117,14 @@ def measure(args):
                 "hops_per_cpu_s": ring["hops_per_cpu_s"],
                 "kernel_events_per_cpu_s": kernel["events_per_cpu_s"]}
             print(n, "ring rate", numbers["ring_rate"][str(n)], flush=True)
+            gradient, steps = scaled_ring_args(n)
+            kernel, ring = least_in_turns(bench, [platform, "ring", gradient, BUFFER, str(steps)],
+                                          args.repeats)
+            numbers.setdefault("ring_rate_scaled", {})[str(n)] = {
+                "gradient": gradient, "steps": steps, "hops": ring["hops"],
+                "sim_cpu_s": ring["sim_cpu_s"], "hops_per_cpu_s": ring["hops_per_cpu_s"],
+                "kernel_events_per_cpu_s": kernel["events_per_cpu_s"]}
+            print(n, "ring rate, G scaled", numbers["ring_rate_scaled"][str(n)], flush=True)
             if n in args.schedule_sizes and not args.ring_rate_only:
                 numbers["schedule"][str(n)] = schedule_cpu(aggnet, platform)
                 print(n, "schedule", numbers["schedule"][str(n)], flush=True)
@@ -131,24 +148,34 @@ def table(numbers):
                       if r else ["not measured", "-"])
         out.append(f"| {int(n):,} | " + " | ".join(cells) + " |")
     out += ["", "The ring without the reference: WAN chunk-hops per CPU-second of the "
-            "simulation, against the bare kernel's event rate measured in turns with it.", "",
-            "| sites | steps | chunk-hops | sim CPU s | chunk-hops/CPU-s | kernel events/CPU-s | "
-            "% of kernel | vs 9 sites |", "|---|---|---|---|---|---|---|---|"]
-    rates = numbers["ring_rate"]
-    base = rates.get("9", {}).get("hops_per_cpu_s")
-    for n in sorted(rates, key=int):
-        r = rates[n]
-        vs = f"{base / r['hops_per_cpu_s']:.2f}x lower" if base else "-"
-        out.append(f"| {int(n):,} | {r['steps']} | {r['hops']:,} | {r['sim_cpu_s']:.3f} | "
-                   f"{r['hops_per_cpu_s'] / 1e6:.2f} M | "
-                   f"{r['kernel_events_per_cpu_s'] / 1e6:.1f} M | "
-                   f"{100 * r['hops_per_cpu_s'] / r['kernel_events_per_cpu_s']:.1f} % | {vs} |")
+            "simulation, against the bare kernel's event rate measured in turns with it. "
+            f"G = {numbers['gradient']} at every size:", ""]
+    out += rate_rows(numbers["ring_rate"], "steps")
+    if numbers.get("ring_rate_scaled"):
+        out += ["", f"The issue's measure, G scaled with the sites (n x {SEGMENT_KIB} KiB: every "
+                "segment one chunk, as at 1,000 sites with 256 MiB):", ""]
+        out += rate_rows(numbers["ring_rate_scaled"], "G, steps")
     if numbers["schedule"]:
         out += ["", "| `aggnet schedule` | CPU s | peak RSS MiB |", "|---|---|---|"]
         for n in sorted(numbers["schedule"], key=int):
             s = numbers["schedule"][n]
             out.append(f"| {int(n):,} sites | {s['cpu_s']:.2f} | {s['peak_rss_mib']:.0f} |")
     return "\n".join(out) + "\n"
+
+
+def rate_rows(rates, steps_head):
+    rows = [f"| sites | {steps_head} | chunk-hops | sim CPU s | chunk-hops/CPU-s | "
+            "kernel events/CPU-s | % of kernel | vs 9 sites |", "|---|---|---|---|---|---|---|---|"]
+    base = rates.get("9", {}).get("hops_per_cpu_s")
+    for n in sorted(rates, key=int):
+        r = rates[n]
+        vs = f"{base / r['hops_per_cpu_s']:.2f}x lower" if base else "-"
+        steps = f"{r['gradient']}, {r['steps']}" if "gradient" in r else str(r["steps"])
+        rows.append(f"| {int(n):,} | {steps} | {r['hops']:,} | {r['sim_cpu_s']:.3f} | "
+                    f"{r['hops_per_cpu_s'] / 1e6:.2f} M | "
+                    f"{r['kernel_events_per_cpu_s'] / 1e6:.1f} M | "
+                    f"{100 * r['hops_per_cpu_s'] / r['kernel_events_per_cpu_s']:.1f} % | {vs} |")
+    return rows
 
 
 def with_table(doc, text):
