@@ -202,15 +202,7 @@ void GroupAverageProgram::begin_results(std::uint64_t now_ps, Actions& out) {
 }
 
 void GroupAverageProgram::await_results(std::uint64_t now_ps, Actions& out) {
-  const std::uint64_t& complete = complete_chunks_[step_];
-  if (complete < chunks_) {
-    out.wait.kind = Wait::Kind::kAwait;
-    out.wait.count = &complete;
-    out.wait.target = chunks_;
-    out.wait.retry_at_ps = retry_at();
-    return;
-  }
-  finish_round(now_ps);
+  if (!out.await(complete_chunks_[step_], chunks_, retry_at())) finish_round(now_ps);
 }
 
 void GroupAverageProgram::finish_round(std::uint64_t now_ps) {

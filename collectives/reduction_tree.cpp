@@ -96,13 +96,7 @@ void ReductionTreeProgram::resume(std::uint64_t now_ps, bool, Actions& out) {
 }
 
 void ReductionTreeProgram::await_results(std::uint64_t now_ps, Actions& out) {
-  const std::uint64_t& complete = complete_[step_];
-  if (complete < chunks_) {
-    out.wait.kind = Wait::Kind::kAwait;
-    out.wait.count = &complete;
-    out.wait.target = chunks_;
-    return;
-  }
+  if (out.await(complete_[step_], chunks_)) return;
   waiting_ = false;
   wait_since_ps_ = now_ps;
   received_.erase(step_);
