@@ -303,4 +303,12 @@ int guarded(const char* where, const std::function<int()>& body) {
   }
 }
 
+int run_command(const char* where, options::Command command, const std::string& caption, int argc,
+                char** argv, const std::function<int(OptionValues)>& body) {
+  return guarded(where, [&] {
+    auto values = read(where, command, caption, argc, argv);
+    return values ? body(std::move(*values)) : 0;
+  });
+}
+
 }  // namespace aggnet::cli

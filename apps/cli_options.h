@@ -75,4 +75,9 @@ std::string self_executable();
 /// status 2, any other exception "WHERE: what" and status 1.
 int guarded(const char* where, const std::function<int()>& body);
 
+/// A table command's whole run, guarded: its options read (read(where, command, caption)),
+/// then `body` with them; --help prints the help and returns 0 without running `body`.
+int run_command(const char* where, options::Command command, const std::string& caption, int argc,
+                char** argv, const std::function<int(options::OptionValues)>& body);
+
 }  // namespace aggnet::cli

@@ -25,7 +25,6 @@ namespace {
 
 using nlohmann::json;
 
-const char* kWhere = "aggnet platform";
 const char* kCaption =
     "aggnet platform: a platform's sites, links, routes (shortest one-way delay) and the "
     "multicast tree from every site to all others, and the physical bound on averaging "
@@ -236,28 +235,28 @@ std::string tables(const json& doc) {
 }  // namespace
 
 int cmd_platform(int argc, char** argv) {
-  return cli::guarded(kWhere, [&] {
-    const auto values = cli::read(kWhere, options::kPlatform, kCaption, argc, argv);
-    if (!values) return 0;
-    cli::check_outputs(*values);
-    const Platform platform = cli::load_platform(*values, RunOptions{});
-    const Routing routing(platform);
-    json doc = {{"platform", platform.name},
-                {"file", platform.file},
-                {"sites", sites_json(platform)},
-                {"links", links_json(platform)},
-                {"bound", bound_json(platform, values->bytes("gradient"))},
-                {"forest", forest_json(platform, routing, values->bytes("gradient"))}};
-    if (platform.sites.size() <= kListedSitesMax || values->flag("routes")) {
-      doc["routes"] = routes_json(platform, routing);
-      doc["trees"] = trees_json(platform, routing);
-    }
-    tidy_numbers(doc);
-    const std::string& out = values->text("json");
-    if (!is_stdout(out)) std::cout << tables(doc);
-    if (!out.empty()) write_file_atomically(out, doc.dump(2) + "\n");
-    return 0;
-  });
+  return cli::run_command(
+      "aggnet platform", options::kPlatform, kCaption, argc, argv,
+      [](const options::OptionValues& values) {
+        cli::check_outputs(values);
+        const Platform platform = cli::load_platform(values, RunOptions{});
+        const Routing routing(platform);
+        json doc = {{"platform", platform.name},
+                    {"file", platform.file},
+                    {"sites", sites_json(platform)},
+                    {"links", links_json(platform)},
+                    {"bound", bound_json(platform, values.bytes("gradient"))},
+                    {"forest", forest_json(platform, routing, values.bytes("gradient"))}};
+        if (platform.sites.size() <= kListedSitesMax || values.flag("routes")) {
+          doc["routes"] = routes_json(platform, routing);
+          doc["trees"] = trees_json(platform, routing);
+        }
+        tidy_numbers(doc);
+        const std::string& out = values.text("json");
+        if (!is_stdout(out)) std::cout << tables(doc);
+        if (!out.empty()) write_file_atomically(out, doc.dump(2) + "\n");
+        return 0;
+      });
 }
 
 }  // namespace aggnet

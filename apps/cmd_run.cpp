@@ -240,10 +240,8 @@ nlohmann::json routing_json(const RunSetup& s) {
           {"search_evaluations", p.evaluations}};
 }
 
-std::optional<RunSetup> prepare(int argc, char** argv) {
-  auto values = cli::read(kWhere, options::kRun, kCaption, argc, argv);
-  if (!values) return std::nullopt;
-  RunSetup s(std::move(*values));
+RunSetup prepare(OptionValues values) {
+  RunSetup s(std::move(values));
   s.options = options::to_run_options(s.values);
   s.colocated = !s.values.flag("no-colocated");
   // An output on the standard output replaces the table there.
@@ -567,10 +565,8 @@ int simulate(const RunSetup& s) {
 }  // namespace
 
 int cmd_run(int argc, char** argv) {
-  return cli::guarded(kWhere, [&] {
-    const auto setup = prepare(argc, argv);
-    return setup ? simulate(*setup) : 0;
-  });
+  return cli::run_command(kWhere, options::kRun, kCaption, argc, argv,
+                          [](OptionValues values) { return simulate(prepare(std::move(values))); });
 }
 
 }  // namespace aggnet

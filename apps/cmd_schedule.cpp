@@ -35,7 +35,6 @@ namespace {
 namespace fs = std::filesystem;
 using options::OptionValues;
 
-const char* kWhere = "aggnet schedule";
 const char* kCaption =
     "aggnet schedule: rank schedules by analytic time to eps-consensus (and --verify them "
     "against the simulation). Send offsets (--alignment auto/arrival): for every group of "
@@ -348,40 +347,38 @@ void plan_routing(const OptionValues& values, const Platform& platform, RunOptio
       fmt_time(plan.time_before_s), fmt_time(plan.time_after_s));
 }
 
-int run_schedule(int argc, char** argv) {
-  const auto values = cli::read(kWhere, options::kSchedule, kCaption, argc, argv);
-  if (!values) return 0;
+int run_schedule(const OptionValues& values) {
   OptimizerOptions opt;
-  opt.run = options::to_run_options(*values);
+  opt.run = options::to_run_options(values);
   const RunOptions& run = opt.run;
-  cli::check_outputs(*values);
+  cli::check_outputs(values);
   // `--out -`: the schedule YAML is the standard output, the table goes to stderr.
-  const TableToStderr table_to_stderr(is_stdout(values->text("out")));
-  const Platform platform = cli::load_platform(*values, run);
-  cli::check_buffers(*values, platform, run);
-  plan_routing(*values, platform, opt.run);
+  const TableToStderr table_to_stderr(is_stdout(values.text("out")));
+  const Platform platform = cli::load_platform(values, run);
+  cli::check_buffers(values, platform, run);
+  plan_routing(values, platform, opt.run);
   const Routing routing(platform, run.link_metric);
   const int n = static_cast<int>(platform.sites.size());
-  std::vector<Candidate> cs = candidates(*values, platform, routing, opt);
+  std::vector<Candidate> cs = candidates(values, platform, routing, opt);
   std::cout << fmt::format(
       "Platform {} ({} sites), gradient {}, chunk {}, buffer {}, {}, eps {}: {} candidates\n",
       platform.name, n, format_bytes(run.gradient_bytes), format_bytes(run.chunk_bytes),
       run.buffer_bytes ? format_bytes(run.buffer_bytes) : std::string("platform's"),
-      values->text("flow-control"), run.eps, cs.size());
-  if (!values->has("schedules") && screened_search(n, opt))
+      values.text("flow-control"), run.eps, cs.size());
+  if (!values.has("schedules") && screened_search(n, opt))
     std::cout << fmt::format(
         "(screened search, a heuristic beyond {} sites: every candidate timed without the "
         "send offsets of its groups beyond the closed form, those within {}x the best "
         "group-average time timed again with them and ranked exactly; rows marked * keep the "
         "time without them)\n",
         opt.exhaustive_alignment_sites, opt.alignment_window);
-  if (!values->has("schedules") && n > opt.every_group_size_sites)
+  if (!values.has("schedules") && n > opt.every_group_size_sites)
     std::cout << fmt::format(
         "(group sizes, a heuristic beyond {} sites: rotating-k and sequential-k for k <= 8, the "
         "divisors of {} and a ladder growing by 1.25x, not every k)\n",
         opt.every_group_size_sites, n);
   std::cout << "\n";
-  print_table(cs, static_cast<int>(values->integer("top")), platform, routing, opt);
+  print_table(cs, static_cast<int>(values.integer("top")), platform, routing, opt);
   if (const Candidate* best = best_group_average(cs)) {
     std::cout << fmt::format(
         "\nbest group-average (multicast + in-line aggregation) schedule: {} ({}), time to "
@@ -389,16 +386,17 @@ int run_schedule(int argc, char** argv) {
         best->schedule.name, best->family, fmt_time(best->comm_time_to_eps_s),
         cs.front().schedule.name);
   }
-  const std::string& out = values->text("out");
+  const std::string& out = values.text("out");
   if (!out.empty() && !cs.empty()) write_winner(cs, platform, out, table_to_stderr);
-  if (values->flag("verify")) return verify(*values, platform, routing, cs, run);
+  if (values.flag("verify")) return verify(values, platform, routing, cs, run);
   return 0;
 }
 
 }  // namespace
 
 int cmd_schedule(int argc, char** argv) {
-  return cli::guarded(kWhere, [&] { return run_schedule(argc, argv); });
+  return cli::run_command("aggnet schedule", options::kSchedule, kCaption, argc, argv,
+                          run_schedule);
 }
 
 }  // namespace aggnet

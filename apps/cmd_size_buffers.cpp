@@ -24,7 +24,6 @@ namespace {
 
 using options::OptionValues;
 
-const char* kWhere = "aggnet size-buffers";
 const char* kCaption =
     "aggnet size-buffers: smallest FPGA buffer per site meeting a round-time target";
 
@@ -60,24 +59,24 @@ SizingRequest prepare(const OptionValues& values) {
 }  // namespace
 
 int cmd_size_buffers(int argc, char** argv) {
-  return cli::guarded(kWhere, [&] {
-    const auto values = cli::read(kWhere, options::kSizeBuffers, kCaption, argc, argv);
-    if (!values) return 0;
-    const SizingRequest request = prepare(*values);
-    const SizingResult result = size_buffers(request);
-    const std::string& json = values->text("json");
-    const std::string& csv = values->text("csv");
-    // An output on the standard output replaces the table there.
-    if (!values->flag("quiet") && !is_stdout(json) && !is_stdout(csv))
-      std::cout << sizing_table(request, result);
-    if (!json.empty()) {
-      nlohmann::json document = sizing_json(request, result);
-      tidy_numbers(document);
-      write_file_atomically(json, document.dump(2) + "\n");
-    }
-    if (!csv.empty()) write_file_atomically(csv, sizing_csv(request, result));
-    return 0;
-  });
+  return cli::run_command("aggnet size-buffers", options::kSizeBuffers, kCaption, argc, argv,
+                          [](const OptionValues& values) {
+                            const SizingRequest request = prepare(values);
+                            const SizingResult result = size_buffers(request);
+                            const std::string& json = values.text("json");
+                            const std::string& csv = values.text("csv");
+                            // An output on the standard output replaces the table there.
+                            if (!values.flag("quiet") && !is_stdout(json) && !is_stdout(csv))
+                              std::cout << sizing_table(request, result);
+                            if (!json.empty()) {
+                              nlohmann::json document = sizing_json(request, result);
+                              tidy_numbers(document);
+                              write_file_atomically(json, document.dump(2) + "\n");
+                            }
+                            if (!csv.empty())
+                              write_file_atomically(csv, sizing_csv(request, result));
+                            return 0;
+                          });
 }
 
 }  // namespace aggnet

@@ -6,11 +6,7 @@
 namespace aggnet {
 
 GroupAverageProgram::GroupAverageProgram(ProgramContext context)
-    : context_(std::move(context)), chunks_(context_.chunks()) {}
-
-bool GroupAverageProgram::communicates(int step) const {
-  return context_.plan_of(step).group.size() > 1;
-}
+    : GroupRoundProgram(std::move(context), /*ready_on_tree=*/true) {}
 
 void GroupAverageProgram::set_waiting(Waiting what, std::uint64_t now_ps) {
   wait_what_ = what;
@@ -18,104 +14,26 @@ void GroupAverageProgram::set_waiting(Waiting what, std::uint64_t now_ps) {
   wait_since_ps_ = now_ps;
 }
 
-void GroupAverageProgram::start(int step, std::uint64_t now_ps, Actions& out) {
-  step_ = step;
-  plan_ = &context_.plan_of(step);
-  agreed_ps_ = first_send_ps_ = kNever;
-  if (plan_->group.size() <= 1) return;  // sits the round out (out.wait: done)
-  receivers_.clear();
-  for (int s : plan_->group)
-    if (s != context_.site) receivers_.push_back(s);
-  if (!plan_->aligned_start) return begin_sending(now_ps, out);
-  // Aligned start: tell every other member we are ready (time-stamped on synchronised
-  // clocks); with multicast once, on this site's tree, as its data.
-  own_ready_ps_[step] = now_ps;
-  if (context_.multicast) {
-    send_ready(-1, plan_->tree_id, false, false, step, out);
-  } else {
-    for (int d : receivers_) send_ready(d, -1, false, false, step, out);
+void GroupAverageProgram::resume_sending(std::uint64_t now_ps, bool retry, Actions& out) {
+  if (retry && (phase_ == Phase::kCredits || phase_ == Phase::kResults)) {
+    retry_at_ps_ = now_ps + plan_->retransmit_timeout_ps;
+    regrant(out);
   }
-  set_waiting(Waiting::kReady, now_ps);
-  retry_at_ps_ = now_ps + plan_->retransmit_timeout_ps;
-  phase_ = Phase::kReady;
-  await_ready(now_ps, out);
-}
-
-void GroupAverageProgram::send_ready(int dst, int tree_id, bool reply, bool repeat, int step,
-                                     Actions& out) {
-  Send& s = out.send(Send::Kind::kReady, step);
-  s.dst = dst;
-  s.tree_id = tree_id;
-  s.stamp_ps = own_ready_ps_.at(step);
-  s.reply = reply;
-  s.repeat = repeat;
-}
-
-bool GroupAverageProgram::heard_from(int step, int site) const {
-  const auto it = ready_.find(step);
-  return it != ready_.end() &&
-         std::find(it->second.from.begin(), it->second.from.end(), site) != it->second.from.end();
-}
-
-// Once every member's ready message is in: start at last ready + start_delay, a time every
-// member computes alike and has reached once all messages could have arrived.
-void GroupAverageProgram::await_ready(std::uint64_t now_ps, Actions& out) {
-  auto& ready = ready_[step_];
-  if (ready.from.size() < receivers_.size()) {
-    out.wait.kind = Wait::Kind::kAwait;
-    out.wait.retry_at_ps = retry_at();
-    return;
-  }
-  set_waiting(Waiting::kNothing, now_ps);
-  ready.started = true;
-  const std::uint64_t start =
-      std::max(ready.latest_ps, own_ready_ps_.at(step_)) + plan_->start_delay_ps;
-  if (start <= now_ps) return begin_sending(now_ps, out);
-  phase_ = Phase::kAligned;
-  out.wait.kind = Wait::Kind::kUntil;
-  out.wait.at_ps = start;
-}
-
-// Loss recovery: a member not heard from gets the message again every timeout.
-void GroupAverageProgram::resend_ready(std::uint64_t now_ps, Actions& out) {
-  retry_at_ps_ = now_ps + plan_->retransmit_timeout_ps;
-  for (int d : plan_->group) {
-    if (d == context_.site || heard_from(step_, d)) continue;
-    send_ready(d, -1, false, true, step_, out);
-    ++counters_.control_retransmissions;
-  }
-}
-
-void GroupAverageProgram::resume(std::uint64_t now_ps, bool retry, Actions& out) {
   switch (phase_) {
-    case Phase::kReady:
-      if (retry) resend_ready(now_ps, out);
-      return await_ready(now_ps, out);
-    case Phase::kAligned:
-      return begin_sending(now_ps, out);
     case Phase::kOffset:
       first_send_ps_ = now_ps;
       next_chunk_ = 0;
       return send_credit_clocked(now_ps, out);
     case Phase::kCredits:
-      if (retry) {
-        retry_at_ps_ = now_ps + plan_->retransmit_timeout_ps;
-        regrant(out);
-      }
       return send_credit_clocked(now_ps, out);
     case Phase::kPaced:
       return begin_results(now_ps, out);
     case Phase::kResults:
-      if (retry) {
-        retry_at_ps_ = now_ps + plan_->retransmit_timeout_ps;
-        regrant(out);
-      }
       return await_results(now_ps, out);
   }
 }
 
 void GroupAverageProgram::begin_sending(std::uint64_t now_ps, Actions& out) {
-  agreed_ps_ = now_ps;
   if (context_.credit) return begin_credit(now_ps, out);
   begin_paced(now_ps, out);
 }
@@ -132,7 +50,7 @@ void GroupAverageProgram::begin_credit(std::uint64_t now_ps, Actions& out) {
   windows_.erase(windows_.begin(), windows_.lower_bound({step_, -1}));  // finished rounds
   send_grants(false, out);
   phase_ = Phase::kOffset;
-  if (offset == 0) return resume(now_ps, false, out);
+  if (offset == 0) return resume_sending(now_ps, false, out);
   out.wait.kind = Wait::Kind::kOffset;
   out.wait.at_ps = now_ps + offset;
 }
@@ -202,15 +120,7 @@ void GroupAverageProgram::begin_results(std::uint64_t now_ps, Actions& out) {
 }
 
 void GroupAverageProgram::await_results(std::uint64_t now_ps, Actions& out) {
-  const std::uint64_t& complete = complete_chunks_[step_];
-  if (complete < chunks_) {
-    out.wait.kind = Wait::Kind::kAwait;
-    out.wait.count = &complete;
-    out.wait.target = chunks_;
-    out.wait.retry_at_ps = retry_at();
-    return;
-  }
-  finish_round(now_ps);
+  if (!out.await(complete_chunks_[step_], chunks_, retry_at())) finish_round(now_ps);
 }
 
 void GroupAverageProgram::finish_round(std::uint64_t now_ps) {
@@ -245,23 +155,6 @@ void GroupAverageProgram::send_grants(bool repeat, Actions& out) {
     s.credits = static_cast<std::uint32_t>(plan_->own_slots);
     s.repeat = repeat;
   }
-}
-
-// A ready message carries its sender's ready stamp. Loss recovery: a member that hears a
-// repeated ready message answers with its own (`reply`, never answered), in case its
-// first one was the one lost.
-void GroupAverageProgram::on_ready(int src, int step, std::uint64_t stamp_ps, bool reply,
-                                   Actions& out) {
-  auto& ready = ready_[step];
-  const bool known = std::find(ready.from.begin(), ready.from.end(), src) != ready.from.end();
-  if (!known) {
-    ready.from.push_back(src);
-    ready.latest_ps = std::max(ready.latest_ps, stamp_ps);
-    ++counters_.progress;
-  }
-  const bool repeated = known || ready.started;
-  if (context_.reliable && repeated && !reply && own_ready_ps_.count(step))
-    send_ready(src, -1, true, false, step, out);
 }
 
 // A credit or grant sent again (control retransmission) that changes nothing is no
@@ -362,12 +255,7 @@ bool GroupAverageProgram::accept_once(const Arrival& a, Actions& out, Verdict& v
   return false;
 }
 
-std::string GroupAverageProgram::waiting_for(const std::vector<std::string>& codes) const {
-  auto names = [&](const std::vector<int>& sites) {
-    std::string out;
-    for (int s : sites) out += (out.empty() ? "" : ",") + codes.at(static_cast<std::size_t>(s));
-    return out;
-  };
+std::string GroupAverageProgram::sending_waits_for(const std::vector<std::string>& codes) const {
   const int step = wait_step_;
   const std::string of_step = " of step " + std::to_string(step);
   std::vector<int> missing, others;
@@ -376,21 +264,17 @@ std::string GroupAverageProgram::waiting_for(const std::vector<std::string>& cod
   switch (wait_what_) {
     case Waiting::kNothing:
       return "";
-    case Waiting::kReady:
-      for (int d : others)
-        if (!heard_from(step, d)) missing.push_back(d);
-      return "ready messages" + of_step + " from " + names(missing);
     case Waiting::kCredits:
       for (int d : others) {
         const auto it = windows_.find({step, d});
         if (it == windows_.end() || !it->second.open()) missing.push_back(d);
       }
-      return "credits" + of_step + " from " + names(missing);
+      return "credits" + of_step + " from " + names(missing, codes);
     case Waiting::kResults: {
       const auto it = complete_chunks_.find(step);
       const std::uint64_t done = it == complete_chunks_.end() ? 0 : it->second;
       return "results" + of_step + " (" + std::to_string(done) + " of " + std::to_string(chunks_) +
-             " chunks complete; contributions from " + names(others) + ")";
+             " chunks complete; contributions from " + names(others, codes) + ")";
     }
   }
   return "";

@@ -1,8 +1,8 @@
-// Group average (the intelligent WAN): in each round a site sends its gradient in chunks to
-// its group (once on its multicast tree, or one unicast copy per member), paced or clocked
-// by credits, optionally after an aligned start (ready messages) and at a send offset per
-// receiver, and waits for one reduced chunk per chunk index (or, when the FPGAs do not
-// aggregate, every other member's contribution).
+// Group average (the intelligent WAN), a group round (group_round.h): in each round a site
+// sends its gradient in chunks to its group (once on its multicast tree, or one unicast
+// copy per member), paced or clocked by credits, optionally after an aligned start (ready
+// messages) and at a send offset per receiver, and waits for one reduced chunk per chunk
+// index (or, when the FPGAs do not aggregate, every other member's contribution).
 #pragma once
 
 #include <cstdint>
@@ -13,35 +13,26 @@
 #include <utility>
 #include <vector>
 
-#include "collectives/paced_schedule.h"
-#include "collectives/program.h"
+#include "collectives/group_round.h"
 
 namespace aggnet {
 
-class GroupAverageProgram : public CollectiveProgram {
+class GroupAverageProgram : public GroupRoundProgram {
  public:
   explicit GroupAverageProgram(ProgramContext context);
-  bool communicates(int step) const override;
-  void start(int step, std::uint64_t now_ps, Actions& out) override;
-  void resume(std::uint64_t now_ps, bool retry, Actions& out) override;
   Verdict on_arrival(const Arrival& arrival, std::uint64_t now_ps, Actions& out) override;
-  void on_ready(int src, int step, std::uint64_t stamp_ps, bool reply, Actions& out) override;
   void on_grant(int src, int step, std::uint32_t credits) override;
   void on_credit(int src, int step, std::uint32_t freed) override;
   void on_acknowledged(int src, int step) override;
   void on_tree_rerouted(int tree_id, std::uint64_t now_ps, Actions& out) override;
-  std::string waiting_for(const std::vector<std::string>& codes) const override;
-  std::uint64_t waiting_since_ps() const override { return wait_since_ps_; }
-  std::uint64_t agreed_start_ps() const override { return agreed_ps_; }
-  std::uint64_t first_send_ps() const override { return first_send_ps_; }
 
  private:
-  enum class Phase { kReady, kAligned, kOffset, kCredits, kPaced, kResults };
-  enum class Waiting { kNothing, kReady, kCredits, kResults };
+  enum class Phase { kOffset, kCredits, kPaced, kResults };
+  enum class Waiting { kNothing, kCredits, kResults };
+  void begin_sending(std::uint64_t now_ps, Actions& out) override;
+  void resume_sending(std::uint64_t now_ps, bool retry, Actions& out) override;
+  std::string sending_waits_for(const std::vector<std::string>& codes) const override;
   void set_waiting(Waiting what, std::uint64_t now_ps);
-  void await_ready(std::uint64_t now_ps, Actions& out);
-  void resend_ready(std::uint64_t now_ps, Actions& out);
-  void begin_sending(std::uint64_t now_ps, Actions& out);
   void begin_credit(std::uint64_t now_ps, Actions& out);
   void send_credit_clocked(std::uint64_t now_ps, Actions& out);
   void begin_paced(std::uint64_t now_ps, Actions& out);
@@ -49,14 +40,11 @@ class GroupAverageProgram : public CollectiveProgram {
   void await_results(std::uint64_t now_ps, Actions& out);
   void finish_round(std::uint64_t now_ps);
   void send_contribution(int dst, Actions& out);
-  void send_ready(int dst, int tree_id, bool reply, bool repeat, int step, Actions& out);
   void regrant(Actions& out);
   void send_grants(bool repeat, Actions& out);
   bool credits_missing();
-  std::uint64_t retry_at() const { return context_.reliable ? retry_at_ps_ : kNever; }
   bool accept_once(const Arrival& arrival, Actions& out, Verdict& verdict);
   void acknowledge(int dst, int step, std::uint32_t chunk, Actions& out);
-  bool heard_from(int step, int site) const;
 
   // Receipts of the step whose results arrive now: looked up once per step, not once per
   // result (map entries stay put until erased). Only a step not yet finished is cached.
@@ -74,34 +62,19 @@ class GroupAverageProgram : public CollectiveProgram {
     std::int64_t granted = -1, freed = 0, spent = 0, acked = 0;
     bool open() const { return granted >= 0 && granted + std::max(freed, acked) - spent > 0; }
   };
-  struct ReadyState {
-    std::vector<int> from;        // members whose ready message arrived
-    std::uint64_t latest_ps = 0;  // latest ready stamp among them
-    bool started = false;         // this site has passed the agreed start
-  };
 
-  ProgramContext context_;
-  std::uint64_t chunks_ = 0;  // chunks of G
   alignas(64) Receiving receiving_;
-  PacedSchedule paced_;
   // The round in progress.
-  int step_ = 0;
-  const ClusterRoundPlan* plan_ = nullptr;
-  std::vector<int> receivers_;
-  Phase phase_ = Phase::kReady;
-  std::uint64_t retry_at_ps_ = 0, next_chunk_ = 0;
+  Phase phase_ = Phase::kOffset;
+  std::uint64_t next_chunk_ = 0;
   bool credit_wait_open_ = false;
-  std::uint64_t agreed_ps_ = kNever, first_send_ps_ = kNever;
   Waiting wait_what_ = Waiting::kNothing;
   int wait_step_ = 0;
-  std::uint64_t wait_since_ps_ = 0;
   // Per step (arrivals may come for steps this site has not started).
   std::map<int, std::vector<int>> received_;  // step -> results per chunk index
   std::map<int, std::uint64_t> complete_chunks_;
   std::set<int> finished_steps_;
   std::map<std::pair<int, int>, Window> windows_;
-  std::map<int, ReadyState> ready_;                               // step -> ready messages heard
-  std::map<int, std::uint64_t> own_ready_ps_;                     // step -> this site's ready stamp
   std::set<std::tuple<int, std::uint32_t, int>> passed_through_;  // (step, chunk, sender)
 };
 

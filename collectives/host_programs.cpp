@@ -63,10 +63,7 @@ void RingProgram::start(int step, std::uint64_t, Actions& out) {
   // arrival (on_arrival), not when the issuer next runs.
   run_.active = true;
   advance(out);
-  if (run_.finished != 0) return finish(out);
-  out.wait.kind = Wait::Kind::kAwait;
-  out.wait.count = &run_.finished;
-  out.wait.target = 1;
+  if (!out.await(run_.finished, 1)) finish(out);
 }
 
 // Ring step r: sends its segment to the successor; returns the chunks it receives.
@@ -100,11 +97,7 @@ void RingProgram::next_ring_step(Actions& out) {
   if (run_.ring_step >= run_.end) return finish(out);
   run_.expected = start_ring_step(run_.ring_step, out);
   run_.rule_wait = false;
-  const std::uint64_t& received = receipts_.at(run_.step, run_.ring_step);
-  if (received >= run_.expected) return after_chunks(out);
-  out.wait.kind = Wait::Kind::kAwait;
-  out.wait.count = &received;
-  out.wait.target = run_.expected;
+  if (!out.await(receipts_.at(run_.step, run_.ring_step), run_.expected)) after_chunks(out);
 }
 
 // After ring step r's segment arrived: `sendrecv` also waits until the successor has this
@@ -202,12 +195,8 @@ void TransferProgram::streams(int tag, std::vector<int> receivers, int each, Act
 }
 
 void TransferProgram::await(int tag, std::uint64_t expected, Next then, Actions& out) {
-  const std::uint64_t& received = receipts_.at(step_, tag);
   next_ = then;
-  if (received >= expected) return resume(0, false, out);
-  out.wait.kind = Wait::Kind::kAwait;
-  out.wait.count = &received;
-  out.wait.target = expected;
+  if (!out.await(receipts_.at(step_, tag), expected)) resume(0, false, out);
 }
 
 void TransferProgram::transmitted(bool even_if_now, Actions& out) {

@@ -110,6 +110,16 @@ struct Actions {
     sends.back().step = step;
     return sends.back();
   }
+  /// Unless `count` has reached `target`, waits (kAwait) until it does or until
+  /// `retry_at_ps`: true when it waits. `count` must stay put until the wait ends.
+  bool await(const std::uint64_t& count, std::uint64_t target, std::uint64_t retry_at_ps = kNever) {
+    if (count >= target) return false;
+    wait.kind = Wait::Kind::kAwait;
+    wait.count = &count;
+    wait.target = target;
+    wait.retry_at_ps = retry_at_ps;
+    return true;
+  }
 };
 
 /// A message that reached the site, as a program sees it.
@@ -141,12 +151,16 @@ struct ProgramCounters {
 /// What every program is told of its site and the run.
 struct ProgramContext {
   int site = 0;
-  std::uint64_t gradient_bytes = 0;  ///< G
-  std::uint64_t chunk_bytes = 0;     ///< transaction size
-  bool multicast = true;
-  bool aggregation = true;
-  bool credit = false;                   ///< credit flow control (else pacing or drop)
-  bool reliable = false;                 ///< loss recovery
+  std::uint64_t gradient_bytes = 0;  ///< G: bytes each site contributes per round
+  std::uint64_t chunk_bytes = 0;     ///< transaction (and aggregation slot) size
+  bool multicast = true;             ///< false: one unicast copy per receiver
+  bool aggregation = true;           ///< false: the FPGA passes contributions through
+  bool credit = false;               ///< credit flow control (else pacing or drop)
+  /// Loss recovery (group rounds): receivers' FPGAs acknowledge every contribution (the
+  /// cluster, without aggregation), senders retransmit unacknowledged contributions with
+  /// a timeout that backs off, ready and grant messages are repeated until answered,
+  /// results received again are recognised and acknowledged again.
+  bool reliable = false;
   int messages = 1;                      ///< point-to-point: concurrent messages of G
   std::vector<ClusterRoundPlan> rounds;  ///< the schedule period, as seen by this site
   std::vector<int> order;                ///< ring order, or [server, workers...], or the members

@@ -18,16 +18,24 @@ namespace aggnet {
 
 namespace {
 
-// MemAvailable of /proc/meminfo (in kB there), read with one read(2): every `aggnet run`
-// asks, and a stream with its locale costs more than the rest of the check.
-std::optional<std::uint64_t> meminfo_available_bytes() {
-  const int fd = ::open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  char buffer[8192];
-  const ssize_t n = ::read(fd, buffer, sizeof buffer - 1);
+// The start of the file at `path` in `buffer` (NUL-terminated), read with one read(2):
+// every `aggnet run` asks, and a stream with its locale costs more than the rest of the
+// check. False when it cannot be read or is empty.
+template <std::size_t N>
+bool read_start(const char* path, char (&buffer)[N]) {
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const ssize_t n = ::read(fd, buffer, N - 1);
   ::close(fd);
-  if (n <= 0) return std::nullopt;
+  if (n <= 0) return false;
   buffer[n] = '\0';
+  return true;
+}
+
+// MemAvailable of /proc/meminfo (in kB there).
+std::optional<std::uint64_t> meminfo_available_bytes() {
+  char buffer[8192];
+  if (!read_start("/proc/meminfo", buffer)) return std::nullopt;
   constexpr std::string_view kKey = "\nMemAvailable:";  // never the first line
   const char* at = std::strstr(buffer, kKey.data());
   if (!at) return std::nullopt;
@@ -38,15 +46,10 @@ std::optional<std::uint64_t> meminfo_available_bytes() {
   return static_cast<std::uint64_t>(kib) * 1024;
 }
 
-// The first number in the file at `path` (one read(2)); nullopt if none ("max").
+// The first number in the file at `path`; nullopt if none ("max").
 std::optional<std::uint64_t> number_in(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
   char buffer[256];
-  const ssize_t n = ::read(fd, buffer, sizeof buffer - 1);
-  ::close(fd);
-  if (n <= 0) return std::nullopt;
-  buffer[n] = '\0';
+  if (!read_start(path.c_str(), buffer)) return std::nullopt;
   char* end = nullptr;
   const unsigned long long v = std::strtoull(buffer, &end, 10);
   if (end == buffer) return std::nullopt;
@@ -60,13 +63,8 @@ std::uint64_t page_bytes() { return static_cast<std::uint64_t>(::sysconf(_SC_PAG
 std::optional<std::uint64_t> rlimit_headroom_bytes() {
   std::optional<std::uint64_t> headroom;
   const auto statm = [](int field) -> std::uint64_t {
-    const int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
     char buffer[256];
-    const ssize_t n = ::read(fd, buffer, sizeof buffer - 1);
-    ::close(fd);
-    if (n <= 0) return 0;
-    buffer[n] = '\0';
+    if (!read_start("/proc/self/statm", buffer)) return 0;
     char* at = buffer;
     unsigned long long v = 0;
     for (int i = 0; i <= field; ++i) v = std::strtoull(at, &at, 10);

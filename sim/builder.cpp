@@ -99,7 +99,7 @@ ComputeClusterConfig NetworkSystem::cluster_config(int site) const {
   c.chunk_bytes = transaction_bytes(options_);  // a burst is timed as one transaction
   c.burst_chunk_bytes = options_.burst_chunks > 1 ? options_.chunk_bytes : 0;
   c.steps = steps_;
-  c.flow_control = options_.flow_control;
+  c.credit = options_.flow_control == FlowControl::kCredit;
   c.multicast = options_.multicast;
   c.aggregation = options_.aggregation;
   c.functional = options_.functional;
@@ -137,7 +137,7 @@ ComputeClusterConfig NetworkSystem::cluster_config(int site) const {
 }
 
 // Host-based collectives: the ring family (its step range and rule), the parameter
-// server (ring_order = [server, workers...]) and point-to-point transfers (one round
+// server (order = [server, workers...]) and point-to-point transfers (one round
 // plan per round, group = the member pair of this site, if any).
 ComputeClusterConfig NetworkSystem::host_collective_config(ComputeClusterConfig c) const {
   const auto collective = schedule_.collective;
@@ -146,8 +146,8 @@ ComputeClusterConfig NetworkSystem::host_collective_config(ComputeClusterConfig 
   c.messages = schedule_.messages;
   c.ring = is_ring_collective(collective);
   if (collective != Collective::kPointToPoint) {
-    c.ring_order = schedule_.rounds.at(0).groups.at(0).sites;
-    const int n = static_cast<int>(c.ring_order.size());
+    c.order = schedule_.rounds.at(0).groups.at(0).sites;
+    const int n = static_cast<int>(c.order.size());
     if (collective == Collective::kReduceScatter) c.ring_steps_end = n - 1;
     if (collective == Collective::kAllGather) c.ring_steps_begin = n - 1;
     c.ring_step_rule = schedule_.ring_step;

@@ -50,7 +50,7 @@ std::optional<std::pair<sc_time, sc_time>> ComputeCluster::result_times(int step
 
 // Functional mode, at the end of a step: the group's average, or the ring's sum checked.
 void ComputeCluster::finish_functional(int step, bool communicated) {
-  const auto& order = config_.ring_order;
+  const auto& order = config_.order;
   if (config_.ring) {
     if (order.size() >= 2 && std::find(order.begin(), order.end(), config_.site) != order.end())
       values_->finish_ring_step(step);
@@ -98,7 +98,7 @@ std::string ComputeCluster::waiting_for(const std::vector<std::string>& codes) c
 }
 
 std::vector<int> ComputeCluster::current_group() const {
-  if (config_.ring || config_.rounds.empty()) return config_.ring_order;
+  if (config_.ring || config_.rounds.empty()) return config_.order;
   return plan_of(step_).group;
 }
 

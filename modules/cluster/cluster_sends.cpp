@@ -1,6 +1,5 @@
-// What a ComputeCluster sends: every message it makes, built here (control messages
-// through make_control, data chunks through data_chunk) and handed to its access link, and
-// what an acknowledgement or NACK does to its resends.
+// What a ComputeCluster sends: every message it makes, built here (through make_message)
+// and handed to its access link, and what an acknowledgement or NACK does to its resends.
 #include <algorithm>
 
 #include "model/network_math.h"
@@ -25,12 +24,8 @@ std::uint64_t ComputeCluster::num_chunks(std::uint64_t bytes) const {
 }
 
 void ComputeCluster::send_control(const Send& send, ChunkKind kind) {
-  ControlMessage m;
-  m.kind = kind;
-  m.src_site = config_.site;
-  m.dst_site = send.dst;
-  m.step = send.step;
-  m.bytes = config_.control_bytes;
+  auto& trans = make_message(pool_, kind, config_.site, send.dst, send.step, config_.control_bytes);
+  auto& m = chunk_of(trans);
   if (kind == ChunkKind::kReady) {
     m.tree_id = send.tree_id;
     m.stamp_ps = send.stamp_ps;
@@ -41,18 +36,14 @@ void ComputeCluster::send_control(const Send& send, ChunkKind kind) {
   } else {
     m.chunk = send.chunk;
   }
-  emit(make_control(pool_, m));
+  emit(trans);
 }
 
 // A data chunk of this site's, not yet sent.
 tlm::tlm_generic_payload& ComputeCluster::data_chunk(ChunkKind kind, int step, int dst,
                                                      std::uint32_t index, std::uint64_t bytes) {
-  auto& trans = pool_.allocate();
+  auto& trans = make_message(pool_, kind, config_.site, dst, step, bytes);
   auto& chunk = chunk_of(trans);
-  chunk.kind = kind;
-  chunk.src_site = config_.site;
-  chunk.dst_site = dst;
-  chunk.step = step;
   chunk.chunk = index;
   set_payload(chunk, bytes);
   return trans;

@@ -14,20 +14,20 @@ using sc_core::sc_time;
 namespace {
 constexpr int kIdle = 0, kComputing = 1, kCommunicating = 2, kOffsetWait = 3;
 
-ProgramContext context_of(const ComputeClusterConfig& c) {
-  ProgramContext p;
-  p.site = c.site;
-  p.gradient_bytes = c.gradient_bytes;
-  p.chunk_bytes = c.chunk_bytes;
-  p.multicast = c.multicast;
-  p.aggregation = c.aggregation;
-  p.credit = c.flow_control == FlowControl::kCredit;
-  p.reliable = c.reliable;
-  p.messages = c.messages;
-  p.rounds = c.rounds;
-  p.order = c.ring_order;
-  p.trees = c.trees;
-  return p;
+// An arrival as its program sees it: the fields of `chunk` a program reads.
+Arrival arrival_of(const ChunkExtension& chunk, Arrival::Kind kind) {
+  Arrival a;
+  a.kind = kind;
+  a.src = chunk.src_site;
+  a.step = chunk.step;
+  a.chunk = chunk.chunk;
+  a.group_size = chunk.group_size;
+  a.contributions = chunk.contributions;
+  a.requester = chunk.requester;
+  a.retransmission = chunk.retransmission;
+  a.tag = static_cast<int>(chunk.ring_step);
+  a.segment = static_cast<int>(chunk.segment);
+  return a;
 }
 }  // namespace
 
@@ -35,15 +35,15 @@ ComputeCluster::ComputeCluster(sc_core::sc_module_name name, const ComputeCluste
                                ChunkPool& pool)
     : sc_module(name), out("out"), in("in"), config_(config), pool_(pool) {
   in.bind(*this);
-  const auto n = static_cast<std::uint64_t>(config_.ring_order.size());
+  const auto n = static_cast<std::uint64_t>(config_.order.size());
   if (config_.ring && n > 0) ring_split_ = RingSegmentSplit(config_.gradient_bytes, n);
   if (config_.ring) ring_progress_ = config_.ring_progress.get();
   const RingProgram::Steps ring_steps{config_.ring_steps_begin, config_.ring_steps_end,
                                       config_.ring_step_rule, ring_progress_ != nullptr};
-  program_ = make_program(config_.collective, config_.ring, context_of(config_), ring_steps);
+  program_ = make_program(config_.collective, config_.ring, config_, ring_steps);
   if (config_.functional) {
     functional_ = std::make_unique<FunctionalValues>(config_.site, config_.gradient_bytes,
-                                                     config_.chunk_bytes, config_.ring_order);
+                                                     config_.chunk_bytes, config_.order);
     values_ = functional_.get();
   }
   if (config_.reliable) {
@@ -117,7 +117,7 @@ void ComputeCluster::drive(int step) {
         break;
       case Wait::Kind::kRingRule:
         config_.ring_progress->wait_until(next.site, next.step, next.ring_step,
-                                          static_cast<int>(config_.ring_order.size()));
+                                          static_cast<int>(config_.order.size()));
         break;
     }
     program_->resume(now_ps(), retry, actions_);
@@ -239,16 +239,8 @@ void ComputeCluster::receive(tlm::tlm_generic_payload& trans) {
 
 void ComputeCluster::on_result(const ChunkExtension& chunk) {
   note_result(chunk.step);
-  Arrival arrival;
-  arrival.kind =
-      chunk.kind == ChunkKind::kReduced ? Arrival::Kind::kResult : Arrival::Kind::kPassedOn;
-  arrival.src = chunk.src_site;
-  arrival.step = chunk.step;
-  arrival.chunk = chunk.chunk;
-  arrival.group_size = chunk.group_size;
-  arrival.contributions = chunk.contributions;
-  arrival.requester = chunk.requester;
-  arrival.retransmission = chunk.retransmission;
+  const Arrival arrival = arrival_of(
+      chunk, chunk.kind == ChunkKind::kReduced ? Arrival::Kind::kResult : Arrival::Kind::kPassedOn);
   const Verdict verdict = program_->on_arrival(arrival, now_ps(), events_);
   if (verdict != Verdict::kAccepted || values_ == nullptr) return;
   if (config_.collective == Collective::kReductionTree)
@@ -263,18 +255,11 @@ void ComputeCluster::on_host_chunk(const ChunkExtension& chunk) {
   if (values_) {
     const std::uint64_t offset_bytes = ring_split_.offset_bytes(chunk.segment);
     const bool reduce_scatter =
-        static_cast<int>(chunk.ring_step) < static_cast<int>(config_.ring_order.size()) - 1;
+        static_cast<int>(chunk.ring_step) < static_cast<int>(config_.order.size()) - 1;
     values_->add_ring_chunk(chunk.step, (offset_bytes + chunk.chunk * config_.chunk_bytes) / 4,
                             reduce_scatter, *chunk.data);
   }
-  Arrival arrival;
-  arrival.kind = Arrival::Kind::kHostChunk;
-  arrival.src = chunk.src_site;
-  arrival.step = chunk.step;
-  arrival.chunk = chunk.chunk;
-  arrival.tag = static_cast<int>(chunk.ring_step);
-  arrival.segment = static_cast<int>(chunk.segment);
-  program_->on_arrival(arrival, now_ps(), events_);
+  program_->on_arrival(arrival_of(chunk, Arrival::Kind::kHostChunk), now_ps(), events_);
 }
 
 void ComputeCluster::tree_rerouted(int tree_id) {

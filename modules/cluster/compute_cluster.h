@@ -33,41 +33,26 @@
 
 namespace aggnet {
 
-struct ComputeClusterConfig {
-  int site = 0;
+/// A site's cluster: what its collective program is told (the ProgramContext, which the
+/// program gets a copy of), and what the issuer needs besides.
+struct ComputeClusterConfig : ProgramContext {
   ClusterParams params;
-  std::uint64_t gradient_bytes = 0;  ///< G: bytes each site contributes per round
-  std::uint64_t chunk_bytes = 0;     ///< transaction (and aggregation slot) size
   /// Burst mode: the chunk size when a transaction (chunk_bytes) is a burst of several
   /// chunks; 0: a transaction is one chunk.
   std::uint64_t burst_chunk_bytes = 0;
   int steps = 1;
-  bool ring = false;            ///< host-based ring all-reduce instead of groups
-  std::vector<int> ring_order;  ///< ring order (ring only)
-  FlowControl flow_control = FlowControl::kPacing;
-  bool multicast = true;                 ///< false: one unicast copy per receiver
-  bool aggregation = true;               ///< false: the FPGA passes contributions through
-  bool functional = false;               ///< carry real float data and check every sum
-  std::uint64_t control_bytes = 64;      ///< size of a ready message
-  std::vector<ClusterRoundPlan> rounds;  ///< the schedule period, as seen by this site
-  /// Loss recovery (group rounds): receivers' FPGAs acknowledge every contribution (the
-  /// cluster, without aggregation), senders retransmit unacknowledged contributions with
-  /// a timeout that backs off, ready and grant messages are repeated until answered,
-  /// results received again are recognised and acknowledged again.
-  bool reliable = false;
+  bool ring = false;                         ///< host-based ring all-reduce instead of groups
+  bool functional = false;                   ///< carry real float data and check every sum
+  std::uint64_t control_bytes = 64;          ///< size of a ready message
   std::uint64_t retransmit_backoff_max = 8;  ///< Retransmitter: the timeout's cap / first
   /// Host-based collectives without ring: kPointToPoint (rounds[r].group = [sender,
-  /// receiver]), kParameterServer (ring_order = [server, workers...]) and
-  /// kUnicastAllToAll (ring_order = the members).
+  /// receiver]), kParameterServer (order = [server, workers...]) and
+  /// kUnicastAllToAll (order = the members).
   Collective collective = Collective::kGroupAverage;
   int ring_steps_begin = 0;  ///< ring: first ring step run (n - 1 for an all-gather)
   int ring_steps_end = -1;   ///< ring: one past the last (-1: 2(n - 1); n - 1: reduce-scatter)
   RingStepRule ring_step_rule = RingStepRule::kReceive;
   std::shared_ptr<RingProgress> ring_progress;  ///< kSendRecv and kBarrier rules
-  /// kPointToPoint: concurrent messages of G bytes.
-  int messages = 1;
-  /// Reduction forests (kReductionTree): this member's stream per tree.
-  std::vector<TreeStream> trees;
   /// This site's access link (a sender's transmit-complete time).
   WanLinkParams access;
 };

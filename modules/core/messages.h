@@ -1,5 +1,6 @@
-// The one place control messages (ready, grant, credit, ack) are made: every module that
-// sends one fills a ControlMessage and hands it to make_control.
+// The one place messages are made: every module that sends a control message (ready,
+// grant, credit, ack) or a data chunk of its own starts it with make_message, then sets
+// what else its kind carries (chunk index, credits, stamp, tree) on chunk_of(trans).
 #pragma once
 
 #include <cstdint>
@@ -9,34 +10,19 @@
 
 namespace aggnet {
 
-/// A control message's fields; those not named keep the ChunkExtension defaults.
-struct ControlMessage {
-  ChunkKind kind = ChunkKind::kAck;
-  int src_site = -1;
-  int dst_site = -1;  ///< -1 with a tree_id: to every member of the sender's multicast tree
-  int tree_id = -1;
-  int step = 0;
-  std::uint32_t chunk = 0;
-  std::uint32_t credits = 1;   ///< kGrant: window; kCredit: slots freed so far; kAck: window end
-  std::uint64_t stamp_ps = 0;  ///< kReady: the sender's ready time
-  bool reply = false;          ///< kReady: an answer to a repeated one; kAck: negative
-  std::uint64_t bytes = 64;    ///< its size on the wire (before headers)
-};
-
-/// A pool transaction carrying `message` (reference count 1: the caller sends it).
-inline tlm::tlm_generic_payload& make_control(ChunkPool& pool, const ControlMessage& message) {
+/// A pool transaction of `kind` from `src_site` to `dst_site` (-1 with a tree_id: to every
+/// member of the sender's multicast tree) in `step`, carrying `payload_bytes` (its size on
+/// the wire before headers); its other fields keep the ChunkExtension defaults. Reference
+/// count 1: the caller sends it.
+inline tlm::tlm_generic_payload& make_message(ChunkPool& pool, ChunkKind kind, int src_site,
+                                              int dst_site, int step, std::uint64_t payload_bytes) {
   auto& trans = pool.allocate();
   auto& c = chunk_of(trans);
-  c.kind = message.kind;
-  c.src_site = message.src_site;
-  c.dst_site = message.dst_site;
-  c.tree_id = message.tree_id;
-  c.step = message.step;
-  c.chunk = message.chunk;
-  c.credits = message.credits;
-  c.stamp_ps = message.stamp_ps;
-  c.reply = message.reply;
-  c.payload_bytes = message.bytes;
+  c.kind = kind;
+  c.src_site = src_site;
+  c.dst_site = dst_site;
+  c.step = step;
+  c.payload_bytes = payload_bytes;
   return trans;
 }
 

@@ -409,15 +409,11 @@ bool FpgaAggregator::first_pass(const ChunkExtension& chunk) {
 void FpgaAggregator::send_credit(int step, std::uint32_t chunk, int sender, bool fresh) {
   std::uint32_t& freed = freed_[step_sender(step, sender)];
   if (fresh) ++freed;
-  ControlMessage credit;
-  credit.kind = ChunkKind::kCredit;
-  credit.src_site = site_;
-  credit.dst_site = sender;
-  credit.step = step;
+  auto& trans = make_message(pool_, ChunkKind::kCredit, site_, sender, step, config_.credit_bytes);
+  auto& credit = chunk_of(trans);
   credit.chunk = chunk;
   credit.credits = freed;
-  credit.bytes = config_.credit_bytes;
-  network_sink_(make_control(pool_, credit));
+  network_sink_(trans);
 }
 
 // Selective acknowledgement (loss recovery): the sender's contribution is in its slot, so
@@ -427,17 +423,13 @@ void FpgaAggregator::send_credit(int step, std::uint32_t chunk, int sender, bool
 // which repairs a lost last credit (acknowledged at admission, the senders stopped
 // before it, and credit deadlocks under 1 % loss went from 5 to 8 of 20 seeds).
 void FpgaAggregator::send_ack(int step, std::uint32_t chunk, int sender, bool dropped) {
-  ControlMessage ack;
+  auto& trans = make_message(pool_, ChunkKind::kAck, site_, sender, step, config_.credit_bytes);
+  auto& ack = chunk_of(trans);
+  ack.chunk = chunk;
   ack.reply = dropped;
   if (drop_when_full_) ack.credits = window_end(step);
-  ack.kind = ChunkKind::kAck;
-  ack.src_site = site_;
-  ack.dst_site = sender;
-  ack.step = step;
-  ack.chunk = chunk;
-  ack.bytes = config_.credit_bytes;
   if (!dropped) ++acks_sent_;
-  network_sink_(make_control(pool_, ack));
+  network_sink_(trans);
 }
 
 void FpgaAggregator::start_of_simulation() {

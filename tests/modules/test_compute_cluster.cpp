@@ -419,7 +419,7 @@ TEST(ComputeCluster, CreditModeSendsOnlyWithACreditFromEveryReceiver) {
   ClusterRoundPlan p = plan({0, 1, 2}, 0);
   p.own_slots = 5;
   ComputeClusterConfig c = config(1 * kMs, 4 * 4096, 4096, {p});
-  c.flow_control = FlowControl::kCredit;
+  c.credit = true;
   Bench b(c);
   b.net.injections = {{1400 * kUs, grant_from(2, 3)}, {1500 * kUs, grant_from(1, 2)}};
   b.net.credit_from = {1, 2};
@@ -455,7 +455,7 @@ TEST(ComputeCluster, ARingOfMoreThan512SitesKeepsItsStepsApart) {
   const int n = 520;
   ComputeClusterConfig c = config(1 * kMs, 4 * n, 4, {}, 2);
   c.ring = true;
-  for (int s = 0; s < n; ++s) c.ring_order.push_back(s);
+  for (int s = 0; s < n; ++s) c.order.push_back(s);
   Bench b(c);
   for (std::uint32_t r = 0; r < 2 * (n - 1); ++r) b.net.ring_replies[r] = 1;
   b.net.ring_predecessor = n - 1;
@@ -487,7 +487,7 @@ TEST(ComputeCluster, RingSegmentSizesAndStepSynchronousSends) {
   // segment 0 expects: 1, 2, 2, 1.
   ComputeClusterConfig c = config(1 * kMs, 44, 12, {});
   c.ring = true;
-  c.ring_order = {0, 1, 2};
+  c.order = {0, 1, 2};
   Bench b(c);
   b.net.ring_replies = {{0, 1}, {1, 2}, {2, 2}, {3, 1}};
   b.net.ring_predecessor = 2;
