@@ -18,14 +18,14 @@ namespace aggnet::cli {
 
 namespace fs = std::filesystem;
 namespace po = boost::program_options;
-using options::Kind;
+using options::Form;
 using options::OptionSpec;
 using options::OptionValues;
 
 namespace {
 
 po::value_semantic* semantic(const OptionSpec& spec) {
-  if (spec.kind == Kind::kFlag) return po::bool_switch();
+  if (spec.form == Form::kFlag) return po::bool_switch();
   if (spec.repeatable) return po::value<std::vector<std::string>>()->composing();
   auto* value = po::value<std::string>();
   // A shipped file shows as its name in the data directory (the user's own copy in the
@@ -42,7 +42,7 @@ std::string po_name(const OptionSpec& spec) {
 void read_row(const OptionSpec& spec, const po::variables_map& vm, OptionValues& out) {
   if (!vm.count(spec.name)) return;
   const auto& v = vm[spec.name];
-  if (spec.kind == Kind::kFlag) {
+  if (spec.form == Form::kFlag) {
     const bool set = v.as<bool>();
     out.set(spec.name, {set ? "true" : "false"}, set);
   } else if (spec.repeatable) {
@@ -250,7 +250,7 @@ void check_buffers(const OptionValues& values, const Platform& platform, const R
 void check_outputs(const OptionValues& values) {
   std::map<fs::path, std::string> seen;  // output file -> its option
   for (const OptionSpec* spec : options::options_of(values.command())) {
-    if (spec->kind != Kind::kOutput) continue;
+    if (spec->form != Form::kOutput) continue;
     const std::string& path = values.text(spec->name);
     check_output_path(values.where(), spec->name, path);
     if (path.empty()) continue;

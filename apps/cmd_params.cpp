@@ -7,6 +7,7 @@
 #include <cctype>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -93,6 +94,33 @@ nlohmann::json params_json() {
   return out;
 }
 
+/// Where the rows of a field section sit in a platform file.
+std::string place_of(const std::string& section) {
+  static const std::map<std::string, std::string> places = {
+      {"platform", "top level"},
+      {"site", "`sites[*]`"},
+      {"link_entry", "`links[*]`"},
+      {"link_fault", "`links[*]`, a fault"},
+      {"memory_tier", "`memory_tiers.<tier>`"}};
+  return places.at(section);
+}
+
+/// The keys of a platform file beside the module parameters (common/param_rows.h), as
+/// the loader accepts them.
+std::string fields_markdown() {
+  std::string out =
+      "\n## The other keys of a platform file\n\n"
+      "Beside the module parameters (platforms/README.md describes each). A key marked "
+      "*names the entry* is not accepted by `--set`, whose path names the entry by it.\n\n"
+      "| where | key | quantity | unit |\n|---|---|---|---|\n";
+  for (const ParamRow& r : platform_field_rows()) {
+    out += fmt::format("| {} | {}`{}` | {} | {} |\n", place_of(r.section),
+                       r.names_entry ? "*names the entry* " : "", r.key, quantity_name(r.quantity),
+                       r.unit);
+  }
+  return out;
+}
+
 /// Writes docs/modules/<module>.md per module and an index README.md into `dir`.
 void write_pages(const std::string& dir) {
   std::string index = std::string(kGenerated) +
@@ -110,6 +138,7 @@ void write_pages(const std::string& dir) {
                               module_markdown(module).substr(module.module.size() + 5));
     index += fmt::format("- [{}]({}): {} parameters\n", module.module, name, module.params.size());
   }
+  index += fields_markdown();
   write_file_atomically((std::filesystem::path(dir) / "README.md").string(), index);
 }
 

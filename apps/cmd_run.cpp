@@ -282,7 +282,7 @@ nlohmann::json given_options(const OptionValues& v) {
   nlohmann::json given = nlohmann::json::object();
   for (const options::OptionSpec* spec : options::options_of(options::kRun)) {
     if (options::runner_owned(*spec) || !v.given(spec->name)) continue;
-    if (spec->kind == options::Kind::kFlag)
+    if (spec->form == options::Form::kFlag)
       given[spec->name] = true;
     else if (spec->repeatable)
       given[spec->name] = v.list(spec->name);

@@ -1,7 +1,8 @@
 // Platform loading, validation and `--set` overrides. The YAML format is documented in
 // platforms/README.md; every parameter key, its binding to a struct member and its
-// checks come from the module parameter tables (model/param_info.h): nothing here is
-// written per key.
+// checks come from the module parameter tables (model/param_info.h), and the keys it
+// accepts beside them (a site's, a link's, a memory tier's) from their rows
+// (common/param_rows.h): no key list is written here.
 #include "config/platform_loader.h"
 
 #include <fmt/format.h>
@@ -24,20 +25,12 @@ namespace {
 // Schema
 // ---------------------------------------------------------------------------------
 
-const std::vector<std::string> kTopKeys = {"name",  "description", "defaults",    "colocated",
-                                           "sites", "links",       "memory_tiers"};
 /// The keys of one tier under `memory_tiers.<tier>` (docs/memory-tiers.md).
-const std::vector<std::string> kTierFields = {"capacity", "bandwidth", "cost", "energy"};
-
 std::vector<std::string> tier_keys() {
   std::vector<std::string> keys;
   for (const MemoryTier& t : default_memory_tiers()) keys.push_back(t.key);
   return keys;
 }
-const std::vector<std::string> kSiteFields = {"code", "name", "continent", "lat_deg", "lng_deg"};
-const std::vector<std::string> kLinkFields = {"a", "b", "source"};
-/// A link's faults (read_link_faults), listed after its parameters.
-const std::vector<std::string> kLinkFaultFields = {"loss", "down"};
 
 const std::string& link_section() { return WanLinkParams::table().info().section; }
 
@@ -62,8 +55,10 @@ std::vector<std::string> concat(std::vector<std::string> a, const std::vector<st
   return a;
 }
 
+/// A links[*] entry's keys: its own, the link parameters, its faults.
 std::vector<std::string> link_entry_keys() {
-  return concat(concat(kLinkFields, param_keys(WanLinkParams::table().info())), kLinkFaultFields);
+  return concat(concat(section_keys("link_entry"), param_keys(WanLinkParams::table().info())),
+                section_keys("link_fault"));
 }
 
 bool contains(const std::vector<std::string>& items, const std::string& s) {
@@ -302,8 +297,7 @@ void override_site(const OverrideCtx& o) {
                              join(param_keys(*find_module_by_section(o.parts[2]))));
   }
   if (o.parts.size() == 3) {
-    require_key(o.parts[2], std::vector<std::string>(kSiteFields.begin() + 1, kSiteFields.end()),
-                o.path);
+    require_key(o.parts[2], section_keys("site", /*settable_only=*/true), o.path);
     set_leaf(site, o.parts[2], o.value);
     return;
   }
@@ -319,7 +313,7 @@ void override_site(const OverrideCtx& o) {
 void override_memory_tier(const OverrideCtx& o) {
   if (o.parts.size() != 3) bad_override(o.path, "expected memory_tiers.<tier>.<key>");
   require_key(o.parts[1], tier_keys(), o.path);
-  require_key(o.parts[2], kTierFields, o.path);
+  require_key(o.parts[2], section_keys("memory_tier"), o.path);
   YAML::Node tiers = child_map(o.root, "memory_tiers", o.file, "memory_tiers");
   set_leaf(child_map(tiers, o.parts[1], o.file, "memory_tiers." + o.parts[1]), o.parts[2], o.value);
 }
@@ -329,7 +323,9 @@ void override_link(const OverrideCtx& o) {
   const std::vector<std::string> ends = split(o.parts[1], '-');
   if (ends.size() != 2) bad_override(o.path, "expected a link named '<a>-<b>' like 'nyc-lon'");
   require_key(o.parts[2],
-              concat(param_keys(WanLinkParams::table().info()), {"source", "loss", "down"}),
+              concat(concat(param_keys(WanLinkParams::table().info()),
+                            section_keys("link_entry", /*settable_only=*/true)),
+                     section_keys("link_fault")),
               o.path);
   YAML::Node seq = sequence_of(o.root, "links", o.path, o.file);
   for (std::size_t i = 0; i < seq.size(); ++i) {
@@ -361,7 +357,7 @@ void apply_override(YAML::Node& root, const std::string& file, const Override& o
     }
     root = YAML::Node(YAML::NodeType::Map);
   }
-  require_key(parts[0], kTopKeys, ov.first);
+  require_key(parts[0], platform_top_keys(), ov.first);
   const OverrideCtx o{root, file, ov.first, ov.second, parts};
   if (parts.size() == 1) return override_top(o);
   if (parts[0] == "defaults") return override_defaults(o);
@@ -369,8 +365,9 @@ void apply_override(YAML::Node& root, const std::string& file, const Override& o
   if (parts[0] == "sites") return override_site(o);
   if (parts[0] == "links") return override_link(o);
   if (parts[0] == "memory_tiers") return override_memory_tier(o);
-  bad_override(ov.first, "unknown key '" + parts[0] + "', expected one of: " + join(kTopKeys) +
-                             did_you_mean(parts[0], kTopKeys));
+  bad_override(ov.first, "unknown key '" + parts[0] +
+                             "', expected one of: " + join(platform_top_keys()) +
+                             did_you_mean(parts[0], platform_top_keys()));
 }
 
 // ---------------------------------------------------------------------------------
@@ -450,7 +447,7 @@ std::string read_code(const YAML::Node& entry, std::size_t i, std::map<std::stri
 Site read_site(const YAML::Node& entry, const std::string& code, const SiteParams& defaults,
                Reader& r) {
   YamlMap named(entry, r.file, "sites." + code);
-  named.allow_keys(concat(kSiteFields, site_sections()));
+  named.allow_keys(concat(section_keys("site"), site_sections()));
   Site s;
   s.code = code;
   s.name = named.scalar_or("name", s.code);
@@ -577,13 +574,20 @@ void read_links(const YamlMap& top, const Filled<WanLinkParams>& defaults, Platf
   }
 }
 
+/// The tier's row `key` as a positive parameter, `like` its example in errors.
+ParamInfo tier_param(const std::string& key, const std::string& like) {
+  for (const ParamRow* row : section_rows("memory_tier"))
+    if (key == row->key) return ParamInfo{row->key, row->quantity, row->unit, "", kPositive, like};
+  throw std::logic_error("no memory_tier row '" + key + "'");
+}
+
 /// One tier's keys under `memory_tiers.<tier>`, over its defaults.
 void read_tier(const YAML::Node& node, const std::string& path, MemoryTier& t,
                const std::string& file) {
   YamlMap m(node, file, path);
-  m.allow_keys(kTierFields);
-  const ParamInfo capacity{"capacity", Quantity::kBytes, "MiB", "", kPositive, "32MiB"};
-  const ParamInfo bandwidth{"bandwidth", Quantity::kRate, "GB/s", "", kPositive, "460GB/s"};
+  m.allow_keys(section_keys("memory_tier"));
+  const ParamInfo capacity = tier_param("capacity", "32MiB");
+  const ParamInfo bandwidth = tier_param("bandwidth", "460GB/s");
   if (m.has("capacity")) t.capacity_bytes = m.param(capacity);
   if (m.has("bandwidth")) t.bandwidth_bytes_per_s = static_cast<double>(m.param(bandwidth)) / 8;
   t.cost_usd_per_gib = m.number_or("cost", t.cost_usd_per_gib, 0, 1e9);
@@ -665,14 +669,14 @@ const ParamInfo* override_param(const std::string& path) {
 Platform load_platform(const std::string& path, const std::vector<Override>& overrides) {
   YAML::Node root = load_yaml_file(path);
   if ((!root.IsDefined() || root.IsNull()) && overrides.empty()) {
-    throw ConfigError(
-        path, 1, "",
-        "expected a platform (a mapping with keys " + join(kTopKeys) + "), got an empty file");
+    throw ConfigError(path, 1, "",
+                      "expected a platform (a mapping with keys " + join(platform_top_keys()) +
+                          "), got an empty file");
   }
   for (const Override& ov : overrides) apply_override(root, path, ov);
 
   YamlMap top(root, path, "");
-  top.allow_keys(kTopKeys);
+  top.allow_keys(platform_top_keys());
   Platform plat;
   plat.file = path;
   plat.name = top.scalar_or("name", file_stem(path));

@@ -59,9 +59,6 @@ struct ModuleParamInfo {
   std::vector<std::string> invariants;  ///< checks across parameters, e.g. "`mtu` > `header`"
 };
 
-/// "time", "size", "rate", "frequency", "count".
-std::string quantity_name(Quantity q);
-
 /// Parses a value of parameter `p` in its quantity's base unit (ps, bytes, bits/s, Hz; a
 /// count, optionally followed by its unit: "512", "512bit", "2e7"). Does not apply the
 /// Check. Errors: UnitError saying what was expected.

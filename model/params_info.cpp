@@ -64,42 +64,9 @@ std::uint64_t parse_count(const ParamInfo& p, const std::string& text) {
 
 }  // namespace
 
-std::string quantity_name(Quantity q) {
-  switch (q) {
-    case Quantity::kTime:
-      return "time";
-    case Quantity::kBytes:
-      return "size";
-    case Quantity::kRate:
-      return "rate";
-    case Quantity::kFrequency:
-      return "frequency";
-    case Quantity::kCount:
-      return "count";
-    case Quantity::kNumber:
-      return "number";
-    case Quantity::kText:
-      break;
-  }
-  return "value";
-}
-
 std::uint64_t parse_param_value(const ParamInfo& p, const std::string& text) {
-  switch (p.quantity) {
-    case Quantity::kTime:
-      return parse_time_ps(text);
-    case Quantity::kBytes:
-      return parse_bytes(text);
-    case Quantity::kRate:
-      return parse_rate_bps(text);
-    case Quantity::kFrequency:
-      return parse_frequency_hz(text);
-    case Quantity::kCount:
-      return parse_count(p, text);
-    case Quantity::kNumber:
-    case Quantity::kText:
-      break;
-  }
+  if (const auto parse = quantity_info(p.quantity).parse) return parse(text);
+  if (p.quantity == Quantity::kCount) return parse_count(p, text);
   throw std::logic_error("a module parameter of quantity " + quantity_name(p.quantity));
 }
 

@@ -114,7 +114,7 @@ std::vector<std::string> OptionValues::run_args(const std::set<std::string>& ski
   std::vector<std::string> args;
   for (const OptionSpec* spec : options_of(command_)) {
     if (!spec->takes(kSweep) || skip.count(spec->name)) continue;
-    if (spec->kind == Kind::kFlag) {
+    if (spec->form == Form::kFlag) {
       if (flag(spec->name)) args.push_back("--" + spec->name);
       continue;
     }

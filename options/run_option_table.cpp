@@ -25,9 +25,16 @@ constexpr unsigned kRunInput = kRun | kSweep;
 
 /// A row under construction: the table below reads as one line per fact.
 struct Row : OptionSpec {
-  Row(const char* name, Kind kind, unsigned commands, std::string help) {
+  Row(const char* name, Quantity quantity, unsigned commands, std::string help)
+      : Row(name, commands, std::move(help)) {
+    this->quantity = quantity;
+  }
+  Row(const char* name, Form form, unsigned commands, std::string help)
+      : Row(name, commands, std::move(help)) {
+    this->form = form;
+  }
+  Row(const char* name, unsigned commands, std::string help) {
     this->name = name;
-    this->kind = kind;
     this->commands = commands;
     this->help = std::move(help);
   }
@@ -63,42 +70,44 @@ int whole(const std::string& v) { return static_cast<int>(std::stoull(v)); }
 std::vector<OptionSpec> make_table() {
   using O = RunOptions;
   using S = const std::string&;
+  using Q = Quantity;
+  using F = Form;
   const unsigned kAll = kRunInput | kSchedule | kSizeBuffers;
   const Row rows[] = {
-      Row("platform", Kind::kPath, kAll | kPlatform, "platform YAML file")
+      Row("platform", F::kPath, kAll | kPlatform, "platform YAML file")
           .def("platforms/nine_city.yaml"),
-      Row("schedule", Kind::kSchedule, kRunInput | kSizeBuffers,
+      Row("schedule", F::kSchedule, kRunInput | kSizeBuffers,
           "schedule name (" + schedule_name_list() + ") or schedule YAML file")
           .def("triads"),
-      Row("buffer", Kind::kBytes, kRunInput | kSchedule,
+      Row("buffer", Q::kBytes, kRunInput | kSchedule,
           "FPGA buffer memory at every site, e.g. 64MiB (default: the platform's)")
           .sets([](O& o, S v) { o.buffer_bytes = parse_bytes(v); }),
-      Row("gradient", Kind::kBytes, kAll | kPlatform, "gradient bytes per site (G)")
+      Row("gradient", Q::kBytes, kAll | kPlatform, "gradient bytes per site (G)")
           .def("1GiB")
           .sets([](O& o, S v) { o.gradient_bytes = parse_bytes(v); }),
-      Row("chunk", Kind::kBytes, kAll, "chunk = aggregation slot size")
+      Row("chunk", Q::kBytes, kAll, "chunk = aggregation slot size")
           .def("1MiB")
           .sets([](O& o, S v) { o.chunk_bytes = parse_bytes(v); }),
-      Row("burst", Kind::kInteger, kRunInput,
+      Row("burst", Q::kCount, kRunInput,
           "burst mode: K consecutive chunks per transaction, timed as one unit (store-and-"
           "forward per burst; 1: exact per chunk; error and speed-up: docs/performance.md)")
           .def("1")
           .within(1, 65536, "[]")
           .sets([](O& o, S v) { o.burst_chunks = std::stoull(v); }),
-      Row("steps", Kind::kInteger, kAll,
+      Row("steps", Q::kCount, kAll,
           "training steps (0: enough to reach --eps consensus, at least one schedule period); "
           "with schedule --verify: per run")
           .def("0")
           .within(0, kIntMax, "[]")
           .sets([](O& o, S v) { o.steps = whole(v); }),
-      Row("eps", Kind::kNumber, kRunInput | kSchedule,
+      Row("eps", Q::kNumber, kRunInput | kSchedule,
           "target consensus error ||W_r...W_1 - J||_2: a run reports rounds_to_eps and the "
           "simulated time_to_eps_s (compute included) and comm_time_to_eps_s (without); "
           "schedules are ranked by the latter")
           .def("0.001")
           .within(0, 1, "()")
           .sets([](O& o, S v) { o.eps = parse_number(v); }),
-      Row("flow-control", Kind::kChoice, kAll,
+      Row("flow-control", F::kChoice, kAll,
           "pacing | credit | drop (no flow control: a contribution finding no free slot is "
           "dropped and retransmitted after a timeout)")
           .def("pacing")
@@ -108,7 +117,7 @@ std::vector<OptionSpec> make_table() {
                              : v == "drop" ? FlowControl::kDrop
                                            : FlowControl::kPacing;
           }),
-      Row("round-start", Kind::kChoice, kAll,
+      Row("round-start", F::kChoice, kAll,
           "aligned (members exchange ready messages and start together) | immediate | auto "
           "(aligned with pacing and drop, immediate with credit and for reduction trees)")
           .def("auto")
@@ -117,7 +126,7 @@ std::vector<OptionSpec> make_table() {
             o.aligned_start = v == "auto" ? o.flow_control != FlowControl::kCredit : v == "aligned";
             o.round_start_auto = v == "auto";
           }),
-      Row("alignment", Kind::kChoice, kAll,
+      Row("alignment", F::kChoice, kAll,
           "with an aligned start: arrival (each member sends at its offset so contributions "
           "reach each receiver together) | none | auto (per group, offsets where they make it "
           "land earlier)")
@@ -128,112 +137,111 @@ std::vector<OptionSpec> make_table() {
                           : v == "arrival" ? SendAlignment::kArrival
                                            : SendAlignment::kAuto;
           }),
-      Row("pacing-margin", Kind::kNumber, kAll, "pacing: fraction below the computed safe rate")
+      Row("pacing-margin", Q::kNumber, kAll, "pacing: fraction below the computed safe rate")
           .def("0.02")
           .within(0, 1, "[)")
           .sets([](O& o, S v) { o.pacing_margin = parse_number(v); }),
-      Row("multicast", Kind::kSwitch, kRunInput | kSchedule, "on | off (unicast copies)")
+      Row("multicast", F::kSwitch, kRunInput | kSchedule, "on | off (unicast copies)")
           .def("on")
           .sets([](O& o, S v) { o.multicast = on(v); }),
-      Row("routing", Kind::kChoice, kAll,
+      Row("routing", F::kChoice, kAll,
           "delay (shortest-delay paths, as the reference network's IS-IS) | load-aware (link "
           "metrics planned for the schedule so its multicast trees spread over the trunks; "
           "group schedules only)")
           .def("delay")
           .among({"delay", "load-aware"})
           .sets([](O& o, S v) { o.load_aware_routing = v == "load-aware"; }),
-      Row("aggregation", Kind::kSwitch, kRunInput | kSchedule,
+      Row("aggregation", F::kSwitch, kRunInput | kSchedule,
           "on | off (FPGAs pass contributions to the hosts)")
           .def("on")
           .sets([](O& o, S v) { o.aggregation = on(v); }),
-      Row("jitter", Kind::kSwitch, kRunInput | kSizeBuffers,
+      Row("jitter", F::kSwitch, kRunInput | kSizeBuffers,
           "on | off: apply the links' jitter (size-buffers: the size leaves no slot stall "
           "in 95 % of seeds)")
           .def("off")
           .sets([](O& o, S v) { o.jitter = on(v); }),
-      Row("seed", Kind::kInteger, kRunInput | kSizeBuffers, "random seed (jitter)")
+      Row("seed", Q::kCount, kRunInput | kSizeBuffers, "random seed (jitter)")
           .def("1")
           .within(0, kUint64Max, "[]")
           .sets([](O& o, S v) { o.seed = std::stoull(v); }),
-      Row("set", Kind::kOverride, kAll | kPlatform,
+      Row("set", F::kOverride, kAll | kPlatform,
           "platform override PATH=VALUE, repeatable (e.g. defaults.link.bandwidth=10Gbps)")
           .many(),
-      Row("functional", Kind::kFlag, kRunInput, "carry real data and check every sum")
+      Row("functional", F::kFlag, kRunInput, "carry real data and check every sum")
           .sets([](O& o, S v) { o.functional = v == "true"; }),
-      Row("no-colocated", Kind::kFlag, kRunInput, "skip the co-located reference simulation"),
-      Row("loss", Kind::kNumber, kRunInput | kSchedule,
+      Row("no-colocated", F::kFlag, kRunInput, "skip the co-located reference simulation"),
+      Row("loss", Q::kNumber, kRunInput | kSchedule,
           "fault injection: chunk (and control message) loss rate on every WAN link, each "
           "direction, seeded by --seed; turns loss recovery on")
           .def("0")
           .within(0, 1, "[)")
           .sets([](O& o, S v) { o.faults.wan_loss_rate = parse_number(v); }),
-      Row("fault", Kind::kText, kRunInput,
+      Row("fault", Q::kText, kRunInput,
           "fault injection, repeatable: loss:A-B=RATE, down:A-B@T1[-T2] (link down, rerouted), "
           "stall:SITE@T1-T2, slow:SITE=FACTOR (docs/simulation-semantics.md, Faults)")
           .many(),
-      Row("retransmit-timeout", Kind::kTime, kRunInput | kSchedule,
+      Row("retransmit-timeout", Q::kTime, kRunInput | kSchedule,
           "loss recovery: retransmission timeout (default: per group, twice its longest "
           "chunk/acknowledgement round trip plus its skew)")
           .within(0, kInf, "()")
           .sets([](O& o, S v) { o.faults.retransmit_timeout_ps = parse_time_ps(v); }),
-      Row("watchdog", Kind::kTime, kRunInput,
+      Row("watchdog", Q::kTime, kRunInput,
           "end a run without progress for this long (simulated) with a diagnosis, exit "
           "status 3 (default: 20 retransmission timeouts + the longest outage, >= 1s; at "
           "least 1ms: it looks every window / 8)")
           .within(1e-3, kInf, "[)")
           .sets([](O& o, S v) { o.faults.watchdog_ps = parse_time_ps(v); }),
-      Row("vcd", Kind::kOutput, kRun,
+      Row("vcd", F::kOutput, kRun,
           "write a VCD waveform to FILE, and its GTKWave view to FILE with .gtkw"),
-      Row("gtkw", Kind::kOutput, kRun, "with --vcd: write the GTKWave view to FILE instead"),
-      Row("trace", Kind::kText, kRun,
+      Row("gtkw", F::kOutput, kRun, "with --vcd: write the GTKWave view to FILE instead"),
+      Row("trace", Q::kText, kRun,
           "with --vcd: what to trace, e.g. \"sites=lon,tyo signals=buffer,links,slots,state\" "
           "(default: every site and signal; docs/waveforms.md)")
           .many(),
-      Row("trace-from", Kind::kTime, kRun, "with --vcd: record from this time, e.g. 1s")
+      Row("trace-from", Q::kTime, kRun, "with --vcd: record from this time, e.g. 1s")
           .within(0, kInf, "[)"),
-      Row("trace-to", Kind::kTime, kRun, "with --vcd: record until this time, e.g. 1.5s")
+      Row("trace-to", Q::kTime, kRun, "with --vcd: record until this time, e.g. 1.5s")
           .within(0, kInf, "[)"),
-      Row("stats", Kind::kOutput, kRun,
+      Row("stats", F::kOutput, kRun,
           "write per-module statistics to FILE (.csv or .json: one row per module instance)"),
-      Row("report", Kind::kOutput, kRun,
+      Row("report", F::kOutput, kRun,
           "write a Markdown report to FILE.md, its PNG figures next to it (FILE.occupancy.png, "
           ".links.png, .alignment.png; docs/run-report.md)"),
-      Row("journey", Kind::kOutput, kRun,
+      Row("journey", F::kOutput, kRun,
           "write which module handed chunks of each kind to which, in the order they first "
           "did, to FILE (docs/chunk-journey.md)"),
-      Row("stats-interval", Kind::kTime, kRun,
+      Row("stats-interval", Q::kTime, kRun,
           "with --stats or --report: occupancy time-series sampling interval")
           .def("1ms")
           .within(0, kInf, "()"),
-      Row("json", Kind::kOutput, kRun | kSizeBuffers | kPlatform,
+      Row("json", F::kOutput, kRun | kSizeBuffers | kPlatform,
           "write the results as JSON to FILE (- for the standard output)"),
-      Row("routes", Kind::kFlag, kPlatform,
+      Row("routes", F::kFlag, kPlatform,
           "list every route and multicast tree also beyond 100 sites (n(n-1) routes)"),
-      Row("csv", Kind::kOutput, kSizeBuffers, "write the per-site table as CSV to FILE"),
-      Row("out", Kind::kOutput, kSchedule, "write the winner as a schedule YAML file"),
-      Row("schedules", Kind::kText, kSchedule,
+      Row("csv", F::kOutput, kSizeBuffers, "write the per-site table as CSV to FILE"),
+      Row("out", F::kOutput, kSchedule, "write the winner as a schedule YAML file"),
+      Row("schedules", Q::kText, kSchedule,
           "comma-separated schedule names or files to rank instead of searching"),
-      Row("top", Kind::kInteger, kSchedule, "rows of the ranked table")
+      Row("top", Q::kCount, kSchedule, "rows of the ranked table")
           .def("10")
           .within(1, kIntMax, "[]"),
-      Row("group-average-only", Kind::kFlag, kSchedule,
+      Row("group-average-only", F::kFlag, kSchedule,
           "leave the host-based ring all-reduce baseline out of the ranking"),
-      Row("verify", Kind::kFlag, kSchedule,
+      Row("verify", F::kFlag, kSchedule,
           "run the listed schedules through the SystemC simulation (aggnet run --json) and "
           "print analytic vs simulated round time"),
-      Row("target", Kind::kNumber, kSizeBuffers,
+      Row("target", Q::kNumber, kSizeBuffers,
           "keep every group's round at least this fraction of its unconstrained speed "
           "(unconstrained round time / round time), in (0, 1]")
           .def("0.95")
           .within(0, 1, "(]"),
-      Row("heterogeneous", Kind::kFlag, kSizeBuffers,
+      Row("heterogeneous", F::kFlag, kSizeBuffers,
           "also find one size per site (others unconstrained) and check them together"),
-      Row("workers", Kind::kInteger, kSchedule | kSizeBuffers,
+      Row("workers", Q::kCount, kSchedule | kSizeBuffers,
           "simulations in parallel (0: one per CPU); schedule: with --verify")
           .def("0")
           .within(0, kIntMax, "[]"),
-      Row("quiet", Kind::kFlag, kRun | kSizeBuffers, "do not print the table or progress")
-          .alias('q'),
+      Row("quiet", F::kFlag, kRun | kSizeBuffers, "do not print the table or progress").alias('q'),
   };
   return {std::begin(rows), std::end(rows)};
 }
@@ -325,11 +333,45 @@ void check_schedule(const OptionSpec& spec, const std::string& value, const File
 }
 
 void check_word(const OptionSpec& spec, const std::string& value) {
-  const auto& words = spec.kind == Kind::kSwitch ? std::vector<std::string>{"on", "off"}
-                      : spec.kind == Kind::kFlag ? std::vector<std::string>{"true", "false"}
+  const auto& words = spec.form == Form::kSwitch ? std::vector<std::string>{"on", "off"}
+                      : spec.form == Form::kFlag ? std::vector<std::string>{"true", "false"}
                                                  : spec.choices;
   if (std::find(words.begin(), words.end(), value) == words.end())
     throw OptionError(expectation(spec) + did_you_mean(value, words));
+}
+
+/// What a value of form kValue must look like, by its quantity.
+std::string value_expectation(const OptionSpec& spec) {
+  switch (spec.quantity) {
+    case Quantity::kBytes:
+      return "expected a positive size like '64MiB'";
+    case Quantity::kTime:
+      if (spec.range.lo > 0)
+        return "expected a time of at least " + format_time_ps(spec.range.lo * 1e12);
+      return spec.range.lo_open ? "expected a positive time like '1ms'"
+                                : "expected a time like '1.5s'";
+    case Quantity::kCount:
+      return fmt::format("expected an integer >= {}", spec.range.lo);
+    case Quantity::kNumber:
+      return number_expectation(spec.range);
+    default:
+      return "expected a value";
+  }
+}
+
+void check_quantity(const OptionSpec& spec, const std::string& value) {
+  switch (spec.quantity) {
+    case Quantity::kBytes:
+      return check_bytes(spec, value);
+    case Quantity::kTime:
+      return check_time(spec, value);
+    case Quantity::kCount:
+      return check_integer(spec, value);
+    case Quantity::kNumber:
+      return check_number(spec, value);
+    default:
+      return;  // free text
+  }
 }
 
 }  // namespace
@@ -356,58 +398,33 @@ std::vector<const OptionSpec*> options_of(Command command) {
   return out;
 }
 
-Quantity quantity_of(const OptionSpec& spec) {
-  switch (spec.kind) {
-    case Kind::kBytes:
-      return Quantity::kBytes;
-    case Kind::kTime:
-      return Quantity::kTime;
-    case Kind::kInteger:
-      return Quantity::kCount;
-    case Kind::kNumber:
-      return Quantity::kNumber;
-    default:
-      return Quantity::kText;
-  }
-}
-
 bool runner_owned(const OptionSpec& spec) { return spec.takes(kRun) && !spec.takes(kSweep); }
 
 std::string default_value(const OptionSpec& spec) {
   namespace fs = std::filesystem;
-  if (spec.kind != Kind::kPath || !spec.has_default() || fs::exists(spec.fallback))
+  if (spec.form != Form::kPath || !spec.has_default() || fs::exists(spec.fallback))
     return spec.fallback;
   const std::string shipped = data_dir();
   return shipped.empty() ? spec.fallback : (fs::path(shipped) / spec.fallback).string();
 }
 
 std::string expectation(const OptionSpec& spec) {
-  switch (spec.kind) {
-    case Kind::kPath:
+  switch (spec.form) {
+    case Form::kPath:
       return "expected an existing file";
-    case Kind::kSchedule:
+    case Form::kSchedule:
       return "expected a schedule name (" + schedule_name_list() + ") or a schedule YAML file";
-    case Kind::kOverride:
+    case Form::kOverride:
       return "expected PATH=VALUE";
-    case Kind::kBytes:
-      return "expected a positive size like '64MiB'";
-    case Kind::kTime:
-      if (spec.range.lo > 0)
-        return "expected a time of at least " + format_time_ps(spec.range.lo * 1e12);
-      return spec.range.lo_open ? "expected a positive time like '1ms'"
-                                : "expected a time like '1.5s'";
-    case Kind::kInteger:
-      return fmt::format("expected an integer >= {}", spec.range.lo);
-    case Kind::kNumber:
-      return number_expectation(spec.range);
-    case Kind::kSwitch:
+    case Form::kSwitch:
       return "expected on or off";
-    case Kind::kChoice:
+    case Form::kChoice:
       return "expected " + choice_list(spec.choices);
-    case Kind::kFlag:
+    case Form::kFlag:
       return "expected true or false";
-    case Kind::kOutput:
-    case Kind::kText:
+    case Form::kValue:
+      return value_expectation(spec);
+    case Form::kOutput:
       break;
   }
   return "expected a value";
@@ -415,30 +432,23 @@ std::string expectation(const OptionSpec& spec) {
 
 void check_value(const OptionSpec& spec, const std::string& value, const FileCheck& exists) {
   if (value.empty()) throw OptionError(expectation(spec));
-  switch (spec.kind) {
-    case Kind::kPath:
+  switch (spec.form) {
+    case Form::kPath:
       if (exists && !exists(value)) throw OptionError(expectation(spec));
       return;
-    case Kind::kSchedule:
+    case Form::kSchedule:
       return check_schedule(spec, value, exists);
-    case Kind::kOverride:
+    case Form::kOverride:
       if (value.find('=') == std::string::npos || value[0] == '=')
         throw OptionError(expectation(spec));
       return;
-    case Kind::kBytes:
-      return check_bytes(spec, value);
-    case Kind::kTime:
-      return check_time(spec, value);
-    case Kind::kInteger:
-      return check_integer(spec, value);
-    case Kind::kNumber:
-      return check_number(spec, value);
-    case Kind::kSwitch:
-    case Kind::kChoice:
-    case Kind::kFlag:
+    case Form::kSwitch:
+    case Form::kChoice:
+    case Form::kFlag:
       return check_word(spec, value);
-    case Kind::kOutput:
-    case Kind::kText:
+    case Form::kValue:
+      return check_quantity(spec, value);
+    case Form::kOutput:
       return;
   }
 }

@@ -1,5 +1,5 @@
 // The one table of run options: every option of `aggnet run`, `aggnet schedule` and
-// `aggnet size-buffers`, each declared once with its value kind and unit, default, help
+// `aggnet size-buffers`, each declared once with its quantity or form, default, help
 // text, check, the commands that take it and how it sets the model's RunOptions.
 // Derived from it: the commands' program_options descriptions and --help text
 // (apps/cli_options.h), the conversion to RunOptions (options/option_values.h) and the
@@ -33,24 +33,21 @@ enum Command : unsigned {
   kPlatform = 1u << 4,     ///< aggnet platform
 };
 
-/// What an option's value is: decides its check; its quantity (quantity_of, the one
-/// Quantity of parameters, options and sweep axes) decides a sweep axis' numeric column.
-enum class Kind {
+/// How an option's value is written, beside its Quantity (common/param_rows.h: the one
+/// enum of parameters, options and sweep axes); the two decide its check.
+enum class Form {
+  kValue,     ///< a value of its quantity: a positive size, a time, an integer or a number
+              ///< in `range`, free text
   kPath,      ///< a file to read
   kOutput,    ///< a file to write
   kSchedule,  ///< a schedule name or a schedule YAML file
   kOverride,  ///< a platform override PATH=VALUE
-  kText,      ///< free text
-  kBytes,     ///< a positive size, in bytes ("64MiB")
-  kTime,      ///< a time with its unit, in seconds ("1.5s")
-  kInteger,   ///< a whole number in `range`
-  kNumber,    ///< a plain decimal number in `range`
   kSwitch,    ///< on | off
   kChoice,    ///< one of `choices`
   kFlag,      ///< no value on the command line; true | false in a sweep spec
 };
 
-/// Bounds of a number (kInteger, kNumber; kTime in seconds).
+/// Bounds of a number (kCount, kNumber; kTime in seconds).
 struct Interval {
   double lo = 0, hi = 0;
   bool lo_open = false, hi_open = false;
@@ -63,12 +60,15 @@ using Setter = void (*)(RunOptions&, const std::string&);
 /// One row of the table.
 struct OptionSpec {
   std::string name;  ///< long option name, e.g. "flow-control"
-  Kind kind = Kind::kText;
+  /// kBytes (a positive size), kTime, kCount (a whole number), kNumber; kText for the
+  /// other forms (files, schedules, words, text). In a sweep: the axis' kind.
+  Quantity quantity = Quantity::kText;
+  Form form = Form::kValue;
   std::string fallback;              ///< default value as text; empty: none
   std::string help;                  ///< --help text
   unsigned commands = 0;             ///< Command bits
   char short_name = 0;               ///< one-letter alias, 0: none
-  Interval range;                    ///< kInteger, kNumber, kTime
+  Interval range;                    ///< kCount, kNumber, kTime
   std::vector<std::string> choices;  ///< kChoice
   bool repeatable = false;           ///< may be given several times (values add up)
   Setter apply = nullptr;            ///< nullptr: the command reads the value itself
@@ -86,10 +86,6 @@ const OptionSpec* find_option(const std::string& name);
 
 /// The rows `command` takes, in table order.
 std::vector<const OptionSpec*> options_of(Command command);
-
-/// The quantity of `spec`'s values: kBytes, kTime, kCount (kInteger), kNumber; kText for
-/// the other kinds (files, schedules, words, text).
-Quantity quantity_of(const OptionSpec& spec);
 
 /// A sweep axis or `base:` may set the options a sweep takes; the other options of
 /// `aggnet run` (outputs: --json, --vcd, --quiet, ...) belong to the sweep's runner.

@@ -31,7 +31,7 @@ namespace {
 /// `set`, which a spec writes as a mapping or an axis `set:PATH`).
 const options::OptionSpec* sweep_option(const std::string& name) {
   const options::OptionSpec* spec = options::find_option(name);
-  const bool named = spec && spec->takes(options::kSweep) && spec->kind != options::Kind::kOverride;
+  const bool named = spec && spec->takes(options::kSweep) && spec->form != options::Form::kOverride;
   return named ? spec : nullptr;
 }
 
@@ -123,50 +123,20 @@ ValueKind axis_kind(Quantity q) { return q == Quantity::kCount ? ValueKind::kNum
 /// The kind of a run option's axis, from the option table's quantity.
 ValueKind table_kind(const std::string& option) {
   const options::OptionSpec* spec = sweep_option(option);
-  return spec ? axis_kind(options::quantity_of(*spec)) : ValueKind::kText;
+  return spec ? axis_kind(spec->quantity) : ValueKind::kText;
 }
 
 /// The kind of a `--set PATH` override, from the row it names (common/param_rows.h).
 /// Errors: std::invalid_argument for a path that names no row, with a did-you-mean.
 ValueKind set_kind(const std::string& path) { return axis_kind(override_row(path).quantity); }
 
-/// Numeric value of `text` as `kind` in the kind's base unit. Errors: UnitError.
+/// Numeric value of `text` as `kind` in the kind's base unit (a time in s). Errors:
+/// UnitError.
 double parse_as(ValueKind kind, const std::string& text) {
-  switch (kind) {
-    case ValueKind::kBytes:
-      return static_cast<double>(parse_bytes(text));
-    case ValueKind::kRate:
-      return static_cast<double>(parse_rate_bps(text));
-    case ValueKind::kTime:
-      return static_cast<double>(parse_time_ps(text)) * 1e-12;
-    case ValueKind::kFrequency:
-      return static_cast<double>(parse_frequency_hz(text));
-    case ValueKind::kCount:
-    case ValueKind::kNumber:
-      return parse_number(text);
-    case ValueKind::kText:
-      break;
-  }
-  throw UnitError("not a number");
-}
-
-const char* kind_expectation(ValueKind kind) {
-  switch (kind) {
-    case ValueKind::kBytes:
-      return "expected a size like '64MiB' or '2048B'";
-    case ValueKind::kRate:
-      return "expected a rate like '100Gbps'";
-    case ValueKind::kTime:
-      return "expected a time like '33.3ms'";
-    case ValueKind::kFrequency:
-      return "expected a frequency like '300MHz'";
-    case ValueKind::kCount:
-    case ValueKind::kNumber:
-      return "expected a number";
-    case ValueKind::kText:
-      break;
-  }
-  return "expected a value";
+  const QuantityInfo& q = quantity_info(kind);
+  if (q.parse) return static_cast<double>(q.parse(text)) * q.column_scale;
+  if (kind == ValueKind::kText) throw UnitError("not a number");
+  return parse_number(text);
 }
 
 /// Validates `value` for run option `option` ("set:PATH" for overrides) and returns the
@@ -186,7 +156,7 @@ std::string check_value(const Ctx& ctx, const std::string& option, const YAML::N
       try {
         parse_as(kind, value);
       } catch (const std::exception&) {
-        ctx.fail(at, key, kind_expectation(kind), value);
+        ctx.fail(at, key, quantity_info(kind).like, value);
       }
     }
     return value;
@@ -254,45 +224,12 @@ std::vector<std::string> repeat_values(const std::string& option, const std::str
 
 /// Writes an integral value of `kind` with the largest unit dividing it.
 std::string format_integral(ValueKind kind, std::uint64_t v) {
-  struct Unit {
-    std::uint64_t scale;
-    const char* name;
-  };
-  static const std::vector<Unit> bytes = {
-      {1ULL << 40, "TiB"}, {1ULL << 30, "GiB"}, {1ULL << 20, "MiB"}, {1ULL << 10, "KiB"}, {1, "B"}};
-  static const std::vector<Unit> rates = {{1000000000000ULL, "Tbps"},
-                                          {1000000000ULL, "Gbps"},
-                                          {1000000ULL, "Mbps"},
-                                          {1000ULL, "kbps"},
-                                          {1, "bps"}};
-  static const std::vector<Unit> times = {{1000000000000ULL, "s"},
-                                          {1000000000ULL, "ms"},
-                                          {1000000ULL, "us"},
-                                          {1000ULL, "ns"},
-                                          {1, "ps"}};
-  static const std::vector<Unit> freqs = {
-      {1000000000ULL, "GHz"}, {1000000ULL, "MHz"}, {1000ULL, "kHz"}, {1, "Hz"}};
-  const std::vector<Unit>* units = nullptr;
-  switch (kind) {
-    case ValueKind::kBytes:
-      units = &bytes;
-      break;
-    case ValueKind::kRate:
-      units = &rates;
-      break;
-    case ValueKind::kTime:
-      units = &times;
-      break;
-    case ValueKind::kFrequency:
-      units = &freqs;
-      break;
-    default:
-      return std::to_string(v);
-  }
-  for (const Unit& u : *units) {
+  const std::vector<QuantityInfo::Unit>& units = quantity_info(kind).units;
+  if (units.empty()) return std::to_string(v);
+  for (const QuantityInfo::Unit& u : units) {
     if (v != 0 && v % u.scale == 0) return fmt::format("{}{}", v / u.scale, u.name);
   }
-  return fmt::format("{}{}", v, units->back().name);
+  return fmt::format("{}{}", v, units.back().name);
 }
 
 /// Base-unit value (bytes, bps, s, Hz) to the integer the unit parser works in.
@@ -302,7 +239,7 @@ std::uint64_t to_integral(ValueKind kind, double value) {
 }
 
 double from_integral(ValueKind kind, std::uint64_t v) {
-  return kind == ValueKind::kTime ? static_cast<double>(v) * 1e-12 : static_cast<double>(v);
+  return static_cast<double>(v) * quantity_info(kind).column_scale;
 }
 
 std::string format_number(double v) {
@@ -389,7 +326,7 @@ std::vector<AxisValue> generate_values(const Ctx& ctx, const YAML::Node& node,
     try {
       return parse_as(kind, s);
     } catch (const std::exception&) {
-      ctx.fail(n, k, kind_expectation(kind), s);
+      ctx.fail(n, k, quantity_info(kind).like, s);
     }
   };
   const double from = parse(from_n, key + ".from", from_s);
@@ -414,29 +351,14 @@ std::vector<AxisValue> generate_values(const Ctx& ctx, const YAML::Node& node,
 
 ValueKind run_option_kind(const std::string& option, bool* integer) {
   const options::OptionSpec* spec = option.rfind("set:", 0) == 0 ? nullptr : sweep_option(option);
-  if (integer) *integer = spec && options::quantity_of(*spec) == Quantity::kCount;
+  if (integer) *integer = spec && spec->quantity == Quantity::kCount;
   return option_kind(option);
 }
 
 double parse_value(ValueKind kind, const std::string& text) { return parse_as(kind, text); }
 
 std::string numeric_column(const std::string& name, ValueKind kind) {
-  switch (kind) {
-    case ValueKind::kBytes:
-      return name + "_bytes";
-    case ValueKind::kRate:
-      return name + "_bps";
-    case ValueKind::kTime:
-      return name + "_s";
-    case ValueKind::kFrequency:
-      return name + "_hz";
-    case ValueKind::kCount:
-    case ValueKind::kNumber:
-      return name + "_value";
-    case ValueKind::kText:
-      break;
-  }
-  return "";
+  return kind == ValueKind::kText ? "" : name + quantity_info(kind).column;
 }
 
 const std::vector<std::string>& summary_metrics() {
@@ -475,24 +397,7 @@ void check_metric(const std::string& metric, const std::string& file, int line,
                         "step_time_s_mean or comm_time_to_eps_s");
 }
 
-std::string kind_name(ValueKind kind) {
-  switch (kind) {
-    case ValueKind::kText:
-      return "text";
-    case ValueKind::kBytes:
-      return "bytes";
-    case ValueKind::kRate:
-      return "rate_bps";
-    case ValueKind::kTime:
-      return "time_s";
-    case ValueKind::kFrequency:
-      return "frequency_hz";
-    case ValueKind::kCount:
-    case ValueKind::kNumber:
-      return "number";
-  }
-  return "text";
-}
+std::string kind_name(ValueKind kind) { return quantity_info(kind).stored; }
 
 std::string format_exact(ValueKind kind, double value) {
   if (kind == ValueKind::kNumber || kind == ValueKind::kCount || kind == ValueKind::kText)
@@ -663,7 +568,7 @@ AxisValue read_axis_value(const Ctx& ctx, const YAML::Node& v, const std::string
     try {
       av.number = parse_as(axis.kind, av.label);
     } catch (const std::exception&) {
-      ctx.fail(v, vkey, kind_expectation(axis.kind), av.label);
+      ctx.fail(v, vkey, quantity_info(axis.kind).like, av.label);
     }
   }
   return av;
@@ -854,7 +759,7 @@ std::vector<std::string> Point::run_args(const std::string& json_path,
                                          const std::string& spec_dir) const {
   std::vector<std::string> args;
   for (const auto& [opt, value] : options.options) {
-    if (sweep_option(opt)->kind == options::Kind::kFlag) {
+    if (sweep_option(opt)->form == options::Form::kFlag) {
       if (value == "true") args.push_back("--" + opt);
       continue;
     }

@@ -69,7 +69,7 @@ std::set<std::string> help_options(const std::string& command) {
 OptionValues defaults(Command command) {
   OptionValues v("aggnet " + kCommands.at(command), command);
   for (const OptionSpec* spec : options_of(command)) {
-    if (spec->kind == Kind::kFlag) v.set(spec->name, {"false"}, false);
+    if (spec->form == Form::kFlag) v.set(spec->name, {"false"}, false);
     if (spec->has_default()) v.set(spec->name, {spec->fallback}, false);
   }
   return v;
@@ -99,7 +99,7 @@ TEST(OptionTable, RowsAreWellFormed) {
     EXPECT_TRUE(std::regex_match(spec.name, std::regex("[a-z][a-z0-9-]*")));
     EXPECT_FALSE(spec.help.empty());
     EXPECT_NE(spec.commands & (kRun | kSchedule | kSizeBuffers | kPlatform), 0u);
-    EXPECT_EQ(spec.kind == Kind::kChoice, !spec.choices.empty());
+    EXPECT_EQ(spec.form == Form::kChoice, !spec.choices.empty());
     // A sweep passes its options to `aggnet run`; setters change what a run simulates.
     EXPECT_TRUE(!spec.takes(kSweep) || spec.takes(kRun));
     EXPECT_TRUE(!spec.apply || spec.takes(kSweep));
@@ -267,7 +267,7 @@ TEST(DerivedFromTheTable, EachCommandsHelp) {
 TEST(DerivedFromTheTable, HelpShowsTheDefaults) {
   const Output o = aggnet("run --help");
   for (const OptionSpec* spec : options_of(kRun)) {
-    if (!spec->has_default() || spec->kind == Kind::kPath) continue;
+    if (!spec->has_default() || spec->form == Form::kPath) continue;
     EXPECT_NE(o.out.find("--" + spec->name + " arg (=" + spec->fallback + ")"), std::string::npos)
         << spec->name;
   }
@@ -284,25 +284,29 @@ TEST(DerivedFromTheTable, SweepSpecOptions) {
 
 // A value of the right kind for each sweep option, and one its check rejects.
 std::pair<std::string, std::string> samples(const OptionSpec& spec) {
-  switch (spec.kind) {
-    case Kind::kPath:
+  switch (spec.form) {
+    case Form::kPath:
       return {std::string(AGGNET_SOURCE_DIR) + "/platforms/nine_city.yaml", "/no/such.yaml"};
-    case Kind::kSchedule:
+    case Form::kSchedule:
       return {"rotating-4", "trads"};
-    case Kind::kBytes:
-      return {"2MiB", "0B"};
-    case Kind::kTime:
-      return {"2ms", "soon"};
-    case Kind::kInteger:
-      return {"3", "-3"};
-    case Kind::kNumber:
-      return {"0.5", "2"};
-    case Kind::kSwitch:
+    case Form::kSwitch:
       return {"off", "maybe"};
-    case Kind::kChoice:
+    case Form::kChoice:
       return {spec.choices.back(), "maybe"};
-    case Kind::kFlag:
+    case Form::kFlag:
       return {"true", "maybe"};
+    default:
+      break;
+  }
+  switch (spec.form == Form::kValue ? spec.quantity : Quantity::kText) {
+    case Quantity::kBytes:
+      return {"2MiB", "0B"};
+    case Quantity::kTime:
+      return {"2ms", "soon"};
+    case Quantity::kCount:
+      return {"3", "-3"};
+    case Quantity::kNumber:
+      return {"0.5", "2"};
     default:
       return {"", ""};
   }
@@ -321,7 +325,9 @@ std::string spec_error(const std::string& yaml) {
 // base option and an axis, and rejects a bad one with the message the CLI gives.
 TEST(DerivedFromTheTable, SweepSpecChecks) {
   for (const OptionSpec* spec : options_of(kSweep)) {
-    if (spec->kind == Kind::kOverride || spec->kind == Kind::kText) continue;  // own grammar
+    if (spec->form == Form::kOverride ||
+        (spec->form == Form::kValue && spec->quantity == Quantity::kText))
+      continue;  // own grammar
     SCOPED_TRACE(spec->name);
     const auto [good, bad] = samples(*spec);
     EXPECT_EQ(spec_error("base:\n  " + spec->name + ": \"" + good + "\"\n"), "");
@@ -330,7 +336,7 @@ TEST(DerivedFromTheTable, SweepSpecChecks) {
     const std::string sweep = spec_error("base:\n  " + spec->name + ": \"" + bad + "\"\n");
     EXPECT_NE(sweep.find("spec.yaml:2: base." + spec->name + ": expected"), std::string::npos)
         << sweep;
-    if (spec->kind == Kind::kPath || spec->kind == Kind::kSchedule) continue;  // the CLI reads
+    if (spec->form == Form::kPath || spec->form == Form::kSchedule) continue;  // the CLI reads
     OptionValues v("aggnet run", kRun);
     try {
       v.set(spec->name, {bad}, true);
