@@ -15,13 +15,13 @@ using sc_core::sc_time;
 // one transaction of config_.chunk_bytes, cut into chunks of burst_chunk_bytes).
 void ComputeCluster::set_payload(ChunkExtension& chunk, std::uint64_t bytes) const {
   chunk.payload_bytes = bytes;
-  if (config_.burst_chunk_bytes == 0) return;
-  chunk.burst_chunk_bytes = config_.burst_chunk_bytes;
-  chunk.chunks = static_cast<std::uint32_t>(aggnet::num_chunks(bytes, config_.burst_chunk_bytes));
+  if (burst_chunk_bytes_ == 0) return;
+  chunk.burst_chunk_bytes = burst_chunk_bytes_;
+  chunk.chunks = static_cast<std::uint32_t>(aggnet::num_chunks(bytes, burst_chunk_bytes_));
 }
 
 std::uint64_t ComputeCluster::num_chunks(std::uint64_t bytes) const {
-  return aggnet::num_chunks(bytes, config_.chunk_bytes);
+  return aggnet::num_chunks(bytes, chunk_bytes_);
 }
 
 void ComputeCluster::send_control(const Send& send, ChunkKind kind) {
@@ -50,7 +50,7 @@ tlm::tlm_generic_payload& ComputeCluster::data_chunk(ChunkKind kind, int step, i
   auto& trans = pool_.allocate();
   auto& chunk = chunk_of(trans);
   chunk.kind = kind;
-  chunk.src_site = config_.site;
+  chunk.src_site = site_;
   chunk.dst_site = dst;
   chunk.step = step;
   chunk.chunk = index;
@@ -99,8 +99,8 @@ void ComputeCluster::send_segment(int step, int ring_step, int dst, int segment)
   const std::uint64_t bytes = ring_split_.bytes(static_cast<std::uint64_t>(segment));
   const std::uint64_t n = num_chunks(bytes);
   for (std::uint64_t i = 0; i < n; ++i) {
-    const std::uint64_t off = i * config_.chunk_bytes;
-    const std::uint64_t len = std::min(config_.chunk_bytes, bytes - off);
+    const std::uint64_t off = i * chunk_bytes_;
+    const std::uint64_t len = std::min(chunk_bytes_, bytes - off);
     auto& trans =
         data_chunk(ChunkKind::kRingSegment, step, dst, static_cast<std::uint32_t>(i), len);
     chunk_of(trans).ring_step = static_cast<std::uint32_t>(ring_step);
