@@ -243,7 +243,7 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   const std::uint64_t chunk_bytes_;
   const std::uint64_t burst_chunk_bytes_;
   const int site_;
-  alignas(64) Actions events_;  // the program's answer to an arrival
+  alignas(64) Actions events_;      // the program's answer to an arrival
   PacedSchedule* paced_ = nullptr;  // the streams being emitted
   const ClusterRoundPlan* paced_plan_ = nullptr;
   bool paced_first_ = false;
