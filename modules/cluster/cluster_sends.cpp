@@ -14,13 +14,13 @@ using sc_core::sc_time;
 // one transaction of config_.chunk_bytes, cut into chunks of burst_chunk_bytes).
 void ComputeCluster::set_payload(ChunkExtension& chunk, std::uint64_t bytes) const {
   chunk.payload_bytes = bytes;
-  if (config_.burst_chunk_bytes == 0) return;
-  chunk.burst_chunk_bytes = config_.burst_chunk_bytes;
-  chunk.chunks = static_cast<std::uint32_t>(aggnet::num_chunks(bytes, config_.burst_chunk_bytes));
+  if (burst_chunk_bytes_ == 0) return;
+  chunk.burst_chunk_bytes = burst_chunk_bytes_;
+  chunk.chunks = static_cast<std::uint32_t>(aggnet::num_chunks(bytes, burst_chunk_bytes_));
 }
 
 std::uint64_t ComputeCluster::num_chunks(std::uint64_t bytes) const {
-  return aggnet::num_chunks(bytes, config_.chunk_bytes);
+  return aggnet::num_chunks(bytes, chunk_bytes_);
 }
 
 void ComputeCluster::send_control(const Send& send, ChunkKind kind) {
@@ -42,7 +42,7 @@ void ComputeCluster::send_control(const Send& send, ChunkKind kind) {
 // A data chunk of this site's, not yet sent.
 tlm::tlm_generic_payload& ComputeCluster::data_chunk(ChunkKind kind, int step, int dst,
                                                      std::uint32_t index, std::uint64_t bytes) {
-  auto& trans = make_message(pool_, kind, config_.site, dst, step, bytes);
+  auto& trans = make_message(pool_, kind, site_, dst, step, bytes);
   auto& chunk = chunk_of(trans);
   chunk.chunk = index;
   set_payload(chunk, bytes);
@@ -90,8 +90,8 @@ void ComputeCluster::send_segment(int step, int ring_step, int dst, int segment)
   const std::uint64_t bytes = ring_split_.bytes(static_cast<std::uint64_t>(segment));
   const std::uint64_t n = num_chunks(bytes);
   for (std::uint64_t i = 0; i < n; ++i) {
-    const std::uint64_t off = i * config_.chunk_bytes;
-    const std::uint64_t len = std::min(config_.chunk_bytes, bytes - off);
+    const std::uint64_t off = i * chunk_bytes_;
+    const std::uint64_t len = std::min(chunk_bytes_, bytes - off);
     auto& trans =
         data_chunk(ChunkKind::kRingSegment, step, dst, static_cast<std::uint32_t>(i), len);
     chunk_of(trans).ring_step = static_cast<std::uint32_t>(ring_step);

@@ -33,7 +33,14 @@ Arrival arrival_of(const ChunkExtension& chunk, Arrival::Kind kind) {
 
 ComputeCluster::ComputeCluster(sc_core::sc_module_name name, const ComputeClusterConfig& config,
                                ChunkPool& pool)
-    : sc_module(name), out("out"), in("in"), config_(config), pool_(pool) {
+    : sc_module(name),
+      out("out"),
+      in("in"),
+      config_(config),
+      pool_(pool),
+      chunk_bytes_(config.chunk_bytes),
+      burst_chunk_bytes_(config.burst_chunk_bytes),
+      site_(config.site) {
   in.bind(*this);
   const auto n = static_cast<std::uint64_t>(config_.order.size());
   if (config_.ring && n > 0) ring_split_ = RingSegmentSplit(config_.gradient_bytes, n);

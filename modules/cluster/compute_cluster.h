@@ -215,20 +215,24 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   };
 
   ComputeClusterConfig config_;
-  ChunkPool& pool_;
-  std::unique_ptr<CollectiveProgram> program_;
-  // Read per paced chunk or received chunk, kept together: the cluster's state is cold at
-  // each chunk.
+  // Read per paced chunk or received chunk, kept together in three lines: the cluster's
+  // state is cold at each chunk. A ring segment's arrival, and the send it starts, read
+  // the first two and the sends of the third (config_'s fields they need are copied here).
   alignas(64) ChunkSink out_sink_;  // what `out` is bound to
   Awaited awaited_;
   Noted noted_;
-  FunctionalValues* values_ = nullptr;          // functional mode: functional_.get()
-  alignas(64) PacedSchedule* paced_ = nullptr;  // the streams being emitted
+  FunctionalValues* values_ = nullptr;  // functional mode: functional_.get()
+  alignas(64) ChunkPool& pool_;
+  std::unique_ptr<CollectiveProgram> program_;
+  RingSegmentSplit ring_split_;  // the ring's segments (ring only)
+  const std::uint64_t chunk_bytes_;
+  const std::uint64_t burst_chunk_bytes_;
+  const int site_;
+  alignas(64) Actions events_;      // the program's answer to an arrival
+  PacedSchedule* paced_ = nullptr;  // the streams being emitted
   const ClusterRoundPlan* paced_plan_ = nullptr;
   bool paced_first_ = false;
-  Actions events_;                         // the program's answer to an arrival
   RingProgress* ring_progress_ = nullptr;  // config_.ring_progress, if the ring uses it
-  RingSegmentSplit ring_split_;            // the ring's segments (ring only)
   sc_core::sc_time first_send_;
   int state_ = 0;
   std::vector<StepRecord> records_;

@@ -19,10 +19,13 @@ int binary_exponent(double value) {
 
 }  // namespace
 
-void LogBuckets::add(double value) {
-  std::size_t bucket = value < 1.0 ? 0 : static_cast<std::size_t>(binary_exponent(value)) + 1;
+std::size_t LogBuckets::bucket_of(double value) {
+  return value < 1.0 ? 0 : static_cast<std::size_t>(binary_exponent(value)) + 1;
+}
+
+void LogBuckets::add_to(std::size_t bucket, std::uint64_t count) {
   if (counts_.size() <= bucket) counts_.resize(bucket + 1, 0);
-  ++counts_[bucket];
+  counts_[bucket] += count;
 }
 
 std::vector<std::uint64_t> Histogram::buckets() const {

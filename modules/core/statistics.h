@@ -46,7 +46,11 @@ class RunningStats {
 /// touch no bucket: a histogram counts them as its count less the buckets' total.
 class LogBuckets {
  public:
-  void add(double value);
+  void add(double value) { add_to(bucket_of(value), 1); }
+  /// `count` values in bucket `bucket` (a run of equal buckets counted elsewhere).
+  void add_to(std::size_t bucket, std::uint64_t count);
+  /// The bucket of a non-zero value.
+  static std::size_t bucket_of(double value);
   const std::vector<std::uint64_t>& counts() const { return counts_; }
 
  private:

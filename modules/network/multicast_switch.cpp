@@ -38,6 +38,18 @@ void MulticastSwitch::resolve_unicast_sink(std::size_t dst_site) {
                                 std::to_string(egress_.size()) + " ports");
   }
   unicast_sinks_[dst_site] = port < 0 ? ChunkSink{} : egress_[static_cast<std::size_t>(port)];
+  forget_recent();
+}
+
+const ChunkSink& MulticastSwitch::remember_unicast_sink(int dst_site) {
+  static const ChunkSink unbound;
+  const auto dst = static_cast<std::size_t>(dst_site);  // negative: out of range
+  if (dst >= unicast_sinks_.size() || !unicast_sinks_[dst].bound()) return unbound;
+  const std::uint32_t entry = recent_next_;
+  recent_next_ ^= 1;
+  recent_dst_[entry] = dst_site;
+  recent_sink_[entry] = unicast_sinks_[dst];
+  return recent_sink_[entry];
 }
 
 void MulticastSwitch::clear_multicast_group(int tree_id) {
@@ -143,6 +155,7 @@ void MulticastSwitch::start_of_simulation() {
   for (int port = 0; port < static_cast<int>(out.size()); ++port)
     egress_.push_back(ChunkSink::of(out[port], this));
   unicast_sinks_.assign(unicast_.size(), ChunkSink{});
+  forget_recent();
   for (std::size_t dst = 0; dst < unicast_.size(); ++dst) resolve_unicast_sink(dst);
   spilled_sinks_.clear();
   for (std::uint32_t list = 1; list < lists_.size(); ++list) resolve_route(list);
@@ -167,9 +180,9 @@ void MulticastSwitch::forward(tlm::tlm_generic_payload& trans) {
   const auto& chunk = chunk_of(trans);
   ++forwarded_;
   if (chunk.tree_id < 0) {
-    const auto dst = static_cast<std::size_t>(chunk.dst_site);  // -1: out of range
-    if (dst < unicast_sinks_.size() && unicast_sinks_[dst].bound()) {
-      unicast_sinks_[dst](trans);
+    const ChunkSink& sink = unicast_sink(chunk.dst_site);
+    if (sink.bound()) {
+      sink(trans);
       return;
     }
     ++unroutable_;  // unreachable after a link failure: dropped

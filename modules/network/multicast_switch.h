@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <systemc>
 #include <tlm>
@@ -68,6 +69,14 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   void on_ready(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
   void forward(tlm::tlm_generic_payload& trans);
   void resolve_unicast_sink(std::size_t dst_site);
+  // The sink of unicast destination `dst_site` (unbound: no route).
+  const ChunkSink& unicast_sink(int dst_site) {
+    if (dst_site == recent_dst_[0]) return recent_sink_[0];
+    if (dst_site == recent_dst_[1]) return recent_sink_[1];
+    return remember_unicast_sink(dst_site);
+  }
+  const ChunkSink& remember_unicast_sink(int dst_site);
+  void forget_recent() { recent_dst_ = {kNoSite, kNoSite}; }
 
   // Per tree id (dense: tree ids are round x sites + sender), the index of its egress
   // port list (0: this switch is on no such tree). Trees share lists: a switch has a few
@@ -100,16 +109,22 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   [[noreturn]] void throw_missing_port(int tree_id, int port) const;
 
   // Read by every forward, kept together: the switch is cold at each chunk. A unicast
-  // forward reads the first line and its destination's sink; a multicast one the first
+  // forward reads the first line, which holds the sinks of the last two destinations
+  // forwarded to (a ring's switch sees two: its own site and the successor), and the
+  // destination's entry in unicast_sinks_ only for another; a multicast one the first
   // two lines, its tree's entry and its route.
   alignas(64) sc_core::sc_time latency_;
   std::uint64_t forwarded_ = 0;
-  std::vector<std::uint16_t> tree_lists_;
+  static constexpr int kNoSite = std::numeric_limits<int>::min();
+  std::array<int, 2> recent_dst_{kNoSite, kNoSite};
+  std::array<ChunkSink, 2> recent_sink_{};
+  std::uint32_t recent_next_ = 0;  // the entry a new destination replaces
+  alignas(64) std::vector<std::uint16_t> tree_lists_;
+  std::vector<Route> routes_{Route{}};  // per list; [0]: no list
+  std::uint64_t replicated_ = 0, unroutable_ = 0;
   // Destination site -> what its egress port is bound to (unbound: no route), resolved
   // from `unicast_` once the ports are bound.
   std::vector<ChunkSink> unicast_sinks_;
-  std::vector<Route> routes_{Route{}};  // per list; [0]: no list
-  std::uint64_t replicated_ = 0, unroutable_ = 0;
   std::vector<ChunkSink> spilled_sinks_;
   std::vector<ChunkSink> egress_;  // per port of `out`: what it is bound to
   std::vector<int> unicast_;       // destination site -> egress port, -1: no route

@@ -91,7 +91,7 @@ void WanLink::accept(tlm::tlm_generic_payload& trans) {
   } else {
     const double queued_ns = to_ns(start - now);
     queueing_ns_.add(queued_ns);
-    if (queued_ns != 0.0) queueing_buckets_.add(queued_ns);
+    if (queued_ns != 0.0) note_queued(queued_ns);
   }
   busy_ += serialization;
   bytes_in_flight_ += wire;
@@ -99,6 +99,23 @@ void WanLink::accept(tlm::tlm_generic_payload& trans) {
   crossing.wire_bytes = wire;
   crossing.lost = draw_loss();
   arrivals_.notify(trans, arrival - now, crossing);
+}
+
+void WanLink::note_queued(double queued_ns) {
+  const std::size_t bucket = LogBuckets::bucket_of(queued_ns);
+  if (queued_run_ > 0 && bucket == queued_bucket_ && queued_run_ < kMaxRun) {
+    ++queued_run_;
+    return;
+  }
+  if (queued_run_ > 0) queueing_buckets_.add_to(queued_bucket_, queued_run_);
+  queued_bucket_ = static_cast<std::uint8_t>(bucket);
+  queued_run_ = 1;
+}
+
+Histogram WanLink::queueing_delay_ns() const {
+  LogBuckets buckets = queueing_buckets_;
+  if (queued_run_ > 0) buckets.add_to(queued_bucket_, queued_run_);
+  return {queueing_ns_, buckets};
 }
 
 bool WanLink::draw_loss() {
@@ -207,6 +224,7 @@ int WanLink::hot_state_lines() const {
   add(arrivals_);
   add(bytes_in_flight_), add(delivered_wire_bytes_), add(out_sink_), add(busy_until_);
   add(delay_), add(prices_), add(up_), add(jitter_enabled_), add(lossy_);
+  add(queued_bucket_), add(queued_run_);
   add(payload_bytes_), add(wire_bytes_), add(chunks_), add(busy_), add(queueing_ns_);
   return static_cast<int>(lines.size());
 }

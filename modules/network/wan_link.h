@@ -95,7 +95,7 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   sc_core::sc_time busy_time() const { return busy_; }
   /// busy time / `window` (0 if the window is empty).
   double utilization(const sc_core::sc_time& window) const;
-  Histogram queueing_delay_ns() const { return {queueing_ns_, queueing_buckets_}; }
+  Histogram queueing_delay_ns() const;
   std::vector<Statistic> statistics(const sc_core::sc_time& window) const;
   std::vector<NamedHistogram> histograms() const;
   /// Cache lines the state every crossing reads or writes spans (three, see below).
@@ -117,6 +117,7 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
     std::uint64_t lost : 1;
   };
   static constexpr std::uint64_t kMaxWireBytes = (std::uint64_t{1} << 63) - 1;
+  static constexpr std::uint32_t kMaxRun = ~std::uint32_t{0};
   void on_arrival(tlm::tlm_generic_payload& trans, const Crossing& crossing);
   void lose_in_flight(tlm::tlm_generic_payload& trans, std::uint64_t wire);
   // The arrival FIFO's callback: a direct call, in 8 bytes of the link's hot state.
@@ -129,6 +130,7 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   sc_core::sc_time jitter_sample();
   bool draw_loss();
   void count_loss(const tlm::tlm_generic_payload& trans, std::uint64_t wire);
+  void note_queued(double queued_ns);
   const PriceTable::Price& price(const ChunkExtension& chunk, bool control) {
     return control ? prices_->control(chunk) : prices_->data(chunk);
   }
@@ -138,7 +140,8 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   // alignas says: the arrival FIFO's header; what an arrival reads (the calendar fetches
   // these two ahead, see EventCalendar::prefetch_next) and the hand-over's timing; the
   // byte counts and the queueing delay's running stats. A hand-over touches all three,
-  // and the queueing delay's bucket (kept apart) when it queued.
+  // and the queueing delay's buckets (kept apart) only when its bucket differs from the
+  // run of equal ones before it.
   alignas(64) BasicArrivalQueue<Crossing, ArrivalHandler> arrivals_;  // FIFO; one line
   alignas(64) std::uint64_t bytes_in_flight_ = 0;
   std::uint64_t delivered_wire_bytes_ = 0;
@@ -148,7 +151,11 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   PriceTable* prices_ = nullptr;  // the table shared_prices_ holds
   bool up_ = true;
   bool jitter_enabled_;
-  bool lossy_ = false;                           // loss_rate_ > 0
+  bool lossy_ = false;  // loss_rate_ > 0
+  // The queueing delays' latest run of equal buckets, not yet in queueing_buckets_ (its
+  // counts are a vector apart: two more lines per queued crossing otherwise).
+  std::uint8_t queued_bucket_ = 0;
+  std::uint32_t queued_run_ = 0;
   alignas(64) std::uint64_t payload_bytes_ = 0;  // (an alignas applies to each declarator)
   std::uint64_t wire_bytes_ = 0, chunks_ = 0;
   sc_core::sc_time busy_ = sc_core::SC_ZERO_TIME;

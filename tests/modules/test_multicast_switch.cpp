@@ -294,6 +294,27 @@ TEST(MulticastSwitch, AChunkWithoutARouteIsDroppedAndCounted) {
   EXPECT_TRUE(bench.ports[2]->seen.empty());
 }
 
+// The switch keeps the last two destinations' sinks at hand: three destinations mixed
+// so that each is found there, replaced and looked up again; every chunk leaves on its
+// destination's port (destination 5 + p on port p), in the order it came.
+TEST(MulticastSwitch, ThreeDestinationsMixedEachLeaveOnTheirOwnPort) {
+  Bench bench(0);
+  bench.sw.set_unicast_route(5, 0);
+  bench.sw.set_unicast_route(6, 1);
+  bench.sw.set_unicast_route(7, 2);
+  const std::vector<int> dsts = {5, 6, 5, 7, 6, 7, 5, 5, 7, 6};
+  for (std::uint32_t i = 0; i < dsts.size(); ++i)
+    bench.a.posts.push_back({(10 + i) * kUs, unicast(dsts[i], i)});
+  sc_core::sc_start();
+  const std::vector<std::vector<std::uint32_t>> expected = {{0, 2, 6, 7}, {1, 4, 9}, {3, 5, 8}};
+  for (int port = 0; port < 3; ++port) {
+    const auto& seen = bench.ports[port]->seen;
+    std::vector<std::uint32_t> chunks;
+    for (const auto& s : seen) chunks.push_back(s.chunk.chunk);
+    EXPECT_EQ(chunks, expected[port]) << "port " << port;
+  }
+}
+
 // Rerouting (sim/faults.cpp) changes routes while chunks flow: a route set, moved or
 // removed after the start of simulation takes effect for the next chunk.
 struct Rerouter : sc_core::sc_module {
