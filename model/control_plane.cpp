@@ -265,8 +265,8 @@ void plan_rates(const Platform& platform, const Routing& routing, const RunOptio
   for (const auto& [sender, hops] : group.hops) {
     for (const auto& hop : hops) {
       const auto& link = platform.links[routing.link_index(hop.first, hop.second)].params;
-      group.link_rate = std::min(
-          group.link_rate, payload_rate(link, options.chunk_bytes) / streams[directed_link(routing, hop)]);
+      group.link_rate = std::min(group.link_rate, payload_rate(link, options.chunk_bytes) /
+                                                      streams[directed_link(routing, hop)]);
     }
     // The sender's access link carries its stream (one copy per receiver without
     // multicast); as a receiver, its access link carries the reduced stream (or every

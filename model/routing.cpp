@@ -186,7 +186,9 @@ std::vector<std::pair<int, int>> Routing::multicast_tree(int src,
     std::fill(reached.begin(), reached.end(), 0);
     stamp = 1;
   }
-  const auto in_tree = [&](int v) -> std::uint32_t& { return reached[static_cast<std::size_t>(v)]; };
+  const auto in_tree = [&](int v) -> std::uint32_t& {
+    return reached[static_cast<std::size_t>(v)];
+  };
   in_tree(src) = stamp;
   std::vector<std::pair<int, int>> hops;
   for (int r : receivers) {
