@@ -4,6 +4,7 @@
 
     scale.py --build BUILD [--sizes 9,27,81,243,1000] [--out benchmarks/scale_numbers.json]
              [--ring-rate-only]    # the ring-rate rows alone (the other rows kept as they are)
+             [--families ring,rotating-3]    # those families' runs only (the others kept)
     scale.py --build BUILD --schedule-only [--schedule-sizes 243,1000]   # those rows only
     scale.py --table [--numbers benchmarks/scale_numbers.json]    # the Markdown table
     scale.py --write-doc [--numbers ...]    # the table into docs/performance.md's markers
@@ -100,9 +101,9 @@ def measure(args):
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.sizes:
             platform = synthetic(n, tmp)
-            if not args.ring_rate_only:
+            if not args.ring_rate_only and args.families == list(FAMILIES):
                 numbers["families"].pop(str(n), None)
-            for family in () if args.ring_rate_only else FAMILIES:
+            for family in () if args.ring_rate_only else args.families:
                 r = bench_json([bench, "run", platform, family, GRADIENT, BUFFER, "1", "colocated"])
                 numbers["families"].setdefault(str(n), {})[family] = {
                     "cpu_s": r["setup_cpu_s"] + r["sim_cpu_s"],
@@ -195,6 +196,8 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--ring-rate-only", action="store_true",
                     help="measure the ring-rate rows alone; the other rows stay as measured")
+    ap.add_argument("--families", default=",".join(FAMILIES),
+                    help="measure these families' runs; the others stay as measured")
     ap.add_argument("--out", default=NUMBERS)
     ap.add_argument("--numbers", default=NUMBERS)
     ap.add_argument("--table", action="store_true")
@@ -215,6 +218,9 @@ def main():
     if not args.build:
         ap.error("--build is required to measure")
     args.sizes = [int(s) for s in args.sizes.split(",")]
+    args.families = [f for f in args.families.split(",")]
+    if not set(args.families) <= set(FAMILIES):
+        ap.error(f"--families: expected some of {','.join(FAMILIES)}")
     args.schedule_sizes = [int(s) for s in args.schedule_sizes.split(",")]
     (measure_schedule if args.schedule_only else measure)(args)
     return 0

@@ -59,13 +59,12 @@ std::uint64_t through_access_down_ps(const Platform& platform, int d, std::uint6
   return arrival_ps + chunk_serialization_ps(down, bytes) + down.delay_ps;
 }
 
-ArrivalMatrix arrival_matrix(const Platform& platform, const Routing& routing,
-                             const std::vector<int>& members, std::uint64_t chunk_bytes) {
+ArrivalMatrix arrival_matrix(ArrivalLatencyCache& latencies, const std::vector<int>& members,
+                             std::uint64_t chunk_bytes) {
   ArrivalMatrix a(members.size(), std::vector<std::uint64_t>(members.size(), 0));
   for (std::size_t i = 0; i < members.size(); ++i) {
-    ArrivalLatencies from(platform, routing, members[i], chunk_bytes);
     for (std::size_t j = 0; j < members.size(); ++j)
-      if (i != j) a[i][j] = from.to(members[j]);
+      if (i != j) a[i][j] = latencies.get(members[i], members[j], chunk_bytes);
   }
   return a;
 }
@@ -136,9 +135,10 @@ double landing_ps(const ArrivalMatrix& a, const GroupPlan& group, const RunOptio
 // Offsets, buffer limit and pacing of a group whose link and access shares are known.
 // Alignment needs a common start; `auto` keeps the offsets only where they make the
 // group land earlier (they cost the short-arm members' waiting).
-void plan_alignment(const Platform& platform, const Routing& routing, const RunOptions& options,
+void plan_alignment(ArrivalLatencyCache& latencies, const RunOptions& options,
                     const std::vector<std::uint64_t>& given, GroupPlan& group) {
-  ArrivalMatrix a = arrival_matrix(platform, routing, group.members, options.chunk_bytes);
+  const Platform& platform = latencies.platform();
+  ArrivalMatrix a = arrival_matrix(latencies, group.members, options.chunk_bytes);
   auto with = [&](bool align) {
     GroupPlan g = group;
     apply_alignment(a, align, options.multicast, g);
@@ -194,11 +194,21 @@ std::uint64_t retransmit_timeout_ps(const Platform& platform, const Routing& rou
 }
 
 namespace {
+// A directed hop u -> v as an index: twice its link's index, + 1 from the higher site to
+// the lower (the link joining u and v is the same one both ways: Routing::link_index).
+std::size_t directed_link(const Routing& routing, const Hop& hop) {
+  const auto link = static_cast<std::size_t>(routing.link_index(hop.first, hop.second));
+  return 2 * link + (hop.first < hop.second ? 0 : 1);
+}
+
 // Each group's members and, for groups of two or more, every member's hops to the others
-// (its multicast tree, or its unicast paths), counted per link in plan.link_streams.
+// (its multicast tree, or its unicast paths), counted per directed link in `streams`;
+// `used`: the hops counted, each once.
 void route_groups(const Platform& platform, const Routing& routing, const Round& round,
-                  const RunOptions& options, RoundPlan& plan) {
+                  const RunOptions& options, RoundPlan& plan, std::vector<int>& streams,
+                  std::vector<Hop>& used) {
   const int n = static_cast<int>(platform.sites.size());
+  streams.assign(2 * platform.links.size(), 0);
   for (const auto& g : round.groups) {
     GroupPlan group;
     group.members = g.sites;
@@ -211,17 +221,20 @@ void route_groups(const Platform& platform, const Routing& routing, const Round&
     }
     for (int s : g.sites) {
       const auto receivers = others(g.sites, s);
-      group.hops[s] = options.multicast ? routing.multicast_tree(s, receivers)
-                                        : unicast_hops(routing, s, receivers);
-      for (const auto& hop : group.hops[s]) ++plan.link_streams[hop];
+      auto& hops = group.hops[s];
+      hops = options.multicast ? routing.multicast_tree(s, receivers)
+                               : unicast_hops(routing, s, receivers);
+      for (const auto& hop : hops)
+        if (streams[directed_link(routing, hop)]++ == 0) used.push_back(hop);
     }
     plan.groups.push_back(std::move(group));
   }
 }
 
 // When every member's ready message has reached every other member.
-std::uint64_t ready_delay_ps(const Platform& platform, const Routing& routing,
-                             const GroupPlan& group, const RunOptions& options) {
+std::uint64_t ready_delay_ps(ArrivalLatencyCache& latencies, const GroupPlan& group,
+                             const RunOptions& options) {
+  const Platform& platform = latencies.platform();
   // A ready message may queue behind |g| - 2 others on every link it crosses. Without
   // multicast a member sends its |g| - 1 back to back, on the links up to d's switch.
   // With multicast it sends one, on its tree (whose path to d is the shortest path), and
@@ -230,11 +243,9 @@ std::uint64_t ready_delay_ps(const Platform& platform, const Routing& routing,
   const std::uint64_t queued = group.members.size() - 2;
   std::uint64_t delay = 0;
   for (int s : group.members) {
-    ArrivalLatencies ready(platform, routing, s, options.credit_bytes);
-    ArrivalLatencies bare(platform, routing, s, 0);
     for (int d : others(group.members, s)) {
-      const std::uint64_t arrival = ready.to(d);
-      std::uint64_t serialization = arrival - bare.to(d);
+      const std::uint64_t arrival = latencies.get(s, d, options.credit_bytes);
+      std::uint64_t serialization = arrival - latencies.get(s, d, 0);
       if (options.multicast)
         serialization +=
             chunk_serialization_ps(access_link(platform.sites[d]), options.credit_bytes);
@@ -247,15 +258,15 @@ std::uint64_t ready_delay_ps(const Platform& platform, const Routing& routing,
 
 // The group's slowest link share (streams sharing each link) and its slowest access link.
 void plan_rates(const Platform& platform, const Routing& routing, const RunOptions& options,
-                const RoundPlan& plan, GroupPlan& group) {
+                const std::vector<int>& streams, GroupPlan& group) {
   const double fan_in = static_cast<double>(group.members.size() - 1);
   group.link_rate = std::numeric_limits<double>::infinity();
   group.access_rate = std::numeric_limits<double>::infinity();
   for (const auto& [sender, hops] : group.hops) {
     for (const auto& hop : hops) {
       const auto& link = platform.links[routing.link_index(hop.first, hop.second)].params;
-      group.link_rate = std::min(
-          group.link_rate, payload_rate(link, options.chunk_bytes) / plan.link_streams.at(hop));
+      group.link_rate = std::min(group.link_rate, payload_rate(link, options.chunk_bytes) /
+                                                      streams[directed_link(routing, hop)]);
     }
     // The sender's access link carries its stream (one copy per receiver without
     // multicast); as a receiver, its access link carries the reduced stream (or every
@@ -269,14 +280,30 @@ void plan_rates(const Platform& platform, const Routing& routing, const RunOptio
 
 RoundPlan plan_round(const Platform& platform, const Routing& routing, const Round& round,
                      const RunOptions& options) {
+  ArrivalLatencyCache latencies(platform, routing);
+  return plan_round(latencies, round, options, true);
+}
+
+RoundPlan plan_round(ArrivalLatencyCache& latencies, const Round& round, const RunOptions& options,
+                     bool keep_link_streams) {
+  const Platform& platform = latencies.platform();
+  const Routing& routing = latencies.routing();
   RoundPlan plan;
-  route_groups(platform, routing, round, options, plan);
+  std::vector<int> streams;
+  std::vector<Hop> used;
+  route_groups(platform, routing, round, options, plan, streams, used);
   for (std::size_t gi = 0; gi < plan.groups.size(); ++gi) {
     GroupPlan& group = plan.groups[gi];
     if (group.members.size() < 2) continue;
-    group.start_delay_ps = ready_delay_ps(platform, routing, group, options);
-    plan_rates(platform, routing, options, plan, group);
-    plan_alignment(platform, routing, options, round.groups[gi].send_offset_ps, group);
+    group.start_delay_ps = ready_delay_ps(latencies, group, options);
+    plan_rates(platform, routing, options, streams, group);
+    plan_alignment(latencies, options, round.groups[gi].send_offset_ps, group);
+  }
+  if (keep_link_streams) {
+    std::sort(used.begin(), used.end());
+    for (const Hop& hop : used)
+      plan.link_streams.emplace_hint(plan.link_streams.end(), hop,
+                                     streams[directed_link(routing, hop)]);
   }
   return plan;
 }

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/arrival_latencies.h"
 #include "model/network_math.h"
 #include "model/routing.h"
 #include "model/run_options.h"
@@ -81,5 +82,10 @@ std::uint64_t retransmit_timeout_ps(const Platform& platform, const Routing& rou
 /// Plans one round. Errors: std::invalid_argument if a member is not a platform site.
 RoundPlan plan_round(const Platform& platform, const Routing& routing, const Round& round,
                      const RunOptions& options);
+/// The same plan on `latencies`' platform and routing, the arrival latencies it asks for
+/// kept there for the next rounds (the builder plans a whole schedule period); without
+/// RoundPlan::link_streams unless `keep_link_streams`.
+RoundPlan plan_round(ArrivalLatencyCache& latencies, const Round& round, const RunOptions& options,
+                     bool keep_link_streams);
 
 }  // namespace aggnet

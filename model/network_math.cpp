@@ -101,7 +101,7 @@ std::uint64_t arrival_latency_ps(const Platform& platform, const Routing& routin
 // and non-negative, so the total is the same and overflows in one order exactly when in
 // the other.
 std::uint64_t ArrivalLatencies::to(int d) {
-  if (++queries_ <= kDirectQueries)
+  if (++queries_ <= direct_queries_)
     return arrival_latency_ps(platform_, routing_, s_, d, chunk_bytes_);
   const char* what = "arrival latency";
   if (hops_ps_.empty()) {
@@ -111,21 +111,30 @@ std::uint64_t ArrivalLatencies::to(int d) {
     hops_ps_[static_cast<std::size_t>(s_)] = 0;
   }
   const auto at = [this](int v) -> std::uint64_t& { return hops_ps_[static_cast<std::size_t>(v)]; };
+  const bool reachable = routing_.reachable(s_, d);  // unreachable: no hop, as there
+  // The sites summed form a subtree of s's routing tree: walk back to the nearest one.
   walk_.clear();
-  routing_.for_each_hop_reversed(s_, d, [this](int u, int v) { walk_.emplace_back(u, v); });
-  // From s outwards: the hops already summed (a shared beginning) are skipped.
+  for (int v = d; reachable && at(v) == kUnknown; v = walk_.back().first)
+    walk_.emplace_back(routing_.predecessor(s_, v), v);
   for (auto it = walk_.rbegin(); it != walk_.rend(); ++it) {
     const auto [u, v] = *it;
-    if (at(v) != kUnknown) continue;
     const auto& link = platform_.links[static_cast<std::size_t>(routing_.link_index(u, v))].params;
     std::uint64_t t =
         checked_add(at(u), platform_.sites[static_cast<std::size_t>(u)].sw.latency_ps, what);
     t = checked_add(t, chunk_serialization_ps(link, chunk_bytes_), what);
     at(v) = checked_add(t, link.delay_ps, what);
   }
-  const std::uint64_t hops = walk_.empty() ? 0 : at(d);  // unreachable: no hop, as there
+  const std::uint64_t hops = reachable ? at(d) : 0;
   return checked_add(checked_add(up_ps_, hops, what),
                      platform_.sites[static_cast<std::size_t>(d)].sw.latency_ps, what);
+}
+
+std::uint64_t ArrivalLatencyCache::get(int s, int d, std::uint64_t bytes) {
+  auto& senders = by_bytes_[bytes];
+  if (senders.empty()) senders.resize(platform_.sites.size());
+  auto& from = senders.at(static_cast<std::size_t>(s));
+  if (!from) from = std::make_unique<ArrivalLatencies>(platform_, routing_, s, bytes);
+  return from->to(d);
 }
 
 RunFootprint estimate_run_footprint(const Platform& platform, const RunOptions& options,

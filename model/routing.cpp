@@ -177,16 +177,27 @@ int Routing::next_hop(int at, int d) const {
 std::vector<std::pair<int, int>> Routing::multicast_tree(int src,
                                                          const std::vector<int>& receivers) const {
   if (src < 0 || src >= n_) throw std::out_of_range("Routing::multicast_tree");
-  std::vector<char> in_tree(n_, 0);
-  in_tree[src] = 1;
+  // The sites on the tree so far: this call's stamp, the stamps kept from call to call so
+  // that a tree costs its hops, not an allocation of the platform's size.
+  thread_local std::vector<std::uint32_t> reached;
+  thread_local std::uint32_t stamp = 0;
+  if (reached.size() < static_cast<std::size_t>(n_)) reached.assign(n_, 0);
+  if (++stamp == 0) {  // wrapped: no site may keep an old stamp
+    std::fill(reached.begin(), reached.end(), 0);
+    stamp = 1;
+  }
+  const auto in_tree = [&](int v) -> std::uint32_t& {
+    return reached[static_cast<std::size_t>(v)];
+  };
+  in_tree(src) = stamp;
   std::vector<std::pair<int, int>> hops;
   for (int r : receivers) {
     if (r < 0 || r >= n_) throw std::out_of_range("Routing::multicast_tree: receiver");
     if (dist_ps_[src][r] == kMax) {
       throw std::invalid_argument("Routing::multicast_tree: receiver unreachable");
     }
-    for (int v = r; !in_tree[v];) {
-      in_tree[v] = 1;
+    for (int v = r; in_tree(v) != stamp;) {
+      in_tree(v) = stamp;
       const int u = pred_[src][v];
       hops.emplace_back(u, v);
       v = u;

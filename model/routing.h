@@ -30,6 +30,10 @@ class Routing {
   /// Next site after `at` on the shortest path at -> d (d itself if adjacent, `at` if
   /// d == at, -1 if unreachable); O(1).
   int next_hop(int at, int d) const;
+  /// Whether d is reachable from s (s itself is).
+  bool reachable(int s, int d) const { return dist_ps_.at(s).at(d) != kUnreachable; }
+  /// The site before v on the routed path s -> v (-1 for v == s or v unreachable); O(1).
+  int predecessor(int s, int v) const { return pred_.at(s).at(v); }
   /// Index into Platform::links of the link joining adjacent sites u and v, or -1.
   int link_index(int u, int v) const {
     return u < 0 || v < 0 || u >= n_ || v >= n_ ? -1

@@ -46,12 +46,12 @@ NetworkSystem::NetworkSystem(sc_core::sc_module_name name, const Platform& platf
       port_to_(platform_.sites.size()),
       local_port_(platform_.sites.size(), -1) {
   if (schedule_.collective == Collective::kGroupAverage) {
+    ArrivalLatencyCache latencies(platform_, routing_);  // the period meets senders again
     for (const auto& round : schedule_.rounds) {
-      plans_.push_back(plan_round(platform_, routing_, round, per_transaction(options_)));
       // Kept for the report, the watchdog and rerouting, which read neither the round's
       // streams per hop nor, for a round that does not run, its trees (install_routes
       // installs those of the rounds that run).
-      plans_.back().link_streams.clear();
+      plans_.push_back(plan_round(latencies, round, per_transaction(options_), false));
       if (plans_.size() > static_cast<std::size_t>(steps_))
         for (auto& group : plans_.back().groups) group.hops.clear();
       // A round's groups are disjoint (model/schedule.h).
@@ -111,7 +111,11 @@ ComputeClusterConfig NetworkSystem::cluster_config(int site) const {
   if (schedule_.collective == Collective::kReductionTree) return reduction_tree_config(c);
   if (schedule_.collective != Collective::kGroupAverage) return host_collective_config(c);
   const int n = static_cast<int>(platform_.sites.size());
-  for (std::size_t r = 0; r < plans_.size(); ++r) {
+  // Step k runs round k mod period: with fewer steps than rounds, those from the steps'
+  // count on never run, and k mod steps is k (a 1,000-site rotating-3's one step needs 1 of
+  // about 500 rounds per site).
+  const std::size_t rounds = std::min(plans_.size(), static_cast<std::size_t>(steps_));
+  for (std::size_t r = 0; r < rounds; ++r) {
     ClusterRoundPlan round;
     const int g = group_of_[r][static_cast<std::size_t>(site)];
     const GroupPlan* group_plan = g < 0 ? nullptr : &plans_[r].groups[static_cast<std::size_t>(g)];

@@ -129,6 +129,26 @@ TEST(ControlPlane, ArrivalLatenciesFromOneSenderAreTheHandDerivedSums) {
   EXPECT_EQ(from_a.to(2), kSer1MiB_100G + 5 * kUs + 3 * kUs);
 }
 
+// The cache keeps one table per sender and size: the hand-derived sums whatever was asked
+// before, past the direct answers too, and a size's sums never answer for another size
+// (100 B fit one packet: 14'400 ps on a's access link, 144'000 on a-b, 160'000 on b-c).
+TEST(ControlPlane, ArrivalLatencyCacheAnswersEverySenderAndSizeWithTheHandDerivedSums) {
+  const Platform p = line3();
+  const Routing r(p);
+  ArrivalLatencyCache cache(p, r);
+  const std::uint64_t to_b = kSer1MiB_100G + 5 * kUs + 1 * kUs + kSer1MiB_10G + 10 * kMs + 2 * kUs;
+  const std::uint64_t to_c = to_b + kSer1MiB_bc + 20 * kMs + 3 * kUs;
+  const std::uint64_t small_to_c =
+      14'400 + 5 * kUs + 1 * kUs + 144'000 + 10 * kMs + 2 * kUs + 160'000 + 20 * kMs + 3 * kUs;
+  for (int i = 0; i < 3 * ArrivalLatencies::kDirectQueries; ++i) {
+    EXPECT_EQ(cache.get(0, 2, kMiB), to_c);
+    EXPECT_EQ(cache.get(0, 1, kMiB), to_b);
+    EXPECT_EQ(cache.get(0, 2, 100), small_to_c);
+    EXPECT_EQ(cache.get(2, 0, kMiB), kSer1MiB_400G + 2 * kUs + 3 * kUs + kSer1MiB_bc + 20 * kMs +
+                                         2 * kUs + kSer1MiB_10G + 10 * kMs + 1 * kUs);
+  }
+}
+
 // The plan keeps the latencies its alignment was planned from, [sender][receiver] in the
 // group's member order (a -> c and c -> a differ: a's access link is slower).
 TEST(ControlPlane, GroupPlanKeepsItsArrivalLatenciesInMemberOrder) {
@@ -196,6 +216,36 @@ Platform trunk() {
 }
 
 std::set<Hop> as_set(const std::vector<Hop>& hops) { return {hops.begin(), hops.end()}; }
+
+// The builder plans a whole period on one cache and keeps no streams per hop: every round
+// as a plan of its own would be (the rounds meet the same senders again; a sum kept from
+// round 1 must be the one round 2 would compute).
+TEST(ControlPlane, RoundsPlannedOnOneCacheAreThoseOfFreshPlans) {
+  const Platform p = trunk();
+  const Routing routing(p);
+  std::vector<Round> rounds;
+  for (const auto& members : std::vector<std::vector<int>>{{0, 2, 3}, {0, 2}, {1, 3}, {0, 3, 2}})
+    for (int repeat = 0; repeat < ArrivalLatencies::kDirectQueries; ++repeat)
+      rounds.push_back(one_group(members).rounds[0]);
+  RunOptions o;
+  ArrivalLatencyCache cache(p, routing);
+  for (const Round& round : rounds) {
+    const RoundPlan fresh = plan_round(p, routing, round, o);
+    const RoundPlan kept = plan_round(cache, round, o, false);
+    EXPECT_TRUE(kept.link_streams.empty());
+    ASSERT_EQ(kept.groups.size(), fresh.groups.size());
+    for (std::size_t g = 0; g < fresh.groups.size(); ++g) {
+      const GroupPlan &a = fresh.groups[g], &b = kept.groups[g];
+      EXPECT_EQ(b.arrival_ps, a.arrival_ps);
+      EXPECT_EQ(b.start_delay_ps, a.start_delay_ps);
+      EXPECT_EQ(b.send_offset_ps, a.send_offset_ps);
+      EXPECT_EQ(b.skew_ps, a.skew_ps);
+      EXPECT_EQ(b.hops, a.hops);
+      EXPECT_EQ(b.link_rate, a.link_rate);
+      EXPECT_EQ(b.pacing_interval_ps, a.pacing_interval_ps);
+    }
+  }
+}
 
 TEST(ControlPlane, MulticastCountsEachTreeOncePerHop) {
   RunOptions o;
