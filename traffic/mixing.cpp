@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 
 namespace aggnet {
@@ -291,6 +292,67 @@ long pair_rounds_to_eps(const Schedule& schedule, int n, double eps) {
 }
 }  // namespace
 
+namespace {
+// The group of each site in `round` (-1: in no group, or a group of one: it keeps its value).
+std::vector<int> group_index(const Round& round, int n) {
+  std::vector<int> of(static_cast<std::size_t>(n), -1);
+  for (std::size_t g = 0; g < round.groups.size(); ++g)
+    if (round.groups[g].sites.size() >= 2)
+      for (int i : round.groups[g].sites) of[i] = static_cast<int>(g);
+  return of;
+}
+
+// Whether `to` has the groups of `from` with every site x renamed perm[x] (the same mixing
+// matrix up to that permutation: W_to = P W_from P^T).
+bool renamed_round(const Round& from, const Round& to, const std::vector<int>& perm, int n) {
+  const std::vector<int> in_to = group_index(to, n);
+  std::size_t groups = 0;
+  for (const auto& g : from.groups) {
+    if (g.sites.size() < 2) continue;
+    ++groups;
+    const int h = in_to[perm[g.sites.front()]];
+    if (h < 0 || to.groups[h].sites.size() != g.sites.size()) return false;
+    for (int i : g.sites)
+      if (in_to[perm[i]] != h) return false;
+  }
+  // Each group maps onto a distinct group of `to` of its size (perm is a bijection).
+  return groups == static_cast<std::size_t>(
+                       std::count_if(to.groups.begin(), to.groups.end(),
+                                     [](const Group& g) { return g.sites.size() >= 2; }));
+}
+
+Round renamed(const Round& round, const std::vector<int>& perm) {
+  Round out = round;
+  for (auto& g : out.groups)
+    for (int& i : g.sites) i = perm[i];
+  return out;
+}
+}  // namespace
+
+std::optional<Schedule> rotation_pair(const Schedule& schedule, int n) {
+  const std::size_t p = schedule.rounds.size();
+  if (p < 3 || n < 2) return std::nullopt;
+  // The circle method's rotation: sites 0 .. m - 1 on a cycle (m = n, or n - 1 with site
+  // n - 1 fixed when n is even), sigma: x -> x + 1, tau: x -> -1 - x (mod m).
+  const int m = n % 2 ? n : n - 1;
+  std::vector<int> sigma(n), tau(n), rho(n);
+  for (int x = 0; x < n; ++x) {
+    sigma[x] = x < m ? (x + 1) % m : x;
+    tau[x] = x < m ? (2 * m - 1 - x) % m : x;
+  }
+  for (int x = 0; x < n; ++x) rho[x] = sigma[tau[x]];  // x -> -x: each pair of round 0 kept
+  const Round& first = schedule.rounds[0];
+  const std::vector<int> in_first = group_index(first, n);
+  for (int x = 0; x < n; ++x)  // rho keeps every group (and every site in none) in place
+    if (in_first[rho[x]] != in_first[x] || (in_first[x] < 0 && rho[x] != x)) return std::nullopt;
+  for (std::size_t r = 0; r < p; ++r)
+    if (!renamed_round(schedule.rounds[r], schedule.rounds[(r + 1) % p], sigma, n))
+      return std::nullopt;
+  Schedule pair;
+  pair.rounds = {first, renamed(first, tau)};
+  return pair;
+}
+
 long rounds_to_eps(const Schedule& schedule, int n, double eps, long exact_limit) {
   if (!(eps > 0 && eps < 1)) throw std::invalid_argument("rounds_to_eps: need 0 < eps < 1");
   const long p = static_cast<long>(schedule.rounds.size());
@@ -299,6 +361,8 @@ long rounds_to_eps(const Schedule& schedule, int n, double eps, long exact_limit
   if (!joins_all_sites(schedule, n)) return -1;  // saves 2000 rounds of arithmetic
   if (p == 2)
     if (const long r = pair_rounds_to_eps(schedule, n, eps); r > 0) return r;
+  if (const auto pair = rotation_pair(schedule, n))
+    return rounds_to_eps(*pair, n, eps, exact_limit);
   // e = W_r ... W_1 - J; applying W gives W e (W J = J), so the error evolves linearly.
   Eigen::MatrixXd e = centering(n);
   ErrorTest test(n);

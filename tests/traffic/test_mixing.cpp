@@ -347,6 +347,59 @@ TEST(FastMixing, PairRoundsToEpsIsTheDenseRoundByRoundCount) {
   EXPECT_GT(checked, 40);
 }
 
+// rotating-2 (the circle method) as a period-2 schedule: by hand on 3 sites (rounds {1,2},
+// {0,2}, {0,1}): a zero-mean x becomes (x0, -x0/2, -x0/2), then (x0/4, -x0/2, x0/4), then
+// (-x0/8, -x0/8, x0/4); the largest |x0| of a unit zero-mean x is 2/sqrt(6), so the errors
+// are 1, 0.5, 0.25. On 4 sites the first two rounds pair {3,0},{1,2} then {3,1},{2,0}:
+// every pair mean meets the other, the exact average after 2 rounds.
+TEST(RotationPair, RotatingTwoOnThreeAndFourSitesByHand) {
+  const Schedule three = of(rotating_rounds(3, 2));
+  ASSERT_TRUE(rotation_pair(three, 3).has_value());
+  EXPECT_EQ(rounds_to_eps(three, 3, 0.51), 2);
+  EXPECT_EQ(rounds_to_eps(three, 3, 0.49), 3);
+  EXPECT_EQ(rounds_to_eps(three, 3, 0.2), 4);
+  const Schedule four = of(rotating_rounds(4, 2));
+  ASSERT_TRUE(rotation_pair(four, 4).has_value());
+  EXPECT_EQ(rounds_to_eps(four, 4, 1e-9), 2);
+}
+
+// The identity behind rotation_pair: after every r the dense products of rotating-2 and of
+// its period-2 equivalent have the same ||. - J||_2 (Jacobi SVD), odd and even n.
+TEST(RotationPair, ErrorsEqualThePairScheduleRoundByRound) {
+  for (int n = 5; n <= 12; ++n) {
+    const Schedule s = of(rotating_rounds(n, 2));
+    const auto pair = rotation_pair(s, n);
+    ASSERT_TRUE(pair.has_value()) << n;
+    Eigen::MatrixXd m = Eigen::MatrixXd::Identity(n, n), q = m;
+    for (std::size_t r = 0; r < 3 * s.rounds.size(); ++r) {
+      m = mixing_matrix(s.rounds[r % s.rounds.size()], n) * m;
+      q = mixing_matrix(pair->rounds[r % 2], n) * q;
+      EXPECT_NEAR(svd_error(m), svd_error(q), 1e-12) << n << " " << r;
+    }
+  }
+}
+
+TEST(RotationPair, RotatingTwoRoundsToEpsIsTheDenseCount) {
+  for (int n : {5, 6, 9, 10, 13})
+    for (double eps : {0.3, 1e-2}) {
+      const Schedule s = of(rotating_rounds(n, 2));
+      const long dense = dense_rounds_to_eps(s, n, eps, 2000);
+      ASSERT_GT(dense, 0) << n;
+      EXPECT_EQ(rounds_to_eps(s, n, eps), dense) << n << " " << eps;
+    }
+}
+
+// Not rotations: two rounds of rotating-2 swapped, random pairings; their counts stay the
+// round-by-round ones.
+TEST(RotationPair, OtherSchedulesAreNotRotations) {
+  Schedule swapped = of(rotating_rounds(8, 2));
+  std::swap(swapped.rounds[1], swapped.rounds[2]);
+  EXPECT_FALSE(rotation_pair(swapped, 8).has_value());
+  EXPECT_EQ(rounds_to_eps(swapped, 8, 1e-2), dense_rounds_to_eps(swapped, 8, 1e-2, 2000));
+  EXPECT_FALSE(rotation_pair(of(random_rounds(8, 2, 3, 7)), 8).has_value());
+  EXPECT_FALSE(rotation_pair(of(rotating_rounds(9, 3)), 9).has_value());
+}
+
 TEST(FastMixing, PairErrorLowerBoundIsBelowItAndMeetsItOnAFullKrylovSpace) {
   for (int n : {9, 16, 27})
     for (int k : {2, 3, 4}) {
