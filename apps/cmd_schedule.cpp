@@ -353,6 +353,7 @@ int run_schedule(int argc, char** argv) {
   if (!values) return 0;
   OptimizerOptions opt;
   opt.run = options::to_run_options(*values);
+  opt.exact_rows = static_cast<std::size_t>(std::max<std::uint64_t>(1, values->integer("top")));
   const RunOptions& run = opt.run;
   cli::check_outputs(*values);
   // `--out -`: the schedule YAML is the standard output, the table goes to stderr.
