@@ -71,9 +71,6 @@ std::string round_shape(const Round& round, int num_sites) {
 }
 
 namespace {
-// Beyond this many site-steps (rounds to eps x sites) the recurrence may wait for the ranking.
-constexpr double kDeferredSiteSteps = 1e6;
-
 bool lossless(const ScheduleEstimate& t) {
   for (const auto& r : t.rounds)
     for (const auto& g : r.groups)
@@ -126,7 +123,7 @@ Candidate score(const Platform& platform, const Routing& routing, const Schedule
   }
   const bool defer = may_defer && options.exact_rows != SIZE_MAX &&
                      schedule.collective == Collective::kGroupAverage &&
-                     static_cast<double>(c.rounds_to_eps) * n > kDeferredSiteSteps &&
+                     static_cast<double>(c.rounds_to_eps) * n > options.deferred_site_steps &&
                      lossless(c.timing);
   time_to_eps(c, platform, options.run, defer);
   return c;

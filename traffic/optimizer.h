@@ -79,11 +79,12 @@ struct OptimizerOptions {
   /// ladder of group sizes (a heuristic, stated in the output; group_size_ladder).
   int every_group_size_sites = 128;
   /// The leading rows of the ranking (and the leading group-average rows) whose times to
-  /// eps are exact; a candidate whose recurrence is long (rounds to eps x sites beyond a
-  /// million) and whose lower bound ranks it below them keeps that bound (time_bound). The
-  /// rows above them are the same, in the same order, as with every time exact (each bound
-  /// is at most the exact time). Default: every row exact.
+  /// eps are exact; a candidate whose recurrence is long (rounds to eps x sites beyond
+  /// `deferred_site_steps`) and whose lower bound ranks it below them keeps that bound
+  /// (time_bound). The rows above them are the same, in the same order, as with every time
+  /// exact (each bound is at most the exact time). Default: every row exact.
   std::size_t exact_rows = SIZE_MAX;
+  double deferred_site_steps = 1e6;
 };
 
 /// The group sizes k of rotating-k and sequential-k on n sites: every k in 2..n-1 up to

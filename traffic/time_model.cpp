@@ -648,13 +648,11 @@ void add_round_parts(const RoundEstimate& round, Collective collective, double l
            ++i) {
         if (i == j) continue;
         own = std::max(own, g.offset_sd_s[j][i] + last_send);
-        if (aligned)
-          own = std::max(own, g.offset_sd_s[i][j] + last_send + g.latency_sd_s[i][j]);
+        if (aligned) own = std::max(own, g.offset_sd_s[i][j] + last_send + g.latency_sd_s[i][j]);
       }
       if (collective != Collective::kGroupAverage) own = g.time_s;
-      sum[g.members[j]] += own + (aligned && collective == Collective::kGroupAverage
-                                      ? g.start_delay_s
-                                      : 0.0);
+      sum[g.members[j]] +=
+          own + (aligned && collective == Collective::kGroupAverage ? g.start_delay_s : 0.0);
     }
   }
 }
