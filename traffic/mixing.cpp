@@ -278,7 +278,7 @@ bool spans_components(const Round& round, int n) {
 // W_a)^p's is S^(2p) - J; after one round it is 1 (W_a - J projects onto a nonzero space
 // when a leaves two or more components). So r = 1 + ceil(log eps / log rho): one m x m
 // eigensolve (pair_consensus_error) instead of r rounds of O(n^2). 0 where rounding could
-// decide (log eps / log rho within 1e-6 relative of an integer, rho near 0 or 1): the
+// decide (log eps / log rho within its rounding of an integer, rho near 0 or 1): the
 // caller iterates then.
 long pair_rounds_to_eps(const Schedule& schedule, int n, double eps) {
   const Round& a = schedule.rounds[0];
@@ -286,8 +286,12 @@ long pair_rounds_to_eps(const Schedule& schedule, int n, double eps) {
   if (!spans_components(a, n) || !spans_components(b, n)) return 0;
   const double rho = pair_consensus_error(a, b, n);
   if (!(rho > 1e-6 && rho < 1 - 1e-9)) return 0;
+  // rho's rounding: the symmetric eigensolver's backward error on a Gram matrix of norm
+  // <= 1 and its forming, each about m u for m <= n groups; 10 n u covers both with room.
+  // x moves by x drho / (rho |log rho|) (log rho ~ -2e-5 at 1,000 sites, x ~ 3.5e5: 0.04).
   const double x = std::log(eps) / std::log(rho);
-  if (std::abs(x - std::round(x)) < 1e-6 * std::max(1.0, x)) return 0;
+  const double drho = 10.0 * n * std::numeric_limits<double>::epsilon();
+  if (std::abs(x - std::round(x)) < 1e-9 * x + x * drho / (rho * std::abs(std::log(rho)))) return 0;
   return 1 + static_cast<long>(std::ceil(x));
 }
 }  // namespace

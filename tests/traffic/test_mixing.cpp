@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <set>
 
@@ -387,6 +388,31 @@ TEST(RotationPair, RotatingTwoRoundsToEpsIsTheDenseCount) {
       ASSERT_GT(dense, 0) << n;
       EXPECT_EQ(rounds_to_eps(s, n, eps), dense) << n << " " << eps;
     }
+}
+
+// Two matchings joining the sites in one cycle (n even) or one path (n odd): on the
+// cycle, the a-pairs' values y_k (k mod m = n/2) go to (y_(k-1) + 2 y_k + y_(k+1)) / 4
+// per period, Fourier multipliers cos^2(pi j / m): rho = cos(2 pi / n); on the path,
+// rho = cos(pi / n) (3 sites: 0.5, as by hand above). rotating-2's period-2 equivalent is
+// such a pair, so its rounds to eps are 1 + ceil(log eps / log rho): 349,950 on 1,000
+// sites (also the O(n^3) lifting's count; there log eps / log rho lies 0.33 from an
+// integer, within the old 1e-6 relative margin), 82,656 on 243.
+TEST(RotationPair, RotatingTwoAtScaleByTheCycleAndPathClosedForms) {
+  const double eps = 1e-3;
+  const auto expected = [eps](double rho) {
+    return 1 + static_cast<long>(std::ceil(std::log(eps) / std::log(rho)));
+  };
+  EXPECT_EQ(expected(std::cos(2 * M_PI / 1000)), 349950);  // the lifting's count at 1,000
+  EXPECT_EQ(rounds_to_eps(of(rotating_rounds(242, 2)), 242, eps),
+            expected(std::cos(2 * M_PI / 242)));
+  EXPECT_EQ(expected(std::cos(M_PI / 243)), 82656);
+  EXPECT_EQ(rounds_to_eps(of(rotating_rounds(243, 2)), 243, eps), 82656);
+  Round a, b;  // the cycle 0-1-2-...-9-0 of 10 sites
+  for (int i = 0; i < 10; i += 2) {
+    a.groups.push_back(Group{{i, i + 1}});
+    b.groups.push_back(Group{{i + 1, (i + 2) % 10}});
+  }
+  EXPECT_NEAR(pair_consensus_error(a, b, 10), std::cos(2 * M_PI / 10), 1e-12);
 }
 
 // Not rotations: two rounds of rotating-2 swapped, random pairings; their counts stay the
