@@ -350,6 +350,7 @@ void plan_routing(const OptionValues& values, const Platform& platform, RunOptio
 int run_schedule(const OptionValues& values) {
   OptimizerOptions opt;
   opt.run = options::to_run_options(values);
+  opt.exact_rows = static_cast<std::size_t>(std::max<std::uint64_t>(1, values.integer("top")));
   const RunOptions& run = opt.run;
   cli::check_outputs(values);
   // `--out -`: the schedule YAML is the standard output, the table goes to stderr.

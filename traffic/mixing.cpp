@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 
 namespace aggnet {
@@ -277,7 +278,7 @@ bool spans_components(const Round& round, int n) {
 // W_a)^p's is S^(2p) - J; after one round it is 1 (W_a - J projects onto a nonzero space
 // when a leaves two or more components). So r = 1 + ceil(log eps / log rho): one m x m
 // eigensolve (pair_consensus_error) instead of r rounds of O(n^2). 0 where rounding could
-// decide (log eps / log rho within 1e-6 relative of an integer, rho near 0 or 1): the
+// decide (log eps / log rho within its rounding of an integer, rho near 0 or 1): the
 // caller iterates then.
 long pair_rounds_to_eps(const Schedule& schedule, int n, double eps) {
   const Round& a = schedule.rounds[0];
@@ -285,11 +286,76 @@ long pair_rounds_to_eps(const Schedule& schedule, int n, double eps) {
   if (!spans_components(a, n) || !spans_components(b, n)) return 0;
   const double rho = pair_consensus_error(a, b, n);
   if (!(rho > 1e-6 && rho < 1 - 1e-9)) return 0;
+  // rho's rounding: the symmetric eigensolver's backward error on a Gram matrix of norm
+  // <= 1 and its forming, each about m u for m <= n groups; 10 n u covers both with room.
+  // x moves by x drho / (rho |log rho|) (log rho ~ -2e-5 at 1,000 sites, x ~ 3.5e5: 0.04).
   const double x = std::log(eps) / std::log(rho);
-  if (std::abs(x - std::round(x)) < 1e-6 * std::max(1.0, x)) return 0;
+  const double drho = 10.0 * n * std::numeric_limits<double>::epsilon();
+  if (std::abs(x - std::round(x)) < 1e-9 * x + x * drho / (rho * std::abs(std::log(rho)))) return 0;
   return 1 + static_cast<long>(std::ceil(x));
 }
 }  // namespace
+
+namespace {
+// The group of each site in `round` (-1: in no group, or a group of one: it keeps its value).
+std::vector<int> group_index(const Round& round, int n) {
+  std::vector<int> of(static_cast<std::size_t>(n), -1);
+  for (std::size_t g = 0; g < round.groups.size(); ++g)
+    if (round.groups[g].sites.size() >= 2)
+      for (int i : round.groups[g].sites) of[i] = static_cast<int>(g);
+  return of;
+}
+
+// Whether `to` has the groups of `from` with every site x renamed perm[x] (the same mixing
+// matrix up to that permutation: W_to = P W_from P^T).
+bool renamed_round(const Round& from, const Round& to, const std::vector<int>& perm, int n) {
+  const std::vector<int> in_to = group_index(to, n);
+  std::size_t groups = 0;
+  for (const auto& g : from.groups) {
+    if (g.sites.size() < 2) continue;
+    ++groups;
+    const int h = in_to[perm[g.sites.front()]];
+    if (h < 0 || to.groups[h].sites.size() != g.sites.size()) return false;
+    for (int i : g.sites)
+      if (in_to[perm[i]] != h) return false;
+  }
+  // Each group maps onto a distinct group of `to` of its size (perm is a bijection).
+  return groups == static_cast<std::size_t>(
+                       std::count_if(to.groups.begin(), to.groups.end(),
+                                     [](const Group& g) { return g.sites.size() >= 2; }));
+}
+
+Round renamed(const Round& round, const std::vector<int>& perm) {
+  Round out = round;
+  for (auto& g : out.groups)
+    for (int& i : g.sites) i = perm[i];
+  return out;
+}
+}  // namespace
+
+std::optional<Schedule> rotation_pair(const Schedule& schedule, int n) {
+  const std::size_t p = schedule.rounds.size();
+  if (p < 3 || n < 2) return std::nullopt;
+  // The circle method's rotation: sites 0 .. m - 1 on a cycle (m = n, or n - 1 with site
+  // n - 1 fixed when n is even), sigma: x -> x + 1, tau: x -> -1 - x (mod m).
+  const int m = n % 2 ? n : n - 1;
+  std::vector<int> sigma(n), tau(n), rho(n);
+  for (int x = 0; x < n; ++x) {
+    sigma[x] = x < m ? (x + 1) % m : x;
+    tau[x] = x < m ? (2 * m - 1 - x) % m : x;
+  }
+  for (int x = 0; x < n; ++x) rho[x] = sigma[tau[x]];  // x -> -x: each pair of round 0 kept
+  const Round& first = schedule.rounds[0];
+  const std::vector<int> in_first = group_index(first, n);
+  for (int x = 0; x < n; ++x)  // rho keeps every group (and every site in none) in place
+    if (in_first[rho[x]] != in_first[x] || (in_first[x] < 0 && rho[x] != x)) return std::nullopt;
+  for (std::size_t r = 0; r < p; ++r)
+    if (!renamed_round(schedule.rounds[r], schedule.rounds[(r + 1) % p], sigma, n))
+      return std::nullopt;
+  Schedule pair;
+  pair.rounds = {first, renamed(first, tau)};
+  return pair;
+}
 
 long rounds_to_eps(const Schedule& schedule, int n, double eps, long exact_limit) {
   if (!(eps > 0 && eps < 1)) throw std::invalid_argument("rounds_to_eps: need 0 < eps < 1");
@@ -299,6 +365,8 @@ long rounds_to_eps(const Schedule& schedule, int n, double eps, long exact_limit
   if (!joins_all_sites(schedule, n)) return -1;  // saves 2000 rounds of arithmetic
   if (p == 2)
     if (const long r = pair_rounds_to_eps(schedule, n, eps); r > 0) return r;
+  if (const auto pair = rotation_pair(schedule, n))
+    return rounds_to_eps(*pair, n, eps, exact_limit);
   // e = W_r ... W_1 - J; applying W gives W e (W J = J), so the error evolves linearly.
   Eigen::MatrixXd e = centering(n);
   ErrorTest test(n);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <optional>
 #include <vector>
 
 #include "model/schedule.h"
@@ -64,6 +65,17 @@ long rounds_to_exact(const Schedule& schedule, int n);
 /// `with_rounds_to_exact`, rounds_to_exact is left at -1 (not computed: O(n^2 P)).
 MixingStats analyze_mixing(const Schedule& schedule, int n, bool with_rounds_to_exact = true);
 
+/// A schedule of P >= 3 rounds that is a rotation of its first round: round r is round 0 with
+/// every site x renamed sigma^r(x) (so W_r = S^r W_0 S^-r, S the permutation matrix), and
+/// tau = sigma^-1 rho is an involution for a rho that keeps every group of round 0 in place
+/// (rho W_0 = W_0). Then the product of the first r rounds is S^r (T W_0)^r, T = tau's
+/// matrix, and (T W_0)^2 = W_b W_0 with W_b = T W_0 T, so its consensus error after every r
+/// equals that of the period-2 schedule (round 0, tau(round 0)): returned, else nullopt.
+/// Tried with the circle method's sigma (x -> x + 1 on a cycle of n sites, or of n - 1 with
+/// site n - 1 fixed when n is even) and tau (x -> -1 - x): rotating-2 (rotating_rounds, k = 2).
+/// O(n P).
+std::optional<Schedule> rotation_pair(const Schedule& schedule, int n);
+
 /// Smallest number of rounds r (applying rounds 0, 1, ... cyclically) such that the
 /// consensus error ||W_r ... W_1 - J||_2 is <= eps. Round by round for the first
 /// `exact_limit` rounds, then by binary lifting over whole periods with powers of
@@ -71,7 +83,8 @@ MixingStats analyze_mixing(const Schedule& schedule, int n, bool with_rounds_to_
 /// never increases with r, so the result is monotone in eps. Returns -1 when the schedule
 /// does not converge (e.g. a site never meets the others). A period of two rounds: 1 +
 /// ceil(log eps / log rho) from rho = pair_consensus_error (the error after r >= 2 rounds
-/// is rho^(r-1)) unless rounding could decide. Precondition: 0 < eps < 1.
+/// is rho^(r-1)) unless rounding could decide; a rotation (rotation_pair) as its period-2
+/// equivalent. Precondition: 0 < eps < 1.
 long rounds_to_eps(const Schedule& schedule, int n, double eps, long exact_limit = 2000);
 
 }  // namespace aggnet

@@ -70,8 +70,27 @@ std::string round_shape(const Round& round, int num_sites) {
   return s;
 }
 
-Candidate score_schedule(const Platform& platform, const Routing& routing, const Schedule& schedule,
-                         const std::string& family, const OptimizerOptions& options) {
+namespace {
+bool lossless(const ScheduleEstimate& t) {
+  for (const auto& r : t.rounds)
+    for (const auto& g : r.groups)
+      if (!g.loss_sd.empty()) return false;
+  return true;
+}
+
+// The staggered-start times to eps of a scored candidate (rounds_to_eps within
+// kSteppedRounds), exact or (`bound`) their lower bounds.
+void time_to_eps(Candidate& c, const Platform& platform, const RunOptions& run, bool bound) {
+  const double compute_s = rounds_compute_s(c.rounds_to_eps, platform, run.faults);
+  c.time_bound = bound;
+  c.time_to_eps_s =
+      bound ? makespan_lower_bound_s(platform, c.schedule, c.timing, run, c.rounds_to_eps)
+            : simulate_steps(platform, c.schedule, c.timing, run, c.rounds_to_eps, true).makespan_s;
+  c.comm_time_to_eps_s = time_to_eps_without_compute_s(c.time_to_eps_s, compute_s);
+}
+
+Candidate score(const Platform& platform, const Routing& routing, const Schedule& schedule,
+                const std::string& family, const OptimizerOptions& options, bool may_defer) {
   const int n = static_cast<int>(platform.sites.size());
   Candidate c;
   c.schedule = schedule;
@@ -102,10 +121,18 @@ Candidate score_schedule(const Platform& platform, const Routing& routing, const
     c.time_to_eps_s = c.isolated_time_to_eps_s + compute_s;
     return c;
   }
-  c.time_to_eps_s =
-      simulate_steps(platform, schedule, c.timing, options.run, c.rounds_to_eps, true).makespan_s;
-  c.comm_time_to_eps_s = time_to_eps_without_compute_s(c.time_to_eps_s, compute_s);
+  const bool defer = may_defer && options.exact_rows != SIZE_MAX &&
+                     schedule.collective == Collective::kGroupAverage &&
+                     static_cast<double>(c.rounds_to_eps) * n > options.deferred_site_steps &&
+                     lossless(c.timing);
+  time_to_eps(c, platform, options.run, defer);
   return c;
+}
+}  // namespace
+
+Candidate score_schedule(const Platform& platform, const Routing& routing, const Schedule& schedule,
+                         const std::string& family, const OptimizerOptions& options) {
+  return score(platform, routing, schedule, family, options, false);
 }
 
 void complete_candidate(Candidate& c, const Platform& platform, const Routing& routing,
@@ -261,6 +288,26 @@ std::vector<PartitionPair> best_pairs(const Platform& platform, const Routing& r
   return pairs;
 }
 
+// The exact times of every bounded candidate among the leading options.exact_rows rows and
+// the leading exact_rows group-average rows, re-ranked until those rows are all exact
+// (a bound only rises when made exact, so the rows above every bound stay where they are).
+void settle_leading_rows(std::vector<Candidate>& cs, const Platform& platform,
+                         const OptimizerOptions& options) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::size_t rows = 0, group_rows = 0;
+    for (Candidate& c : cs) {
+      if (rows >= options.exact_rows && group_rows >= options.exact_rows) break;
+      ++rows;
+      if (c.schedule.collective == Collective::kGroupAverage) ++group_rows;
+      if (!c.time_bound) continue;
+      time_to_eps(c, platform, options.run, false);
+      changed = true;
+    }
+    if (changed) rank_candidates(cs);
+  }
+}
+
 // Every candidate scored with `options`.
 std::vector<Candidate> search(const Platform& platform, const Routing& routing,
                               const OptimizerOptions& options) {
@@ -269,7 +316,7 @@ std::vector<Candidate> search(const Platform& platform, const Routing& routing,
   std::set<std::string> seen;
   auto add = [&](const Schedule& s, const std::string& family) {
     if (!seen.insert(key_of(s)).second) return;
-    out.push_back(score_schedule(platform, routing, s, family, options));
+    out.push_back(score(platform, routing, s, family, options, true));
   };
   for (const auto& [schedule, family] : builtin_families(platform, routing, options))
     add(schedule, family);
@@ -295,6 +342,7 @@ std::vector<Candidate> search(const Platform& platform, const Routing& routing,
     }
   }
   rank_candidates(out);
+  settle_leading_rows(out, platform, options);
   return out;
 }
 
@@ -329,10 +377,11 @@ std::vector<Candidate> optimize_schedules(const Platform& platform, const Routin
     if (c.comm_time_to_eps_s <= window) {
       c = score_schedule(platform, routing, c.schedule, c.family, options);
     } else {
-      c.unaligned_estimate = std::isfinite(c.comm_time_to_eps_s);
+      c.unaligned_estimate = std::isfinite(c.comm_time_to_eps_s);  // a bound: beyond too
     }
   }
   rank_candidates(out);
+  settle_leading_rows(out, platform, options);
   return out;
 }
 

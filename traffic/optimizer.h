@@ -2,6 +2,7 @@
 // trading each round's time (analytic model) against how much it mixes (rho).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,10 @@ struct Candidate {
   /// that need the general method (see RunOptions::general_offsets), so its times are
   /// upper estimates.
   bool unaligned_estimate = false;
+  /// True while time_to_eps_s and comm_time_to_eps_s are lower bounds (makespan_lower_bound_s)
+  /// in place of the staggered-start recurrence, deferred for a candidate ranked below the
+  /// rows that must be exact (OptimizerOptions::exact_rows).
+  bool time_bound = false;
   /// False while `timing` holds only the first rounds_to_eps rounds of a longer period (all
   /// the ranking needs: the recurrence runs rounds_to_eps steps); complete_candidate times
   /// the rest for the rows shown.
@@ -73,6 +78,13 @@ struct OptimizerOptions {
   /// hold O(n^2) groups per k, so every k costs O(n^3) group members to time). Beyond, a
   /// ladder of group sizes (a heuristic, stated in the output; group_size_ladder).
   int every_group_size_sites = 128;
+  /// The leading rows of the ranking (and the leading group-average rows) whose times to
+  /// eps are exact; a candidate whose recurrence is long (rounds to eps x sites beyond
+  /// `deferred_site_steps`) and whose lower bound ranks it below them keeps that bound
+  /// (time_bound). The rows above them are the same, in the same order, as with every time
+  /// exact (each bound is at most the exact time). Default: every row exact.
+  std::size_t exact_rows = SIZE_MAX;
+  double deferred_site_steps = 1e6;
 };
 
 /// The group sizes k of rotating-k and sequential-k on n sites: every k in 2..n-1 up to

@@ -19,6 +19,8 @@ namespace {
 
 constexpr double kPs = 1e-12;
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// The recurrence's sums of up to 1e9 terms round by less than 1e9 x 2^-53 relative.
+constexpr double kBoundRounding = 1e-6;
 
 /// Access link (cluster <-> edge) of a site: its cluster's rate and delay, with the
 /// reference MTU and header (WanLinkParams defaults), as the builder instantiates it.
@@ -536,41 +538,47 @@ bool lossy(const ScheduleEstimate& est) {
 }
 
 // One group of a round started at `start` (per site): when each member is done, into
-// `next`, and the group's span from its first start to its last member's end.
+// `next`, and the group's span from its first start to its last member's end. `send`:
+// scratch, each member's send start.
 double group_span(const GroupEstimate& g, const std::vector<double>& start, Collective collective,
-                  double n_chunks, std::vector<double>& next) {
+                  double n_chunks, std::vector<double>& next, std::vector<double>& send) {
+  const auto& m = g.members;
   double first = kInf, last = 0, latest = 0;
-  for (int s : g.members) {
+  for (int s : m) {
     first = std::min(first, start[s]);
     latest = std::max(latest, start[s]);
   }
-  // Aligned start: every member starts sending at the agreed instant.
-  const bool aligned = g.start_delay_s > 0;
-  auto send_start = [&](std::size_t i) {
-    if (aligned) return latest + g.start_delay_s;
-    double t = start[g.members[i]];
-    if (g.credit_grant) {  // the receivers' window grants cross the network
-      for (std::size_t j = 0; j < g.members.size(); ++j)
-        if (j != i) t = std::max(t, start[g.members[j]] + g.delay_sd_s[j][i]);
-    }
-    return t;
-  };
   if (collective != Collective::kGroupAverage) {
     // Staggered host-collective starts: approximated by the latest start + the isolated time.
     last = latest + g.time_s;
-    for (int s : g.members) next[s] = last;
+    for (int s : m) next[s] = last;
     return last - first;
   }
-  for (std::size_t j = 0; j < g.members.size(); ++j) {
+  // Aligned start: every member starts sending at the agreed instant.
+  const bool aligned = g.start_delay_s > 0;
+  send.resize(m.size());
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    if (aligned) {
+      send[i] = latest + g.start_delay_s;
+      continue;
+    }
+    double t = start[m[i]];
+    if (g.credit_grant) {  // the receivers' window grants cross the network
+      for (std::size_t j = 0; j < m.size(); ++j)
+        if (j != i) t = std::max(t, start[m[j]] + g.delay_sd_s[j][i]);
+    }
+    send[i] = t;
+  }
+  const double last_send = (n_chunks - 1) * g.interval_s;
+  for (std::size_t j = 0; j < m.size(); ++j) {
     // A member is done when it has sent its own chunks and received every reduced one.
     double done = 0;
-    for (std::size_t i = 0; i < g.members.size(); ++i) {
+    for (std::size_t i = 0; i < m.size(); ++i) {
       if (i == j) continue;
-      const double last_send = (n_chunks - 1) * g.interval_s;
-      done = std::max({done, send_start(j) + g.offset_sd_s[j][i] + last_send,
-                       send_start(i) + g.offset_sd_s[i][j] + last_send + g.latency_sd_s[i][j]});
+      done = std::max({done, send[j] + g.offset_sd_s[j][i] + last_send,
+                       send[i] + g.offset_sd_s[i][j] + last_send + g.latency_sd_s[i][j]});
     }
-    next[g.members[j]] = done;
+    next[m[j]] = done;
     last = std::max(last, done);
   }
   return last - first;
@@ -590,33 +598,85 @@ StepTimeline simulate_steps(const Platform& platform, const Schedule& schedule,
   std::vector<double> ready(n, 0.0);  // when each site's previous round result is complete
   const double n_chunks =
       static_cast<double>(num_chunks(params.gradient_bytes, params.chunk_bytes));
+  std::vector<double> compute_s(n, 0.0), start(n), next(n), send;
+  if (with_compute)
+    for (int s = 0; s < n; ++s) compute_s[s] = platform.sites[s].cluster.compute_time_ps * kPs;
+  std::vector<char> in_group(n);
+  if (steps > 0 && !est.rounds.empty()) tl.round_time_s.reserve(static_cast<std::size_t>(steps));
   for (long k = 0; k < steps && !est.rounds.empty(); ++k) {
     const RoundEstimate& re = est.rounds[k % est.rounds.size()];
-    std::vector<double> start(n);
-    for (int s = 0; s < n; ++s) {
-      start[s] = ready[s] + (with_compute ? platform.sites[s].cluster.compute_time_ps * kPs : 0.0);
-    }
+    for (int s = 0; s < n; ++s) start[s] = ready[s] + compute_s[s];
+    next = start;  // sites outside every group: done after compute
     double worst = 0;
-    std::vector<double> next = start;  // sites outside every group: done after compute
-    std::vector<bool> in_group(n, false);
+    if (!with_compute) std::fill(in_group.begin(), in_group.end(), 0);
     for (const auto& g : re.groups) {
       if (g.members.size() < 2) continue;
-      for (int s : g.members) in_group[s] = true;
-      worst = std::max(worst, group_span(g, start, schedule.collective, n_chunks, next));
+      if (!with_compute)
+        for (int s : g.members) in_group[s] = 1;
+      worst = std::max(worst, group_span(g, start, schedule.collective, n_chunks, next, send));
     }
     // Without compute a site that sits the round out has nothing to do: it waits for the
     // round (the "others wait" reading), else it would run through rounds for free.
-    double round_end = 0;
-    for (const double t : next) round_end = std::max(round_end, t);
-    if (!with_compute)
+    if (!with_compute) {
+      double round_end = 0;
+      for (const double t : next) round_end = std::max(round_end, t);
       for (int s = 0; s < n; ++s)
         if (!in_group[s]) next[s] = std::max(next[s], round_end);
-    ready = next;
+    }
+    ready.swap(next);
     tl.round_time_s.push_back(worst);
   }
   tl.site_done_s = ready;
   for (double t : ready) tl.makespan_s = std::max(tl.makespan_s, t);
   return tl;
+}
+
+namespace {
+// Each member's least time from its own start to its result in one round, added to `sum`:
+// it sends no earlier than it starts (with an aligned start: the agreed start, the start
+// delay after the last member is ready), then sends N chunks and receives every reduced
+// one (group_span); a host collective takes its isolated time after the latest start.
+void add_round_parts(const RoundEstimate& round, Collective collective, double last_send_chunks,
+                     std::vector<double>& sum) {
+  for (const auto& g : round.groups) {
+    if (g.members.size() < 2) continue;
+    const bool aligned = g.start_delay_s > 0;
+    const double last_send = last_send_chunks * g.interval_s;
+    for (std::size_t j = 0; j < g.members.size(); ++j) {
+      double own = 0;
+      for (std::size_t i = 0; i < g.members.size() && collective == Collective::kGroupAverage;
+           ++i) {
+        if (i == j) continue;
+        own = std::max(own, g.offset_sd_s[j][i] + last_send);
+        if (aligned) own = std::max(own, g.offset_sd_s[i][j] + last_send + g.latency_sd_s[i][j]);
+      }
+      if (collective != Collective::kGroupAverage) own = g.time_s;
+      sum[g.members[j]] +=
+          own + (aligned && collective == Collective::kGroupAverage ? g.start_delay_s : 0.0);
+    }
+  }
+}
+}  // namespace
+
+double makespan_lower_bound_s(const Platform& platform, const Schedule& schedule,
+                              const ScheduleEstimate& est, const RunOptions& params, long steps) {
+  const int n = static_cast<int>(platform.sites.size());
+  if (steps <= 0 || est.rounds.empty()) return 0;
+  const double last_send =
+      static_cast<double>(num_chunks(params.gradient_bytes, params.chunk_bytes)) - 1;
+  const long p = static_cast<long>(est.rounds.size()), full = steps / p, extra = steps % p;
+  std::vector<double> period(n, 0.0), rest(n, 0.0);  // over one period, its first `extra` rounds
+  for (long k = 0; k < (full > 0 ? p : extra); ++k) {
+    if (full > 0) add_round_parts(est.rounds[k], schedule.collective, last_send, period);
+    if (k < extra) add_round_parts(est.rounds[k], schedule.collective, last_send, rest);
+  }
+  double bound = 0;
+  for (int s = 0; s < n; ++s) {
+    const double compute_s = platform.sites[s].cluster.compute_time_ps * kPs;
+    bound = std::max(bound, static_cast<double>(full) * period[s] + rest[s] +
+                                static_cast<double>(steps) * compute_s);
+  }
+  return bound * (1 - kBoundRounding);
 }
 
 std::vector<double> estimate_step_round_times(const Platform& platform, const Routing& routing,

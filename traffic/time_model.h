@@ -143,6 +143,16 @@ StepTimeline simulate_steps(const Platform& platform, const Schedule& schedule,
                             const ScheduleEstimate& estimate, const RunOptions& params, long steps,
                             bool with_compute);
 
+/// A lower bound on simulate_steps(..., steps, true).makespan_s (lossless), in O(members
+/// of one period + n): every site's result of a step comes no earlier than its compute and
+/// its own least part of its group's round after its previous result (it sends no earlier
+/// than it starts, then sends its N chunks and receives every other member's), summed over
+/// the steps, less a relative 1e-6 for the recurrence's rounding. What it leaves out: the
+/// wait for the group's latest member.
+double makespan_lower_bound_s(const Platform& platform, const Schedule& schedule,
+                              const ScheduleEstimate& estimate, const RunOptions& params,
+                              long steps);
+
 /// The decision metric, defined once (docs/run-json.md, "Time metrics"): the time to
 /// eps-consensus runs from a common start (t = 0, every site begins its first step) until
 /// every site holds the eps-consensus result. With compute it is what a run measures (or

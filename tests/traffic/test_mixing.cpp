@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <set>
 
@@ -345,6 +346,84 @@ TEST(FastMixing, PairRoundsToEpsIsTheDenseRoundByRoundCount) {
           }
     }
   EXPECT_GT(checked, 40);
+}
+
+// rotating-2 (the circle method) as a period-2 schedule: by hand on 3 sites (rounds {1,2},
+// {0,2}, {0,1}): a zero-mean x becomes (x0, -x0/2, -x0/2), then (x0/4, -x0/2, x0/4), then
+// (-x0/8, -x0/8, x0/4); the largest |x0| of a unit zero-mean x is 2/sqrt(6), so the errors
+// are 1, 0.5, 0.25. On 4 sites the first two rounds pair {3,0},{1,2} then {3,1},{2,0}:
+// every pair mean meets the other, the exact average after 2 rounds.
+TEST(RotationPair, RotatingTwoOnThreeAndFourSitesByHand) {
+  const Schedule three = of(rotating_rounds(3, 2));
+  ASSERT_TRUE(rotation_pair(three, 3).has_value());
+  EXPECT_EQ(rounds_to_eps(three, 3, 0.51), 2);
+  EXPECT_EQ(rounds_to_eps(three, 3, 0.49), 3);
+  EXPECT_EQ(rounds_to_eps(three, 3, 0.2), 4);
+  const Schedule four = of(rotating_rounds(4, 2));
+  ASSERT_TRUE(rotation_pair(four, 4).has_value());
+  EXPECT_EQ(rounds_to_eps(four, 4, 1e-9), 2);
+}
+
+// The identity behind rotation_pair: after every r the dense products of rotating-2 and of
+// its period-2 equivalent have the same ||. - J||_2 (Jacobi SVD), odd and even n.
+TEST(RotationPair, ErrorsEqualThePairScheduleRoundByRound) {
+  for (int n = 5; n <= 12; ++n) {
+    const Schedule s = of(rotating_rounds(n, 2));
+    const auto pair = rotation_pair(s, n);
+    ASSERT_TRUE(pair.has_value()) << n;
+    Eigen::MatrixXd m = Eigen::MatrixXd::Identity(n, n), q = m;
+    for (std::size_t r = 0; r < 3 * s.rounds.size(); ++r) {
+      m = mixing_matrix(s.rounds[r % s.rounds.size()], n) * m;
+      q = mixing_matrix(pair->rounds[r % 2], n) * q;
+      EXPECT_NEAR(svd_error(m), svd_error(q), 1e-12) << n << " " << r;
+    }
+  }
+}
+
+TEST(RotationPair, RotatingTwoRoundsToEpsIsTheDenseCount) {
+  for (int n : {5, 6, 9, 10, 13})
+    for (double eps : {0.3, 1e-2}) {
+      const Schedule s = of(rotating_rounds(n, 2));
+      const long dense = dense_rounds_to_eps(s, n, eps, 2000);
+      ASSERT_GT(dense, 0) << n;
+      EXPECT_EQ(rounds_to_eps(s, n, eps), dense) << n << " " << eps;
+    }
+}
+
+// Two matchings joining the sites in one cycle (n even) or one path (n odd): on the
+// cycle, the a-pairs' values y_k (k mod m = n/2) go to (y_(k-1) + 2 y_k + y_(k+1)) / 4
+// per period, Fourier multipliers cos^2(pi j / m): rho = cos(2 pi / n); on the path,
+// rho = cos(pi / n) (3 sites: 0.5, as by hand above). rotating-2's period-2 equivalent is
+// such a pair, so its rounds to eps are 1 + ceil(log eps / log rho): 349,950 on 1,000
+// sites (also the O(n^3) lifting's count; there log eps / log rho lies 0.33 from an
+// integer, within the old 1e-6 relative margin), 82,656 on 243.
+TEST(RotationPair, RotatingTwoAtScaleByTheCycleAndPathClosedForms) {
+  const double eps = 1e-3;
+  const auto expected = [eps](double rho) {
+    return 1 + static_cast<long>(std::ceil(std::log(eps) / std::log(rho)));
+  };
+  EXPECT_EQ(expected(std::cos(2 * M_PI / 1000)), 349950);  // the lifting's count at 1,000
+  EXPECT_EQ(rounds_to_eps(of(rotating_rounds(242, 2)), 242, eps),
+            expected(std::cos(2 * M_PI / 242)));
+  EXPECT_EQ(expected(std::cos(M_PI / 243)), 82656);
+  EXPECT_EQ(rounds_to_eps(of(rotating_rounds(243, 2)), 243, eps), 82656);
+  Round a, b;  // the cycle 0-1-2-...-9-0 of 10 sites
+  for (int i = 0; i < 10; i += 2) {
+    a.groups.push_back(Group{{i, i + 1}});
+    b.groups.push_back(Group{{i + 1, (i + 2) % 10}});
+  }
+  EXPECT_NEAR(pair_consensus_error(a, b, 10), std::cos(2 * M_PI / 10), 1e-12);
+}
+
+// Not rotations: two rounds of rotating-2 swapped, random pairings; their counts stay the
+// round-by-round ones.
+TEST(RotationPair, OtherSchedulesAreNotRotations) {
+  Schedule swapped = of(rotating_rounds(8, 2));
+  std::swap(swapped.rounds[1], swapped.rounds[2]);
+  EXPECT_FALSE(rotation_pair(swapped, 8).has_value());
+  EXPECT_EQ(rounds_to_eps(swapped, 8, 1e-2), dense_rounds_to_eps(swapped, 8, 1e-2, 2000));
+  EXPECT_FALSE(rotation_pair(of(random_rounds(8, 2, 3, 7)), 8).has_value());
+  EXPECT_FALSE(rotation_pair(of(rotating_rounds(9, 3)), 9).has_value());
 }
 
 TEST(FastMixing, PairErrorLowerBoundIsBelowItAndMeetsItOnAFullKrylovSpace) {

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <string>
 
 #include "common/units.h"
 #include "model/routing.h"
@@ -198,6 +200,74 @@ TEST(TimeModel, SitOutSitesWaitForTheRoundWithoutCompute) {
   const auto est = estimate_schedule(p, r, s, rp);
   const auto tl = simulate_steps(p, s, est, rp, 2, false);
   EXPECT_NEAR(tl.makespan_s, est.rounds[0].time_s + est.rounds[1].time_s, 1e-12);
+}
+
+// makespan_lower_bound_s: each site's compute and own part of its rounds, summed. Exact
+// (less its 1e-6 margin) when no member ever waits for a later one: two one-pair rounds on
+// disjoint sites, each pair's members with the same history; below the recurrence when
+// partners' histories differ (rotating-2 on a path, whose members wait for each other).
+TEST(TimeModel, MakespanLowerBoundIsTheRecurrenceWithoutWaits) {
+  Platform p;
+  p.sites = {site("a"), site("b"), site("c"), site("d")};
+  for (auto& s : p.sites) s.cluster.compute_time_ps = 1'000'000'000'000;
+  p.links = {link(0, 1, 5'000'000'000), link(1, 2, 9'000'000'000), link(2, 3, 2'000'000'000)};
+  const Routing r(p);
+  RunOptions rp;
+  rp.gradient_bytes = 4 << 20;
+  Schedule disjoint;
+  disjoint.rounds = {Round{{Group{{0, 1}}}}, Round{{Group{{2, 3}}}}};
+  for (long steps : {1L, 2L, 5L}) {
+    const auto est = estimate_schedule(p, r, disjoint, rp);
+    const double exact = simulate_steps(p, disjoint, est, rp, steps, true).makespan_s;
+    const double bound = makespan_lower_bound_s(p, disjoint, est, rp, steps);
+    EXPECT_LE(bound, exact);
+    EXPECT_NEAR(bound, exact, 2e-6 * exact) << steps;
+  }
+  Schedule pairs;
+  pairs.rounds = rotating_rounds(4, 2);
+  const auto est = estimate_schedule(p, r, pairs, rp);
+  for (long steps : {1L, 4L, 30L})
+    EXPECT_LE(makespan_lower_bound_s(p, pairs, est, rp, steps),
+              simulate_steps(p, pairs, est, rp, steps, true).makespan_s)
+        << steps;
+}
+
+// Deferred recurrences (every long group-average one, here from 0 site-steps on) leave the
+// leading rows and the leading group-average rows as the all-exact search ranks them, with
+// the same times; every bound left below them is at most its candidate's exact time.
+std::string name_of(const Candidate& c) { return c.family + "/" + c.schedule.name; }
+
+TEST(ExactRows, DeferredRecurrencesKeepTheLeadingRows) {
+  Platform p;  // 8 sites on a ring of unequal delays, two continents
+  for (int i = 0; i < 8; ++i) p.sites.push_back(site("s" + std::to_string(i), i < 4 ? "eu" : "na"));
+  for (int i = 0; i < 8; ++i)
+    p.links.push_back(link(i, (i + 1) % 8, (1 + i % 3) * 4'000'000'000ull));
+  const Routing r(p);
+  OptimizerOptions exact;
+  exact.run.gradient_bytes = 16 << 20;
+  OptimizerOptions lazy = exact;
+  lazy.exact_rows = 3;
+  lazy.deferred_site_steps = 0;
+  const auto all = optimize_schedules(p, r, exact), few = optimize_schedules(p, r, lazy);
+  ASSERT_EQ(all.size(), few.size());
+  std::map<std::string, double> exact_time;
+  for (const auto& c : all) exact_time[name_of(c)] = c.comm_time_to_eps_s;
+  std::size_t rows = 0, group_rows = 0, bounds = 0;
+  for (std::size_t i = 0; i < few.size(); ++i) {
+    const bool group = few[i].schedule.collective == Collective::kGroupAverage;
+    if (rows < 3 || group_rows < 3) {
+      EXPECT_EQ(name_of(few[i]), name_of(all[i])) << i;
+      EXPECT_FALSE(few[i].time_bound) << i;
+      EXPECT_EQ(few[i].comm_time_to_eps_s, all[i].comm_time_to_eps_s) << i;
+    }
+    ++rows;
+    group_rows += group;
+    if (!few[i].time_bound) continue;
+    ++bounds;
+    EXPECT_LE(few[i].comm_time_to_eps_s, exact_time.at(name_of(few[i]))) << name_of(few[i]);
+  }
+  EXPECT_GT(bounds, 10u);
+  EXPECT_FALSE(all.front().time_bound);
 }
 
 TEST(Optimizer, PicksTheExactPairOfCheapClassesOnAGrid) {
