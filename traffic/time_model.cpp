@@ -260,11 +260,13 @@ void group_time(const Routing& r, const RunOptions& params, GroupEstimate& g) {
   }
 }
 
-RoundEstimate estimate_group_round(const Platform& p, const Routing& r, const Round& round,
+RoundEstimate estimate_group_round(ArrivalLatencyCache& latencies, const Round& round,
                                    const RunOptions& params) {
+  const Platform& p = latencies.platform();
+  const Routing& r = latencies.routing();
   // The control plane's decisions (trees, link shares, slots, pacing rate), exactly as
   // the simulation's builder installs them.
-  const RoundPlan plan = plan_round(p, r, round, params);
+  const RoundPlan plan = plan_round(latencies, round, params, false);
   RoundEstimate est;
   for (std::size_t gi = 0; gi < round.groups.size(); ++gi) {
     const GroupPlan& gp = plan.groups[gi];
@@ -340,15 +342,27 @@ RoundEstimate estimate_ring_round(const Platform& p, const Routing& r, const Rou
 
 }  // namespace
 
-RoundEstimate estimate_round(const Platform& platform, const Routing& routing, const Round& round,
-                             Collective collective, const RunOptions& params) {
+namespace {
+// estimate_round on `latencies`' platform and routing, the arrival latencies kept there for
+// the next rounds (a schedule's rounds meet the same senders again and again).
+RoundEstimate estimate_round_on(ArrivalLatencyCache& latencies, const Round& round,
+                                Collective collective, const RunOptions& params) {
+  const Platform& platform = latencies.platform();
   const int n = static_cast<int>(platform.sites.size());
   for (const auto& g : round.groups)
     for (int s : g.sites)
       if (s < 0 || s >= n) throw std::invalid_argument("estimate_round: site index out of range");
   if (params.chunk_bytes == 0) throw std::invalid_argument("estimate_round: chunk_bytes is 0");
-  return collective == Collective::kRing ? estimate_ring_round(platform, routing, round, params)
-                                         : estimate_group_round(platform, routing, round, params);
+  return collective == Collective::kRing
+             ? estimate_ring_round(platform, latencies.routing(), round, params)
+             : estimate_group_round(latencies, round, params);
+}
+}  // namespace
+
+RoundEstimate estimate_round(const Platform& platform, const Routing& routing, const Round& round,
+                             Collective collective, const RunOptions& params) {
+  ArrivalLatencyCache latencies(platform, routing);
+  return estimate_round_on(latencies, round, collective, params);
 }
 
 namespace {
@@ -397,9 +411,10 @@ ScheduleEstimate estimate_schedule(const Platform& platform, const Routing& rout
     est.mean_round_s = est.rounds.back().time_s;
     return est;
   }
+  ArrivalLatencyCache latencies(platform, routing);
   for (std::size_t r = 0; r < schedule.rounds.size() && r < max_rounds; ++r) {
     const Round& round = schedule.rounds[r];
-    est.rounds.push_back(estimate_round(platform, routing, round, schedule.collective, params));
+    est.rounds.push_back(estimate_round_on(latencies, round, schedule.collective, params));
     est.mean_round_s += est.rounds.back().time_s;
   }
   if (!est.rounds.empty()) est.mean_round_s /= static_cast<double>(est.rounds.size());

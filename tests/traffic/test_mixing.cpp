@@ -224,6 +224,30 @@ TEST(FastMixing, RoundsToEpsEqualsTheDenseScan) {
   }
 }
 
+// With no rounds stepped beyond the first period (exact_limit 0) the answer comes from
+// binary lifting over whole periods, then galloping and bisection within the last one: the
+// same first r as the dense scan, wherever in its period it falls.
+TEST(FastMixing, RoundsToEpsWithinTheLastPeriodEqualsTheDenseScan) {
+  int past_first_period = 0;
+  for (int n : {6, 11, 16}) {
+    for (int k : {2, 3}) {
+      const Schedule s = of(sequential_rounds(n, k));
+      for (double eps : {0.45, 0.1, 1e-3, 1e-6, 1e-9}) {
+        Eigen::MatrixXd m = Eigen::MatrixXd::Identity(n, n);
+        long expected = -1;
+        for (long r = 0; r < 20000 && expected < 0; ++r) {
+          m = mixing_matrix(s.rounds[r % s.rounds.size()], n) * m;
+          if (svd_error(m) <= eps) expected = r + 1;
+        }
+        ASSERT_GT(expected, 0);
+        EXPECT_EQ(rounds_to_eps(s, n, eps, 0), expected) << n << " " << k << " " << eps;
+        past_first_period += expected > static_cast<long>(s.rounds.size());
+      }
+    }
+  }
+  EXPECT_GE(past_first_period, 10);  // the lifting and the search in a later period ran
+}
+
 TEST(FastMixing, ApplyRoundEqualsTheDenseProduct) {
   const int n = 13;
   const auto rounds = random_rounds(n, 3, 5, 2);
