@@ -132,6 +132,26 @@ TEST(NineCity, LinkIndex) {
   EXPECT_EQ(r.link_index(lon, tyo), -1);
 }
 
+// One receiver's tree is its routed path, hop by hop from the source (Routing::path); a
+// tree to it and to the source itself (no hop) is the same.
+TEST(NineCity, OneReceiversTreeIsItsPathFromTheSource) {
+  const Platform p = load_platform(kNineCity);
+  const Routing r(p);
+  int multi_hop = 0;
+  for (int s = 0; s < 9; ++s) {
+    for (int d = 0; d < 9; ++d) {
+      if (d == s) continue;
+      const std::vector<int> path = r.path(s, d);
+      std::vector<std::pair<int, int>> expected;
+      for (std::size_t i = 0; i + 1 < path.size(); ++i) expected.emplace_back(path[i], path[i + 1]);
+      EXPECT_EQ(r.multicast_tree(s, {d}), expected) << s << " -> " << d;
+      EXPECT_EQ(r.multicast_tree(s, {s, d}), expected) << s << " -> " << d;
+      multi_hop += expected.size() >= 2;
+    }
+  }
+  EXPECT_GE(multi_hop, 10);  // paths of two or more hops, whose order matters
+}
+
 TEST(NineCity, MulticastTreeSharesHops) {
   const Platform p = load_platform(kNineCity);
   const Routing r(p);
