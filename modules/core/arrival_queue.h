@@ -64,7 +64,7 @@ class BasicArrivalQueue : private EventCalendar::Client {
     if (!scheduled_) schedule(queue_.front().at);
   }
   std::size_t size() const { return queue_.size(); }
-  /// What the calendar fetches, two lines, just before this queue fires (besides the
+  /// What the calendar fetches, three lines, just before this queue fires (besides the
   /// queue's own line): e.g. where its deliveries went last. Null: nothing.
   void set_hint(const void* hint) { hint_ = hint; }
   /// Removes every transaction waiting, oldest first, handing each (and its Record, if the

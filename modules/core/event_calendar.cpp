@@ -85,8 +85,8 @@ void EventCalendar::fire_due() {
 // The entry fired next is almost always the one the queue names (the one being fired
 // re-arms later than it): its client, cold at hundreds of sites, is fetched while this one
 // runs, two lines of it (a link's arrival reads those two), and, with many entries
-// pending (the radix heap: hundreds of sites, whose state does not stay cached), two lines
-// of its hint.
+// pending (the radix heap: hundreds of sites, whose state does not stay cached), three
+// lines of its hint (a link's hot state).
 void EventCalendar::prefetch_next() {
   const Entry* next = queue_.next_entry();
   if (next == nullptr) return;
@@ -97,6 +97,7 @@ void EventCalendar::prefetch_next() {
   if (hint == nullptr || !queue_.in_radix_form()) return;
   __builtin_prefetch(hint);
   __builtin_prefetch(hint + 64);
+  __builtin_prefetch(hint + 128);
 }
 
 // Another process due at the same instant keeps its order with the calendar's clients

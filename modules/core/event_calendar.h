@@ -45,7 +45,7 @@ class EventCalendar {
   /// time; clients due at the same instant fire in the order they were scheduled.
   /// Inline: the usual call is the firing client re-arming itself (its entry is re-keyed
   /// when its callback returns), which needs no heap work.
-  /// `hint`: two lines the firing will likely read besides the client's own first two (a
+  /// `hint`: three lines the firing will likely read besides the client's own first two (a
   /// link's arrival: the link its delivery went on to last time), fetched while the entry
   /// before it fires; may be null.
   void schedule(Client& client, const sc_core::sc_time& at, const void* hint = nullptr) {

@@ -142,8 +142,8 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   // Read or written by every crossing, kept together: a link's state is cold by the time
   // its next chunk arrives, and each line is a miss. Three lines, each starting where its
   // alignas says: the arrival FIFO's header; what an arrival reads (the calendar fetches
-  // these two ahead, see EventCalendar::prefetch_next, and the same two of the link a
-  // hand-over comes from, by its arrivals' hint) and the hand-over's timing; the
+  // these two ahead, see EventCalendar::prefetch_next; the link delivering to this one
+  // fetches all three ahead, by its arrivals' hint) and the hand-over's timing; the
   // byte counts and the queueing delay's running stats. A hand-over touches all three,
   // and the queueing delay's buckets (kept apart) only when its bucket differs from the
   // run of equal ones before it.
