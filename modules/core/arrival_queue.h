@@ -67,6 +67,7 @@ class BasicArrivalQueue : private EventCalendar::Client {
   /// What the calendar fetches, three lines, just before this queue fires (besides the
   /// queue's own line): e.g. where its deliveries went last. Null: nothing.
   void set_hint(const void* hint) { hint_ = hint; }
+  const void* hint() const { return hint_; }
   /// Removes every transaction waiting, oldest first, handing each (and its Record, if the
   /// queue keeps one) to `each` instead of the callback; the queue is then empty and
   /// unscheduled, and takes any time again.

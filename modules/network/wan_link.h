@@ -100,6 +100,10 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   std::vector<NamedHistogram> histograms() const;
   /// Cache lines the state every crossing reads or writes spans (three, see below).
   int hot_state_lines() const;
+  /// Where that state starts, and what its arrivals fetch ahead: the hot state of the link
+  /// its last delivery went on to, if any (EventCalendar::schedule's hint).
+  const void* hot_state() const { return &arrivals_; }
+  const void* arrival_hint() const { return arrivals_.hint(); }
 
  private:
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
