@@ -46,8 +46,9 @@ class BasicArrivalQueue : private EventCalendar::Client {
   /// `name` names the queue in errors.
   BasicArrivalQueue(std::string name, Callback callback)
       : callback_(std::move(callback)),
-        calendar_(EventCalendar::current()),
-        name_(std::make_unique<const std::string>(std::move(name))) {}
+        name_(std::make_unique<const std::string>(std::move(name))) {
+    EventCalendar::current();  // made at elaboration, before any queue is scheduled
+  }
   BasicArrivalQueue(const BasicArrivalQueue&) = delete;
   BasicArrivalQueue& operator=(const BasicArrivalQueue&) = delete;
 
@@ -63,6 +64,10 @@ class BasicArrivalQueue : private EventCalendar::Client {
     if (!scheduled_) schedule(queue_.front().at);
   }
   std::size_t size() const { return queue_.size(); }
+  /// What the calendar fetches, three lines, just before this queue fires (besides the
+  /// queue's own line): e.g. where its deliveries went last. Null: nothing.
+  void set_hint(const void* hint) { hint_ = hint; }
+  const void* hint() const { return hint_; }
   /// Removes every transaction waiting, oldest first, handing each (and its Record, if the
   /// queue keeps one) to `each` instead of the callback; the queue is then empty and
   /// unscheduled, and takes any time again.
@@ -77,7 +82,7 @@ class BasicArrivalQueue : private EventCalendar::Client {
         each(*item.trans);
       }
     }
-    if (scheduled_) calendar_.cancel(*this);
+    if (scheduled_) EventCalendar::current().cancel(*this);
     scheduled_ = false;
   }
 
@@ -107,12 +112,12 @@ class BasicArrivalQueue : private EventCalendar::Client {
   }
   void schedule(const sc_core::sc_time& at) {
     scheduled_ = true;
-    calendar_.schedule(*this, at);
+    EventCalendar::current().schedule(*this, at, hint_);
   }
 
   // What each firing reads first; the name only for errors.
   Callback callback_;
-  EventCalendar& calendar_;
+  const void* hint_ = nullptr;
   RingFifo<Item> queue_;
   bool scheduled_ = false;
   std::unique_ptr<const std::string> name_;  // 8 bytes, not a string's 32

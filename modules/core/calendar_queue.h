@@ -45,13 +45,13 @@ class CalendarQueue {
     if (radix_) radix_heap_.pop();
   }
 
-  /// The client most likely fired next (to prefetch), or null.
-  const void* next_client() {
-    if (radix_) return radix_heap_.empty() ? nullptr : radix_heap_.top().client;
+  /// The entry most likely fired next (to prefetch what it reads), or null.
+  const Entry* next_entry() {
+    if (radix_) return radix_heap_.empty() ? nullptr : &radix_heap_.top();
     if (heap_.size() < 5) return nullptr;  // in cache anyway
     const std::size_t a = 1 + (earlier(heap_[2], heap_[1]) ? 1 : 0);
     const std::size_t b = 3 + (earlier(heap_[4], heap_[3]) ? 1 : 0);
-    return heap_[earlier(heap_[b], heap_[a]) ? b : a].client;
+    return &heap_[earlier(heap_[b], heap_[a]) ? b : a];
   }
 
   /// After the callback: `rescheduled` is the fired client's new entry, if any.

@@ -5,16 +5,13 @@
 
 namespace aggnet {
 
-EventCalendar& EventCalendar::current() {
-  // One calendar per simulation context; a context is never torn down while the process
-  // runs, so neither is its calendar.
-  static sc_core::sc_simcontext* context = nullptr;
-  static EventCalendar* calendar = nullptr;
-  if (calendar == nullptr || context != sc_core::sc_get_curr_simcontext()) {
-    context = sc_core::sc_get_curr_simcontext();
-    calendar = new EventCalendar();
-  }
-  return *calendar;
+EventCalendar* EventCalendar::current_ = nullptr;
+sc_core::sc_simcontext* EventCalendar::current_context_ = nullptr;
+
+EventCalendar& EventCalendar::make_current() {
+  current_context_ = sc_core::sc_get_curr_simcontext();
+  current_ = new EventCalendar();
+  return *current_;
 }
 
 EventCalendar::EventCalendar()
@@ -57,8 +54,10 @@ void EventCalendar::fire() {
   kernel_touched_ = true;
   while (true) {
     fire_due();
-    if (stopped_ || queue_.empty() || !may_run_ahead_to(queue_.top().at)) break;
-    now_ = queue_.top().at;
+    if (stopped_ || queue_.empty()) break;
+    const sc_core::sc_time next = instant_of(queue_.top());
+    if (!may_run_ahead_to(next)) break;
+    now_ = next;
     ahead_ = this;
   }
   ahead_ = nullptr;
@@ -85,12 +84,20 @@ void EventCalendar::fire_due() {
 
 // The entry fired next is almost always the one the queue names (the one being fired
 // re-arms later than it): its client, cold at hundreds of sites, is fetched while this one
-// runs, two lines of it (a link's arrival reads those two).
+// runs, two lines of it (a link's arrival reads those two), and, with many entries
+// pending (the radix heap: hundreds of sites, whose state does not stay cached), three
+// lines of its hint (a link's hot state).
 void EventCalendar::prefetch_next() {
-  const char* client = static_cast<const char*>(queue_.next_client());
-  if (client == nullptr) return;
+  const Entry* next = queue_.next_entry();
+  if (next == nullptr) return;
+  const char* client = reinterpret_cast<const char*>(next->client);
   __builtin_prefetch(client);
   __builtin_prefetch(client + 64);
+  const char* hint = static_cast<const char*>(next->hint);
+  if (hint == nullptr || !queue_.in_radix_form()) return;
+  __builtin_prefetch(hint);
+  __builtin_prefetch(hint + 64);
+  __builtin_prefetch(hint + 128);
 }
 
 // Another process due at the same instant keeps its order with the calendar's clients
@@ -111,7 +118,7 @@ bool EventCalendar::may_run_ahead_to(const sc_core::sc_time& at) {
 // earliest of two timed notifications).
 void EventCalendar::arm() {
   if (queue_.empty() || stopped_) return;
-  const sc_core::sc_time at = queue_.top().at;
+  const sc_core::sc_time at = instant_of(queue_.top());
   if (armed_ && armed_at_ <= at) return;
   event_.notify(at - sc_core::sc_time_stamp());
   armed_ = true;

@@ -36,14 +36,20 @@ class EventCalendar {
   };
 
   /// The calendar of the current simulation context (made on first use).
-  static EventCalendar& current();
+  static EventCalendar& current() {
+    if (current_ != nullptr && current_context_ == sc_core::sc_curr_simcontext) return *current_;
+    return make_current();
+  }
 
   /// Fires `client` at absolute time `at` (>= now). A client is scheduled at most once at a
   /// time; clients due at the same instant fire in the order they were scheduled.
   /// Inline: the usual call is the firing client re-arming itself (its entry is re-keyed
   /// when its callback returns), which needs no heap work.
-  void schedule(Client& client, const sc_core::sc_time& at) {
-    const Entry entry{(Key{at.value()} << 64) | next_order_++, &client, at};
+  /// `hint`: three lines the firing will likely read besides the client's own first two (a
+  /// link's arrival: the link its delivery went on to last time), fetched while the entry
+  /// before it fires; may be null.
+  void schedule(Client& client, const sc_core::sc_time& at, const void* hint = nullptr) {
+    const Entry entry{(Key{at.value()} << 64) | next_order_++, &client, hint};
     if (&client == firing_client_ && !rescheduled_) {
       rescheduled_ = true;
       rescheduled_entry_ = entry;
@@ -92,6 +98,7 @@ class EventCalendar {
 
  private:
   EventCalendar();
+  static EventCalendar& make_current();
   void fire();
   void fire_due();
   void prefetch_next();
@@ -105,8 +112,11 @@ class EventCalendar {
   struct Entry {
     Key key;
     Client* client;
-    sc_core::sc_time at;  // the key's instant (fills the key's alignment padding)
+    const void* hint;  // prefetched with the client (fills the key's alignment padding)
   };
+  static sc_core::sc_time instant_of(const Entry& entry) {
+    return sc_core::sc_time::from_value(static_cast<std::uint64_t>(entry.key >> 64));
+  }
   void push(const Entry& entry);
 
   // A client that schedules itself again during its callback (a link with more in flight)
@@ -129,6 +139,10 @@ class EventCalendar {
   sc_core::sc_time kernel_next_;
   static bool kernel_touched_;
   static EventCalendar* ahead_;  // the calendar running ahead of the kernel, if any
+  // One calendar per simulation context; a context is never torn down while the process
+  // runs, so neither is its calendar.
+  static EventCalendar* current_;
+  static sc_core::sc_simcontext* current_context_;
 };
 
 }  // namespace aggnet

@@ -100,6 +100,10 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   std::vector<NamedHistogram> histograms() const;
   /// Cache lines the state every crossing reads or writes spans (three, see below).
   int hot_state_lines() const;
+  /// Where that state starts, and what its arrivals fetch ahead: the hot state of the link
+  /// its last delivery went on to, if any (EventCalendar::schedule's hint).
+  const void* hot_state() const { return &arrivals_; }
+  const void* arrival_hint() const { return arrivals_.hint(); }
 
  private:
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
@@ -119,6 +123,10 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   static constexpr std::uint64_t kMaxWireBytes = (std::uint64_t{1} << 63) - 1;
   static constexpr std::uint32_t kMaxRun = ~std::uint32_t{0};
   void on_arrival(tlm::tlm_generic_payload& trans, const Crossing& crossing);
+  // The link whose arrival is being delivered, if any: the first link its delivery hands a
+  // transaction to (directly or through a switch, an FPGA or a cluster) becomes its
+  // arrivals' calendar hint, likely where its next delivery goes too.
+  static WanLink* delivering_;
   void lose_in_flight(tlm::tlm_generic_payload& trans, std::uint64_t wire);
   // The arrival FIFO's callback: a direct call, in 8 bytes of the link's hot state.
   struct ArrivalHandler {
@@ -138,7 +146,8 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   // Read or written by every crossing, kept together: a link's state is cold by the time
   // its next chunk arrives, and each line is a miss. Three lines, each starting where its
   // alignas says: the arrival FIFO's header; what an arrival reads (the calendar fetches
-  // these two ahead, see EventCalendar::prefetch_next) and the hand-over's timing; the
+  // these two ahead, see EventCalendar::prefetch_next; the link delivering to this one
+  // fetches all three ahead, by its arrivals' hint) and the hand-over's timing; the
   // byte counts and the queueing delay's running stats. A hand-over touches all three,
   // and the queueing delay's buckets (kept apart) only when its bucket differs from the
   // run of equal ones before it.

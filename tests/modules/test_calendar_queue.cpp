@@ -103,6 +103,7 @@ TEST(CalendarQueue, FiresInKeyOrderAcrossItsSwitchesBetweenHeapAndRadixHeap) {
   std::size_t next_client = 0, largest = 0, smallest_after_largest = ~std::size_t{0};
   int switches = 0;
   bool radix = false;
+  int named[2] = {0, 0};  // next entries named, heap and radix form
   auto schedule = [&](const int* client, std::uint64_t at, bool held, Entry* hold) {
     const Entry entry{key_of(at, order++), client};
     reference.insert({entry.key, client});
@@ -130,6 +131,13 @@ TEST(CalendarQueue, FiresInKeyOrderAcrossItsSwitchesBetweenHeapAndRadixHeap) {
     reference.erase(reference.begin());
     now = static_cast<std::uint64_t>(top.key >> 64);
     queue.begin_firing();
+    // What the calendar prefetches while this entry fires: the least entry left (none
+    // named while the heap is small).
+    if (const Entry* next = queue.next_entry()) {
+      ASSERT_FALSE(reference.empty()) << round;
+      ASSERT_TRUE(next->key == reference.begin()->first) << round;
+      ++named[queue.in_radix_form()];
+    }
     Entry again{};
     const bool rearm = grow || rng() % 2 == 0;
     if (rearm) schedule(top.client, next_instant(rng, now), true, &again);
@@ -144,6 +152,8 @@ TEST(CalendarQueue, FiresInKeyOrderAcrossItsSwitchesBetweenHeapAndRadixHeap) {
   EXPECT_GE(switches, 10);                 // both ways, several times
   EXPECT_GT(largest, 300u);                // the radix heap held them
   EXPECT_LT(smallest_after_largest, 48u);  // and the heap again
+  EXPECT_GT(named[0], 1'000);
+  EXPECT_GT(named[1], 1'000);
 }
 
 TEST(CalendarQueue, RemovesAClientInEitherForm) {

@@ -153,6 +153,22 @@ TEST(WanLink, ACrossingsStateIsThreeCacheLines) {
   EXPECT_EQ(link.hot_state_lines(), 3);
 }
 
+// A link's arrivals name the link their delivery went on to (the calendar fetches its hot
+// state ahead); a delivery to something else names nothing.
+TEST(WanLink, ItsArrivalsHintAtTheLinkItsDeliveryWentOnTo) {
+  Source source{"source"};
+  WanLink first("first", ten_ms_10g()), second("second", ten_ms_10g());
+  Sink sink{"sink"};
+  source.out.bind(first.in);
+  first.out.bind(second.in);
+  second.out.bind(sink.in);
+  source.sends = {{sc_core::SC_ZERO_TIME, 1 << 20}};
+  sc_core::sc_start();
+  ASSERT_EQ(sink.arrivals.size(), 1u);
+  EXPECT_EQ(first.arrival_hint(), second.hot_state());
+  EXPECT_EQ(second.arrival_hint(), nullptr);
+}
+
 TEST(WanLink, APriceTableOfAnotherKindIsRefused) {
   WanLinkParams other = ten_ms_10g();
   other.bandwidth_bps = 100'000'000'000;
