@@ -190,27 +190,33 @@ std::vector<std::pair<int, int>> Routing::multicast_tree(int src,
     return reached[static_cast<std::size_t>(v)];
   };
   in_tree(src) = stamp;
-  std::vector<std::pair<int, int>> hops;
+  // Parents before children: hops ordered by the child's (delay, depth), then by index.
+  // The predecessor chain is a shortest (delay, hops) path, so its depth is hops_. The
+  // keys are read once per hop and sorted in place (a 1,000-site search builds millions of
+  // trees; reading them in the comparison missed the cache at every step).
+  struct Keyed {
+    std::uint64_t delay_ps;
+    int depth, child;
+    bool operator<(const Keyed& o) const {
+      return std::tie(delay_ps, depth, child) < std::tie(o.delay_ps, o.depth, o.child);
+    }
+  };
+  const auto& pred = pred_[src];
+  std::vector<Keyed> keyed;
   for (int r : receivers) {
     if (r < 0 || r >= n_) throw std::out_of_range("Routing::multicast_tree: receiver");
-    if (dist_ps_[src][r] == kMax) {
+    if (r != src && pred[r] < 0) {
       throw std::invalid_argument("Routing::multicast_tree: receiver unreachable");
     }
-    for (int v = r; in_tree(v) != stamp;) {
+    for (int v = r; in_tree(v) != stamp; v = pred[v]) {
       in_tree(v) = stamp;
-      const int u = pred_[src][v];
-      hops.emplace_back(u, v);
-      v = u;
+      keyed.push_back({dist_ps_[src][v], hops_[src][v], v});
     }
   }
-  // Parents before children: order hops by the child's (delay, depth), then by index.
-  // The predecessor chain is a shortest (delay, hops) path, so its depth is hops_.
-  const auto& dist = dist_ps_[src];
-  const auto& depth = hops_[src];
-  std::sort(hops.begin(), hops.end(), [&](const auto& x, const auto& y) {
-    return std::make_tuple(dist[x.second], depth[x.second], x.second) <
-           std::make_tuple(dist[y.second], depth[y.second], y.second);
-  });
+  std::sort(keyed.begin(), keyed.end());
+  std::vector<std::pair<int, int>> hops;
+  hops.reserve(keyed.size());
+  for (const Keyed& k : keyed) hops.emplace_back(pred[k.child], k.child);
   return hops;
 }
 
