@@ -203,6 +203,17 @@ TEST(FastMixing, PairErrorFromOverlapsMatchesTheDenseProduct) {
   EXPECT_EQ(pair_consensus_error(classes[0], classes[0], 9), 1.0);
 }
 
+// The error after each round by the dense product and Jacobi SVD; the first r with
+// error <= eps (0 if none within `limit`).
+long dense_rounds_to_eps(const Schedule& s, int n, double eps, long limit) {
+  Eigen::MatrixXd m = Eigen::MatrixXd::Identity(n, n);
+  for (long r = 1; r <= limit; ++r) {
+    m = mixing_matrix(s.rounds[(r - 1) % s.rounds.size()], n) * m;
+    if (svd_error(m) <= eps) return r;
+  }
+  return 0;
+}
+
 // rounds_to_eps keeps per-row norms and D v from round to round: the first r whose dense
 // product W_r ... W_1 has ||. - J||_2 <= eps by JacobiSVD, scanned round by round.
 TEST(FastMixing, RoundsToEpsEqualsTheDenseScan) {
@@ -210,12 +221,7 @@ TEST(FastMixing, RoundsToEpsEqualsTheDenseScan) {
     for (int k : {2, 3}) {
       for (const Schedule& s : {of(random_rounds(n, k, 7 + n, 5)), of(sequential_rounds(n, k))}) {
         for (double eps : {0.45, 1e-3, 1e-9}) {  // off the exact errors 1/2, 1/4, ... of pairs
-          Eigen::MatrixXd m = Eigen::MatrixXd::Identity(n, n);
-          long expected = -1;
-          for (long r = 0; r < 5000 && expected < 0; ++r) {
-            m = mixing_matrix(s.rounds[r % s.rounds.size()], n) * m;
-            if (svd_error(m) <= eps) expected = r + 1;
-          }
+          const long expected = dense_rounds_to_eps(s, n, eps, 5000);
           ASSERT_GT(expected, 0);
           EXPECT_EQ(rounds_to_eps(s, n, eps), expected) << n << " " << k << " " << eps;
         }
@@ -233,12 +239,7 @@ TEST(FastMixing, RoundsToEpsWithinTheLastPeriodEqualsTheDenseScan) {
     for (int k : {2, 3}) {
       const Schedule s = of(sequential_rounds(n, k));
       for (double eps : {0.45, 0.1, 1e-3, 1e-6, 1e-9}) {
-        Eigen::MatrixXd m = Eigen::MatrixXd::Identity(n, n);
-        long expected = -1;
-        for (long r = 0; r < 20000 && expected < 0; ++r) {
-          m = mixing_matrix(s.rounds[r % s.rounds.size()], n) * m;
-          if (svd_error(m) <= eps) expected = r + 1;
-        }
+        const long expected = dense_rounds_to_eps(s, n, eps, 20000);
         ASSERT_GT(expected, 0);
         EXPECT_EQ(rounds_to_eps(s, n, eps, 0), expected) << n << " " << k << " " << eps;
         past_first_period += expected > static_cast<long>(s.rounds.size());
@@ -341,17 +342,6 @@ TEST(Families, RotatingCoverIsTheRecountingGreedysCover) {
           EXPECT_EQ(fast[r].groups[g].sites, slow[r].groups[g].sites) << n << " " << k;
       }
     }
-}
-
-// The error after each round by the dense product and Jacobi SVD; the first r with
-// error <= eps (0 if none within `limit`).
-long dense_rounds_to_eps(const Schedule& s, int n, double eps, long limit) {
-  Eigen::MatrixXd m = Eigen::MatrixXd::Identity(n, n);
-  for (long r = 1; r <= limit; ++r) {
-    m = mixing_matrix(s.rounds[(r - 1) % s.rounds.size()], n) * m;
-    if (svd_error(m) <= eps) return r;
-  }
-  return 0;
 }
 
 TEST(FastMixing, PairRoundsToEpsIsTheDenseRoundByRoundCount) {
