@@ -9,6 +9,7 @@
 
 #include "apps/commands.h"
 #include "common/strings.h"
+#include "modules/core/huge_pages.h"
 
 namespace {
 
@@ -73,6 +74,7 @@ int with_stdout_checked(int status) {
 // Our own main: the kernel prints its banner before sc_main runs, and it would be mixed
 // into tables on stdout.
 int main(int argc, char* argv[]) {
+  aggnet::reserve_heap_on_huge_pages(std::size_t{1} << 30);
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   const int status = with_stdout_checked(sc_core::sc_elab_and_sim(argc, argv));
 #ifdef AGGNET_FAST_EXIT

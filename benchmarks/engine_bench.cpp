@@ -37,6 +37,7 @@
 #include "common/units.h"
 #include "config/platform_loader.h"
 #include "config/schedule_io.h"
+#include "modules/core/huge_pages.h"
 #include "sim/builder.h"
 #include "traffic/mixing.h"
 
@@ -266,6 +267,7 @@ int sc_main(int argc, char** argv) {
 
 // Our own main: no kernel banner in the JSON lines.
 int main(int argc, char* argv[]) {
+  aggnet::reserve_heap_on_huge_pages(std::size_t{1} << 30);
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   return sc_core::sc_elab_and_sim(argc, argv);
 }
