@@ -437,4 +437,28 @@ long rounds_to_eps(const Schedule& schedule, int n, double eps, long exact_limit
   return r + rounds_until_within(schedule, r, std::move(e), test, eps);
 }
 
+bool exceeds_rounds_to_eps(const Schedule& schedule, int n, double eps, long rounds) {
+  // Up to this many rounds (or periods) are applied one by one, the rest by powers.
+  constexpr long kSteppedRounds = 64, kSteppedPeriods = 4;
+  const long p = static_cast<long>(schedule.rounds.size());
+  if (rounds <= 0) return true;
+  if (p == 0 || !joins_all_sites(schedule, n)) return true;
+  if (p == 2 || rotation_pair(schedule, n)) return rounds_to_eps(schedule, n, eps) > rounds;
+  Eigen::MatrixXd e = centering(n);
+  long stepped = rounds;
+  if (rounds > std::max(kSteppedPeriods * p, kSteppedRounds)) {
+    Eigen::MatrixXd d = std::move(e);  // M - J, then its powers: (M - J)^k = M^k - J
+    for (const auto& round : schedule.rounds) apply_round(round, d);
+    e = d;
+    for (long periods = rounds / p - 1; periods > 0; periods /= 2) {
+      if (periods % 2) e = d * e;
+      if (periods > 1) d = d * d;
+    }
+    stepped = rounds % p;
+  }
+  for (long k = 0; k < stepped; ++k) apply_round(schedule.rounds[k % p], e);
+  ErrorTest test(n);
+  return !test.within(e, eps);
+}
+
 }  // namespace aggnet

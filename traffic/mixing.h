@@ -87,4 +87,9 @@ std::optional<Schedule> rotation_pair(const Schedule& schedule, int n);
 /// equivalent. Precondition: 0 < eps < 1.
 long rounds_to_eps(const Schedule& schedule, int n, double eps, long exact_limit = 2000);
 
+/// Whether rounds_to_eps exceeds `rounds` (the error after that many rounds is above eps),
+/// without finding it: round by round up to 4 periods (or 64 rounds), else whole periods by
+/// powers of (M - J), then the rest round by round. Precondition: 0 < eps < 1.
+bool exceeds_rounds_to_eps(const Schedule& schedule, int n, double eps, long rounds);
+
 }  // namespace aggnet

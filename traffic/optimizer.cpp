@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
+#include <numeric>
+#include <queue>
 #include <set>
 #include <tuple>
 
@@ -89,14 +92,19 @@ void time_to_eps(Candidate& c, const Platform& platform, const RunOptions& run, 
   c.comm_time_to_eps_s = time_to_eps_without_compute_s(c.time_to_eps_s, compute_s);
 }
 
+constexpr long kRoundsUnknown = -2;
+
+// `rounds`: the schedule's rounds_to_eps where already known.
 Candidate score(const Platform& platform, const Routing& routing, const Schedule& schedule,
-                const std::string& family, const OptimizerOptions& options, bool may_defer) {
+                const std::string& family, const OptimizerOptions& options, bool may_defer,
+                long rounds = kRoundsUnknown) {
   const int n = static_cast<int>(platform.sites.size());
   Candidate c;
   c.schedule = schedule;
   c.family = family;
   // c.mixing: not ranked on; complete_candidate gives the shown rows theirs (an eigensolve).
-  c.rounds_to_eps = rounds_to_eps(schedule, n, options.run.eps);
+  c.rounds_to_eps =
+      rounds != kRoundsUnknown ? rounds : rounds_to_eps(schedule, n, options.run.eps);
   // A one-way transfer, a reduce-scatter or an all-gather leaves no site the average.
   const Collective k = schedule.collective;
   if (k == Collective::kPointToPoint || k == Collective::kReduceScatter ||
@@ -288,11 +296,105 @@ std::vector<PartitionPair> best_pairs(const Platform& platform, const Routing& r
   return pairs;
 }
 
+// A candidate to score: `may_defer` as score's.
+struct Pending {
+  Schedule schedule;
+  std::string family;
+  bool may_defer = true;
+};
+
+// The exact_rows-th least exact group-average time to eps so far (+inf before that many).
+class RowThreshold {
+ public:
+  explicit RowThreshold(std::size_t rows) : rows_(std::max<std::size_t>(rows, 1)) {}
+  void add(const Candidate& c) {
+    if (c.schedule.collective != Collective::kGroupAverage || c.time_bound ||
+        !std::isfinite(c.comm_time_to_eps_s))
+      return;
+    least_.push(c.comm_time_to_eps_s);
+    if (least_.size() > rows_) least_.pop();
+  }
+  double time_s() const { return least_.size() < rows_ ? kInf : least_.top(); }
+
+ private:
+  std::size_t rows_;
+  std::priority_queue<double> least_;  // the rows_ least, greatest on top
+};
+
+// A group-average candidate bounded by its UnplannedBound after `rounds` rounds (its
+// rounds to eps, or fewer), nothing planned (Candidate::timed).
+Candidate unplanned(const Pending& s, long rounds, double comm_time_s, const Platform& platform,
+                    const RunOptions& run) {
+  Candidate c;
+  c.schedule = s.schedule;
+  c.family = s.family;
+  c.rounds_to_eps = rounds;
+  c.time_bound = true;
+  c.timed = false;
+  c.period_timed = false;
+  c.comm_time_to_eps_s = c.isolated_time_to_eps_s = comm_time_s;
+  c.time_to_eps_s = comm_time_s + rounds_compute_s(rounds, platform, run.faults);
+  return c;
+}
+
+// A candidate scored on its group members alone (or its rounds to eps and that), or fully.
+Candidate score_or_bound(const Pending& s, const Platform& platform, const Routing& routing,
+                         const OptimizerOptions& options, double threshold_s) {
+  const int n = static_cast<int>(platform.sites.size());
+  const double eps = options.run.eps;
+  UnplannedBound bound(platform, routing, s.schedule, options.run, kSteppedRounds);
+  if (!bound.valid()) return score(platform, routing, s.schedule, s.family, options, s.may_defer);
+  const long beyond = bound.rounds_beyond(threshold_s);
+  // Round by round only (powers of the period product cost more than rounds_to_eps).
+  const long period = static_cast<long>(s.schedule.rounds.size());
+  if (beyond > 0 && beyond <= std::max(4 * period, 64L) &&
+      exceeds_rounds_to_eps(s.schedule, n, eps, beyond))
+    return unplanned(s, beyond + 1, bound.comm_time_s(beyond + 1), platform, options.run);
+  const long rounds = rounds_to_eps(s.schedule, n, eps);
+  if (rounds >= 0 && bound.comm_time_s(rounds) > threshold_s)
+    return unplanned(s, rounds, bound.comm_time_s(rounds), platform, options.run);
+  return score(platform, routing, s.schedule, s.family, options, s.may_defer, rounds);
+}
+
+// Group members over one period.
+std::size_t period_members(const Schedule& s) {
+  std::size_t members = 0;
+  for (const auto& r : s.rounds)
+    for (const auto& g : r.groups) members += g.sites.size();
+  return members;
+}
+
+// Every pending candidate scored, in their order. With exact rows (exact_rows set), a
+// group-average one whose UnplannedBound exceeds the exact_rows-th best exact time so far
+// keeps that bound, nothing planned: it ranks below the rows that must be exact, and
+// settle_leading_rows scores it should it rise among them. Candidates go cheapest period
+// first, so the threshold falls before the long periods come.
+std::vector<Candidate> score_all(const std::vector<Pending>& pending, const Platform& platform,
+                                 const Routing& routing, const OptimizerOptions& options) {
+  std::vector<Candidate> out(pending.size());
+  std::vector<std::size_t> order(pending.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return period_members(pending[a].schedule) < period_members(pending[b].schedule);
+  });
+  RowThreshold threshold(options.exact_rows);
+  for (const std::size_t i : order) {
+    const Pending& s = pending[i];
+    out[i] = options.exact_rows == SIZE_MAX
+                 ? score(platform, routing, s.schedule, s.family, options, s.may_defer)
+                 : score_or_bound(s, platform, routing, options, threshold.time_s());
+    threshold.add(out[i]);
+  }
+  return out;
+}
+
 // The exact times of every bounded candidate among the leading options.exact_rows rows and
 // the leading exact_rows group-average rows, re-ranked until those rows are all exact
 // (a bound only rises when made exact, so the rows above every bound stay where they are).
+// `score_unplanned` scores a candidate score_all left bounded (Candidate::timed).
 void settle_leading_rows(std::vector<Candidate>& cs, const Platform& platform,
-                         const OptimizerOptions& options) {
+                         const OptimizerOptions& options,
+                         const std::function<void(Candidate&)>& score_unplanned) {
   for (bool changed = true; changed;) {
     changed = false;
     std::size_t rows = 0, group_rows = 0;
@@ -301,7 +403,11 @@ void settle_leading_rows(std::vector<Candidate>& cs, const Platform& platform,
       ++rows;
       if (c.schedule.collective == Collective::kGroupAverage) ++group_rows;
       if (!c.time_bound) continue;
-      time_to_eps(c, platform, options.run, false);
+      if (c.timed) {
+        time_to_eps(c, platform, options.run, false);
+      } else {
+        score_unplanned(c);
+      }
       changed = true;
     }
     if (changed) rank_candidates(cs);
@@ -312,11 +418,10 @@ void settle_leading_rows(std::vector<Candidate>& cs, const Platform& platform,
 std::vector<Candidate> search(const Platform& platform, const Routing& routing,
                               const OptimizerOptions& options) {
   const int n = static_cast<int>(platform.sites.size());
-  std::vector<Candidate> out;
+  std::vector<Pending> pending;
   std::set<std::string> seen;
   auto add = [&](const Schedule& s, const std::string& family) {
-    if (!seen.insert(key_of(s)).second) return;
-    out.push_back(score(platform, routing, s, family, options, true));
+    if (seen.insert(key_of(s)).second) pending.push_back({s, family, true});
   };
   for (const auto& [schedule, family] : builtin_families(platform, routing, options))
     add(schedule, family);
@@ -325,7 +430,7 @@ std::vector<Candidate> search(const Platform& platform, const Routing& routing,
   for (const Schedule& s : {reduction_tree_schedule(platform, routing, -1, chunk),
                             reduction_forest_schedule(platform, options.run.gradient_bytes, chunk),
                             reduction_in_trees_schedule(platform, chunk)})
-    out.push_back(score_schedule(platform, routing, s, s.name, options));
+    pending.push_back({s, s.name, false});
   // Pairs of partitions into groups of k.
   for (int k = 2; k < n; ++k) {
     bool exhaustive = false;
@@ -341,8 +446,11 @@ std::vector<Candidate> search(const Platform& platform, const Routing& routing,
       add(s, family);
     }
   }
+  std::vector<Candidate> out = score_all(pending, platform, routing, options);
   rank_candidates(out);
-  settle_leading_rows(out, platform, options);
+  settle_leading_rows(out, platform, options, [&](Candidate& c) {
+    c = score(platform, routing, c.schedule, c.family, options, false);
+  });
   return out;
 }
 
@@ -372,16 +480,23 @@ std::vector<Candidate> optimize_schedules(const Platform& platform, const Routin
   });
   if (best == out.end() || !std::isfinite(best->comm_time_to_eps_s)) return out;
   const double window = options.alignment_window * best->comm_time_to_eps_s;
-  for (auto& c : out) {
-    if (c.schedule.collective != Collective::kGroupAverage) continue;  // no offsets
+  auto align = [&](Candidate& c) {
     if (c.comm_time_to_eps_s <= window) {
       c = score_schedule(platform, routing, c.schedule, c.family, options);
     } else {
       c.unaligned_estimate = std::isfinite(c.comm_time_to_eps_s);  // a bound: beyond too
     }
+  };
+  for (auto& c : out) {
+    // No offsets; an unplanned bound holds with them too, and is settled below if needed.
+    if (c.schedule.collective != Collective::kGroupAverage || !c.timed) continue;
+    align(c);
   }
   rank_candidates(out);
-  settle_leading_rows(out, platform, options);
+  settle_leading_rows(out, platform, options, [&](Candidate& c) {
+    c = score(platform, routing, c.schedule, c.family, screening, false);
+    align(c);
+  });
   return out;
 }
 

@@ -47,6 +47,10 @@ struct Candidate {
   /// the ranking needs: the recurrence runs rounds_to_eps steps); complete_candidate times
   /// the rest for the rows shown.
   bool period_timed = true;
+  /// False for a candidate the search ranked by its members alone (UnplannedBound,
+  /// traffic/time_model.h), below the rows that must be exact: nothing planned, `timing`
+  /// empty, its times lower bounds (time_bound) and rounds_to_eps at most its own.
+  bool timed = true;
 };
 
 struct OptimizerOptions {

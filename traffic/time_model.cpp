@@ -10,6 +10,8 @@
 
 #include "common/units.h"
 #include "model/control_plane.h"
+#include "model/faults.h"
+#include "model/network_math.h"
 #include "model/routing.h"
 #include "traffic/closed_form.h"
 
@@ -692,6 +694,200 @@ double makespan_lower_bound_s(const Platform& platform, const Schedule& schedule
                                 static_cast<double>(steps) * compute_s);
   }
   return bound * (1 - kBoundRounding);
+}
+
+// Each group's link share limit in a round, as route_groups and plan_rates count it: every
+// member's stream (its multicast tree, the union of its routed paths, or one unicast copy
+// per receiver) on each directed link it crosses, a link's payload rate split among the
+// streams crossing it. The paths are walked, no tree is built.
+class LinkShares {
+ public:
+  LinkShares(const Platform& p, const Routing& r, const RunOptions& params)
+      : routing_(r), multicast_(params.multicast), payload_(2 * p.links.size()),
+        streams_(payload_.size(), 0), stamp_(payload_.size(), 0) {
+    for (std::size_t l = 0; l < p.links.size(); ++l)
+      payload_[2 * l] = payload_[2 * l + 1] = payload_rate(p.links[l].params, params.chunk_bytes);
+  }
+
+  /// Per group of `round`: its link rate (bytes/s; +inf for a group of one).
+  std::vector<double> of_round(const Round& round) {
+    touched_.clear();
+    for (const auto& g : round.groups)
+      for_each_stream_hop(g, [&](std::size_t h) {
+        if (streams_[h]++ == 0) touched_.push_back(h);
+      });
+    std::vector<double> rate(round.groups.size(), kInf);
+    for (std::size_t i = 0; i < round.groups.size(); ++i)
+      for_each_stream_hop(round.groups[i], [&](std::size_t h) {
+        rate[i] = std::min(rate[i], payload_[h] / streams_[h]);
+      });
+    for (std::size_t h : touched_) streams_[h] = 0;
+    return rate;
+  }
+
+ private:
+  // f(directed link) for each hop of each member's stream. A multicast tree's paths share
+  // their hops towards the source: a walk back from a receiver stops at the first hop
+  // this tree has crossed already.
+  template <class F>
+  void for_each_stream_hop(const Group& g, F f) {
+    if (g.sites.size() < 2) return;
+    for (int s : g.sites) {
+      ++tree_;
+      for (int d : g.sites) {
+        if (d == s || !routing_.reachable(s, d)) continue;
+        for (int v = d; v != s;) {
+          const int u = routing_.predecessor(s, v);
+          const std::size_t h =
+              2 * static_cast<std::size_t>(routing_.link_index(u, v)) + (u < v ? 0 : 1);
+          if (multicast_ && stamp_[h] == tree_) break;
+          stamp_[h] = tree_;
+          f(h);
+          v = u;
+        }
+      }
+    }
+  }
+
+  const Routing& routing_;
+  bool multicast_;
+  std::vector<double> payload_;      // per directed link
+  std::vector<int> streams_;         // per directed link, this round's
+  std::vector<std::uint64_t> stamp_;  // per directed link: the last tree that crossed it
+  std::uint64_t tree_ = 0;
+  std::vector<std::size_t> touched_;
+};
+
+namespace {
+// An upper bound on the sending rate plan_round gives `members` (control_plane.cpp's
+// access, pipeline and link limits, `link_rate` the last; the buffer's depends on the
+// skews and is left out).
+double line_rate_bound(const Platform& p, const std::vector<int>& members, double link_rate,
+                       const RunOptions& params) {
+  const double f = static_cast<double>(members.size() - 1);
+  double rate = link_rate;
+  for (int d : members) {
+    const double access = payload_rate(access_link(p.sites[d]), params.chunk_bytes);
+    rate = std::min(rate, params.multicast && params.aggregation ? access : access / f);
+    if (params.aggregation)
+      rate = std::min(rate, static_cast<double>(p.sites[d].fpga.throughput_bytes_per_s()) / f);
+  }
+  return rate;
+}
+
+// A member's least own part of its group's round (add_round_parts) without the plan.
+double least_own_part_s(const Platform& p, const Routing& r, const std::vector<int>& members,
+                        double link_rate, const RunOptions& params) {
+  const double last_chunks =
+      static_cast<double>(num_chunks(params.gradient_bytes, params.chunk_bytes)) - 1;
+  const double line = line_rate_bound(p, members, link_rate, params);
+  const double chunk = static_cast<double>(params.chunk_bytes);
+  if (params.flow_control != FlowControl::kPacing) return last_chunks * chunk / line;
+  const double rate = (1.0 - params.pacing_margin) * line;
+  const double interval_s = std::isfinite(rate) ? std::ceil(chunk / rate * 1e12) * kPs : 0.0;
+  std::uint64_t start_delay_ps = 0;
+  if (params.aligned_start)
+    for (int s : members)
+      for (int d : members) start_delay_ps = std::max(start_delay_ps, r.delay_ps(s, d));
+  return static_cast<double>(start_delay_ps) * kPs + last_chunks * interval_s;
+}
+
+bool uniform_compute(const Platform& p, const FaultPlan& faults) {
+  for (int s = 0; s < static_cast<int>(p.sites.size()); ++s)
+    if (p.sites[s].cluster.compute_time_ps != p.sites[0].cluster.compute_time_ps ||
+        slowed_compute_ps(faults, p, s) != p.sites[0].cluster.compute_time_ps)
+      return false;
+  return true;
+}
+}  // namespace
+
+UnplannedBound::UnplannedBound(const Platform& platform, const Routing& routing,
+                               const Schedule& schedule, const RunOptions& params,
+                               long stepped_rounds)
+    : platform_(platform), routing_(routing), schedule_(schedule), params_(params) {
+  valid_ = schedule.collective == Collective::kGroupAverage && !schedule.rounds.empty() &&
+           !platform.sites.empty() && uniform_compute(platform, params.faults) &&
+           link_loss_rates(platform, params.faults).empty();
+  if (!valid_) return;
+  // The recurrence's sums with compute, rounded (kBoundRounding), taken back off.
+  slack_s_ = kBoundRounding * static_cast<double>(stepped_rounds) *
+             static_cast<double>(platform.sites[0].cluster.compute_time_ps) * kPs;
+  shares_ = std::make_unique<LinkShares>(platform, routing, params);
+}
+
+UnplannedBound::~UnplannedBound() = default;
+
+void UnplannedBound::bound_rounds(long count) {
+  for (auto k = static_cast<long>(first_.size()); k < count; ++k) {
+    const Round& round = schedule_.rounds[static_cast<std::size_t>(k)];
+    first_.push_back(own_s_.size());
+    const std::vector<double> link_rate = shares_->of_round(round);
+    for (std::size_t g = 0; g < round.groups.size(); ++g) {
+      const auto& members = round.groups[g].sites;
+      own_s_.push_back(members.size() < 2 ? 0.0
+                                          : least_own_part_s(platform_, routing_, members,
+                                                             link_rate[g], params_));
+    }
+  }
+}
+
+double UnplannedBound::least_parts_s(long rounds) {
+  const long p = static_cast<long>(schedule_.rounds.size());
+  bound_rounds(std::min(rounds, p));
+  std::vector<double> sum(platform_.sites.size(), 0.0);
+  if (rounds >= p) {
+    if (period_s_.empty()) {
+      period_s_.assign(sum.size(), 0.0);
+      for (long k = 0; k < p; ++k) {
+        const auto& groups = schedule_.rounds[k].groups;
+        for (std::size_t g = 0; g < groups.size(); ++g)
+          for (int s : groups[g].sites) period_s_[s] += own_s_[first_[k] + g];
+      }
+    }
+    for (std::size_t s = 0; s < sum.size(); ++s)
+      sum[s] = static_cast<double>(rounds / p) * period_s_[s];
+  }
+  for (long k = 0; k < rounds % p; ++k) {
+    const auto& groups = schedule_.rounds[k].groups;
+    for (std::size_t g = 0; g < groups.size(); ++g)
+      for (int s : groups[g].sites) sum[s] += own_s_[first_[k] + g];
+  }
+  return *std::max_element(sum.begin(), sum.end());
+}
+
+double UnplannedBound::as_comm_s(double parts_s) const {
+  return std::max(0.0, parts_s * (1 - kBoundRounding) - slack_s_);
+}
+
+double UnplannedBound::comm_time_s(long rounds) {
+  if (!valid_ || rounds <= 0) return 0;
+  return as_comm_s(least_parts_s(rounds));
+}
+
+long UnplannedBound::rounds_beyond(double time_s) {
+  if (!valid_ || !std::isfinite(time_s)) return -1;
+  // Within the first period, round by round; beyond, whole periods, then bisection.
+  const long p = static_cast<long>(schedule_.rounds.size());
+  std::vector<double> sum(platform_.sites.size(), 0.0);
+  double most = 0;
+  for (long k = 0; k < p; ++k) {
+    bound_rounds(k + 1);
+    const auto& groups = schedule_.rounds[k].groups;
+    for (std::size_t g = 0; g < groups.size(); ++g)
+      for (int s : groups[g].sites) most = std::max(most, sum[s] += own_s_[first_[k] + g]);
+    if (as_comm_s(most) > time_s) return k + 1;
+  }
+  long lo = p, hi = 2 * p;  // comm_time_s(lo) <= time_s < comm_time_s(hi) once found
+  while (comm_time_s(hi) <= time_s) {
+    if (hi > (1L << 50)) return -1;
+    lo = hi;
+    hi *= 2;
+  }
+  while (hi - lo > 1) {
+    const long mid = lo + (hi - lo) / 2;
+    (comm_time_s(mid) > time_s ? hi : lo) = mid;
+  }
+  return hi;
 }
 
 std::vector<double> estimate_step_round_times(const Platform& platform, const Routing& routing,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -152,6 +153,49 @@ StepTimeline simulate_steps(const Platform& platform, const Schedule& schedule,
 double makespan_lower_bound_s(const Platform& platform, const Schedule& schedule,
                               const ScheduleEstimate& estimate, const RunOptions& params,
                               long steps);
+
+class LinkShares;
+
+/// Lower bounds on a lossless group-average schedule's time to eps without compute
+/// (comm_time_to_eps_s, however the optimizer gets it: the staggered-start recurrence, its
+/// lower bound, or the isolated sum beyond its stepped rounds) after a number of rounds,
+/// no round planned: a member's own part of a round (makespan_lower_bound_s) is at least
+/// the start delay (aligned start) plus N - 1 send intervals, and its group's sending rate at
+/// most its access, pipeline and link limits as the control plane computes them (the link
+/// shares from the routed paths of every stream of the round; the buffer's limit, which
+/// depends on the arrival skews, is left out). Rounds are bounded as far as asked, in
+/// O(hops of their multicast trees). For uniform compute only (else not `valid`): every
+/// site's the same, none slowed by a fault.
+class UnplannedBound {
+ public:
+  /// `stepped_rounds`: the most rounds whose time is taken from the recurrence (its
+  /// rounding is allowed for up to there; beyond, the time is the isolated sum).
+  UnplannedBound(const Platform& platform, const Routing& routing, const Schedule& schedule,
+                 const RunOptions& params, long stepped_rounds);
+  ~UnplannedBound();
+  UnplannedBound(const UnplannedBound&) = delete;
+  UnplannedBound& operator=(const UnplannedBound&) = delete;
+  bool valid() const { return valid_; }
+  /// At most comm_time_to_eps_s if `rounds` is the schedule's rounds to eps or fewer (s).
+  double comm_time_s(long rounds);
+  /// The fewest rounds whose bound exceeds `time_s`, or -1 if none does.
+  long rounds_beyond(double time_s);
+
+ private:
+  void bound_rounds(long count);            // own parts of the first `count` rounds (<= period)
+  double least_parts_s(long rounds);        // max over sites of its summed own parts
+  double as_comm_s(double parts_s) const;   // with the rounding taken off
+  const Platform& platform_;
+  const Routing& routing_;
+  const Schedule& schedule_;
+  RunOptions params_;
+  bool valid_ = false;
+  double slack_s_ = 0;                      // the recurrence's rounding, at its most (s)
+  std::unique_ptr<LinkShares> shares_;
+  std::vector<std::size_t> first_;          // per bounded round: its first group in own_s_
+  std::vector<double> own_s_;               // per group of those rounds: a member's least part
+  std::vector<double> period_s_;            // per site: its parts summed over one period
+};
 
 /// The decision metric, defined once (docs/run-json.md, "Time metrics"): the time to
 /// eps-consensus runs from a common start (t = 0, every site begins its first step) until
