@@ -103,8 +103,7 @@ Candidate score(const Platform& platform, const Routing& routing, const Schedule
   c.schedule = schedule;
   c.family = family;
   // c.mixing: not ranked on; complete_candidate gives the shown rows theirs (an eigensolve).
-  c.rounds_to_eps =
-      rounds != kRoundsUnknown ? rounds : rounds_to_eps(schedule, n, options.run.eps);
+  c.rounds_to_eps = rounds != kRoundsUnknown ? rounds : rounds_to_eps(schedule, n, options.run.eps);
   // A one-way transfer, a reduce-scatter or an all-gather leaves no site the average.
   const Collective k = schedule.collective;
   if (k == Collective::kPointToPoint || k == Collective::kReduceScatter ||

@@ -696,20 +696,19 @@ double makespan_lower_bound_s(const Platform& platform, const Schedule& schedule
   return bound * (1 - kBoundRounding);
 }
 
-// Each group's link share limit in a round, as route_groups and plan_rates count it: every
-// member's stream (its multicast tree, the union of its routed paths, or one unicast copy
-// per receiver) on each directed link it crosses, a link's payload rate split among the
-// streams crossing it. The paths are walked, no tree is built.
+// link_share_rates, round after round on one platform.
 class LinkShares {
  public:
   LinkShares(const Platform& p, const Routing& r, const RunOptions& params)
-      : routing_(r), multicast_(params.multicast), payload_(2 * p.links.size()),
-        streams_(payload_.size(), 0), stamp_(payload_.size(), 0) {
+      : routing_(r),
+        multicast_(params.multicast),
+        payload_(2 * p.links.size()),
+        streams_(payload_.size(), 0),
+        stamp_(payload_.size(), 0) {
     for (std::size_t l = 0; l < p.links.size(); ++l)
       payload_[2 * l] = payload_[2 * l + 1] = payload_rate(p.links[l].params, params.chunk_bytes);
   }
 
-  /// Per group of `round`: its link rate (bytes/s; +inf for a group of one).
   std::vector<double> of_round(const Round& round) {
     touched_.clear();
     for (const auto& g : round.groups)
@@ -751,12 +750,17 @@ class LinkShares {
 
   const Routing& routing_;
   bool multicast_;
-  std::vector<double> payload_;      // per directed link
-  std::vector<int> streams_;         // per directed link, this round's
+  std::vector<double> payload_;       // per directed link
+  std::vector<int> streams_;          // per directed link, this round's
   std::vector<std::uint64_t> stamp_;  // per directed link: the last tree that crossed it
   std::uint64_t tree_ = 0;
   std::vector<std::size_t> touched_;
 };
+
+std::vector<double> link_share_rates(const Platform& platform, const Routing& routing,
+                                     const Round& round, const RunOptions& params) {
+  return LinkShares(platform, routing, params).of_round(round);
+}
 
 namespace {
 // An upper bound on the sending rate plan_round gives `members` (control_plane.cpp's
@@ -824,9 +828,9 @@ void UnplannedBound::bound_rounds(long count) {
     const std::vector<double> link_rate = shares_->of_round(round);
     for (std::size_t g = 0; g < round.groups.size(); ++g) {
       const auto& members = round.groups[g].sites;
-      own_s_.push_back(members.size() < 2 ? 0.0
-                                          : least_own_part_s(platform_, routing_, members,
-                                                             link_rate[g], params_));
+      own_s_.push_back(members.size() < 2
+                           ? 0.0
+                           : least_own_part_s(platform_, routing_, members, link_rate[g], params_));
     }
   }
 }

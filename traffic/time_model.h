@@ -156,6 +156,13 @@ double makespan_lower_bound_s(const Platform& platform, const Schedule& schedule
 
 class LinkShares;
 
+/// Each group's link share limit in `round` (bytes/s per stream; +inf for a group of one),
+/// as plan_round's link_rate, from the routed paths alone: every member's stream (its
+/// multicast tree, or one unicast copy per receiver) on each directed link it crosses, a
+/// link's payload rate split among the streams crossing it. No tree is built.
+std::vector<double> link_share_rates(const Platform& platform, const Routing& routing,
+                                     const Round& round, const RunOptions& params);
+
 /// Lower bounds on a lossless group-average schedule's time to eps without compute
 /// (comm_time_to_eps_s, however the optimizer gets it: the staggered-start recurrence, its
 /// lower bound, or the isolated sum beyond its stepped rounds) after a number of rounds,
@@ -182,19 +189,19 @@ class UnplannedBound {
   long rounds_beyond(double time_s);
 
  private:
-  void bound_rounds(long count);            // own parts of the first `count` rounds (<= period)
-  double least_parts_s(long rounds);        // max over sites of its summed own parts
-  double as_comm_s(double parts_s) const;   // with the rounding taken off
+  void bound_rounds(long count);           // own parts of the first `count` rounds (<= period)
+  double least_parts_s(long rounds);       // max over sites of its summed own parts
+  double as_comm_s(double parts_s) const;  // with the rounding taken off
   const Platform& platform_;
   const Routing& routing_;
   const Schedule& schedule_;
   RunOptions params_;
   bool valid_ = false;
-  double slack_s_ = 0;                      // the recurrence's rounding, at its most (s)
+  double slack_s_ = 0;  // the recurrence's rounding, at its most (s)
   std::unique_ptr<LinkShares> shares_;
-  std::vector<std::size_t> first_;          // per bounded round: its first group in own_s_
-  std::vector<double> own_s_;               // per group of those rounds: a member's least part
-  std::vector<double> period_s_;            // per site: its parts summed over one period
+  std::vector<std::size_t> first_;  // per bounded round: its first group in own_s_
+  std::vector<double> own_s_;       // per group of those rounds: a member's least part
+  std::vector<double> period_s_;    // per site: its parts summed over one period
 };
 
 /// The decision metric, defined once (docs/run-json.md, "Time metrics"): the time to
