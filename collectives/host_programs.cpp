@@ -26,6 +26,12 @@ std::uint64_t& HostReceipts::at(int step, int tag) {
   return cached_[tag];
 }
 
+std::uint64_t HostReceipts::peek(int step, int tag) const {
+  if (cached_step_ == step) return cached_[tag];
+  const auto it = counts_.find(step);
+  return it == counts_.end() || it->second.empty() ? 0 : it->second[static_cast<std::size_t>(tag)];
+}
+
 void HostReceipts::erase(int step) {
   counts_.erase(step);
   if (cached_step_ == step) cached_step_ = -1;
@@ -62,6 +68,7 @@ void RingProgram::start(int step, std::uint64_t, Actions& out) {
   // Receive rule: each ring step starts when the previous one's chunks are all in, at that
   // arrival (on_arrival), not when the issuer next runs.
   run_.active = true;
+  enter_ring_step(run_.ring_step);
   advance(out);
   if (!out.await(run_.finished, 1)) finish(out);
 }
@@ -84,8 +91,9 @@ void RingProgram::advance(Actions& out) {
       run_.expected = start_ring_step(r, out);
       run_.sent = true;
     }
-    if (run_.expected > 0 && receipts_.at(run_.step, r) < run_.expected) return;
-    ++run_.ring_step;
+    const std::uint64_t received = counts_current() ? run_.received : receipts_.at(run_.step, r);
+    if (run_.expected > 0 && received < run_.expected) return;
+    enter_ring_step(r + 1);
     run_.sent = false;
   }
   run_.finished = 1;
@@ -126,11 +134,12 @@ void RingProgram::finish(Actions&) {
 }
 
 Verdict RingProgram::on_arrival(const Arrival& a, std::uint64_t, Actions& out) {
-  const std::uint64_t received = ++receipts_.at(a.step, a.tag);
+  const bool current = run_.active && a.step == run_.step && a.tag == run_.ring_step;
+  const std::uint64_t received =
+      current && counts_current() ? ++run_.received : ++receipts_.at(a.step, a.tag);
   if (steps_.mark && received == segment_chunks(a.segment))
     out.send(Send::Kind::kMarkRingStep, a.step).tag = a.tag;
-  if (run_.active && a.step == run_.step && a.tag == run_.ring_step && received >= run_.expected)
-    advance(out);
+  if (current && received >= run_.expected) advance(out);
   return Verdict::kAccepted;
 }
 

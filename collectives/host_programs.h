@@ -20,6 +20,8 @@ class HostReceipts {
  public:
   explicit HostReceipts(std::size_t tags) : tags_(tags) {}
   std::uint64_t& at(int step, int tag);
+  /// The count of (step, tag) without making room for it (0 if none arrived).
+  std::uint64_t peek(int step, int tag) const;
   void erase(int step);
 
  private:
@@ -55,6 +57,13 @@ class RingProgram : public CollectiveProgram {
   void after_chunks(Actions& out);
   void finish(Actions& out);
   std::uint64_t segment_chunks(int segment) const;
+  // The receive rule without marks reads a ring step's count only while it is the current
+  // one: that count is kept in run_ (hot), the others in receipts_.
+  bool counts_current() const { return steps_.rule == RingStepRule::kReceive && !steps_.mark; }
+  void enter_ring_step(int r) {
+    run_.ring_step = r;
+    run_.received = counts_current() && r < run_.end ? receipts_.peek(run_.step, r) : 0;
+  }
 
   ProgramContext context_;
   Steps steps_;
@@ -69,6 +78,7 @@ class RingProgram : public CollectiveProgram {
     bool sent = false;           // ring_step's segment handed over
     bool rule_wait = false;      // sendrecv / barrier: waited for the rule
     std::uint64_t expected = 0;  // chunks of ring_step to receive
+    std::uint64_t received = 0;  // of ring_step, while counts_current() and active
     std::uint64_t finished = 0;  // 1 once the last ring step is received (awaited)
   };
   Run run_;
