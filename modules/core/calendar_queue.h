@@ -34,8 +34,8 @@ class CalendarQueue {
       radix_heap_.push(entry);
       return;
     }
-    heap_.push_back(entry);
-    sift_up(heap_.size() - 1);
+    heap_.emplace_back();  // not push_back(entry): see RadixHeap::push
+    rise(heap_.size() - 1, entry);
   }
 
   /// The top entry is being fired: the heap keeps it at its top meanwhile (nothing pushed
@@ -98,8 +98,10 @@ class CalendarQueue {
 
   // Nothing pushed during a callback is earlier than the entry being fired (its time is
   // now, its order the smallest), so that entry stays at index 0 meanwhile.
-  void sift_up(std::size_t i) {
-    const Entry entry = heap_[i];
+  void sift_up(std::size_t i) { rise(i, Entry(heap_[i])); }
+
+  // Puts `entry` at the hole i or above it.
+  void rise(std::size_t i, const Entry entry) {
     while (i > 0) {
       const std::size_t parent = (i - 1) / 4;
       if (!earlier(entry, heap_[parent])) break;

@@ -39,11 +39,6 @@ void EventCalendar::cancel(Client& client) {
   }
 }
 
-void EventCalendar::push(const Entry& entry) {
-  queue_.push(entry);
-  if (!firing_) arm();
-}
-
 EventCalendar* EventCalendar::ahead_ = nullptr;
 bool EventCalendar::kernel_touched_ = true;
 
