@@ -59,8 +59,7 @@ class CalendarQueue {
     if (radix_) {
       if (rescheduled != nullptr) radix_heap_.push(*rescheduled);
     } else if (rescheduled != nullptr) {
-      heap_.front() = *rescheduled;
-      sift_down(0);
+      sink(0, *rescheduled);
     } else {
       pop_top();
     }
@@ -115,8 +114,10 @@ class CalendarQueue {
   // rises from there. An entry re-keyed at the top usually belongs near the bottom (its
   // next instant is later than most), so this skips the unpredictable "stop here?" test
   // of every level; the child selection is branch-free.
-  void sift_down(std::size_t i) {
-    const Entry entry = heap_[i];
+  void sift_down(std::size_t i) { sink(i, Entry(heap_[i])); }
+
+  // Puts `entry` at the hole i or below it.
+  void sink(std::size_t i, const Entry entry) {
     const std::size_t size = heap_.size();
     while (4 * i + 4 < size) {  // all four children exist
       const std::size_t first = 4 * i + 1;

@@ -52,7 +52,10 @@ class EventCalendar {
     const Key key = (Key{at.value()} << 64) | next_order_++;
     if (&client == firing_client_ && !rescheduled_) {
       rescheduled_ = true;
-      rescheduled_entry_ = Entry{key, &client, hint};
+      // In halves, read as such (fire_due): see push.
+      rescheduled_at_ = static_cast<std::uint64_t>(key >> 64);
+      rescheduled_order_ = static_cast<std::uint64_t>(key);
+      rescheduled_hint_ = hint;
       return;
     }
     push(key, &client, hint);
@@ -131,7 +134,8 @@ class EventCalendar {
   CalendarQueue<Entry> queue_;
   Client* firing_client_ = nullptr;
   bool rescheduled_ = false;
-  Entry rescheduled_entry_{};
+  std::uint64_t rescheduled_at_ = 0, rescheduled_order_ = 0;
+  const void* rescheduled_hint_ = nullptr;
   std::uint64_t next_order_ = 0;
   sc_core::sc_event event_;
   sc_core::sc_event catch_up_;  // no process waits on it: it only makes the kernel advance
