@@ -26,6 +26,12 @@ std::uint64_t& HostReceipts::at(int step, int tag) {
   return cached_[tag];
 }
 
+std::uint64_t HostReceipts::peek(int step, int tag) const {
+  if (cached_step_ == step) return cached_[tag];
+  const auto it = counts_.find(step);
+  return it == counts_.end() || it->second.empty() ? 0 : it->second[static_cast<std::size_t>(tag)];
+}
+
 void HostReceipts::erase(int step) {
   counts_.erase(step);
   if (cached_step_ == step) cached_step_ = -1;
@@ -34,7 +40,13 @@ void HostReceipts::erase(int step) {
 RingProgram::RingProgram(ProgramContext context, Steps steps)
     : context_(std::move(context)), steps_(steps), receipts_(tags_of(context_)) {
   n_ = static_cast<int>(context_.order.size());
-  if (n_ > 0) split_ = RingSegmentSplit(context_.gradient_bytes, static_cast<std::uint64_t>(n_));
+  counts_current_ = steps_.rule == RingStepRule::kReceive && !steps_.mark;
+  if (n_ > 0 && context_.chunk_bytes > 0) {
+    const RingSegmentSplit split(context_.gradient_bytes, static_cast<std::uint64_t>(n_));
+    longer_segments_ = split.longer_segments();
+    longer_chunks_ = num_chunks(split.bytes(0), context_.chunk_bytes);
+    shorter_chunks_ = num_chunks(split.bytes(longer_segments_), context_.chunk_bytes);
+  }
 }
 
 int RingProgram::send_segment(int pos, int r, int n) {
@@ -45,13 +57,10 @@ int RingProgram::receive_segment(int pos, int r, int n) {
   return r < n - 1 ? mod(pos - 1 - r, n) : mod(pos - (r - (n - 1)), n);
 }
 
-std::uint64_t RingProgram::segment_chunks(int segment) const {
-  return num_chunks(split_.bytes(static_cast<std::uint64_t>(segment)), context_.chunk_bytes);
-}
-
 void RingProgram::start(int step, std::uint64_t, Actions& out) {
   const int pos = position(context_);
   run_ = Run{};
+  finished_ = 0;
   run_.step = step;
   if (n_ < 2 || pos < 0) return finish(out);
   run_.ring_step = steps_.begin;
@@ -62,8 +71,10 @@ void RingProgram::start(int step, std::uint64_t, Actions& out) {
   // Receive rule: each ring step starts when the previous one's chunks are all in, at that
   // arrival (on_arrival), not when the issuer next runs.
   run_.active = true;
+  run_.ahead = receipts_.holds(step);
+  enter_ring_step(run_.ring_step);
   advance(out);
-  if (!out.await(run_.finished, 1)) finish(out);
+  if (!out.await(finished_, 1)) finish(out);
 }
 
 // Ring step r: sends its segment to the successor; returns the chunks it receives.
@@ -84,11 +95,12 @@ void RingProgram::advance(Actions& out) {
       run_.expected = start_ring_step(r, out);
       run_.sent = true;
     }
-    if (run_.expected > 0 && receipts_.at(run_.step, r) < run_.expected) return;
-    ++run_.ring_step;
+    const std::uint64_t received = counts_current_ ? run_.received : receipts_.at(run_.step, r);
+    if (run_.expected > 0 && received < run_.expected) return;
+    enter_ring_step(r + 1);
     run_.sent = false;
   }
-  run_.finished = 1;
+  finished_ = 1;
 }
 
 // The sendrecv and barrier rules: a ring step after another, each waiting for its chunks,
@@ -126,11 +138,17 @@ void RingProgram::finish(Actions&) {
 }
 
 Verdict RingProgram::on_arrival(const Arrival& a, std::uint64_t, Actions& out) {
-  const std::uint64_t received = ++receipts_.at(a.step, a.tag);
+  const bool current = run_.active && a.step == run_.step && a.tag == run_.ring_step;
+  std::uint64_t received = 0;
+  if (current && counts_current_) {
+    received = ++run_.received;
+  } else {
+    received = ++receipts_.at(a.step, a.tag);
+    if (a.step == run_.step) run_.ahead = true;
+  }
   if (steps_.mark && received == segment_chunks(a.segment))
     out.send(Send::Kind::kMarkRingStep, a.step).tag = a.tag;
-  if (run_.active && a.step == run_.step && a.tag == run_.ring_step && received >= run_.expected)
-    advance(out);
+  if (current && received >= run_.expected) advance(out);
   return Verdict::kAccepted;
 }
 

@@ -20,6 +20,10 @@ class HostReceipts {
  public:
   explicit HostReceipts(std::size_t tags) : tags_(tags) {}
   std::uint64_t& at(int step, int tag);
+  /// The count of (step, tag) without making room for it (0 if none arrived).
+  std::uint64_t peek(int step, int tag) const;
+  /// Whether any count of `step` is held.
+  bool holds(int step) const { return counts_.count(step) != 0; }
   void erase(int step);
 
  private:
@@ -31,7 +35,9 @@ class HostReceipts {
 
 /// The ring over `context.order`: ring step r sends one segment to the successor and
 /// receives one from the predecessor (reduce-scatter for r < n - 1, then all-gather).
-class RingProgram : public CollectiveProgram {
+/// Cache-line aligned: what an arrival and the ring step it starts read is on the lines of
+/// the vtable pointer and the next (the program is cold at each chunk at hundreds of sites).
+class alignas(64) RingProgram : public CollectiveProgram {
  public:
   struct Steps {
     int begin = 0;  ///< first ring step run (n - 1 for an all-gather)
@@ -54,13 +60,16 @@ class RingProgram : public CollectiveProgram {
   void next_ring_step(Actions& out);
   void after_chunks(Actions& out);
   void finish(Actions& out);
-  std::uint64_t segment_chunks(int segment) const;
+  std::uint64_t segment_chunks(int segment) const {
+    return static_cast<std::uint64_t>(segment) < longer_segments_ ? longer_chunks_
+                                                                  : shorter_chunks_;
+  }
+  void enter_ring_step(int r) {
+    run_.ring_step = r;
+    run_.received =
+        counts_current_ && run_.ahead && r < run_.end ? receipts_.peek(run_.step, r) : 0;
+  }
 
-  ProgramContext context_;
-  Steps steps_;
-  RingSegmentSplit split_;
-  HostReceipts receipts_;
-  int n_ = 0;
   // The round in progress: under the receive rule driven by arrivals (a ring step starts
   // when the previous one's chunks are all in, perhaps before it was sent).
   struct Run {
@@ -68,10 +77,23 @@ class RingProgram : public CollectiveProgram {
     bool active = false;
     bool sent = false;           // ring_step's segment handed over
     bool rule_wait = false;      // sendrecv / barrier: waited for the rule
+    bool ahead = false;          // receipts_ may hold counts of this step (counts_current_)
     std::uint64_t expected = 0;  // chunks of ring_step to receive
-    std::uint64_t finished = 0;  // 1 once the last ring step is received (awaited)
+    std::uint64_t received = 0;  // of ring_step, while counts_current_ and active
   };
   Run run_;
+  int n_ = 0;
+  // The receive rule without marks reads a ring step's count only while it is the current
+  // one: that count is kept in run_, the others (arrivals ahead of it) in receipts_.
+  bool counts_current_ = false;
+  std::uint64_t longer_segments_ = 0;  // the ring split: segments [0, longer_segments_)
+  std::uint64_t longer_chunks_ = 0;    // have this many chunks,
+  std::uint64_t shorter_chunks_ = 0;   // the others this many
+
+  std::uint64_t finished_ = 0;  // 1 once the last ring step is received (awaited)
+  ProgramContext context_;
+  Steps steps_;
+  HostReceipts receipts_;
 };
 
 /// Point-to-point (plan group = [sender, receiver]: `messages` messages of G), parameter

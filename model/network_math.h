@@ -36,6 +36,8 @@ class RingSegmentSplit {
   std::uint64_t bytes(std::uint64_t segment) const {
     return 4 * (floats_ + (segment < longer_ ? 1 : 0));
   }
+  /// The segments one float longer: [0, longer_segments()).
+  std::uint64_t longer_segments() const { return longer_; }
 
  private:
   std::uint64_t floats_ = 0;  // whole floats of every segment

@@ -34,8 +34,8 @@ class CalendarQueue {
       radix_heap_.push(entry);
       return;
     }
-    heap_.push_back(entry);
-    sift_up(heap_.size() - 1);
+    heap_.emplace_back();  // not push_back(entry): see RadixHeap::push
+    rise(heap_.size() - 1, entry);
   }
 
   /// The top entry is being fired: the heap keeps it at its top meanwhile (nothing pushed
@@ -59,8 +59,7 @@ class CalendarQueue {
     if (radix_) {
       if (rescheduled != nullptr) radix_heap_.push(*rescheduled);
     } else if (rescheduled != nullptr) {
-      heap_.front() = *rescheduled;
-      sift_down(0);
+      sink(0, *rescheduled);
     } else {
       pop_top();
     }
@@ -98,8 +97,10 @@ class CalendarQueue {
 
   // Nothing pushed during a callback is earlier than the entry being fired (its time is
   // now, its order the smallest), so that entry stays at index 0 meanwhile.
-  void sift_up(std::size_t i) {
-    const Entry entry = heap_[i];
+  void sift_up(std::size_t i) { rise(i, Entry(heap_[i])); }
+
+  // Puts `entry` at the hole i or above it.
+  void rise(std::size_t i, const Entry entry) {
     while (i > 0) {
       const std::size_t parent = (i - 1) / 4;
       if (!earlier(entry, heap_[parent])) break;
@@ -113,8 +114,10 @@ class CalendarQueue {
   // rises from there. An entry re-keyed at the top usually belongs near the bottom (its
   // next instant is later than most), so this skips the unpredictable "stop here?" test
   // of every level; the child selection is branch-free.
-  void sift_down(std::size_t i) {
-    const Entry entry = heap_[i];
+  void sift_down(std::size_t i) { sink(i, Entry(heap_[i])); }
+
+  // Puts `entry` at the hole i or below it.
+  void sink(std::size_t i, const Entry entry) {
     const std::size_t size = heap_.size();
     while (4 * i + 4 < size) {  // all four children exist
       const std::size_t first = 4 * i + 1;

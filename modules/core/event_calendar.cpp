@@ -39,11 +39,6 @@ void EventCalendar::cancel(Client& client) {
   }
 }
 
-void EventCalendar::push(const Entry& entry) {
-  queue_.push(entry);
-  if (!firing_) arm();
-}
-
 EventCalendar* EventCalendar::ahead_ = nullptr;
 bool EventCalendar::kernel_touched_ = true;
 
@@ -72,13 +67,16 @@ void EventCalendar::fire() {
 void EventCalendar::fire_due() {
   const Key due = (Key{now_.value()} << 64) | ~std::uint64_t{0};  // all entries at <= now_
   while (!queue_.empty() && queue_.top().key <= due) {
-    firing_client_ = queue_.top().client;
+    Client* const client = queue_.top().client;
+    firing_client_ = client;
     queue_.begin_firing();
     prefetch_next();
     rescheduled_ = false;
-    firing_client_->on_calendar();
+    client->on_calendar();
     firing_client_ = nullptr;
-    queue_.end_firing(rescheduled_ ? &rescheduled_entry_ : nullptr);
+    const Entry rescheduled{(Key{rescheduled_at_} << 64) | rescheduled_order_, client,
+                            rescheduled_hint_};
+    queue_.end_firing(rescheduled_ ? &rescheduled : nullptr);
   }
 }
 

@@ -49,13 +49,16 @@ class EventCalendar {
   /// link's arrival: the link its delivery went on to last time), fetched while the entry
   /// before it fires; may be null.
   void schedule(Client& client, const sc_core::sc_time& at, const void* hint = nullptr) {
-    const Entry entry{(Key{at.value()} << 64) | next_order_++, &client, hint};
+    const Key key = (Key{at.value()} << 64) | next_order_++;
     if (&client == firing_client_ && !rescheduled_) {
       rescheduled_ = true;
-      rescheduled_entry_ = entry;
+      // In halves, read as such (fire_due): see push.
+      rescheduled_at_ = static_cast<std::uint64_t>(key >> 64);
+      rescheduled_order_ = static_cast<std::uint64_t>(key);
+      rescheduled_hint_ = hint;
       return;
     }
-    push(entry);
+    push(key, &client, hint);
   }
 
   /// Withdraws `client`'s pending firing, if any (a linear search: for rare events such as
@@ -117,14 +120,22 @@ class EventCalendar {
   static sc_core::sc_time instant_of(const Entry& entry) {
     return sc_core::sc_time::from_value(static_cast<std::uint64_t>(entry.key >> 64));
   }
-  void push(const Entry& entry);
+  // The entry's fields in registers, not an Entry in memory: a 16-byte load of a key just
+  // stored as two halves cannot be forwarded from the store buffer and waits for every
+  // store before it (at hundreds of sites, stores to cold lines).
+  // Inline, so that the entry goes from registers to the queue's memory.
+  void push(Key key, Client* client, const void* hint) {
+    queue_.push(Entry{key, client, hint});
+    if (!firing_) arm();
+  }
 
   // A client that schedules itself again during its callback (a link with more in flight)
   // is held here and handed over after it: the heap then re-keys its top in place.
   CalendarQueue<Entry> queue_;
   Client* firing_client_ = nullptr;
   bool rescheduled_ = false;
-  Entry rescheduled_entry_{};
+  std::uint64_t rescheduled_at_ = 0, rescheduled_order_ = 0;
+  const void* rescheduled_hint_ = nullptr;
   std::uint64_t next_order_ = 0;
   sc_core::sc_event event_;
   sc_core::sc_event catch_up_;  // no process waits on it: it only makes the kernel advance

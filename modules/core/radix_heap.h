@@ -31,7 +31,12 @@ class RadixHeap {
     if (item.key < last_) throw std::logic_error("RadixHeap: a key below the last one taken");
     const int b = bucket_of(item.key);
     auto& bucket = buckets_[static_cast<std::size_t>(b)];
-    bucket.push_back(item);
+    // Not push_back(item), which takes the item's address (for a reallocation): the item
+    // then goes through memory, and an inlined caller's item built from registers is
+    // stored in halves and loaded whole, which no store forwarding serves (the load waits
+    // for every store before it).
+    bucket.emplace_back();
+    bucket.back() = item;
     nonempty_[b / 64] |= std::uint64_t{1} << (b % 64);
     ++size_;
     if (item.key < least_key_) set_least(b, bucket.size() - 1, item.key);

@@ -21,34 +21,36 @@ MulticastSwitch::MulticastSwitch(sc_core::sc_module_name name, const SwitchParam
 
 void MulticastSwitch::set_unicast_route(int dst_site, int port) {
   if (dst_site < 0) throw std::invalid_argument(std::string(name()) + ": negative site");
+  // Rerouting during the run (a refused route leaves the old one); before it the ports are
+  // not bound yet, and start_of_simulation checks every route.
+  if (ports_bound_) check_unicast_port(static_cast<std::size_t>(dst_site), port);
   if (static_cast<std::size_t>(dst_site) >= unicast_.size()) unicast_.resize(dst_site + 1, -1);
   unicast_[dst_site] = port < 0 ? -1 : port;
-  // Rerouting during the run; before it the ports are not bound yet, and
-  // start_of_simulation resolves every route.
-  if (ports_bound_) resolve_unicast_sink(static_cast<std::size_t>(dst_site));
+  forget_recent();
 }
 
-void MulticastSwitch::resolve_unicast_sink(std::size_t dst_site) {
-  if (dst_site >= unicast_sinks_.size()) unicast_sinks_.resize(unicast_.size());
-  const int port = unicast_[dst_site];
+void MulticastSwitch::check_unicast_port(std::size_t dst_site, int port) const {
   if (port >= 0 && static_cast<std::size_t>(port) >= egress_.size()) {
     throw std::invalid_argument(std::string(name()) + ": the route to site " +
                                 std::to_string(dst_site) + " leaves on port " +
                                 std::to_string(port) + ", but the switch has " +
                                 std::to_string(egress_.size()) + " ports");
   }
-  unicast_sinks_[dst_site] = port < 0 ? ChunkSink{} : egress_[static_cast<std::size_t>(port)];
-  forget_recent();
 }
 
+// From the destination's port: no per-destination table of sinks (at 1,000 sites that
+// would be 16 MB of the switches', written at the start of the simulation).
 const ChunkSink& MulticastSwitch::remember_unicast_sink(int dst_site) {
   static const ChunkSink unbound;
   const auto dst = static_cast<std::size_t>(dst_site);  // negative: out of range
-  if (dst >= unicast_sinks_.size() || !unicast_sinks_[dst].bound()) return unbound;
+  if (dst >= unicast_.size()) return unbound;
+  const auto port = static_cast<std::size_t>(unicast_[dst]);  // -1: out of range
+  if (port >= egress_.size() || !egress_[port].bound()) return unbound;
+  const ChunkSink& sink = egress_[port];
   const std::uint32_t entry = recent_next_;
   recent_next_ ^= 1;
   recent_dst_[entry] = dst_site;
-  recent_sink_[entry] = unicast_sinks_[dst];
+  recent_sink_[entry] = sink;
   return recent_sink_[entry];
 }
 
@@ -154,9 +156,8 @@ void MulticastSwitch::start_of_simulation() {
   egress_.clear();
   for (int port = 0; port < static_cast<int>(out.size()); ++port)
     egress_.push_back(ChunkSink::of(out[port], this));
-  unicast_sinks_.assign(unicast_.size(), ChunkSink{});
   forget_recent();
-  for (std::size_t dst = 0; dst < unicast_.size(); ++dst) resolve_unicast_sink(dst);
+  for (std::size_t dst = 0; dst < unicast_.size(); ++dst) check_unicast_port(dst, unicast_[dst]);
   spilled_sinks_.clear();
   for (std::uint32_t list = 1; list < lists_.size(); ++list) resolve_route(list);
   for (int tree = 0; tree < static_cast<int>(tree_lists_.size()); ++tree) {

@@ -68,7 +68,8 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   void forward_after(tlm::tlm_generic_payload& trans, const sc_core::sc_time& delay);
   void on_ready(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
   void forward(tlm::tlm_generic_payload& trans);
-  void resolve_unicast_sink(std::size_t dst_site);
+  // Errors: std::invalid_argument for a port the switch does not have.
+  void check_unicast_port(std::size_t dst_site, int port) const;
   // The sink of unicast destination `dst_site` (unbound: no route).
   const ChunkSink& unicast_sink(int dst_site) {
     if (dst_site == recent_dst_[0]) return recent_sink_[0];
@@ -111,8 +112,8 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   // Read by every forward, kept together: the switch is cold at each chunk. A unicast
   // forward reads the first line, which holds the sinks of the last two destinations
   // forwarded to (a ring's switch sees two: its own site and the successor), and the
-  // destination's entry in unicast_sinks_ only for another; a multicast one the first
-  // two lines, its tree's entry and its route.
+  // destination's port in unicast_ and its sink in egress_ only for another; a multicast one the
+  // first two lines, its tree's entry and its route.
   alignas(64) sc_core::sc_time latency_;
   std::uint64_t forwarded_ = 0;
   static constexpr int kNoSite = std::numeric_limits<int>::min();
@@ -122,9 +123,6 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   alignas(64) std::vector<std::uint16_t> tree_lists_;
   std::vector<Route> routes_{Route{}};  // per list; [0]: no list
   std::uint64_t replicated_ = 0, unroutable_ = 0;
-  // Destination site -> what its egress port is bound to (unbound: no route), resolved
-  // from `unicast_` once the ports are bound.
-  std::vector<ChunkSink> unicast_sinks_;
   std::vector<ChunkSink> spilled_sinks_;
   std::vector<ChunkSink> egress_;  // per port of `out`: what it is bound to
   std::vector<int> unicast_;       // destination site -> egress port, -1: no route

@@ -76,6 +76,48 @@ TEST(RingProgram, ReceiveRuleSendsOnArrival) {
   EXPECT_EQ(out.wait.kind, Wait::Kind::kDone);
 }
 
+// Two chunks per segment (6 floats, chunks of 4 bytes): a ring step's chunks that came
+// before it was the current one (ring step 1's during ring step 0, and step 1's first
+// chunk during step 0) count when it starts, so one more completes it.
+TEST(RingProgram, ReceiveRuleCountsChunksThatCameBeforeTheirRingStepOrStep) {
+  ProgramContext context = ring_context(1);
+  context.gradient_bytes = 24;
+  RingProgram program(context, {});
+  Actions out, events;
+  program.start(0, 0, out);
+  EXPECT_EQ(segments(out), std::vector<int>{1});
+  const std::uint64_t* finished = out.wait.count;
+  program.on_arrival(ring_chunk(0, 1, 2), 10, events);  // ring step 1's, early
+  program.on_arrival(ring_chunk(0, 0, 0), 20, events);
+  program.on_arrival(ring_chunk(1, 0, 0), 30, events);  // step 1's, early
+  EXPECT_TRUE(events.sends.empty());
+  program.on_arrival(ring_chunk(0, 0, 0), 40, events);  // ring step 0 complete
+  EXPECT_EQ(segments(events), std::vector<int>{0});
+  events.clear();
+  program.on_arrival(ring_chunk(0, 1, 2), 50, events);  // ring step 1 complete
+  EXPECT_EQ(segments(events), std::vector<int>{2});
+  events.clear();
+  for (int ring_step : {2, 3}) {
+    const int segment = RingProgram::receive_segment(1, ring_step, 3);
+    program.on_arrival(ring_chunk(0, ring_step, segment), 60, events);
+    EXPECT_TRUE(events.sends.empty());
+    program.on_arrival(ring_chunk(0, ring_step, segment), 70, events);
+    // Ring step 2 complete: ring step 3's segment leaves; 3 complete: nothing more.
+    EXPECT_EQ(segments(events), ring_step == 2 ? std::vector<int>{1} : std::vector<int>{});
+    events.clear();
+  }
+  EXPECT_EQ(*finished, 1u);
+  out.clear();
+  program.resume(70, false, out);
+  EXPECT_EQ(out.wait.kind, Wait::Kind::kDone);
+  out.clear();
+  program.start(1, 80, out);
+  EXPECT_EQ(segments(out), std::vector<int>{1});
+  events.clear();
+  program.on_arrival(ring_chunk(1, 0, 0), 90, events);  // the second of two
+  EXPECT_EQ(segments(events), std::vector<int>{0});
+}
+
 // sendrecv: after ring step r's chunks, wait until the successor (site 2) has this site's
 // step-r segment; barrier: until every site has its step-r segment (site -1).
 TEST(RingProgram, SendRecvAndBarrierWaitForTheRule) {
