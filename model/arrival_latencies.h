@@ -54,7 +54,10 @@ class ArrivalLatencyCache {
  public:
   ArrivalLatencyCache(const Platform& platform, const Routing& routing)
       : platform_(platform), routing_(routing) {}
-  std::uint64_t get(int s, int d, std::uint64_t bytes);
+  std::uint64_t get(int s, int d, std::uint64_t bytes) { return from(s, bytes).to(d); }
+  /// s's latencies for messages of `bytes`, for a loop over many receivers (no look-up
+  /// of the size and sender per receiver). Valid as long as this cache.
+  ArrivalLatencies& from(int s, std::uint64_t bytes);
   const Platform& platform() const { return platform_; }
   const Routing& routing() const { return routing_; }
 

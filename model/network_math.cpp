@@ -111,6 +111,12 @@ std::uint64_t ArrivalLatencies::to(int d) {
     hops_ps_[static_cast<std::size_t>(s_)] = 0;
   }
   const auto at = [this](int v) -> std::uint64_t& { return hops_ps_[static_cast<std::size_t>(v)]; };
+  const auto sw_ps = [this](int v) {
+    return platform_.sites[static_cast<std::size_t>(v)].sw.latency_ps;
+  };
+  // Summed before: reachable (the walks only sum reachable sites), no routing look-up.
+  if (d >= 0 && static_cast<std::size_t>(d) < hops_ps_.size() && at(d) != kUnknown)
+    return checked_add(checked_add(up_ps_, at(d), what), sw_ps(d), what);
   const bool reachable = routing_.reachable(s_, d);  // unreachable: no hop, as there
   // The sites summed form a subtree of s's routing tree: walk back to the nearest one.
   walk_.clear();
@@ -119,22 +125,20 @@ std::uint64_t ArrivalLatencies::to(int d) {
   for (auto it = walk_.rbegin(); it != walk_.rend(); ++it) {
     const auto [u, v] = *it;
     const auto& link = platform_.links[static_cast<std::size_t>(routing_.link_index(u, v))].params;
-    std::uint64_t t =
-        checked_add(at(u), platform_.sites[static_cast<std::size_t>(u)].sw.latency_ps, what);
+    std::uint64_t t = checked_add(at(u), sw_ps(u), what);
     t = checked_add(t, chunk_serialization_ps(link, chunk_bytes_), what);
     at(v) = checked_add(t, link.delay_ps, what);
   }
   const std::uint64_t hops = reachable ? at(d) : 0;
-  return checked_add(checked_add(up_ps_, hops, what),
-                     platform_.sites[static_cast<std::size_t>(d)].sw.latency_ps, what);
+  return checked_add(checked_add(up_ps_, hops, what), sw_ps(d), what);
 }
 
-std::uint64_t ArrivalLatencyCache::get(int s, int d, std::uint64_t bytes) {
+ArrivalLatencies& ArrivalLatencyCache::from(int s, std::uint64_t bytes) {
   auto& senders = by_bytes_[bytes];
   if (senders.empty()) senders.resize(platform_.sites.size());
   auto& from = senders.at(static_cast<std::size_t>(s));
   if (!from) from = std::make_unique<ArrivalLatencies>(platform_, routing_, s, bytes);
-  return from->to(d);
+  return *from;
 }
 
 RunFootprint estimate_run_footprint(const Platform& platform, const RunOptions& options,
