@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 
@@ -19,6 +20,37 @@ std::vector<int> others(const std::vector<int>& members, int me) {
   for (int s : members)
     if (s != me) out.push_back(s);
   return out;
+}
+
+// Per member position of a group, the directed link (route_groups' directed_link) of
+// each of its hops, as GroupPlan::hops lists them.
+using GroupLinks = std::vector<std::vector<std::uint32_t>>;
+
+// Member positions in the order of their sites, the first of each site.
+std::vector<std::size_t> by_site(const std::vector<int>& members) {
+  std::vector<std::size_t> order(members.size());
+  for (std::size_t i = 0; i < members.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t x, std::size_t y) { return members[x] < members[y]; });
+  order.erase(std::unique(order.begin(), order.end(),
+                          [&](std::size_t x, std::size_t y) { return members[x] == members[y]; }),
+              order.end());
+  return order;
+}
+
+// out[j]: arrival_latency_ps from member i to member j for messages of `bytes` (out[i]
+// unset): along i's multicast tree, or from the kept sums without multicast.
+void sender_latencies(ArrivalLatencyCache& latencies, const GroupPlan& group,
+                      const GroupLinks& links, std::size_t i, bool multicast, std::uint64_t bytes,
+                      std::uint64_t* out) {
+  const auto& m = group.members;
+  if (multicast) {
+    latencies.tree_arrival_ps(m[i], group.hops.at(m[i]), links[i], bytes, m, out);
+    return;
+  }
+  ArrivalLatencies& from = latencies.from(m[i], bytes);
+  for (std::size_t j = 0; j < m.size(); ++j)
+    if (j != i) out[j] = from.to(m[j]);
 }
 
 std::vector<Hop> unicast_hops(const Routing& routing, int src, const std::vector<int>& receivers) {
@@ -59,13 +91,13 @@ std::uint64_t through_access_down_ps(const Platform& platform, int d, std::uint6
   return arrival_ps + chunk_serialization_ps(down, bytes) + down.delay_ps;
 }
 
-ArrivalMatrix arrival_matrix(ArrivalLatencyCache& latencies, const std::vector<int>& members,
-                             std::uint64_t chunk_bytes) {
-  ArrivalMatrix a(members.size(), std::vector<std::uint64_t>(members.size(), 0));
-  for (std::size_t i = 0; i < members.size(); ++i) {
-    ArrivalLatencies& from = latencies.from(members[i], chunk_bytes);
-    for (std::size_t j = 0; j < members.size(); ++j)
-      if (i != j) a[i][j] = from.to(members[j]);
+ArrivalMatrix arrival_matrix(ArrivalLatencyCache& latencies, const GroupPlan& group,
+                             const GroupLinks& links, bool multicast, std::uint64_t chunk_bytes) {
+  const std::size_t n = group.members.size();
+  ArrivalMatrix a(n, std::vector<std::uint64_t>(n, 0));
+  for (std::size_t i = 0; i < n; ++i) {
+    sender_latencies(latencies, group, links, i, multicast, chunk_bytes, a[i].data());
+    a[i][i] = 0;
   }
   return a;
 }
@@ -258,9 +290,7 @@ double landing_ps(const ArrivalMatrix& a, const SendPlan& send, const RunOptions
 void take_sends(const Platform& platform, const RunOptions& options, const SenderAlignment& none,
                 SendPlan&& send, GroupPlan& group) {
   const auto& m = group.members;
-  std::vector<std::size_t> order(m.size());
-  for (std::size_t i = 0; i < m.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return m[x] < m[y]; });
+  const std::vector<std::size_t> order = by_site(m);
   group.alignment = std::move(send.method);
   group.unaligned_skew_ps.clear();
   group.skew_ps.clear();
@@ -296,9 +326,10 @@ bool has_repeats(std::vector<int> members) {
 // Alignment needs a common start; `auto` keeps the offsets only where they make the
 // group land earlier (they cost the short-arm members' waiting).
 void plan_alignment(ArrivalLatencyCache& latencies, const RunOptions& options,
-                    const std::vector<std::uint64_t>& given, GroupPlan& group) {
+                    const std::vector<std::uint64_t>& given, const GroupLinks& links,
+                    GroupPlan& group) {
   const Platform& platform = latencies.platform();
-  ArrivalMatrix a = arrival_matrix(latencies, group.members, options.chunk_bytes);
+  ArrivalMatrix a = arrival_matrix(latencies, group, links, options.multicast, options.chunk_bytes);
   const bool screened_out = given.empty() && !options.general_offsets && options.multicast &&
                             !align_senders_closed_form(a);
   const bool none =
@@ -366,10 +397,11 @@ std::size_t directed_link(const Routing& routing, const Hop& hop) {
 
 // Each group's members and, for groups of two or more, every member's hops to the others
 // (its multicast tree, or its unicast paths), counted per directed link in `streams`;
-// `used`: the hops counted, each once.
+// `used`: the hops counted, each once; `links`: per group and member position, the
+// directed link of each of its hops.
 void route_groups(const Platform& platform, const Routing& routing, const Round& round,
                   const RunOptions& options, RoundPlan& plan, std::vector<int>& streams,
-                  std::vector<Hop>& used) {
+                  std::vector<Hop>& used, std::vector<GroupLinks>& links) {
   const int n = static_cast<int>(platform.sites.size());
   streams.assign(2 * platform.links.size(), 0);
   for (const auto& g : round.groups) {
@@ -378,17 +410,24 @@ void route_groups(const Platform& platform, const Routing& routing, const Round&
     for (int s : g.sites) {
       if (s < 0 || s >= n) throw std::invalid_argument("group member is not a platform site");
     }
+    GroupLinks& group_links = links.emplace_back();
     if (g.sites.size() < 2) {
       plan.groups.push_back(std::move(group));
       continue;
     }
-    for (int s : g.sites) {
+    group_links.resize(g.sites.size());
+    for (std::size_t i = 0; i < g.sites.size(); ++i) {
+      const int s = g.sites[i];
       const auto receivers = others(g.sites, s);
       auto& hops = group.hops[s];
       hops = options.multicast ? routing.multicast_tree(s, receivers)
                                : unicast_hops(routing, s, receivers);
-      for (const auto& hop : hops)
-        if (streams[directed_link(routing, hop)]++ == 0) used.push_back(hop);
+      group_links[i].reserve(hops.size());
+      for (const auto& hop : hops) {
+        const std::size_t link = directed_link(routing, hop);
+        group_links[i].push_back(static_cast<std::uint32_t>(link));
+        if (streams[link]++ == 0) used.push_back(hop);
+      }
     }
     plan.groups.push_back(std::move(group));
   }
@@ -396,7 +435,7 @@ void route_groups(const Platform& platform, const Routing& routing, const Round&
 
 // When every member's ready message has reached every other member.
 std::uint64_t ready_delay_ps(ArrivalLatencyCache& latencies, const GroupPlan& group,
-                             const RunOptions& options) {
+                             const GroupLinks& links, const RunOptions& options) {
   const Platform& platform = latencies.platform();
   // A ready message may queue behind |g| - 2 others on every link it crosses. Without
   // multicast a member sends its |g| - 1 back to back, on the links up to d's switch.
@@ -405,6 +444,7 @@ std::uint64_t ready_delay_ps(ArrivalLatencyCache& latencies, const GroupPlan& gr
   // term the pair d -> s bounds already while access links are symmetric, as now).
   const std::uint64_t queued = group.members.size() - 2;
   const auto& m = group.members;
+  if (std::adjacent_find(m.begin(), m.end(), std::not_equal_to<>()) == m.end()) return 0;
   // Per receiver: its access link down, and (multicast) its serialization once more.
   std::vector<std::uint64_t> down_ps(m.size()), down_serialization_ps(m.size(), 0);
   for (std::size_t j = 0; j < m.size(); ++j) {
@@ -413,36 +453,39 @@ std::uint64_t ready_delay_ps(ArrivalLatencyCache& latencies, const GroupPlan& gr
       down_serialization_ps[j] =
           chunk_serialization_ps(access_link(platform.sites[m[j]]), options.credit_bytes);
   }
+  std::vector<std::uint64_t> ready(m.size()), bare(m.size());
   std::uint64_t delay = 0;
   for (std::size_t i = 0; i < m.size(); ++i) {
-    ArrivalLatencies& ready = latencies.from(m[i], options.credit_bytes);
-    ArrivalLatencies& bare = latencies.from(m[i], 0);
+    sender_latencies(latencies, group, links, i, options.multicast, options.credit_bytes,
+                     ready.data());
+    sender_latencies(latencies, group, links, i, options.multicast, 0, bare.data());
     for (std::size_t j = 0; j < m.size(); ++j) {
       if (m[j] == m[i]) continue;
-      const std::uint64_t arrival = ready.to(m[j]);
-      const std::uint64_t serialization = arrival - bare.to(m[j]) + down_serialization_ps[j];
-      delay = std::max(delay, arrival + down_ps[j] + queued * serialization);
+      const std::uint64_t serialization = ready[j] - bare[j] + down_serialization_ps[j];
+      delay = std::max(delay, ready[j] + down_ps[j] + queued * serialization);
     }
   }
   return delay;
 }
 
 // The group's slowest link share (streams sharing each link) and its slowest access link.
-void plan_rates(const Platform& platform, const Routing& routing, const RunOptions& options,
-                const std::vector<int>& streams, GroupPlan& group) {
-  const double fan_in = static_cast<double>(group.members.size() - 1);
+void plan_rates(ArrivalLatencyCache& latencies, const RunOptions& options,
+                const std::vector<int>& streams, const GroupLinks& links, GroupPlan& group) {
+  const Platform& platform = latencies.platform();
+  LinkTerms& terms = latencies.link_terms(options.chunk_bytes);
+  const auto& m = group.members;
+  const double fan_in = static_cast<double>(m.size() - 1);
   group.link_rate = std::numeric_limits<double>::infinity();
   group.access_rate = std::numeric_limits<double>::infinity();
-  for (const auto& [sender, hops] : group.hops) {
-    for (const auto& hop : hops) {
-      const auto& link = platform.links[routing.link_index(hop.first, hop.second)].params;
-      group.link_rate = std::min(group.link_rate, payload_rate(link, options.chunk_bytes) /
-                                                      streams[directed_link(routing, hop)]);
+  // Senders in the order of group.hops, each once.
+  for (std::size_t i : by_site(m)) {
+    for (const std::uint32_t link : links[i]) {
+      group.link_rate = std::min(group.link_rate, terms.payload_rate(link / 2) / streams[link]);
     }
     // The sender's access link carries its stream (one copy per receiver without
     // multicast); as a receiver, its access link carries the reduced stream (or every
     // other member's contribution without in-line aggregation).
-    const double access = payload_rate(access_link(platform.sites[sender]), options.chunk_bytes);
+    const double access = payload_rate(access_link(platform.sites[m[i]]), options.chunk_bytes);
     group.access_rate = std::min(group.access_rate, options.multicast ? access : access / fan_in);
     group.access_rate = std::min(group.access_rate, options.aggregation ? access : access / fan_in);
   }
@@ -462,13 +505,14 @@ RoundPlan plan_round(ArrivalLatencyCache& latencies, const Round& round, const R
   RoundPlan plan;
   std::vector<int> streams;
   std::vector<Hop> used;
-  route_groups(platform, routing, round, options, plan, streams, used);
+  std::vector<GroupLinks> links;
+  route_groups(platform, routing, round, options, plan, streams, used, links);
   for (std::size_t gi = 0; gi < plan.groups.size(); ++gi) {
     GroupPlan& group = plan.groups[gi];
     if (group.members.size() < 2) continue;
-    group.start_delay_ps = ready_delay_ps(latencies, group, options);
-    plan_rates(platform, routing, options, streams, group);
-    plan_alignment(latencies, options, round.groups[gi].send_offset_ps, group);
+    group.start_delay_ps = ready_delay_ps(latencies, group, links[gi], options);
+    plan_rates(latencies, options, streams, links[gi], group);
+    plan_alignment(latencies, options, round.groups[gi].send_offset_ps, links[gi], group);
   }
   if (keep_link_streams) {
     std::sort(used.begin(), used.end());

@@ -99,6 +99,7 @@ Routing::Routing(const Platform& platform, const std::vector<std::uint64_t>& lin
   pred_.assign(n_, std::vector<int>(n_, -1));
   hops_.assign(n_, std::vector<int>(n_, 0));
   first_.assign(n_, {});
+  tree_rank_.assign(n_, {});
   const auto index = boost::get(boost::vertex_index, g);
   const Combine combine;
   for (int s = 0; s < n_; ++s) {
@@ -117,7 +118,22 @@ Routing::Routing(const Platform& platform, const std::vector<std::uint64_t>& lin
     canonical_predecessors(g, dist, s, pred_[s], hops_[s], hop_delay);
     path_delays_from(s, hop_delay);
     first_hop_from(s);
+    tree_order_from(s);
   }
+}
+
+void Routing::tree_order_from(int s) {
+  const auto& dist = dist_ps_[s];
+  const auto& hops = hops_[s];
+  std::vector<int> order;
+  for (int v = 0; v < n_; ++v)
+    if (dist[v] != kMax) order.push_back(v);
+  std::sort(order.begin(), order.end(), [&](int x, int y) {
+    return std::tie(dist[x], hops[x], x) < std::tie(dist[y], hops[y], y);
+  });
+  auto& rank = tree_rank_[s];
+  rank.assign(n_, 0);
+  for (std::size_t i = 0; i < order.size(); ++i) rank[order[i]] = static_cast<std::uint32_t>(i);
 }
 
 // dist_ps_[s][v]: the delay along s's predecessor tree (parents first, by hop count), the
@@ -190,19 +206,14 @@ std::vector<std::pair<int, int>> Routing::multicast_tree(int src,
     return reached[static_cast<std::size_t>(v)];
   };
   in_tree(src) = stamp;
-  // Parents before children: hops ordered by the child's (delay, depth), then by index.
-  // The predecessor chain is a shortest (delay, hops) path, so its depth is hops_. The
-  // keys are read once per hop and sorted in place (a 1,000-site search builds millions of
-  // trees; reading them in the comparison missed the cache at every step).
-  struct Keyed {
-    std::uint64_t delay_ps;
-    int depth, child;
-    bool operator<(const Keyed& o) const {
-      return std::tie(delay_ps, depth, child) < std::tie(o.delay_ps, o.depth, o.child);
-    }
-  };
+  // Parents before children: hops ordered by the child's (delay, depth), then by index:
+  // its rank in that order from src (the predecessor chain is a shortest (delay, hops)
+  // path, so its depth is hops_), above the child in one key. The ranks are read once per
+  // hop and the keys sorted in place (a 1,000-site search builds millions of trees).
   const auto& pred = pred_[src];
-  std::vector<Keyed> keyed;
+  const auto& rank = tree_rank_[src];
+  thread_local std::vector<std::uint64_t> keyed;
+  keyed.clear();
   for (int r : receivers) {
     if (r < 0 || r >= n_) throw std::out_of_range("Routing::multicast_tree: receiver");
     if (r != src && pred[r] < 0) {
@@ -210,13 +221,16 @@ std::vector<std::pair<int, int>> Routing::multicast_tree(int src,
     }
     for (int v = r; in_tree(v) != stamp; v = pred[v]) {
       in_tree(v) = stamp;
-      keyed.push_back({dist_ps_[src][v], hops_[src][v], v});
+      keyed.push_back(std::uint64_t{rank[v]} << 32 | static_cast<std::uint32_t>(v));
     }
   }
   std::sort(keyed.begin(), keyed.end());
   std::vector<std::pair<int, int>> hops;
   hops.reserve(keyed.size());
-  for (const Keyed& k : keyed) hops.emplace_back(pred[k.child], k.child);
+  for (const std::uint64_t k : keyed) {
+    const int child = static_cast<int>(k & 0xffffffffu);
+    hops.emplace_back(pred[child], child);
+  }
   return hops;
 }
 

@@ -57,13 +57,17 @@ class Routing {
  private:
   void path_delays_from(int s, const std::vector<std::uint64_t>& hop_delay_ps);
   void first_hop_from(int s);
+  void tree_order_from(int s);
 
   int n_ = 0;
   std::vector<std::vector<std::uint64_t>> dist_ps_;  // [s][d]: delay of the routed path
   std::vector<std::vector<int>> pred_;               // [s][d]: predecessor of d from s
   std::vector<std::vector<int>> hops_;               // [s][d]: hops of the path s -> d
   std::vector<std::vector<int>> first_;              // [s][d]: next hop from s (-1: none)
-  std::vector<int> link_of_;                         // [u * n + v]: link index or -1
+  // [s][v]: v's place among the sites reached from s by (delay, hops, index): parents
+  // before children, the order of multicast_tree's hops.
+  std::vector<std::vector<std::uint32_t>> tree_rank_;
+  std::vector<int> link_of_;  // [u * n + v]: link index or -1
   static constexpr std::uint64_t kUnreachable = ~std::uint64_t{0};
 };
 
