@@ -100,6 +100,8 @@ Routing::Routing(const Platform& platform, const std::vector<std::uint64_t>& lin
   hops_.assign(n_, std::vector<int>(n_, 0));
   first_.assign(n_, {});
   tree_rank_.assign(n_, {});
+  tree_site_.assign(n_, {});
+  tree_parent_.assign(n_, {});
   const auto index = boost::get(boost::vertex_index, g);
   const Combine combine;
   for (int s = 0; s < n_; ++s) {
@@ -120,6 +122,7 @@ Routing::Routing(const Platform& platform, const std::vector<std::uint64_t>& lin
     first_hop_from(s);
     tree_order_from(s);
   }
+  hops_ = {};  // set-up only: the trees keep the order it gave
 }
 
 void Routing::tree_order_from(int s) {
@@ -127,13 +130,18 @@ void Routing::tree_order_from(int s) {
   const auto& hops = hops_[s];
   std::vector<int> order;
   for (int v = 0; v < n_; ++v)
-    if (dist[v] != kMax) order.push_back(v);
+    if (v == s || pred_[s][v] >= 0) order.push_back(v);
   std::sort(order.begin(), order.end(), [&](int x, int y) {
     return std::tie(dist[x], hops[x], x) < std::tie(dist[y], hops[y], y);
   });
   auto& rank = tree_rank_[s];
-  rank.assign(n_, 0);
+  rank.assign(n_, kNoRank);
   for (std::size_t i = 0; i < order.size(); ++i) rank[order[i]] = static_cast<std::uint32_t>(i);
+  auto& site = tree_site_[s];
+  auto& parent = tree_parent_[s];
+  site.assign(order.begin(), order.end());
+  parent.assign(order.size(), 0);
+  for (std::size_t i = 1; i < order.size(); ++i) parent[i] = rank[pred_[s][order[i]]];
 }
 
 // dist_ps_[s][v]: the delay along s's predecessor tree (parents first, by hop count), the
@@ -193,43 +201,39 @@ int Routing::next_hop(int at, int d) const {
 std::vector<std::pair<int, int>> Routing::multicast_tree(int src,
                                                          const std::vector<int>& receivers) const {
   if (src < 0 || src >= n_) throw std::out_of_range("Routing::multicast_tree");
-  // The sites on the tree so far: this call's stamp, the stamps kept from call to call so
-  // that a tree costs its hops, not an allocation of the platform's size.
-  thread_local std::vector<std::uint32_t> reached;
-  thread_local std::uint32_t stamp = 0;
-  if (reached.size() < static_cast<std::size_t>(n_)) reached.assign(n_, 0);
-  if (++stamp == 0) {  // wrapped: no site may keep an old stamp
-    std::fill(reached.begin(), reached.end(), 0);
-    stamp = 1;
-  }
-  const auto in_tree = [&](int v) -> std::uint32_t& {
-    return reached[static_cast<std::size_t>(v)];
-  };
-  in_tree(src) = stamp;
-  // Parents before children: hops ordered by the child's (delay, depth), then by index:
-  // its rank in that order from src (the predecessor chain is a shortest (delay, hops)
-  // path, so its depth is hops_), above the child in one key. The ranks are read once per
-  // hop and the keys sorted in place (a 1,000-site search builds millions of trees).
-  const auto& pred = pred_[src];
+  // The tree in rank space (tree_rank_): a receiver's path climbs its ancestors' ranks up
+  // to the first one on the tree so far, a bit per rank marking them; the set bits, read
+  // in order, are the hops parents first. No sort, and the marks are n bits.
   const auto& rank = tree_rank_[src];
-  thread_local std::vector<std::uint64_t> keyed;
-  keyed.clear();
+  const auto& parent = tree_parent_[src];
+  const auto& site = tree_site_[src];
+  thread_local std::vector<std::uint64_t> on_tree;
+  on_tree.assign((site.size() + 63) / 64, 0);
+  const auto mark = [&](std::uint32_t r) {  // whether r was marked before
+    std::uint64_t& word = on_tree[r / 64];
+    const std::uint64_t bit = std::uint64_t{1} << (r % 64);
+    const bool was = (word & bit) != 0;
+    word |= bit;
+    return was;
+  };
+  mark(0);  // src
+  std::size_t count = 0;
   for (int r : receivers) {
     if (r < 0 || r >= n_) throw std::out_of_range("Routing::multicast_tree: receiver");
-    if (r != src && pred[r] < 0) {
+    const std::uint32_t from = rank[static_cast<std::size_t>(r)];
+    if (from == kNoRank) {
       throw std::invalid_argument("Routing::multicast_tree: receiver unreachable");
     }
-    for (int v = r; in_tree(v) != stamp; v = pred[v]) {
-      in_tree(v) = stamp;
-      keyed.push_back(std::uint64_t{rank[v]} << 32 | static_cast<std::uint32_t>(v));
-    }
+    for (std::uint32_t x = from; !mark(x); x = parent[x]) ++count;
   }
-  std::sort(keyed.begin(), keyed.end());
   std::vector<std::pair<int, int>> hops;
-  hops.reserve(keyed.size());
-  for (const std::uint64_t k : keyed) {
-    const int child = static_cast<int>(k & 0xffffffffu);
-    hops.emplace_back(pred[child], child);
+  hops.reserve(count);
+  for (std::size_t w = 0; w < on_tree.size(); ++w) {
+    for (std::uint64_t bits = on_tree[w] & (w == 0 ? ~std::uint64_t{1} : ~std::uint64_t{0}); bits;
+         bits &= bits - 1) {
+      const std::size_t r = 64 * w + static_cast<std::size_t>(__builtin_ctzll(bits));
+      hops.emplace_back(static_cast<int>(site[parent[r]]), static_cast<int>(site[r]));
+    }
   }
   return hops;
 }

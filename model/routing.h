@@ -62,11 +62,14 @@ class Routing {
   int n_ = 0;
   std::vector<std::vector<std::uint64_t>> dist_ps_;  // [s][d]: delay of the routed path
   std::vector<std::vector<int>> pred_;               // [s][d]: predecessor of d from s
-  std::vector<std::vector<int>> hops_;               // [s][d]: hops of the path s -> d
-  std::vector<std::vector<int>> first_;              // [s][d]: next hop from s (-1: none)
-  // [s][v]: v's place among the sites reached from s by (delay, hops, index): parents
-  // before children, the order of multicast_tree's hops.
-  std::vector<std::vector<std::uint32_t>> tree_rank_;
+  std::vector<std::vector<int>> hops_;   // [s][d]: hops of the path s -> d (set-up only)
+  std::vector<std::vector<int>> first_;  // [s][d]: next hop from s (-1: none)
+  // s's routing tree in the order of multicast_tree's hops, the sites reached from s by
+  // (delay, hops, index), parents before children (s is rank 0):
+  std::vector<std::vector<std::uint32_t>> tree_rank_;    // [s][v]: v's rank (kNoRank: unreached)
+  std::vector<std::vector<std::uint32_t>> tree_site_;    // [s][r]: the site of rank r
+  std::vector<std::vector<std::uint32_t>> tree_parent_;  // [s][r]: the rank of its predecessor
+  static constexpr std::uint32_t kNoRank = ~std::uint32_t{0};
   std::vector<int> link_of_;  // [u * n + v]: link index or -1
   static constexpr std::uint64_t kUnreachable = ~std::uint64_t{0};
 };
