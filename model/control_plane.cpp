@@ -390,9 +390,11 @@ std::uint64_t retransmit_timeout_ps(const Platform& platform, const Routing& rou
 namespace {
 // A directed hop u -> v as an index: twice its link's index, + 1 from the higher site to
 // the lower (the link joining u and v is the same one both ways: Routing::link_index).
+std::size_t directed_link(int link_index, const Hop& hop) {
+  return 2 * static_cast<std::size_t>(link_index) + (hop.first < hop.second ? 0 : 1);
+}
 std::size_t directed_link(const Routing& routing, const Hop& hop) {
-  const auto link = static_cast<std::size_t>(routing.link_index(hop.first, hop.second));
-  return 2 * link + (hop.first < hop.second ? 0 : 1);
+  return directed_link(routing.link_index(hop.first, hop.second), hop);
 }
 
 // Each group's members and, for groups of two or more, every member's hops to the others
@@ -404,6 +406,7 @@ void route_groups(const Platform& platform, const Routing& routing, const Round&
                   std::vector<Hop>& used, std::vector<GroupLinks>& links) {
   const int n = static_cast<int>(platform.sites.size());
   streams.assign(2 * platform.links.size(), 0);
+  std::vector<int> tree_links;
   for (const auto& g : round.groups) {
     GroupPlan group;
     group.members = g.sites;
@@ -420,11 +423,13 @@ void route_groups(const Platform& platform, const Routing& routing, const Round&
       const int s = g.sites[i];
       const auto receivers = others(g.sites, s);
       auto& hops = group.hops[s];
-      hops = options.multicast ? routing.multicast_tree(s, receivers)
+      hops = options.multicast ? routing.multicast_tree(s, receivers, &tree_links)
                                : unicast_hops(routing, s, receivers);
       group_links[i].reserve(hops.size());
-      for (const auto& hop : hops) {
-        const std::size_t link = directed_link(routing, hop);
+      for (std::size_t h = 0; h < hops.size(); ++h) {
+        const Hop& hop = hops[h];
+        const std::size_t link =
+            options.multicast ? directed_link(tree_links[h], hop) : directed_link(routing, hop);
         group_links[i].push_back(static_cast<std::uint32_t>(link));
         if (streams[link]++ == 0) used.push_back(hop);
       }

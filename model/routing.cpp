@@ -102,6 +102,7 @@ Routing::Routing(const Platform& platform, const std::vector<std::uint64_t>& lin
   tree_rank_.assign(n_, {});
   tree_site_.assign(n_, {});
   tree_parent_.assign(n_, {});
+  tree_link_.assign(n_, {});
   const auto index = boost::get(boost::vertex_index, g);
   const Combine combine;
   for (int s = 0; s < n_; ++s) {
@@ -141,7 +142,13 @@ void Routing::tree_order_from(int s) {
   auto& parent = tree_parent_[s];
   site.assign(order.begin(), order.end());
   parent.assign(order.size(), 0);
-  for (std::size_t i = 1; i < order.size(); ++i) parent[i] = rank[pred_[s][order[i]]];
+  auto& link = tree_link_[s];
+  link.assign(order.size(), -1);
+  for (std::size_t i = 1; i < order.size(); ++i) {
+    const int u = pred_[s][order[i]];
+    parent[i] = rank[u];
+    link[i] = link_index(u, order[i]);
+  }
 }
 
 // dist_ps_[s][v]: the delay along s's predecessor tree (parents first, by hop count), the
@@ -198,8 +205,8 @@ int Routing::next_hop(int at, int d) const {
   return first_[at][d];
 }
 
-std::vector<std::pair<int, int>> Routing::multicast_tree(int src,
-                                                         const std::vector<int>& receivers) const {
+std::vector<std::pair<int, int>> Routing::multicast_tree(int src, const std::vector<int>& receivers,
+                                                         std::vector<int>* hop_links) const {
   if (src < 0 || src >= n_) throw std::out_of_range("Routing::multicast_tree");
   // The tree in rank space (tree_rank_): a receiver's path climbs its ancestors' ranks up
   // to the first one on the tree so far, a bit per rank marking them; the set bits, read
@@ -228,11 +235,17 @@ std::vector<std::pair<int, int>> Routing::multicast_tree(int src,
   }
   std::vector<std::pair<int, int>> hops;
   hops.reserve(count);
+  if (hop_links) {
+    hop_links->clear();
+    hop_links->reserve(count);
+  }
+  const auto& link = tree_link_[src];
   for (std::size_t w = 0; w < on_tree.size(); ++w) {
     for (std::uint64_t bits = on_tree[w] & (w == 0 ? ~std::uint64_t{1} : ~std::uint64_t{0}); bits;
          bits &= bits - 1) {
       const std::size_t r = 64 * w + static_cast<std::size_t>(__builtin_ctzll(bits));
       hops.emplace_back(static_cast<int>(site[parent[r]]), static_cast<int>(site[r]));
+      if (hop_links) hop_links->push_back(link[r]);
     }
   }
   return hops;

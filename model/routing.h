@@ -52,7 +52,13 @@ class Routing {
   }
   /// Multicast tree from `src` to `receivers`: the union of the shortest paths, as
   /// directed hops (u, v). Each hop appears once however many receivers lie behind it.
-  std::vector<std::pair<int, int>> multicast_tree(int src, const std::vector<int>& receivers) const;
+  std::vector<std::pair<int, int>> multicast_tree(int src,
+                                                  const std::vector<int>& receivers) const {
+    return multicast_tree(src, receivers, nullptr);
+  }
+  /// The same tree, and into `hop_links` (when not null; replaced) each hop's link_index.
+  std::vector<std::pair<int, int>> multicast_tree(int src, const std::vector<int>& receivers,
+                                                  std::vector<int>* hop_links) const;
 
  private:
   void path_delays_from(int s, const std::vector<std::uint64_t>& hop_delay_ps);
@@ -69,6 +75,7 @@ class Routing {
   std::vector<std::vector<std::uint32_t>> tree_rank_;    // [s][v]: v's rank (kNoRank: unreached)
   std::vector<std::vector<std::uint32_t>> tree_site_;    // [s][r]: the site of rank r
   std::vector<std::vector<std::uint32_t>> tree_parent_;  // [s][r]: the rank of its predecessor
+  std::vector<std::vector<int>> tree_link_;              // [s][r]: link_index of that hop
   static constexpr std::uint32_t kNoRank = ~std::uint32_t{0};
   std::vector<int> link_of_;  // [u * n + v]: link index or -1
   static constexpr std::uint64_t kUnreachable = ~std::uint64_t{0};
