@@ -100,9 +100,7 @@ Routing::Routing(const Platform& platform, const std::vector<std::uint64_t>& lin
   hops_.assign(n_, std::vector<int>(n_, 0));
   first_.assign(n_, {});
   tree_rank_.assign(n_, {});
-  tree_site_.assign(n_, {});
-  tree_parent_.assign(n_, {});
-  tree_link_.assign(n_, {});
+  tree_nodes_.assign(n_, {});
   const auto index = boost::get(boost::vertex_index, g);
   const Combine combine;
   for (int s = 0; s < n_; ++s) {
@@ -138,16 +136,11 @@ void Routing::tree_order_from(int s) {
   auto& rank = tree_rank_[s];
   rank.assign(n_, kNoRank);
   for (std::size_t i = 0; i < order.size(); ++i) rank[order[i]] = static_cast<std::uint32_t>(i);
-  auto& site = tree_site_[s];
-  auto& parent = tree_parent_[s];
-  site.assign(order.begin(), order.end());
-  parent.assign(order.size(), 0);
-  auto& link = tree_link_[s];
-  link.assign(order.size(), -1);
+  auto& nodes = tree_nodes_[s];
+  nodes.assign(order.size(), TreeNode{0, s, -1});
   for (std::size_t i = 1; i < order.size(); ++i) {
     const int u = pred_[s][order[i]];
-    parent[i] = rank[u];
-    link[i] = link_index(u, order[i]);
+    nodes[i] = TreeNode{rank[u], order[i], link_index(u, order[i])};
   }
 }
 
@@ -212,10 +205,9 @@ std::vector<std::pair<int, int>> Routing::multicast_tree(int src, const std::vec
   // to the first one on the tree so far, a bit per rank marking them; the set bits, read
   // in order, are the hops parents first. No sort, and the marks are n bits.
   const auto& rank = tree_rank_[src];
-  const auto& parent = tree_parent_[src];
-  const auto& site = tree_site_[src];
+  const auto& nodes = tree_nodes_[src];
   thread_local std::vector<std::uint64_t> on_tree;
-  on_tree.assign((site.size() + 63) / 64, 0);
+  on_tree.assign((nodes.size() + 63) / 64, 0);
   const auto mark = [&](std::uint32_t r) {  // whether r was marked before
     std::uint64_t& word = on_tree[r / 64];
     const std::uint64_t bit = std::uint64_t{1} << (r % 64);
@@ -231,7 +223,7 @@ std::vector<std::pair<int, int>> Routing::multicast_tree(int src, const std::vec
     if (from == kNoRank) {
       throw std::invalid_argument("Routing::multicast_tree: receiver unreachable");
     }
-    for (std::uint32_t x = from; !mark(x); x = parent[x]) ++count;
+    for (std::uint32_t x = from; !mark(x); x = nodes[x].parent) ++count;
   }
   std::vector<std::pair<int, int>> hops;
   hops.reserve(count);
@@ -239,13 +231,13 @@ std::vector<std::pair<int, int>> Routing::multicast_tree(int src, const std::vec
     hop_links->clear();
     hop_links->reserve(count);
   }
-  const auto& link = tree_link_[src];
   for (std::size_t w = 0; w < on_tree.size(); ++w) {
     for (std::uint64_t bits = on_tree[w] & (w == 0 ? ~std::uint64_t{1} : ~std::uint64_t{0}); bits;
          bits &= bits - 1) {
       const std::size_t r = 64 * w + static_cast<std::size_t>(__builtin_ctzll(bits));
-      hops.emplace_back(static_cast<int>(site[parent[r]]), static_cast<int>(site[r]));
-      if (hop_links) hop_links->push_back(link[r]);
+      const TreeNode& node = nodes[r];
+      hops.emplace_back(nodes[node.parent].site, node.site);
+      if (hop_links) hop_links->push_back(node.link);
     }
   }
   return hops;

@@ -72,10 +72,12 @@ class Routing {
   std::vector<std::vector<int>> first_;  // [s][d]: next hop from s (-1: none)
   // s's routing tree in the order of multicast_tree's hops, the sites reached from s by
   // (delay, hops, index), parents before children (s is rank 0):
-  std::vector<std::vector<std::uint32_t>> tree_rank_;    // [s][v]: v's rank (kNoRank: unreached)
-  std::vector<std::vector<std::uint32_t>> tree_site_;    // [s][r]: the site of rank r
-  std::vector<std::vector<std::uint32_t>> tree_parent_;  // [s][r]: the rank of its predecessor
-  std::vector<std::vector<int>> tree_link_;              // [s][r]: link_index of that hop
+  std::vector<std::vector<std::uint32_t>> tree_rank_;  // [s][v]: v's rank (kNoRank: unreached)
+  struct TreeNode {
+    std::uint32_t parent;  // the rank of its predecessor
+    int site, link;        // the site of this rank, link_index of the hop to it
+  };
+  std::vector<std::vector<TreeNode>> tree_nodes_;  // [s][r]: rank r (one line for a walk's step)
   static constexpr std::uint32_t kNoRank = ~std::uint32_t{0};
   std::vector<int> link_of_;  // [u * n + v]: link index or -1
   static constexpr std::uint64_t kUnreachable = ~std::uint64_t{0};
