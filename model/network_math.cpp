@@ -111,6 +111,12 @@ std::uint64_t ArrivalLatencies::to(int d) {
     hops_ps_[static_cast<std::size_t>(s_)] = 0;
   }
   const auto at = [this](int v) -> std::uint64_t& { return hops_ps_[static_cast<std::size_t>(v)]; };
+  const auto sw_ps = [this](int v) {
+    return platform_.sites[static_cast<std::size_t>(v)].sw.latency_ps;
+  };
+  // Summed before: reachable (the walks only sum reachable sites), no routing look-up.
+  if (d >= 0 && static_cast<std::size_t>(d) < hops_ps_.size() && at(d) != kUnknown)
+    return checked_add(checked_add(up_ps_, at(d), what), sw_ps(d), what);
   const bool reachable = routing_.reachable(s_, d);  // unreachable: no hop, as there
   // The sites summed form a subtree of s's routing tree: walk back to the nearest one.
   walk_.clear();
@@ -119,22 +125,63 @@ std::uint64_t ArrivalLatencies::to(int d) {
   for (auto it = walk_.rbegin(); it != walk_.rend(); ++it) {
     const auto [u, v] = *it;
     const auto& link = platform_.links[static_cast<std::size_t>(routing_.link_index(u, v))].params;
-    std::uint64_t t =
-        checked_add(at(u), platform_.sites[static_cast<std::size_t>(u)].sw.latency_ps, what);
+    std::uint64_t t = checked_add(at(u), sw_ps(u), what);
     t = checked_add(t, chunk_serialization_ps(link, chunk_bytes_), what);
     at(v) = checked_add(t, link.delay_ps, what);
   }
   const std::uint64_t hops = reachable ? at(d) : 0;
-  return checked_add(checked_add(up_ps_, hops, what),
-                     platform_.sites[static_cast<std::size_t>(d)].sw.latency_ps, what);
+  return checked_add(checked_add(up_ps_, hops, what), sw_ps(d), what);
 }
 
-std::uint64_t ArrivalLatencyCache::get(int s, int d, std::uint64_t bytes) {
+ArrivalLatencies& ArrivalLatencyCache::from(int s, std::uint64_t bytes) {
   auto& senders = by_bytes_[bytes];
   if (senders.empty()) senders.resize(platform_.sites.size());
   auto& from = senders.at(static_cast<std::size_t>(s));
   if (!from) from = std::make_unique<ArrivalLatencies>(platform_, routing_, s, bytes);
-  return from->to(d);
+  return *from;
+}
+
+LinkTerms::LinkTerms(const Platform& platform, std::uint64_t bytes)
+    : platform_(platform),
+      bytes_(bytes),
+      serialization_ps_(platform.links.size(), kUnknown),
+      payload_rate_(platform.links.size(), std::numeric_limits<double>::quiet_NaN()) {
+  for (const LinkSpec& link : platform.links) delay_ps_.push_back(link.params.delay_ps);
+}
+
+LinkTerms& ArrivalLatencyCache::link_terms(std::uint64_t bytes) {
+  auto it = link_terms_.find(bytes);
+  if (it == link_terms_.end()) it = link_terms_.emplace(bytes, LinkTerms(platform_, bytes)).first;
+  return it->second;
+}
+
+// The terms of arrival_latency_ps in ArrivalLatencies::to's order: the hops' sums from s
+// outwards, then the access link up before them and d's switch after.
+void ArrivalLatencyCache::tree_arrival_ps(int s, const std::vector<std::pair<int, int>>& hops,
+                                          const std::vector<std::uint32_t>& directed_link,
+                                          std::uint64_t bytes, const std::vector<int>& to,
+                                          std::uint64_t* out) {
+  const char* what = "arrival latency";
+  if (switch_ps_.empty()) {
+    for (const Site& site : platform_.sites) switch_ps_.push_back(site.sw.latency_ps);
+    sums_ps_.assign(platform_.sites.size(), 0);
+  }
+  LinkTerms& terms = link_terms(bytes);
+  sums_ps_[static_cast<std::size_t>(s)] = 0;
+  for (std::size_t h = 0; h < hops.size(); ++h) {
+    const auto [u, v] = hops[h];
+    const std::size_t link = directed_link[h] / 2;
+    std::uint64_t t = checked_add(sums_ps_[static_cast<std::size_t>(u)],
+                                  switch_ps_[static_cast<std::size_t>(u)], what);
+    t = checked_add(t, terms.serialization_ps(link), what);
+    sums_ps_[static_cast<std::size_t>(v)] = checked_add(t, terms.delay_ps(link), what);
+  }
+  const WanLinkParams up = access_link(platform_.sites[static_cast<std::size_t>(s)]);
+  const std::uint64_t up_ps = checked_add(chunk_serialization_ps(up, bytes), up.delay_ps, what);
+  for (std::size_t k = 0; k < to.size(); ++k) {
+    const auto d = static_cast<std::size_t>(to[k]);
+    out[k] = checked_add(checked_add(up_ps, sums_ps_[d], what), switch_ps_[d], what);
+  }
 }
 
 RunFootprint estimate_run_footprint(const Platform& platform, const RunOptions& options,

@@ -99,6 +99,8 @@ Routing::Routing(const Platform& platform, const std::vector<std::uint64_t>& lin
   pred_.assign(n_, std::vector<int>(n_, -1));
   hops_.assign(n_, std::vector<int>(n_, 0));
   first_.assign(n_, {});
+  tree_rank_.assign(n_, {});
+  tree_nodes_.assign(n_, {});
   const auto index = boost::get(boost::vertex_index, g);
   const Combine combine;
   for (int s = 0; s < n_; ++s) {
@@ -117,6 +119,28 @@ Routing::Routing(const Platform& platform, const std::vector<std::uint64_t>& lin
     canonical_predecessors(g, dist, s, pred_[s], hops_[s], hop_delay);
     path_delays_from(s, hop_delay);
     first_hop_from(s);
+    tree_order_from(s);
+  }
+  hops_ = {};  // set-up only: the trees keep the order it gave
+}
+
+void Routing::tree_order_from(int s) {
+  const auto& dist = dist_ps_[s];
+  const auto& hops = hops_[s];
+  std::vector<int> order;
+  for (int v = 0; v < n_; ++v)
+    if (v == s || pred_[s][v] >= 0) order.push_back(v);
+  std::sort(order.begin(), order.end(), [&](int x, int y) {
+    return std::tie(dist[x], hops[x], x) < std::tie(dist[y], hops[y], y);
+  });
+  auto& rank = tree_rank_[s];
+  rank.assign(n_, kNoRank);
+  for (std::size_t i = 0; i < order.size(); ++i) rank[order[i]] = static_cast<std::uint32_t>(i);
+  auto& nodes = tree_nodes_[s];
+  nodes.assign(order.size(), TreeNode{0, s, -1});
+  for (std::size_t i = 1; i < order.size(); ++i) {
+    const int u = pred_[s][order[i]];
+    nodes[i] = TreeNode{rank[u], order[i], link_index(u, order[i])};
   }
 }
 
@@ -174,49 +198,48 @@ int Routing::next_hop(int at, int d) const {
   return first_[at][d];
 }
 
-std::vector<std::pair<int, int>> Routing::multicast_tree(int src,
-                                                         const std::vector<int>& receivers) const {
+std::vector<std::pair<int, int>> Routing::multicast_tree(int src, const std::vector<int>& receivers,
+                                                         std::vector<int>* hop_links) const {
   if (src < 0 || src >= n_) throw std::out_of_range("Routing::multicast_tree");
-  // The sites on the tree so far: this call's stamp, the stamps kept from call to call so
-  // that a tree costs its hops, not an allocation of the platform's size.
-  thread_local std::vector<std::uint32_t> reached;
-  thread_local std::uint32_t stamp = 0;
-  if (reached.size() < static_cast<std::size_t>(n_)) reached.assign(n_, 0);
-  if (++stamp == 0) {  // wrapped: no site may keep an old stamp
-    std::fill(reached.begin(), reached.end(), 0);
-    stamp = 1;
-  }
-  const auto in_tree = [&](int v) -> std::uint32_t& {
-    return reached[static_cast<std::size_t>(v)];
+  // The tree in rank space (tree_rank_): a receiver's path climbs its ancestors' ranks up
+  // to the first one on the tree so far, a bit per rank marking them; the set bits, read
+  // in order, are the hops parents first. No sort, and the marks are n bits.
+  const auto& rank = tree_rank_[src];
+  const auto& nodes = tree_nodes_[src];
+  thread_local std::vector<std::uint64_t> on_tree;
+  on_tree.assign((nodes.size() + 63) / 64, 0);
+  const auto mark = [&](std::uint32_t r) {  // whether r was marked before
+    std::uint64_t& word = on_tree[r / 64];
+    const std::uint64_t bit = std::uint64_t{1} << (r % 64);
+    const bool was = (word & bit) != 0;
+    word |= bit;
+    return was;
   };
-  in_tree(src) = stamp;
-  // Parents before children: hops ordered by the child's (delay, depth), then by index.
-  // The predecessor chain is a shortest (delay, hops) path, so its depth is hops_. The
-  // keys are read once per hop and sorted in place (a 1,000-site search builds millions of
-  // trees; reading them in the comparison missed the cache at every step).
-  struct Keyed {
-    std::uint64_t delay_ps;
-    int depth, child;
-    bool operator<(const Keyed& o) const {
-      return std::tie(delay_ps, depth, child) < std::tie(o.delay_ps, o.depth, o.child);
-    }
-  };
-  const auto& pred = pred_[src];
-  std::vector<Keyed> keyed;
+  mark(0);  // src
+  std::size_t count = 0;
   for (int r : receivers) {
     if (r < 0 || r >= n_) throw std::out_of_range("Routing::multicast_tree: receiver");
-    if (r != src && pred[r] < 0) {
+    const std::uint32_t from = rank[static_cast<std::size_t>(r)];
+    if (from == kNoRank) {
       throw std::invalid_argument("Routing::multicast_tree: receiver unreachable");
     }
-    for (int v = r; in_tree(v) != stamp; v = pred[v]) {
-      in_tree(v) = stamp;
-      keyed.push_back({dist_ps_[src][v], hops_[src][v], v});
+    for (std::uint32_t x = from; !mark(x); x = nodes[x].parent) ++count;
+  }
+  std::vector<std::pair<int, int>> hops;
+  hops.reserve(count);
+  if (hop_links) {
+    hop_links->clear();
+    hop_links->reserve(count);
+  }
+  for (std::size_t w = 0; w < on_tree.size(); ++w) {
+    for (std::uint64_t bits = on_tree[w] & (w == 0 ? ~std::uint64_t{1} : ~std::uint64_t{0}); bits;
+         bits &= bits - 1) {
+      const std::size_t r = 64 * w + static_cast<std::size_t>(__builtin_ctzll(bits));
+      const TreeNode& node = nodes[r];
+      hops.emplace_back(nodes[node.parent].site, node.site);
+      if (hop_links) hop_links->push_back(node.link);
     }
   }
-  std::sort(keyed.begin(), keyed.end());
-  std::vector<std::pair<int, int>> hops;
-  hops.reserve(keyed.size());
-  for (const Keyed& k : keyed) hops.emplace_back(pred[k.child], k.child);
   return hops;
 }
 

@@ -52,18 +52,34 @@ class Routing {
   }
   /// Multicast tree from `src` to `receivers`: the union of the shortest paths, as
   /// directed hops (u, v). Each hop appears once however many receivers lie behind it.
-  std::vector<std::pair<int, int>> multicast_tree(int src, const std::vector<int>& receivers) const;
+  std::vector<std::pair<int, int>> multicast_tree(int src,
+                                                  const std::vector<int>& receivers) const {
+    return multicast_tree(src, receivers, nullptr);
+  }
+  /// The same tree, and into `hop_links` (when not null; replaced) each hop's link_index.
+  std::vector<std::pair<int, int>> multicast_tree(int src, const std::vector<int>& receivers,
+                                                  std::vector<int>* hop_links) const;
 
  private:
   void path_delays_from(int s, const std::vector<std::uint64_t>& hop_delay_ps);
   void first_hop_from(int s);
+  void tree_order_from(int s);
 
   int n_ = 0;
   std::vector<std::vector<std::uint64_t>> dist_ps_;  // [s][d]: delay of the routed path
   std::vector<std::vector<int>> pred_;               // [s][d]: predecessor of d from s
-  std::vector<std::vector<int>> hops_;               // [s][d]: hops of the path s -> d
-  std::vector<std::vector<int>> first_;              // [s][d]: next hop from s (-1: none)
-  std::vector<int> link_of_;                         // [u * n + v]: link index or -1
+  std::vector<std::vector<int>> hops_;   // [s][d]: hops of the path s -> d (set-up only)
+  std::vector<std::vector<int>> first_;  // [s][d]: next hop from s (-1: none)
+  // s's routing tree in the order of multicast_tree's hops, the sites reached from s by
+  // (delay, hops, index), parents before children (s is rank 0):
+  std::vector<std::vector<std::uint32_t>> tree_rank_;  // [s][v]: v's rank (kNoRank: unreached)
+  struct TreeNode {
+    std::uint32_t parent;  // the rank of its predecessor
+    int site, link;        // the site of this rank, link_index of the hop to it
+  };
+  std::vector<std::vector<TreeNode>> tree_nodes_;  // [s][r]: rank r (one line for a walk's step)
+  static constexpr std::uint32_t kNoRank = ~std::uint32_t{0};
+  std::vector<int> link_of_;  // [u * n + v]: link index or -1
   static constexpr std::uint64_t kUnreachable = ~std::uint64_t{0};
 };
 

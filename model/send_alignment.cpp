@@ -74,7 +74,17 @@ std::optional<Offsets> triad_closed_form(const ArrivalMatrix& arrival_ps) {
 // LP's second and third stages. O(n^3), exact integer arithmetic.
 
 __extension__ using Wide = __int128;
-using Weights = std::vector<std::vector<std::int64_t>>;
+
+/// A square matrix of `n` x `n` in one block, row by row.
+template <class T>
+struct Square {
+  std::size_t n = 0;
+  std::vector<T> cells;
+  explicit Square(std::size_t size, T value = T{}) : n(size), cells(size * size, value) {}
+  T* row(std::size_t i) { return cells.data() + i * n; }
+  const T* row(std::size_t i) const { return cells.data() + i * n; }
+};
+using Weights = Square<std::int64_t>;
 
 /// Latencies at most 2^62 ps (53 days), so that their differences fit in 64 bits (the
 /// diagonal is ignored).
@@ -90,56 +100,96 @@ void require_representable(const ArrivalMatrix& arrival_ps) {
   }
 }
 
+/// The least of a[j] - b[j] over j in [from, to).
+std::int64_t least_difference(const std::int64_t* a, const std::int64_t* b, std::size_t from,
+                              std::size_t to, std::int64_t least) {
+  for (std::size_t j = from; j < to; ++j) least = std::min(least, a[j] - b[j]);
+  return least;
+}
+
 /// w[k][i] = min over j != i, k of (a_kj - a_ij): the weight of the edge k -> i.
 Weights skew_weights(const ArrivalMatrix& arrival_ps) {
   const std::size_t n = arrival_ps.size();
-  Weights w(n, std::vector<std::int64_t>(n, 0));
+  Square<std::int64_t> a(n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) a.row(i)[j] = static_cast<std::int64_t>(arrival_ps[i][j]);
+  Weights w(n);
   for (std::size_t k = 0; k < n; ++k) {
     for (std::size_t i = 0; i < n; ++i) {
       if (i == k) continue;
+      const std::size_t low = std::min(i, k), high = std::max(i, k);
       std::int64_t least = std::numeric_limits<std::int64_t>::max();
-      for (std::size_t j = 0; j < n; ++j) {
-        if (j == i || j == k) continue;
-        least = std::min(least, static_cast<std::int64_t>(arrival_ps[k][j]) -
-                                    static_cast<std::int64_t>(arrival_ps[i][j]));
-      }
-      w[k][i] = least;
+      least = least_difference(a.row(k), a.row(i), 0, low, least);
+      least = least_difference(a.row(k), a.row(i), low + 1, high, least);
+      w.row(k)[i] = least_difference(a.row(k), a.row(i), high + 1, n, least);
     }
   }
   return w;
 }
 
-/// walk[k][v]: the least weight of a k-edge walk ending at v, starting anywhere.
-std::vector<std::vector<Wide>> least_walks(const Weights& w) {
-  const std::size_t n = w.size();
-  const Wide kNone = Wide{1} << 120;  // above any walk (n * 2^63 * a few)
-  std::vector<std::vector<Wide>> walk(n + 1, std::vector<Wide>(n, kNone));
-  walk[0].assign(n, 0);
-  for (std::size_t k = 1; k <= n; ++k) {
-    for (std::size_t u = 0; u < n; ++u) {  // row by row: w[u] is read in order
-      for (std::size_t v = 0; v < n; ++v) {
-        if (v != u) walk[k][v] = std::min(walk[k][v], walk[k - 1][u] + w[u][v]);
+/// The largest |w| off the diagonal: walks of n edges stay within n times it.
+std::uint64_t largest_weight(const Weights& w) {
+  std::uint64_t most = 0;
+  for (std::size_t k = 0; k < w.n; ++k)
+    for (std::size_t i = 0; i < w.n; ++i)
+      if (i != k) {
+        const std::int64_t x = w.row(k)[i];
+        most = std::max(most,
+                        x < 0 ? 0 - static_cast<std::uint64_t>(x) : static_cast<std::uint64_t>(x));
       }
+  return most;
+}
+
+/// Whether every sum of up to `terms` values of at most `largest` in magnitude, and
+/// products of such a sum with a count up to `terms`, fit in 62 bits: then 64-bit
+/// integers give the same results as 128-bit ones.
+bool fits_in_64_bits(std::uint64_t largest, std::uint64_t terms) {
+  const Wide bound = static_cast<Wide>(largest) * terms * terms;
+  return bound < (Wide{1} << 62);
+}
+
+/// walk[k][v]: the least weight of a k-edge walk ending at v, starting anywhere (n >= 2:
+/// every v has a walk of every length).
+template <class T>
+std::vector<T> least_walks(const Weights& w) {
+  const std::size_t n = w.n;
+  std::vector<T> walk((n + 1) * n, std::numeric_limits<T>::max());
+  std::fill(walk.begin(), walk.begin() + static_cast<std::ptrdiff_t>(n), T{0});
+  for (std::size_t k = 1; k <= n; ++k) {
+    const T* before = walk.data() + (k - 1) * n;
+    T* now = walk.data() + k * n;
+    for (std::size_t u = 0; u < n; ++u) {  // row by row: w[u] is read in order
+      const std::int64_t* out = w.row(u);
+      const T from = before[u];
+      for (std::size_t v = 0; v < u; ++v) now[v] = std::min(now[v], from + out[v]);
+      for (std::size_t v = u + 1; v < n; ++v) now[v] = std::min(now[v], from + out[v]);
     }
   }
   return walk;
 }
 
-/// The least skew whole-ps offsets can reach: ceil(-(the minimum cycle mean of w)), the
-/// mean being min over v of max over k < n of (walk[n][v] - walk[k][v]) / (n - k) (Karp;
-/// n >= 2).
-std::int64_t least_whole_skew(const Weights& w) {
-  const std::size_t n = w.size();
-  const auto walk = least_walks(w);
+/// Karp's mean: min over v of max over k < n of (walk[n][v] - walk[k][v]) / (n - k), as
+/// num / den.
+template <class T>
+std::pair<Wide, Wide> minimum_cycle_mean(const std::vector<T>& walk, std::size_t n) {
+  const auto at = [&](std::size_t k, std::size_t v) { return static_cast<Wide>(walk[k * n + v]); };
   Wide best_num = 0, best_den = 0;
   for (std::size_t v = 0; v < n; ++v) {
-    Wide num = walk[n][v] - walk[0][v], den = static_cast<Wide>(n);
+    Wide num = at(n, v) - at(0, v), den = static_cast<Wide>(n);
     for (std::size_t k = 1; k < n; ++k) {
-      const Wide a = walk[n][v] - walk[k][v], b = static_cast<Wide>(n - k);
+      const Wide a = at(n, v) - at(k, v), b = static_cast<Wide>(n - k);
       if (a * den > num * b) num = a, den = b;
     }
     if (best_den == 0 || num * best_den < best_num * den) best_num = num, best_den = den;
   }
+  return {best_num, best_den};
+}
+
+/// The least skew whole-ps offsets can reach: ceil(-(the minimum cycle mean of w)) (Karp;
+/// n >= 2).
+std::int64_t least_whole_skew(const Weights& w, bool narrow) {
+  const auto [best_num, best_den] = narrow ? minimum_cycle_mean(least_walks<std::int64_t>(w), w.n)
+                                           : minimum_cycle_mean(least_walks<Wide>(w), w.n);
   // ceil(-num / den) = -floor(num / den), den > 0.
   const Wide floor = best_num / best_den - (best_num % best_den != 0 && best_num < 0 ? 1 : 0);
   return static_cast<std::int64_t>(-floor);
@@ -148,15 +198,16 @@ std::int64_t least_whole_skew(const Weights& w) {
 /// The least offsets >= 0 with o_i - o_k <= z + w[k][i]: y = -o is the greatest solution
 /// of y <= 0 and y_k - y_i <= z + w[k][i], the shortest distances along edges i -> k
 /// from a source at distance 0 from every member.
+template <class T>
 Offsets least_offsets(const Weights& w, std::int64_t z) {
-  const std::size_t n = w.size();
-  std::vector<Wide> dist(n, 0);
+  const std::size_t n = w.n;
+  std::vector<T> dist(n, 0);
   for (std::size_t round = 0; round <= n; ++round) {
     bool changed = false;
     for (std::size_t i = 0; i < n; ++i) {
       for (std::size_t k = 0; k < n; ++k) {
         if (k == i) continue;
-        const Wide through = dist[i] + w[k][i] + z;
+        const T through = dist[i] + w.row(k)[i] + z;
         if (through < dist[k]) dist[k] = through, changed = true;
       }
     }
@@ -164,14 +215,18 @@ Offsets least_offsets(const Weights& w, std::int64_t z) {
     if (round == n) throw std::logic_error("send alignment: a negative cycle at the least skew");
   }
   Offsets offsets;
-  for (const Wide d : dist) offsets.push_back(static_cast<std::uint64_t>(-d));
+  for (const T d : dist) offsets.push_back(static_cast<std::uint64_t>(-d));
   return offsets;
 }
 
 Offsets solve_by_cycle_mean(const ArrivalMatrix& arrival_ps) {
   require_representable(arrival_ps);
   const Weights w = skew_weights(arrival_ps);
-  return least_offsets(w, least_whole_skew(w));
+  // |z| <= the largest weight + 1, and a distance sums up to n terms of w + z.
+  const std::uint64_t largest = largest_weight(w);
+  const bool narrow = fits_in_64_bits(2 * largest + 1, w.n + 1);
+  const std::int64_t z = least_whole_skew(w, narrow);
+  return narrow ? least_offsets<std::int64_t>(w, z) : least_offsets<Wide>(w, z);
 }
 
 // --- LP -------------------------------------------------------------------------------

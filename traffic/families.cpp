@@ -91,7 +91,10 @@ Group greedy_group(int size, const std::vector<std::vector<char>>& met,
     const int s = avail[at];
     avail.erase(avail.begin() + static_cast<long>(at));
     g.sites.push_back(s);
-    for (int t : avail) score[t] += !met[t][s];
+    // met is symmetric (greedy_cover marks both orders of a pair): s's row, read in order,
+    // instead of a line of every other site's row.
+    const std::vector<char>& met_s = met[s];
+    for (int t : avail) score[t] += !met_s[t];
   };
   for (int t : avail) score[t] = 0;
   std::size_t seed = 0;

@@ -175,6 +175,12 @@ TEST(NineCity, MulticastTreeSharesHops) {
   for (int i = 0; i < 9; ++i) all.push_back(i);
   const auto full = r.multicast_tree(id("lon"), all);
   EXPECT_EQ(full.size(), 8u);
+  // The same hops with each one's link, as link_index finds it.
+  std::vector<int> links;
+  EXPECT_EQ(r.multicast_tree(id("lon"), all, &links), full);
+  ASSERT_EQ(links.size(), full.size());
+  for (std::size_t h = 0; h < full.size(); ++h)
+    EXPECT_EQ(links[h], r.link_index(full[h].first, full[h].second));
   std::set<int> children;
   for (const auto& [u, v] : full) {
     EXPECT_TRUE(children.insert(v).second);

@@ -149,6 +149,29 @@ TEST(ControlPlane, ArrivalLatencyCacheAnswersEverySenderAndSizeWithTheHandDerive
   }
 }
 
+// Summed along a multicast tree (the planner's path): the same hand-derived sums, for the
+// sender itself (no hop) and both receivers, and per size (100 B: one packet per hop).
+TEST(ControlPlane, TreeArrivalLatenciesAreTheHandDerivedSums) {
+  const Platform p = line3();
+  const Routing r(p);
+  ArrivalLatencyCache cache(p, r);
+  std::vector<int> links;
+  const auto hops = r.multicast_tree(0, {1, 2}, &links);
+  std::vector<std::uint32_t> directed;
+  for (std::size_t h = 0; h < hops.size(); ++h)
+    directed.push_back(
+        static_cast<std::uint32_t>(2 * links[h] + (hops[h].first < hops[h].second ? 0 : 1)));
+  std::vector<std::uint64_t> out(3, 0);
+  cache.tree_arrival_ps(0, hops, directed, kMiB, {0, 1, 2}, out.data());
+  const std::uint64_t to_b = kSer1MiB_100G + 5 * kUs + 1 * kUs + kSer1MiB_10G + 10 * kMs + 2 * kUs;
+  EXPECT_EQ(out[0], arrival_latency_ps(p, r, 0, 0, kMiB));
+  EXPECT_EQ(out[1], to_b);
+  EXPECT_EQ(out[2], to_b + kSer1MiB_bc + 20 * kMs + 3 * kUs);
+  cache.tree_arrival_ps(0, hops, directed, 100, {2}, out.data());
+  EXPECT_EQ(out[0], 14'400 + 5 * kUs + 1 * kUs + 144'000 + 10 * kMs + 2 * kUs + 160'000 + 20 * kMs +
+                        3 * kUs);
+}
+
 // The plan keeps the latencies its alignment was planned from, [sender][receiver] in the
 // group's member order (a -> c and c -> a differ: a's access link is slower).
 TEST(ControlPlane, GroupPlanKeepsItsArrivalLatenciesInMemberOrder) {
