@@ -172,7 +172,7 @@ std::vector<double> link_share_rates(const Platform& platform, const Routing& ro
 /// shares from the routed paths of every stream of the round; the buffer's limit, which
 /// depends on the arrival skews, is left out). Rounds are bounded as far as asked, in
 /// O(hops of their multicast trees). For uniform compute only (else not `valid`): every
-/// site's the same, none slowed by a fault.
+/// site's the same, none slowed by a fault. Keeps references to its arguments.
 class UnplannedBound {
  public:
   /// `stepped_rounds`: the most rounds whose time is taken from the recurrence (its
