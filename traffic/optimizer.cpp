@@ -233,19 +233,54 @@ bool before(const PartitionPair& x, const PartitionPair& y) {
   return std::tie(x.score, x.a, x.b) < std::tie(y.score, y.a, y.b);
 }
 
+// Each sampled partition's round time: exact (estimate_round) once asked for, and a lower
+// bound from its members alone before (UnplannedBound after one round; the exact time
+// where that bound does not hold).
+class PartitionTimes {
+ public:
+  PartitionTimes(const Platform& platform, const Routing& routing, const std::vector<Round>& parts,
+                 const RunOptions& run)
+      : platform_(platform),
+        routing_(routing),
+        parts_(parts),
+        run_(run),
+        exact_(parts.size(), -1.0) {
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      Schedule one;
+      one.rounds = {parts[i]};
+      UnplannedBound bound(platform, routing, one, run, 0);
+      low_.push_back(bound.valid() ? bound.comm_time_s(1) : exact(i));
+    }
+  }
+  double low(std::size_t i) const { return low_[i]; }
+  double exact(std::size_t i) {
+    if (exact_[i] < 0)
+      exact_[i] =
+          estimate_round(platform_, routing_, parts_[i], Collective::kGroupAverage, run_).time_s;
+    return exact_[i];
+  }
+
+ private:
+  const Platform& platform_;
+  const Routing& routing_;
+  const std::vector<Round>& parts_;
+  const RunOptions& run_;
+  std::vector<double> low_, exact_;
+};
+
 // best_pairs over sampled partitions (the exhaustive ones keep its plain search), the same
-// pairs by (score, a, b) with far fewer eigensolves: every pair's score bounded below
-// through a lower bound on its rho (periods_to_eps rises with rho), then exact rho in the
-// order of those bounds until the next bound exceeds the `most`-th best exact score.
-std::vector<PartitionPair> best_sampled_pairs(const std::vector<Round>& parts,
-                                              const std::vector<double>& t, int n, double eps,
-                                              std::size_t most) {
+// pairs by (score, a, b) with far fewer eigensolves and round plans: every pair's score
+// bounded below through lower bounds on its rho (periods_to_eps rises with rho) and on its
+// rounds' times, then exact rho and times in the order of those bounds until the next
+// bound exceeds the `most`-th best exact score.
+std::vector<PartitionPair> best_sampled_pairs(const std::vector<Round>& parts, PartitionTimes& t,
+                                              int n, double eps, std::size_t most) {
   std::vector<PartitionPair> bounds;  // score: a lower bound
   for (std::size_t a = 0; a < parts.size(); ++a)
     for (std::size_t b = a + 1; b < parts.size(); ++b) {
       const double low = pair_consensus_error_lower_bound(parts[a], parts[b], n);
       if (low >= 1 - 1e-9) continue;  // so is rho
-      bounds.push_back({periods_to_eps(low, eps) * (t[a] + t[b]), a, b});
+      bounds.push_back({periods_to_eps(low, eps) * (t.low(a) + t.low(b)), a, b});
     }
   std::sort(bounds.begin(), bounds.end(), before);
   std::vector<PartitionPair> best;  // a max-heap of the `most` best exact, by before
@@ -253,7 +288,7 @@ std::vector<PartitionPair> best_sampled_pairs(const std::vector<Round>& parts,
     if (best.size() >= most && (most == 0 || p.score > best.front().score)) break;
     const double rho = pair_consensus_error(parts[p.a], parts[p.b], n);
     if (rho >= 1 - 1e-9) continue;
-    best.push_back({periods_to_eps(rho, eps) * (t[p.a] + t[p.b]), p.a, p.b});
+    best.push_back({periods_to_eps(rho, eps) * (t.exact(p.a) + t.exact(p.b)), p.a, p.b});
     std::push_heap(best.begin(), best.end(), before);
     if (best.size() > most) {
       std::pop_heap(best.begin(), best.end(), before);
@@ -261,8 +296,8 @@ std::vector<PartitionPair> best_sampled_pairs(const std::vector<Round>& parts,
     }
   }
   std::sort(best.begin(), best.end(), before);
-  for (PartitionPair& p : best)
-    if (t[p.b] < t[p.a]) std::swap(p.a, p.b);  // the cheaper round first, as best_pairs
+  for (PartitionPair& p : best)  // the cheaper round first, as best_pairs
+    if (t.exact(p.b) < t.exact(p.a)) std::swap(p.a, p.b);
   return best;
 }
 
@@ -271,12 +306,15 @@ std::vector<PartitionPair> best_pairs(const Platform& platform, const Routing& r
                                       const std::vector<Round>& parts, bool exhaustive,
                                       const OptimizerOptions& options, std::size_t most) {
   const int n = static_cast<int>(platform.sites.size());
+  if (!exhaustive) {
+    PartitionTimes times(platform, routing, parts, options.run);
+    return best_sampled_pairs(parts, times, n, options.run.eps, most);
+  }
   std::vector<double> t(parts.size());
   for (std::size_t i = 0; i < parts.size(); ++i) {
     t[i] =
         estimate_round(platform, routing, parts[i], Collective::kGroupAverage, options.run).time_s;
   }
-  if (!exhaustive) return best_sampled_pairs(parts, t, n, options.run.eps, most);
   std::vector<PartitionPair> pairs;
   for (std::size_t a = 0; a < parts.size(); ++a) {
     for (std::size_t b = a + 1; b < parts.size(); ++b) {

@@ -4,8 +4,12 @@
 // test against rounds_to_eps.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
+#include <set>
 #include <string>
+#include <tuple>
 
 #include "config/platform_loader.h"
 #include "model/routing.h"
@@ -22,6 +26,12 @@ Platform nine_city(const std::string& file = "nine_city.yaml") {
 }
 
 std::string key(const Candidate& c) { return c.family + "/" + c.schedule.name; }
+
+std::vector<std::vector<int>> sites_of(const Round& round) {
+  std::vector<std::vector<int>> out;
+  for (const auto& g : round.groups) out.push_back(g.sites);
+  return out;
+}
 
 // Rounds of many shapes: every family's, one group or many, groups of 2 to all sites.
 std::vector<Round> rounds_of_every_shape(const Platform& p, const Routing& r) {
@@ -136,6 +146,61 @@ TEST(ExactRows, UnplannedBoundsKeepTheLeadingRowsOfAScreenedSearch) {
   exact.run.gradient_bytes = 256ull << 20;
   exact.exhaustive_alignment_sites = 0;  // screened: the window's candidates timed again
   expect_leading_rows_kept(nine_city(), exact);
+}
+
+// The optimizer's sampled partition pairs (partition times bounded from their members
+// before any is planned) against a brute-force search over the same sampled partitions:
+// every pair's exact rho and round times, the refine / 4 least scores.
+TEST(SampledPairs, AreTheBestPairsOfABruteForceSearch) {
+  const Platform p = nine_city();
+  const Routing r(p);
+  const int n = static_cast<int>(p.sites.size());
+  OptimizerOptions opt;
+  opt.run.gradient_bytes = 256ull << 20;
+  opt.exact_rows = 10;
+  std::map<std::string, const Candidate*> by_name;
+  const auto cs = optimize_schedules(p, r, opt);
+  for (const auto& c : cs) by_name[c.schedule.name] = &c;
+  int compared = 0;
+  for (const int k : {2, 4}) {  // 9 sites: k = 3 is exhaustive, 2 and 4 sampled
+    std::vector<Round> parts;
+    std::set<std::vector<std::vector<int>>> seen;
+    for (const Round& round : random_rounds(n, k, 1000 + k, opt.sample_partitions)) {
+      std::vector<std::vector<int>> groups;
+      for (const auto& g : round.groups) {
+        groups.push_back(g.sites);
+        std::sort(groups.back().begin(), groups.back().end());
+      }
+      std::sort(groups.begin(), groups.end());
+      if (seen.insert(groups).second) parts.push_back(round);
+    }
+    std::vector<double> t;
+    for (const Round& part : parts)
+      t.push_back(estimate_round(p, r, part, Collective::kGroupAverage, opt.run).time_s);
+    std::vector<std::tuple<double, std::size_t, std::size_t>> pairs;
+    for (std::size_t a = 0; a < parts.size(); ++a)
+      for (std::size_t b = a + 1; b < parts.size(); ++b) {
+        const double rho = pair_consensus_error(parts[a], parts[b], n);
+        if (rho >= 1 - 1e-9) continue;
+        const double periods =
+            rho < 1e-12 ? 1.0 : std::max(1.0, std::ceil(std::log(opt.run.eps) / std::log(rho)));
+        pairs.emplace_back(periods * (t[a] + t[b]), a, b);
+      }
+    std::sort(pairs.begin(), pairs.end());
+    for (int i = 0; i < opt.refine / 4 && i < static_cast<int>(pairs.size()); ++i) {
+      auto [score, a, b] = pairs[i];
+      if (t[b] < t[a]) std::swap(a, b);
+      const auto it =
+          by_name.find("sampled-pair-k" + std::to_string(k) + "-" + std::to_string(i + 1));
+      ASSERT_NE(it, by_name.end()) << k << " " << i;
+      const Schedule& s = it->second->schedule;
+      ASSERT_EQ(s.rounds.size(), 2u);
+      EXPECT_EQ(sites_of(s.rounds[0]), sites_of(parts[a])) << k << " " << i;
+      EXPECT_EQ(sites_of(s.rounds[1]), sites_of(parts[b])) << k << " " << i;
+      ++compared;
+    }
+  }
+  EXPECT_GE(compared, 20);
 }
 
 TEST(ExceedsRoundsToEps, AgreesWithRoundsToEps) {
