@@ -139,16 +139,21 @@ void apply_given(const ArrivalMatrix& a, const std::vector<std::uint64_t>& given
   }
 }
 
-// `drop` has no flow control: the buffer does not limit the senders' rate.
+// The paced rate at the least of the four limits, and its interval between chunks (`drop`
+// has no flow control: the buffer does not limit the senders' rate).
+void pace(const RunOptions& options, double buffer_rate, double link_rate, double pipeline_rate,
+          double access_rate, double& pacing_rate, std::uint64_t& pacing_interval_ps) {
+  if (options.flow_control == FlowControl::kDrop)
+    buffer_rate = std::numeric_limits<double>::infinity();
+  const double limit = std::min({buffer_rate, link_rate, pipeline_rate, access_rate});
+  pacing_rate = (1.0 - options.pacing_margin) * limit;
+  pacing_interval_ps = static_cast<std::uint64_t>(
+      std::ceil(static_cast<double>(options.chunk_bytes) / pacing_rate * 1e12));
+}
+
 void plan_pacing(const RunOptions& options, GroupPlan& group) {
-  const double buffer_rate = options.flow_control == FlowControl::kDrop
-                                 ? std::numeric_limits<double>::infinity()
-                                 : group.buffer_rate;
-  const double limit =
-      std::min({buffer_rate, group.link_rate, group.pipeline_rate, group.access_rate});
-  group.pacing_rate = (1.0 - options.pacing_margin) * limit;
-  group.pacing_interval_ps = static_cast<std::uint64_t>(
-      std::ceil(static_cast<double>(options.chunk_bytes) / group.pacing_rate * 1e12));
+  pace(options, group.buffer_rate, group.link_rate, group.pipeline_rate, group.access_rate,
+       group.pacing_rate, group.pacing_interval_ps);
 }
 
 double landing_ps(const ArrivalMatrix& a, const GroupPlan& group, const RunOptions& options) {
@@ -227,14 +232,8 @@ void plan_limits(const Platform& platform, const RunOptions& options, const Grou
     const double usable = static_cast<double>(std::max<std::uint64_t>(slots, 2) - 1);
     send.buffer_rate = std::min(send.buffer_rate, usable * chunk / hold_s);
   }
-  const double buffer_rate = options.flow_control == FlowControl::kDrop
-                                 ? std::numeric_limits<double>::infinity()
-                                 : send.buffer_rate;
-  const double limit =
-      std::min({buffer_rate, group.link_rate, send.pipeline_rate, group.access_rate});
-  send.pacing_rate = (1.0 - options.pacing_margin) * limit;
-  send.pacing_interval_ps = static_cast<std::uint64_t>(
-      std::ceil(static_cast<double>(options.chunk_bytes) / send.pacing_rate * 1e12));
+  pace(options, send.buffer_rate, group.link_rate, send.pipeline_rate, group.access_rate,
+       send.pacing_rate, send.pacing_interval_ps);
 }
 
 // Offsets 0 (align false), the senders' aligned offsets (multicast) or per-copy offsets.
