@@ -139,8 +139,8 @@ void apply_given(const ArrivalMatrix& a, const std::vector<std::uint64_t>& given
   }
 }
 
-// The paced rate at the least of the four limits, and its interval between chunks (`drop`
-// has no flow control: the buffer does not limit the senders' rate).
+}  // namespace
+
 void pace(const RunOptions& options, double buffer_rate, double link_rate, double pipeline_rate,
           double access_rate, double& pacing_rate, std::uint64_t& pacing_interval_ps) {
   if (options.flow_control == FlowControl::kDrop)
@@ -151,6 +151,7 @@ void pace(const RunOptions& options, double buffer_rate, double link_rate, doubl
       std::ceil(static_cast<double>(options.chunk_bytes) / pacing_rate * 1e12));
 }
 
+namespace {
 void plan_pacing(const RunOptions& options, GroupPlan& group) {
   pace(options, group.buffer_rate, group.link_rate, group.pipeline_rate, group.access_rate,
        group.pacing_rate, group.pacing_interval_ps);

@@ -79,6 +79,12 @@ std::uint64_t cluster_latency_ps(const Platform& platform, const Routing& routin
 std::uint64_t retransmit_timeout_ps(const Platform& platform, const Routing& routing,
                                     const GroupPlan& group, const RunOptions& options);
 
+/// The paced sending rate, (1 - margin) x the least of a group's four limits (bytes/s), and
+/// its interval between chunks in ps, rounded up, as plan_round sets them (`drop` has no
+/// flow control: the buffer's limit does not apply).
+void pace(const RunOptions& options, double buffer_rate, double link_rate, double pipeline_rate,
+          double access_rate, double& pacing_rate, std::uint64_t& pacing_interval_ps);
+
 /// Plans one round. Errors: std::invalid_argument if a member is not a platform site.
 RoundPlan plan_round(const Platform& platform, const Routing& routing, const Round& round,
                      const RunOptions& options);

@@ -388,8 +388,8 @@ Candidate score_or_bound(const Pending& s, const Platform& platform, const Routi
       exceeds_rounds_to_eps(s.schedule, n, eps, beyond))
     return unplanned(s, beyond + 1, bound.comm_time_s(beyond + 1), platform, options.run);
   const long rounds = rounds_to_eps(s.schedule, n, eps);
-  if (rounds >= 0 && bound.comm_time_s(rounds) > threshold_s)
-    return unplanned(s, rounds, bound.comm_time_s(rounds), platform, options.run);
+  const double low_s = rounds >= 0 ? bound.comm_time_s(rounds) : 0.0;
+  if (low_s > threshold_s) return unplanned(s, rounds, low_s, platform, options.run);
   return score(platform, routing, s.schedule, s.family, options, s.may_defer, rounds);
 }
 

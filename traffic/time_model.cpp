@@ -787,13 +787,15 @@ double least_own_part_s(const Platform& p, const Routing& r, const std::vector<i
   const double line = line_rate_bound(p, members, link_rate, params);
   const double chunk = static_cast<double>(params.chunk_bytes);
   if (params.flow_control != FlowControl::kPacing) return last_chunks * chunk / line;
-  const double rate = (1.0 - params.pacing_margin) * line;
-  const double interval_s = std::isfinite(rate) ? std::ceil(chunk / rate * 1e12) * kPs : 0.0;
+  double rate = 0;
+  std::uint64_t interval_ps = 0;
+  pace(params, kInf, line, kInf, kInf, rate, interval_ps);
   std::uint64_t start_delay_ps = 0;
   if (params.aligned_start)
     for (int s : members)
       for (int d : members) start_delay_ps = std::max(start_delay_ps, r.delay_ps(s, d));
-  return static_cast<double>(start_delay_ps) * kPs + last_chunks * interval_s;
+  return static_cast<double>(start_delay_ps) * kPs +
+         last_chunks * static_cast<double>(interval_ps) * kPs;
 }
 
 bool uniform_compute(const Platform& p, const FaultPlan& faults) {
