@@ -74,7 +74,10 @@ void FpgaAggregator::on_arrival(tlm::tlm_generic_payload& trans) {
   }
   contributions_ += chunk.chunks;  // in chunks: a burst counts as its chunks
   if (reliable_ && chunk.reduction_tree < 0 && absorb_duplicate(trans)) return;
-  const bool held = buffer_.holds(key_of(chunk));
+  // A chunk with a slot here has its buffer slot (slot_for, on_reduced): the buffer's
+  // table, a line apart, is read only for a chunk's first contribution.
+  const std::uint64_t key = key_of(chunk);
+  const bool held = slots_.find(key) != nullptr || buffer_.holds(key);
   if (drop_when_full_ && !held && (buffer_.full() || outside_window(chunk))) {
     ++drops_;
     wasted_bytes_ += chunk.payload_bytes;
@@ -85,10 +88,10 @@ void FpgaAggregator::on_arrival(tlm::tlm_generic_payload& trans) {
     trans.release();
     return;
   }
-  const bool needs_slot = buffer_.full() && !held;
+  const bool needs_slot = !held && buffer_.full();
   if (needs_slot) {
     ++stalls_;
-    stalled_.push(trans, EventCalendar::now(), key_of(chunk));
+    stalled_.push(trans, EventCalendar::now(), key);
     waiting_bytes_ += chunk.payload_bytes;
     waiting_high_water_bytes_ = std::max(waiting_high_water_bytes_, waiting_bytes_);
     return;
@@ -105,7 +108,7 @@ bool FpgaAggregator::absorb_duplicate(tlm::tlm_generic_payload& trans) {
   const auto key = key_of(chunk);
   const bool reduced = completed_.count(key) != 0;
   const Slot* slot = slots_.find(key);
-  const bool added = slot != nullptr && has_sender(*slot, key, chunk.src_site);
+  const bool added = slot != nullptr && has_sender(*slot, chunk.src_site);
   if (!reduced && !added) return false;
   ++duplicates_;
   wasted_bytes_ += chunk.payload_bytes;
@@ -146,7 +149,7 @@ void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
   const bool add_twice = test_hook_ == TestHook::kDoubleAdd && slot.received == 0;
   for (int k = 0; k < (add_twice ? 2 : 1); ++k) {
     ++slot.received;
-    mark_sender(slot, key_of(chunk), chunk.src_site);
+    mark_sender(slot, chunk.src_site);
     if (tree) tree_contributions_[key_of(chunk)] += chunk.contributions;
     if (!chunk.data) continue;
     if (!slot.sum) {
@@ -170,7 +173,7 @@ void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
       trans.release();
       return;
     }
-    check_senders(slot, key_of(chunk), chunk.group_size);
+    check_senders(slot, chunk.group_size);
     r.kind = ChunkKind::kReduced;
     r.src_site = site_;
     r.dst_site = site_;
@@ -217,51 +220,72 @@ FpgaAggregator::Slot& FpgaAggregator::fresh_slot(std::uint64_t key) {
   slot.received = 0;
   slot.expected = 0;
   slot.senders.fill(0);
+  take_senders(slot, nullptr);  // an entry reused after a leaked slot (tests) may hold one
   slot.sum.reset();
   return slot;
 }
 
 // Adds `site` (nothing if it is not a site).
-void FpgaAggregator::mark_sender(Slot& slot, std::uint64_t key, int site) {
+void FpgaAggregator::mark_sender(Slot& slot, int site) {
   if (site < 0) return;
   if (site < kInlineSenderSites) {
     slot.senders[site / 64] |= std::uint64_t{1} << (site % 64);
     return;
   }
-  std::vector<std::uint64_t>& high = high_senders_[key];
   const auto bit = static_cast<std::size_t>(site - kInlineSenderSites);
-  if (bit / 64 >= high.size()) high.resize(bit / 64 + 1, 0);
-  high[bit / 64] |= std::uint64_t{1} << (bit % 64);
+  take_high_block(slot, bit / 64)[bit / 64] |= std::uint64_t{1} << (bit % 64);
 }
 
-bool FpgaAggregator::has_sender(const Slot& slot, std::uint64_t key, int site) const {
+// The slot's block, taken (zeroed) if it has none, with room for word `word`.
+std::uint64_t* FpgaAggregator::take_high_block(Slot& slot, std::size_t word) {
+  if (word >= high_stride_) widen_high_blocks(word + 1);
+  if (slot.high == 0) {
+    if (free_high_blocks_.empty()) {
+      high_words_.resize(high_words_.size() + high_stride_, 0);
+      slot.high = static_cast<std::uint32_t>(high_words_.size() / high_stride_);
+    } else {
+      slot.high = free_high_blocks_.back();
+      free_high_blocks_.pop_back();
+      std::fill_n(high_words_.begin() + (slot.high - 1) * high_stride_, high_stride_, 0);
+    }
+  }
+  return &high_words_[(slot.high - 1) * high_stride_];
+}
+
+void FpgaAggregator::widen_high_blocks(std::size_t stride) {
+  const std::size_t blocks = high_stride_ == 0 ? 0 : high_words_.size() / high_stride_;
+  std::vector<std::uint64_t> wider(blocks * stride, 0);
+  for (std::size_t b = 0; b < blocks; ++b)
+    std::copy_n(high_words_.begin() + b * high_stride_, high_stride_, wider.begin() + b * stride);
+  high_words_.swap(wider);
+  high_stride_ = stride;
+}
+
+bool FpgaAggregator::has_sender(const Slot& slot, int site) const {
   if (site < 0) return false;
   if (site < kInlineSenderSites)
     return has_bit(slot.senders.data(), slot.senders.size(), static_cast<std::size_t>(site));
-  const auto high = high_senders_.find(key);
-  return high != high_senders_.end() &&
-         has_bit(high->second.data(), high->second.size(),
-                 static_cast<std::size_t>(site - kInlineSenderSites));
+  const std::uint64_t* high = high_block(slot);
+  return high != nullptr &&
+         has_bit(high, high_stride_, static_cast<std::size_t>(site - kInlineSenderSites));
 }
 
-void FpgaAggregator::take_senders(const Slot& slot, std::uint64_t key,
-                                  std::vector<std::uint64_t>* bits) {
+void FpgaAggregator::take_senders(Slot& slot, std::vector<std::uint64_t>* bits) {
   if (bits != nullptr) bits->assign(slot.senders.begin(), slot.senders.end());
-  if (high_senders_.empty()) return;
-  const auto high = high_senders_.find(key);
-  if (high == high_senders_.end()) return;
-  if (bits != nullptr) bits->insert(bits->end(), high->second.begin(), high->second.end());
-  high_senders_.erase(high);
+  const std::uint64_t* high = high_block(slot);
+  if (high == nullptr) return;
+  if (bits != nullptr) bits->insert(bits->end(), high, high + high_stride_);
+  free_high_blocks_.push_back(slot.high);
+  slot.high = 0;
 }
 
 // Invariant data: exactly one contribution from every other member. A contribution
 // repeated or from no site sets no new sender bit.
-void FpgaAggregator::check_senders(const Slot& slot, std::uint64_t key, int group_size) {
+void FpgaAggregator::check_senders(const Slot& slot, int group_size) {
   int senders = 0;
   for (std::uint64_t word : slot.senders) senders += __builtin_popcountll(word);
-  const auto high = high_senders_.empty() ? high_senders_.end() : high_senders_.find(key);
-  if (high != high_senders_.end())
-    for (std::uint64_t word : high->second) senders += __builtin_popcountll(word);
+  if (const std::uint64_t* high = high_block(slot))
+    for (std::size_t w = 0; w < high_stride_; ++w) senders += __builtin_popcountll(high[w]);
   if (senders != slot.received || slot.received != group_size - 1) ++bad_reductions_;
 }
 
@@ -295,8 +319,7 @@ void FpgaAggregator::finish_tree_sum(const Slot& slot, std::uint64_t key, ChunkE
   const auto summed = tree_contributions_.find(key);
   const int contributions = summed->second;
   tree_contributions_.erase(summed);
-  int senders = 0;
-  for (std::uint64_t word : slot.senders) senders += __builtin_popcountll(word);
+  const int senders = senders_below_256(slot);
   const bool root = role.parent_site < 0;
   if (senders != slot.received || slot.received != role.inputs() ||
       contributions != role.subtree_members || (root && contributions != sum.group_size))
@@ -311,12 +334,23 @@ void FpgaAggregator::finish_tree_sum(const Slot& slot, std::uint64_t key, ChunkE
   sum.retransmission = false;
 }
 
+// A tree slot's senders as the check has always counted them: those of sites below 256
+// (the slot's inline senders when it held 256 sites), so a run's bad_reductions stay as
+// they were.
+int FpgaAggregator::senders_below_256(const Slot& slot) const {
+  static_assert(kInlineSenderSites == 192, "sites 192-255 are the first high word");
+  int senders = 0;
+  for (std::uint64_t word : slot.senders) senders += __builtin_popcountll(word);
+  const std::uint64_t* high = high_block(slot);
+  return senders + (high != nullptr ? __builtin_popcountll(high[0]) : 0);
+}
+
 void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced) {
   const sc_time now = EventCalendar::now();
   const auto key = key_of(chunk_of(reduced));
   // Only credits need the senders once the slot is freed.
   Slot& slot = *slots_.find(key);
-  take_senders(slot, key, return_credits_ ? &senders_ : nullptr);
+  take_senders(slot, return_credits_ ? &senders_ : nullptr);
   slot.sum.reset();  // the result is the reduced chunk's now
   slots_.erase(key);
   const bool leak = test_hook_ == TestHook::kLeakSlot && !leaked_once_;

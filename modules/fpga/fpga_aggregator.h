@@ -132,13 +132,15 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
 
  private:
   // A slot and its key fill one cache line (SlotTable), read by every contribution: the
-  // senders of sites below kInlineSenderSites are bits in it, those of sites beyond (rare)
-  // are in `high_senders_`.
-  static constexpr int kInlineSenderSites = 256;
+  // senders of sites below kInlineSenderSites are bits in it, those of sites beyond in a
+  // block of `high_words_` that the slot names (`high`, block + 1; 0: none), taken at its
+  // first such sender and returned when the slot is freed (no allocation per slot).
+  static constexpr int kInlineSenderSites = 192;
   struct Slot {
     int received = 0;
     int expected = 0;
     std::array<std::uint64_t, kInlineSenderSites / 64> senders{};  // bit s % 64 of word s / 64
+    std::uint32_t high = 0;
     std::shared_ptr<std::vector<float>> sum;
   };
   static_assert(sizeof(Slot) + sizeof(std::uint64_t) == 64, "a slot with its key is a line");
@@ -166,15 +168,23 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   Slot& slot_for(const ChunkExtension& chunk);
   Slot& fresh_slot(std::uint64_t key);
   sc_core::sc_time service_time(std::uint64_t payload_bytes);
-  void mark_sender(Slot& slot, std::uint64_t key, int site);
-  bool has_sender(const Slot& slot, std::uint64_t key, int site) const;
+  void mark_sender(Slot& slot, int site);
+  bool has_sender(const Slot& slot, int site) const;
   // Every sender's bit (site s: bit s % 64 of word s / 64) into `*bits` if given, and the
-  // slot's senders beyond the inline ones forgotten.
-  void take_senders(const Slot& slot, std::uint64_t key, std::vector<std::uint64_t>* bits);
-  void check_senders(const Slot& slot, std::uint64_t key, int group_size);
+  // slot's block of senders beyond the inline ones returned.
+  void take_senders(Slot& slot, std::vector<std::uint64_t>* bits);
+  void check_senders(const Slot& slot, int group_size);
+  // The slot's senders beyond the inline ones: high_stride_ words from `high_block(slot)`
+  // (bit s - kInlineSenderSites), or none.
+  const std::uint64_t* high_block(const Slot& slot) const {
+    return slot.high == 0 ? nullptr : &high_words_[(slot.high - 1) * high_stride_];
+  }
+  std::uint64_t* take_high_block(Slot& slot, std::size_t word);
+  void widen_high_blocks(std::size_t stride);
   void on_reduced(tlm::tlm_generic_payload& trans);
   const ReductionRole& role_of(const ChunkExtension& chunk) const;
   void finish_tree_sum(const Slot& slot, std::uint64_t key, ChunkExtension& sum);
+  int senders_below_256(const Slot& slot) const;
   // The pipeline output FIFO's callback: a direct call, 8 bytes.
   struct OutputHandler {
     FpgaAggregator* fpga;
@@ -211,8 +221,11 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   FpgaAggregatorConfig config_;
   BufferMemory buffer_;
   SlotTable<Slot> slots_;
-  // Slot key -> the senders of sites from kInlineSenderSites on (bit s - kInlineSenderSites).
-  std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> high_senders_;
+  // Blocks of high_stride_ words, one per slot with a sender from kInlineSenderSites on;
+  // the stride grows (the blocks copied) with the highest such sender seen.
+  std::vector<std::uint64_t> high_words_;
+  std::size_t high_stride_ = 0;
+  std::vector<std::uint32_t> free_high_blocks_;  // block + 1
   StallQueue stalled_;
   std::vector<std::uint64_t> newly_held_;       // admit_stalled's scratch
   std::vector<StallQueue::Stalled> same_slot_;  // admit_stalled's scratch
