@@ -67,15 +67,21 @@ void GroupRoundProgram::send_ready(int dst, int tree_id, bool reply, bool repeat
 
 bool GroupRoundProgram::heard_from(int step, int site) const {
   const auto it = ready_.find(step);
-  return it != ready_.end() &&
-         std::find(it->second.from.begin(), it->second.from.end(), site) != it->second.from.end();
+  return it != ready_.end() && it->second.has(site);
+}
+
+void GroupRoundProgram::ReadyState::add(int site) {
+  const auto s = static_cast<std::size_t>(site);
+  if (s / 64 >= from.size()) from.resize(s / 64 + 1, 0);
+  from[s / 64] |= std::uint64_t{1} << (s % 64);
+  ++count;
 }
 
 // Once every member's ready message is in: start at last ready + start_delay, a time every
 // member computes alike and has reached once all messages could have arrived.
 void GroupRoundProgram::await_ready(std::uint64_t now_ps, Actions& out) {
   auto& ready = ready_[step_];
-  if (ready.from.size() < receivers_.size()) {
+  if (ready.count < receivers_.size()) {
     out.wait.kind = Wait::Kind::kAwait;
     out.wait.retry_at_ps = retry_at();
     return;
@@ -107,9 +113,9 @@ void GroupRoundProgram::forget_ready(int step) {
 void GroupRoundProgram::on_ready(int src, int step, std::uint64_t stamp_ps, bool reply,
                                  Actions& out) {
   auto& ready = ready_[step];
-  const bool known = std::find(ready.from.begin(), ready.from.end(), src) != ready.from.end();
-  if (!known) {
-    ready.from.push_back(src);
+  const bool known = ready.has(src);
+  if (!known && src >= 0) {
+    ready.add(src);
     ready.latest_ps = std::max(ready.latest_ps, stamp_ps);
     ++counters_.progress;
   }

@@ -61,10 +61,18 @@ class GroupRoundProgram : public CollectiveProgram {
 
  private:
   enum class Aligning { kReady, kUntilStart, kStarted };
+  // Members whose ready message arrived: a bit per site (site s: bit s % 64 of word
+  // s / 64), so that each of a large group's messages is heard in O(1).
   struct ReadyState {
-    std::vector<int> from;        // members whose ready message arrived
+    std::vector<std::uint64_t> from;
+    std::size_t count = 0;        // bits set in `from`
     std::uint64_t latest_ps = 0;  // latest ready stamp among them
-    bool started = false;         // this site has passed the agreed start
+    bool has(int site) const {
+      const auto s = static_cast<std::size_t>(site);
+      return site >= 0 && s / 64 < from.size() && (from[s / 64] >> (s % 64) & 1u) != 0;
+    }
+    void add(int site);    // precondition: site >= 0, not has(site)
+    bool started = false;  // this site has passed the agreed start
   };
   void await_ready(std::uint64_t now_ps, Actions& out);
   void resend_ready(std::uint64_t now_ps, Actions& out);
