@@ -55,8 +55,10 @@ const ChunkSink& MulticastSwitch::remember_unicast_sink(int dst_site) {
 }
 
 void MulticastSwitch::clear_multicast_group(int tree_id) {
-  if (tree_id >= 0 && static_cast<std::size_t>(tree_id) < tree_lists_.size())
+  if (tree_id >= 0 && static_cast<std::size_t>(tree_id) < tree_lists_.size()) {
     tree_lists_[tree_id] = 0;
+    mark_default(static_cast<std::size_t>(tree_id), false);
+  }
   wide_lists_.erase(tree_id);
 }
 
@@ -77,11 +79,28 @@ void MulticastSwitch::set_multicast_group(int tree_id, const std::vector<int>& p
   }
   // During the run (rerouting) the ports are bound: a list is checked before it is kept.
   if (ports_bound_ && missing_port(ports) >= 0) throw_missing_port(tree_id, missing_port(ports));
-  if (static_cast<std::size_t>(tree_id) >= tree_lists_.size()) tree_lists_.resize(tree_id + 1, 0);
+  if (static_cast<std::size_t>(tree_id) >= tree_lists_.size()) {
+    tree_lists_.resize(tree_id + 1, 0);
+    default_trees_.resize((tree_lists_.size() + 63) / 64, 0);
+    default_words_ = default_trees_.data();
+  }
   const std::uint32_t list = list_index(ports);
   wide_lists_.erase(tree_id);
   if (list >= kWideList) wide_lists_[tree_id] = list;
   tree_lists_[tree_id] = static_cast<std::uint16_t>(std::min<std::uint32_t>(list, kWideList));
+  mark_default(static_cast<std::size_t>(tree_id), default_list_ != 0 && list == default_list_);
+}
+
+// The list most trees leave on (the first such if several), and its trees marked.
+void MulticastSwitch::choose_default_list() {
+  std::vector<std::uint32_t> trees_on(lists_.size(), 0);
+  for (std::uint16_t list : tree_lists_)
+    if (list != 0 && list != kWideList) ++trees_on[list];
+  default_list_ = 0;
+  for (std::uint32_t list = 1; list < trees_on.size(); ++list)
+    if (trees_on[list] > trees_on[default_list_]) default_list_ = list;
+  for (std::size_t tree = 0; tree < tree_lists_.size(); ++tree)
+    mark_default(tree, default_list_ != 0 && tree_lists_[tree] == default_list_);
 }
 
 // The index of `ports` in lists_, added if new. The order is the list's: a chunk leaves
@@ -164,6 +183,7 @@ void MulticastSwitch::start_of_simulation() {
     const std::uint32_t list = list_of(tree);
     if (list != 0 && routes_[list].count == 0) throw_missing_port(tree, missing_port(lists_[list]));
   }
+  choose_default_list();
   ports_bound_ = true;
 }
 
@@ -192,7 +212,7 @@ void MulticastSwitch::forward(tlm::tlm_generic_payload& trans) {
   }
   // By index, not by reference: a send may reroute, which can add routes (a route once
   // made never changes).
-  const std::uint32_t list = list_of(chunk.tree_id);
+  const std::uint32_t list = multicast_list(chunk.tree_id);
   const std::uint32_t count = routes_[list].count;
   if (count == 0) {  // this site left the tree when it was rerouted: dropped
     ++unroutable_;

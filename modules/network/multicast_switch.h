@@ -104,6 +104,19 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
     const std::uint16_t list = tree_lists_[static_cast<std::size_t>(tree_id)];
     return list != kWideList ? list : wide_lists_.at(tree_id);
   }
+  // The list tree `tree_id` leaves on, its bit in the default set read first.
+  std::uint32_t multicast_list(int tree_id) const {
+    const auto tree = static_cast<std::size_t>(tree_id);  // negative: out of range
+    if (tree < tree_lists_.size() && (default_words_[tree / 64] >> (tree % 64) & 1u) != 0)
+      return default_list_;
+    return list_of(tree_id);
+  }
+  void mark_default(std::size_t tree, bool on_default) {
+    const std::uint64_t bit = std::uint64_t{1} << (tree % 64);
+    default_trees_[tree / 64] =
+        on_default ? default_trees_[tree / 64] | bit : default_trees_[tree / 64] & ~bit;
+  }
+  void choose_default_list();
   std::uint32_t list_index(const std::vector<int>& ports);
   void resolve_route(std::uint32_t list);
   int missing_port(const std::vector<int>& ports) const;  // -1: every port exists
@@ -113,16 +126,26 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   // forward reads the first line, which holds the sinks of the last two destinations
   // forwarded to (a ring's switch sees two: its own site and the successor), and the
   // destination's port in unicast_ and its sink in egress_ only for another; a multicast one the
-  // first two lines, its tree's entry and its route.
+  // first two lines, then its tree's bit in the default set and, for a tree not on the
+  // default list, its entry; then its route. A switch's trees mostly leave on one list (a
+  // site's own port, at every leaf of a tree and at a fabric's site), the default one
+  // (chosen at the start of the simulation: the list most trees use): the set is a bit per
+  // tree, 16 times smaller than the entries, and the default list's route stays cached.
   alignas(64) sc_core::sc_time latency_;
   std::uint64_t forwarded_ = 0;
   static constexpr int kNoSite = std::numeric_limits<int>::min();
   std::array<int, 2> recent_dst_{kNoSite, kNoSite};
   std::array<ChunkSink, 2> recent_sink_{};
-  std::uint32_t recent_next_ = 0;  // the entry a new destination replaces
+  std::uint32_t recent_next_ = 0;   // the entry a new destination replaces
+  std::uint32_t default_list_ = 0;  // 0: none (before the start)
   alignas(64) std::vector<std::uint16_t> tree_lists_;
   std::vector<Route> routes_{Route{}};  // per list; [0]: no list
-  std::uint64_t replicated_ = 0, unroutable_ = 0;
+  std::uint64_t replicated_ = 0;
+  // default_trees_'s words: bit t % 64 of word t / 64 set while tree t's list is the
+  // default one (a word per 64 entries of tree_lists_).
+  const std::uint64_t* default_words_ = nullptr;
+  std::vector<std::uint64_t> default_trees_;
+  std::uint64_t unroutable_ = 0;
   std::vector<ChunkSink> spilled_sinks_;
   std::vector<ChunkSink> egress_;  // per port of `out`: what it is bound to
   std::vector<int> unicast_;       // destination site -> egress port, -1: no route

@@ -386,6 +386,42 @@ TEST(MulticastSwitch, TreesReroutedDuringTheRunApplyToTheNextChunk) {
   EXPECT_EQ(bench.sw.replicated(), 1u + 4u);
 }
 
+// Most trees on one list (the switch's default one, read from a bit per tree) and one
+// tree on another, rerouted during the run: a default tree to another list, the other tree
+// to the default list, a default tree cleared and a tree new to the switch on the default
+// list; the trees not rerouted keep theirs.
+struct DefaultListRerouter : sc_core::sc_module {
+  MulticastSwitch& sw;
+  SC_HAS_PROCESS(DefaultListRerouter);
+  DefaultListRerouter(sc_core::sc_module_name n, MulticastSwitch& s) : sc_module(n), sw(s) {
+    SC_THREAD(run);
+  }
+  void run() {
+    wait(ps_time(15 * kUs));
+    sw.set_multicast_group(5, {0});
+    sw.set_multicast_group(70, {2});
+    sw.clear_multicast_group(65);
+    sw.set_multicast_group(130, {2});
+  }
+};
+
+TEST(MulticastSwitch, TreesOnTheDefaultListAndOffItAreReroutedAlike) {
+  Bench bench(0);
+  for (int tree = 0; tree < 70; ++tree) bench.sw.set_multicast_group(tree, {2});
+  bench.sw.set_multicast_group(70, {0, 1});
+  DefaultListRerouter rerouter("rerouter", bench.sw);
+  bench.a.posts = {{10 * kUs, multicast(5, 0)},  {10 * kUs, multicast(70, 1)},
+                   {20 * kUs, multicast(5, 2)},  {20 * kUs, multicast(70, 3)},
+                   {20 * kUs, multicast(65, 4)}, {20 * kUs, multicast(130, 5)},
+                   {20 * kUs, multicast(6, 6)}};
+  sc_core::sc_start();
+  const std::vector<std::vector<std::uint32_t>> expected = {{1, 2}, {1}, {0, 3, 5, 6}};
+  EXPECT_EQ(bench.chunks_by_port(), expected);
+  EXPECT_EQ(bench.sw.unroutable(), 1u);  // chunk 4: its tree was cleared
+  EXPECT_EQ(bench.sw.replicated(), 1u);
+  EXPECT_EQ(bench.sw.multicast_ports(70), (std::vector<int>{2}));
+}
+
 // During the run (rerouting after a failure) a list naming a port the switch lacks is
 // refused before anything changes: the tree keeps its list for the next chunk. The call
 // is made between two sc_start calls, outside any process.
