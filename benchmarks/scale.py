@@ -4,6 +4,7 @@
 
     scale.py --build BUILD [--sizes 9,27,81,243,1000] [--out benchmarks/scale_numbers.json]
              [--ring-rate-only]    # the ring-rate rows alone (the other rows kept as they are)
+             [--a2a-rate-only]     # the all-to-all's rate against the kernel alone (likewise)
              [--families ring,rotating-3]    # those families' runs only (the others kept)
     scale.py --build BUILD --schedule-only [--schedule-sizes 243,1000]   # those rows only
     scale.py --table [--numbers benchmarks/scale_numbers.json]    # the Markdown table
@@ -15,7 +16,9 @@ and its peak RSS. Per size, the ring without the reference: its WAN chunk-hops p
 simulation CPU-second and that rate as a share of the bare SystemC kernel's event rate
 (`aggnet_bench kernel`, taken in turns with it, the least CPU of `--repeats` runs each, as
 benchmarks/run.sh does). `aggnet schedule` (user + system CPU, /usr/bin/time) at the sizes
-of `--schedule-sizes`. The numbers file keeps every measured value;
+of `--schedule-sizes`. The 9-site all-to-all without the reference, its WAN chunk-hops per
+simulation CPU-second against the kernel's rate the same way (the issue's "all-to-all at or
+above 30 %"), at a gradient of about 0.4 CPU-s of simulation. The numbers file keeps every measured value;
 tests/workflow/test_docs_scale.py checks that docs/performance.md shows its table.
 """
 import argparse
@@ -41,6 +44,11 @@ RING_RATE_STEPS = {9: 256, 27: 64, 81: 16, 243: 4, 1000: 1}
 # size's ring segments are one 256 KiB chunk, as at 1,000 sites with 256 MiB: the same work
 # per hop at every size. Steps for about a million hops (2 (n - 1) n per step).
 SEGMENT_KIB = 256
+
+
+# The all-to-all's hop rate against the kernel's: sizes measured and their gradient (a
+# one-step 9-site all-to-all at 256 MiB is 0.002 CPU-s; at 64 GiB about 0.4).
+A2A_RATE_GRADIENT = {9: "64GiB"}
 
 
 def scaled_ring_args(n):
@@ -90,6 +98,16 @@ def measure_schedule(args):
                 f.write("\n")
 
 
+def measure_a2a_rate(bench, platform, n, numbers, repeats):
+    gradient = A2A_RATE_GRADIENT[n]
+    kernel, run = least_in_turns(bench, [platform, "all-to-all", gradient, BUFFER, "1"], repeats)
+    numbers.setdefault("a2a_rate", {})[str(n)] = {
+        "gradient": gradient, "steps": 1, "hops": run["hops"], "sim_cpu_s": run["sim_cpu_s"],
+        "hops_per_cpu_s": run["hops_per_cpu_s"],
+        "kernel_events_per_cpu_s": kernel["events_per_cpu_s"]}
+    print(n, "all-to-all rate", numbers["a2a_rate"][str(n)], flush=True)
+
+
 def measure(args):
     bench = bench_path(args.build)
     aggnet = os.path.join(args.build, "apps", "aggnet")
@@ -100,7 +118,14 @@ def measure(args):
             numbers = json.load(f)
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.sizes:
+            if args.a2a_rate_only and n not in A2A_RATE_GRADIENT:
+                continue
             platform = synthetic(n, tmp)
+            if n in A2A_RATE_GRADIENT and not args.ring_rate_only:
+                measure_a2a_rate(bench, platform, n, numbers, args.repeats)
+            if args.a2a_rate_only:
+                write_numbers(args.out, numbers)
+                continue
             if not args.ring_rate_only and args.families == list(FAMILIES):
                 numbers["families"].pop(str(n), None)
             for family in () if args.ring_rate_only else args.families:
@@ -129,9 +154,13 @@ def measure(args):
             if n in args.schedule_sizes and not args.ring_rate_only:
                 numbers["schedule"][str(n)] = schedule_cpu(aggnet, platform)
                 print(n, "schedule", numbers["schedule"][str(n)], flush=True)
-            with open(args.out, "w") as f:
-                json.dump(numbers, f, indent=1, sort_keys=True)
-                f.write("\n")
+            write_numbers(args.out, numbers)
+
+
+def write_numbers(path, numbers):
+    with open(path, "w") as f:
+        json.dump(numbers, f, indent=1, sort_keys=True)
+        f.write("\n")
 
 
 def table(numbers):
@@ -156,6 +185,17 @@ def table(numbers):
         out += ["", f"The issue's measure, G scaled with the sites (n x {SEGMENT_KIB} KiB: every "
                 "segment one chunk, as at 1,000 sites with 256 MiB):", ""]
         out += rate_rows(numbers["ring_rate_scaled"], "G, steps")
+    if numbers.get("a2a_rate"):
+        out += ["", "The all-to-all without the reference, one step, against the kernel's rate "
+                "measured in turns with it:", "",
+                "| sites | G | chunk-hops | sim CPU s | chunk-hops/CPU-s | kernel events/CPU-s | "
+                "% of kernel |", "|---|---|---|---|---|---|---|"]
+        for n in sorted(numbers["a2a_rate"], key=int):
+            r = numbers["a2a_rate"][n]
+            out.append(f"| {int(n):,} | {r['gradient']} | {r['hops']:,} | {r['sim_cpu_s']:.3f} | "
+                       f"{r['hops_per_cpu_s'] / 1e6:.2f} M | "
+                       f"{r['kernel_events_per_cpu_s'] / 1e6:.1f} M | "
+                       f"{100 * r['hops_per_cpu_s'] / r['kernel_events_per_cpu_s']:.1f} % |")
     if numbers["schedule"]:
         out += ["", "| `aggnet schedule` | CPU s | peak RSS MiB |", "|---|---|---|"]
         for n in sorted(numbers["schedule"], key=int):
@@ -196,6 +236,9 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--ring-rate-only", action="store_true",
                     help="measure the ring-rate rows alone; the other rows stay as measured")
+    ap.add_argument("--a2a-rate-only", action="store_true",
+                    help="measure the all-to-all's rate against the kernel alone; the other rows "
+                    "stay as measured")
     ap.add_argument("--families", default=",".join(FAMILIES),
                     help="measure these families' runs; the others stay as measured")
     ap.add_argument("--out", default=NUMBERS)
