@@ -141,6 +141,30 @@ double consensus_error(const Eigen::MatrixXd& product) {
                                 Eigen::MatrixXd::Constant(n, n, 1.0 / static_cast<double>(n)));
 }
 
+namespace {
+// Whether every group of `r` has at most two sites; `pairs`: how many have two.
+bool pairs_only(const Round& r, int& pairs) {
+  pairs = 0;
+  for (const auto& g : r.groups) {
+    if (g.sites.size() > 2) return false;
+    pairs += g.sites.size() == 2 ? 1 : 0;
+  }
+  return true;
+}
+
+// Two rounds of pairs joining every site (n >= 3) join them in one line: a cycle when both
+// match every site, else a path (its ends the sites one round leaves out). The pair's
+// error is then that of the cycle, cos(2 pi / n), or of the path, cos(pi / n): an average
+// over a pair per edge, alternating, mixes as a walk along the line.
+std::optional<double> line_pair_error(const Round& a, const Round& b, int n) {
+  int pairs_a = 0, pairs_b = 0;
+  if (n < 3 || !pairs_only(a, pairs_a) || !pairs_only(b, pairs_b)) return std::nullopt;
+  const bool cycle = 2 * pairs_a == n && 2 * pairs_b == n;
+  const double pi = std::acos(-1.0);
+  return std::cos((cycle ? 2.0 : 1.0) * pi / static_cast<double>(n));
+}
+}  // namespace
+
 double pair_consensus_error(const Round& a, const Round& b, int n) {
   check_sites(a, n);
   check_sites(b, n);
@@ -165,6 +189,7 @@ double pair_consensus_error(const Round& a, const Round& b, int n) {
   Schedule pair;
   pair.rounds = {a, b};
   if (!joins_all_sites(pair, n)) return 1.0;
+  if (const auto line = line_pair_error(a, b, n)) return *line;
   Eigen::MatrixXd c =
       Eigen::MatrixXd::Zero(static_cast<long>(size_b.size()), static_cast<long>(size_a.size()));
   for (int i = 0; i < n; ++i) c(in_b[i], in_a[i]) += 1.0;  // |b_i intersect a_j|
@@ -181,6 +206,7 @@ double pair_consensus_error_lower_bound(const Round& a, const Round& b, int n, i
   Schedule pair;
   pair.rounds = {a, b};
   if (!joins_all_sites(pair, n)) return 1.0;
+  if (const auto line = line_pair_error(a, b, n)) return *line;
   std::vector<int> in_a, in_b;
   std::vector<double> root_a, root_b;  // sqrt of the group sizes
   auto groups_of = [n](const Round& r, std::vector<int>& of, std::vector<double>& root) {
