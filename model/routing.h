@@ -50,6 +50,19 @@ class Routing {
       v = u;
     }
   }
+  /// Calls f(link, u, v) for every hop u -> v of the routed path src -> d, from d back
+  /// towards src, while f returns true (no hop if src == d or d is unreachable); `link`
+  /// is link_index(u, v). Walks src's routing tree: one line per step, no n x n lookups.
+  template <class F>
+  void walk_back(int src, int d, F f) const {
+    const auto& nodes = tree_nodes_[static_cast<std::size_t>(src)];
+    for (std::uint32_t x = tree_rank_[static_cast<std::size_t>(src)][static_cast<std::size_t>(d)];
+         x != 0 && x != kNoRank;) {
+      const TreeNode& node = nodes[x];
+      if (!f(node.link, nodes[node.parent].site, node.site)) return;
+      x = node.parent;
+    }
+  }
   /// Multicast tree from `src` to `receivers`: the union of the shortest paths, as
   /// directed hops (u, v). Each hop appears once however many receivers lie behind it.
   std::vector<std::pair<int, int>> multicast_tree(int src,
