@@ -91,6 +91,8 @@ class Routing {
     int site, link;        // the site of this rank, link_index of the hop to it
   };
   std::vector<std::vector<TreeNode>> tree_nodes_;  // [s][r]: rank r (one line for a walk's step)
+  // [s][r]: rank r's parent alone, as in tree_nodes_: a climb reads 16 to a line, not 5.
+  std::vector<std::vector<std::uint32_t>> tree_parent_;
   static constexpr std::uint32_t kNoRank = ~std::uint32_t{0};
   std::vector<int> link_of_;  // [u * n + v]: link index or -1
   static constexpr std::uint64_t kUnreachable = ~std::uint64_t{0};
