@@ -101,6 +101,7 @@ Routing::Routing(const Platform& platform, const std::vector<std::uint64_t>& lin
   first_.assign(n_, {});
   tree_rank_.assign(n_, {});
   tree_nodes_.assign(n_, {});
+  tree_parent_.assign(n_, {});
   const auto index = boost::get(boost::vertex_index, g);
   const Combine combine;
   for (int s = 0; s < n_; ++s) {
@@ -142,6 +143,9 @@ void Routing::tree_order_from(int s) {
     const int u = pred_[s][order[i]];
     nodes[i] = TreeNode{rank[u], order[i], link_index(u, order[i])};
   }
+  auto& parent = tree_parent_[s];
+  parent.resize(nodes.size());
+  for (std::size_t i = 0; i < nodes.size(); ++i) parent[i] = nodes[i].parent;
 }
 
 // dist_ps_[s][v]: the delay along s's predecessor tree (parents first, by hop count), the
@@ -206,6 +210,7 @@ std::vector<std::pair<int, int>> Routing::multicast_tree(int src, const std::vec
   // in order, are the hops parents first. No sort, and the marks are n bits.
   const auto& rank = tree_rank_[src];
   const auto& nodes = tree_nodes_[src];
+  const auto& parent = tree_parent_[src];
   thread_local std::vector<std::uint64_t> on_tree;
   on_tree.assign((nodes.size() + 63) / 64, 0);
   const auto mark = [&](std::uint32_t r) {  // whether r was marked before
@@ -223,7 +228,7 @@ std::vector<std::pair<int, int>> Routing::multicast_tree(int src, const std::vec
     if (from == kNoRank) {
       throw std::invalid_argument("Routing::multicast_tree: receiver unreachable");
     }
-    for (std::uint32_t x = from; !mark(x); x = nodes[x].parent) ++count;
+    for (std::uint32_t x = from; !mark(x); x = parent[x]) ++count;
   }
   std::vector<std::pair<int, int>> hops;
   hops.reserve(count);

@@ -50,6 +50,19 @@ class Routing {
       v = u;
     }
   }
+  /// Calls f(link, u, v) for every hop u -> v of the routed path src -> d, from d back
+  /// towards src, while f returns true (no hop if src == d or d is unreachable); `link`
+  /// is link_index(u, v). Walks src's routing tree: one line per step, no n x n lookups.
+  template <class F>
+  void walk_back(int src, int d, F f) const {
+    const auto& nodes = tree_nodes_[static_cast<std::size_t>(src)];
+    for (std::uint32_t x = tree_rank_[static_cast<std::size_t>(src)][static_cast<std::size_t>(d)];
+         x != 0 && x != kNoRank;) {
+      const TreeNode& node = nodes[x];
+      if (!f(node.link, nodes[node.parent].site, node.site)) return;
+      x = node.parent;
+    }
+  }
   /// Multicast tree from `src` to `receivers`: the union of the shortest paths, as
   /// directed hops (u, v). Each hop appears once however many receivers lie behind it.
   std::vector<std::pair<int, int>> multicast_tree(int src,
@@ -78,6 +91,8 @@ class Routing {
     int site, link;        // the site of this rank, link_index of the hop to it
   };
   std::vector<std::vector<TreeNode>> tree_nodes_;  // [s][r]: rank r (one line for a walk's step)
+  // [s][r]: rank r's parent alone, as in tree_nodes_: a climb reads 16 to a line, not 5.
+  std::vector<std::vector<std::uint32_t>> tree_parent_;
   static constexpr std::uint32_t kNoRank = ~std::uint32_t{0};
   std::vector<int> link_of_;  // [u * n + v]: link index or -1
   static constexpr std::uint64_t kUnreachable = ~std::uint64_t{0};

@@ -79,35 +79,36 @@ std::vector<Round> round_robin_pairs(int n) {
   return rounds;
 }
 
-// A group of `size` from the available sites `avail` (ascending): the one with the most
-// unmet pairs, then one at a time the site that meets most of the group for the first time
-// (ties: most unmet, then the lowest index). Each site's count of group members not yet met
-// grows as members join: O(n) per member instead of O(n k).
+// The sites a round's groups are still taken from, ascending, each with its key: how
+// many of the group being formed it has not met (the high half), then its unmet pairs.
+struct Available {
+  std::vector<int> site;
+  std::vector<std::int64_t> key;
+};
+
+// A group of `size` from the available sites: the one with the most unmet pairs, then one
+// at a time the site that meets most of the group for the first time (ties: most unmet,
+// then the lowest index), the greatest key first. Each key grows as members join: O(n)
+// per member instead of O(n k).
 Group greedy_group(int size, const std::vector<std::vector<char>>& met,
-                   const std::vector<int>& unmet, std::vector<int>& avail,
-                   std::vector<int>& score) {
+                   const std::vector<int>& unmet, Available& avail) {
   Group g;
-  auto take = [&](std::size_t at) {
-    const int s = avail[at];
-    avail.erase(avail.begin() + static_cast<long>(at));
+  std::vector<int>& site = avail.site;
+  std::vector<std::int64_t>& key = avail.key;
+  for (std::size_t i = 0; i < site.size(); ++i) key[i] = unmet[site[i]];
+  while (static_cast<int>(g.sites.size()) < size) {
+    std::int64_t most = key[0];
+    for (const std::int64_t k : key) most = std::max(most, k);
+    const auto at = std::find(key.begin(), key.end(), most) - key.begin();
+    const int s = site[at];
+    site.erase(site.begin() + at);
+    key.erase(key.begin() + at);
     g.sites.push_back(s);
     // met is symmetric (greedy_cover marks both orders of a pair): s's row, read in order,
     // instead of a line of every other site's row.
     const std::vector<char>& met_s = met[s];
-    for (int t : avail) score[t] += !met_s[t];
-  };
-  for (int t : avail) score[t] = 0;
-  std::size_t seed = 0;
-  for (std::size_t i = 1; i < avail.size(); ++i)
-    if (unmet[avail[i]] > unmet[avail[seed]]) seed = i;
-  take(seed);
-  while (static_cast<int>(g.sites.size()) < size) {
-    std::size_t best = 0;
-    for (std::size_t i = 1; i < avail.size(); ++i) {
-      const int s = avail[i], b = avail[best];
-      if (score[s] > score[b] || (score[s] == score[b] && unmet[s] > unmet[b])) best = i;
-    }
-    take(best);
+    for (std::size_t i = 0; i < site.size(); ++i)
+      key[i] += static_cast<std::int64_t>(!met_s[site[i]]) << 32;
   }
   std::sort(g.sites.begin(), g.sites.end());
   return g;
@@ -117,7 +118,7 @@ Group greedy_group(int size, const std::vector<std::vector<char>>& met,
 // counted per site as they meet (O(k^2) per group) instead of recounted every round.
 std::vector<Round> greedy_cover(int n, int k) {
   std::vector<std::vector<char>> met(n, std::vector<char>(n, 0));
-  std::vector<int> sat_out(n, 0), unmet(n, n - 1), score(n, 0);
+  std::vector<int> sat_out(n, 0), unmet(n, n - 1);
   long unmet_pairs = static_cast<long>(n) * (n - 1);  // ordered
   std::vector<Round> rounds;
   while (unmet_pairs > 0 && static_cast<int>(rounds.size()) < n * n) {
@@ -132,11 +133,12 @@ std::vector<Round> greedy_cover(int n, int k) {
       }
       ++sat_out[out];
     }
-    std::vector<int> avail;
+    Available avail;
     for (int s = 0; s < n; ++s)
-      if (s != out) avail.push_back(s);
+      if (s != out) avail.site.push_back(s);
+    avail.key.resize(avail.site.size());
     Round round;
-    for (int size : sizes) round.groups.push_back(greedy_group(size, met, unmet, avail, score));
+    for (int size : sizes) round.groups.push_back(greedy_group(size, met, unmet, avail));
     long gained = 0;
     for (const auto& g : round.groups) {
       for (int a : g.sites)

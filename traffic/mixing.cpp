@@ -17,13 +17,52 @@ void check_sites(const Round& round, int n) {
       if (i < 0 || i >= n) throw std::out_of_range("mixing_matrix: site index out of range");
 }
 
-/// sqrt(lambda_max(D^T D)) = ||D||_2; D^T D is symmetric, so only eigenvalues are needed.
-double largest_singular_value(const Eigen::MatrixXd& d) {
-  if (d.size() == 0) return 0.0;
+/// Error matrices kept by rows: a round averages its groups' rows (row i: what site i
+/// holds, as a combination of the sites' start values), so a group's rows are contiguous.
+using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+/// D^T D, its lower triangle.
+template <class Matrix>
+Eigen::MatrixXd gram_lower(const Matrix& d) {
   Eigen::MatrixXd a(d.cols(), d.cols());
   a.triangularView<Eigen::Lower>() = d.transpose() * d;
-  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(a, Eigen::EigenvaluesOnly);
-  return std::sqrt(std::max(0.0, es.eigenvalues().maxCoeff()));
+  return a;
+}
+
+double largest_eigenvalue(const Eigen::MatrixXd& lower) {
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(lower, Eigen::EigenvaluesOnly);
+  return es.eigenvalues().maxCoeff();
+}
+
+/// sqrt(lambda_max(D^T D)) = ||D||_2; D^T D is symmetric, so only eigenvalues are needed.
+template <class Matrix>
+double largest_singular_value(const Matrix& d) {
+  if (d.size() == 0) return 0.0;
+  return std::sqrt(std::max(0.0, largest_eigenvalue(gram_lower(d))));
+}
+
+/// largest_singular_value(d) <= eps, decided by whether s I - D^T D is positive definite
+/// (a Cholesky factorization, n^3 / 3 and blocked, against the eigensolver's 4 n^3 / 3 of
+/// matrix-vector work) at s = eps^2 (1 -+ margin); the eigensolver only within the margin.
+/// The margin, 64 n^2 u, is above the factorization's backward error (|E| <= (n + 1) u
+/// |L| |L^T|, and ||L||^2 = ||A||) and the eigensolver's, so outside it both give the
+/// exact answer: the same.
+bool spectral_norm_within(const RowMatrix& d, double eps) {
+  if (d.size() == 0) return 0.0 <= eps;
+  const Eigen::MatrixXd gram = gram_lower(d);
+  const double n = static_cast<double>(d.cols());
+  const double margin = 64.0 * n * n * std::numeric_limits<double>::epsilon();
+  const auto definite = [&gram](double s) {
+    Eigen::MatrixXd a = -gram;
+    a.diagonal().array() += s;
+    return Eigen::LLT<Eigen::MatrixXd, Eigen::Lower>(a).info() == Eigen::Success;
+  };
+  const double eps2 = eps * eps;
+  if (margin < 1e-3) {
+    if (definite(eps2 * (1 - margin))) return true;
+    if (!definite(eps2 * (1 + margin))) return false;
+  }
+  return std::sqrt(std::max(0.0, largest_eigenvalue(gram))) <= eps;
 }
 
 /// Decides ||D||_2 <= eps, the eigensolver only where the bounds do not: ||D||_2 <= ||D||_F;
@@ -39,7 +78,7 @@ class ErrorTest {
     v_.normalize();
   }
 
-  bool within(const Eigen::MatrixXd& d, double eps) {
+  bool within(const RowMatrix& d, double eps) {
     kept_ = false;
     if (d.norm() <= eps) return true;
     for (int i = 0; i < kPowerSteps; ++i) {
@@ -49,10 +88,10 @@ class ErrorTest {
       if (next.norm() == 0) break;
       v_ = next.normalized();
     }
-    return largest_singular_value(d) <= eps;
+    return spectral_norm_within(d, eps);
   }
 
-  bool after_round(const Round& round, const Eigen::MatrixXd& d, double eps) {
+  bool after_round(const Round& round, const RowMatrix& d, double eps) {
     if (!kept_) {
       row_sq_ = d.rowwise().squaredNorm();
       dv_ = d * v_;
@@ -99,9 +138,22 @@ bool joins_all_sites(const Schedule& schedule, int n) {
   return components <= 1;
 }
 
-Eigen::MatrixXd centering(int n) {
-  return Eigen::MatrixXd::Identity(n, n) -
-         Eigen::MatrixXd::Constant(n, n, 1.0 / static_cast<double>(n));
+RowMatrix centering(int n) {
+  return RowMatrix::Identity(n, n) - RowMatrix::Constant(n, n, 1.0 / static_cast<double>(n));
+}
+
+// W e for the round's mixing matrix W: each group's rows replaced by their mean.
+template <class Matrix>
+void average_rows(const Round& round, Matrix& e) {
+  check_sites(round, static_cast<int>(e.rows()));
+  Eigen::RowVectorXd mean(e.cols());
+  for (const auto& g : round.groups) {
+    if (g.sites.size() < 2) continue;
+    mean.setZero();
+    for (int i : g.sites) mean += e.row(i);
+    mean /= static_cast<double>(g.sites.size());
+    for (int i : g.sites) e.row(i) = mean;
+  }
 }
 
 }  // namespace
@@ -117,21 +169,11 @@ Eigen::MatrixXd mixing_matrix(const Round& round, int n) {
   return w;
 }
 
-void apply_round(const Round& round, Eigen::MatrixXd& e) {
-  check_sites(round, static_cast<int>(e.rows()));
-  Eigen::RowVectorXd mean(e.cols());
-  for (const auto& g : round.groups) {
-    if (g.sites.size() < 2) continue;
-    mean.setZero();
-    for (int i : g.sites) mean += e.row(i);
-    mean /= static_cast<double>(g.sites.size());
-    for (int i : g.sites) e.row(i) = mean;
-  }
-}
+void apply_round(const Round& round, Eigen::MatrixXd& e) { average_rows(round, e); }
 
 Eigen::MatrixXd period_product(const Schedule& schedule, int n) {
-  Eigen::MatrixXd m = Eigen::MatrixXd::Identity(n, n);
-  for (const auto& r : schedule.rounds) apply_round(r, m);
+  RowMatrix m = RowMatrix::Identity(n, n);
+  for (const auto& r : schedule.rounds) average_rows(r, m);
   return m;
 }
 
@@ -140,6 +182,30 @@ double consensus_error(const Eigen::MatrixXd& product) {
   return largest_singular_value(product -
                                 Eigen::MatrixXd::Constant(n, n, 1.0 / static_cast<double>(n)));
 }
+
+namespace {
+// Whether every group of `r` has at most two sites; `pairs`: how many have two.
+bool pairs_only(const Round& r, int& pairs) {
+  pairs = 0;
+  for (const auto& g : r.groups) {
+    if (g.sites.size() > 2) return false;
+    pairs += g.sites.size() == 2 ? 1 : 0;
+  }
+  return true;
+}
+
+// Two rounds of pairs joining every site (n >= 3) join them in one line: a cycle when both
+// match every site, else a path (its ends the sites one round leaves out). The pair's
+// error is then that of the cycle, cos(2 pi / n), or of the path, cos(pi / n): an average
+// over a pair per edge, alternating, mixes as a walk along the line.
+std::optional<double> line_pair_error(const Round& a, const Round& b, int n) {
+  int pairs_a = 0, pairs_b = 0;
+  if (n < 3 || !pairs_only(a, pairs_a) || !pairs_only(b, pairs_b)) return std::nullopt;
+  const bool cycle = 2 * pairs_a == n && 2 * pairs_b == n;
+  const double pi = std::acos(-1.0);
+  return std::cos((cycle ? 2.0 : 1.0) * pi / static_cast<double>(n));
+}
+}  // namespace
 
 double pair_consensus_error(const Round& a, const Round& b, int n) {
   check_sites(a, n);
@@ -165,6 +231,7 @@ double pair_consensus_error(const Round& a, const Round& b, int n) {
   Schedule pair;
   pair.rounds = {a, b};
   if (!joins_all_sites(pair, n)) return 1.0;
+  if (const auto line = line_pair_error(a, b, n)) return *line;
   Eigen::MatrixXd c =
       Eigen::MatrixXd::Zero(static_cast<long>(size_b.size()), static_cast<long>(size_a.size()));
   for (int i = 0; i < n; ++i) c(in_b[i], in_a[i]) += 1.0;  // |b_i intersect a_j|
@@ -181,6 +248,7 @@ double pair_consensus_error_lower_bound(const Round& a, const Round& b, int n, i
   Schedule pair;
   pair.rounds = {a, b};
   if (!joins_all_sites(pair, n)) return 1.0;
+  if (const auto line = line_pair_error(a, b, n)) return *line;
   std::vector<int> in_a, in_b;
   std::vector<double> root_a, root_b;  // sqrt of the group sizes
   auto groups_of = [n](const Round& r, std::vector<int>& of, std::vector<double>& root) {
@@ -253,13 +321,13 @@ MixingStats analyze_mixing(const Schedule& schedule, int n, bool with_rounds_to_
 
 long rounds_to_exact(const Schedule& schedule, int n) {
   for (const auto& r : schedule.rounds) check_sites(r, n);
-  Eigen::MatrixXd e = centering(n);  // W_r ... W_1 - J
+  RowMatrix e = centering(n);  // W_r ... W_1 - J
   ErrorTest test(n);
   const std::size_t p = schedule.rounds.size();
   const long limit = static_cast<long>(p) * 2;  // J, once reached, stays
   for (long r = 1; r <= limit && p > 0; ++r) {
     const Round& round = schedule.rounds[(r - 1) % p];
-    apply_round(round, e);
+    average_rows(round, e);
     if (test.after_round(round, e, 1e-12)) return r;
   }
   return -1;
@@ -364,15 +432,15 @@ namespace {
 // round by round, so galloping, then bisection, finds it with O(log p) tests, not one per
 // round: near the crossing a test needs the eigensolver, and a long period's last rounds
 // can hover just above eps for hundreds of rounds (sequential-2 on 1,000 sites).
-long rounds_until_within(const Schedule& schedule, long r, Eigen::MatrixXd e, ErrorTest& test,
+long rounds_until_within(const Schedule& schedule, long r, RowMatrix e, ErrorTest& test,
                          double eps) {
   const long p = static_cast<long>(schedule.rounds.size());
-  const auto advance = [&](Eigen::MatrixXd& m, long from, long to) {
-    for (long i = from; i < to; ++i) apply_round(schedule.rounds[(r + i) % p], m);
+  const auto advance = [&](RowMatrix& m, long from, long to) {
+    for (long i = from; i < to; ++i) average_rows(schedule.rounds[(r + i) % p], m);
   };
   long lo = 0, hi = p;  // the error after lo rounds is above eps; after hi, within
   for (long step = 1; lo + step < p; step *= 2) {
-    Eigen::MatrixXd m = e;
+    RowMatrix m = e;
     advance(m, lo, lo + step);
     if (test.within(m, eps)) {
       hi = lo + step;
@@ -383,7 +451,7 @@ long rounds_until_within(const Schedule& schedule, long r, Eigen::MatrixXd e, Er
   }
   while (hi - lo > 1) {
     const long mid = lo + (hi - lo) / 2;
-    Eigen::MatrixXd m = e;
+    RowMatrix m = e;
     advance(m, lo, mid);
     if (test.within(m, eps)) {
       hi = mid;
@@ -407,27 +475,27 @@ long rounds_to_eps(const Schedule& schedule, int n, double eps, long exact_limit
   if (const auto pair = rotation_pair(schedule, n))
     return rounds_to_eps(*pair, n, eps, exact_limit);
   // e = W_r ... W_1 - J; applying W gives W e (W J = J), so the error evolves linearly.
-  Eigen::MatrixXd e = centering(n);
+  RowMatrix e = centering(n);
   ErrorTest test(n);
   long r = 0;
   const long limit = std::max(exact_limit, p);
   for (; r < limit || r % p != 0; ++r) {
-    apply_round(schedule.rounds[r % p], e);
+    average_rows(schedule.rounds[r % p], e);
     if (test.after_round(schedule.rounds[r % p], e, eps)) return r + 1;
   }
   // Beyond: binary lifting over whole periods with D = M - J, D^k e = (M^k - J) e.
-  Eigen::MatrixXd d = centering(n);
-  for (const auto& round : schedule.rounds) apply_round(round, d);  // M - J
-  std::vector<Eigen::MatrixXd> pow2 = {d};                          // D^(2^i)
+  RowMatrix d = centering(n);
+  for (const auto& round : schedule.rounds) average_rows(round, d);  // M - J
+  std::vector<RowMatrix> pow2 = {d};                                 // D^(2^i)
   while (true) {
-    const Eigen::MatrixXd next = pow2.back() * e;
+    const RowMatrix next = pow2.back() * e;
     if (next.norm() == 0 || test.within(next, eps)) break;
     if (pow2.size() >= 62) return -1;  // does not converge in practice
     pow2.push_back(pow2.back() * pow2.back());
   }
   long k = 0;
   for (int i = static_cast<int>(pow2.size()) - 1; i >= 0; --i) {
-    Eigen::MatrixXd cand = pow2[i] * e;
+    RowMatrix cand = pow2[i] * e;
     if (!test.within(cand, eps)) {
       e = std::move(cand);
       k += 1L << i;
@@ -444,11 +512,11 @@ bool exceeds_rounds_to_eps(const Schedule& schedule, int n, double eps, long rou
   if (rounds <= 0) return true;
   if (p == 0 || !joins_all_sites(schedule, n)) return true;
   if (p == 2 || rotation_pair(schedule, n)) return rounds_to_eps(schedule, n, eps) > rounds;
-  Eigen::MatrixXd e = centering(n);
+  RowMatrix e = centering(n);
   long stepped = rounds;
   if (rounds > std::max(kSteppedPeriods * p, kSteppedRounds)) {
-    Eigen::MatrixXd d = std::move(e);  // M - J, then its powers: (M - J)^k = M^k - J
-    for (const auto& round : schedule.rounds) apply_round(round, d);
+    RowMatrix d = std::move(e);  // M - J, then its powers: (M - J)^k = M^k - J
+    for (const auto& round : schedule.rounds) average_rows(round, d);
     e = d;
     for (long periods = rounds / p - 1; periods > 0; periods /= 2) {
       if (periods % 2) e = d * e;
@@ -456,7 +524,7 @@ bool exceeds_rounds_to_eps(const Schedule& schedule, int n, double eps, long rou
     }
     stepped = rounds % p;
   }
-  for (long k = 0; k < stepped; ++k) apply_round(schedule.rounds[k % p], e);
+  for (long k = 0; k < stepped; ++k) average_rows(schedule.rounds[k % p], e);
   ErrorTest test(n);
   return !test.within(e, eps);
 }

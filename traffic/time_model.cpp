@@ -711,15 +711,19 @@ class LinkShares {
 
   std::vector<double> of_round(const Round& round) {
     touched_.clear();
-    for (const auto& g : round.groups)
+    hops_.clear();
+    std::vector<std::size_t> group_end;  // per group: the end of its hops in hops_
+    for (const auto& g : round.groups) {
       for_each_stream_hop(g, [&](std::size_t h) {
         if (streams_[h]++ == 0) touched_.push_back(h);
+        hops_.push_back(h);
       });
+      group_end.push_back(hops_.size());
+    }
     std::vector<double> rate(round.groups.size(), kInf);
-    for (std::size_t i = 0; i < round.groups.size(); ++i)
-      for_each_stream_hop(round.groups[i], [&](std::size_t h) {
-        rate[i] = std::min(rate[i], payload_[h] / streams_[h]);
-      });
+    for (std::size_t i = 0, k = 0; i < round.groups.size(); ++i)
+      for (; k < group_end[i]; ++k)
+        rate[i] = std::min(rate[i], payload_[hops_[k]] / streams_[hops_[k]]);
     for (std::size_t h : touched_) streams_[h] = 0;
     return rate;
   }
@@ -733,18 +737,14 @@ class LinkShares {
     if (g.sites.size() < 2) return;
     for (int s : g.sites) {
       ++tree_;
-      for (int d : g.sites) {
-        if (d == s || !routing_.reachable(s, d)) continue;
-        for (int v = d; v != s;) {
-          const int u = routing_.predecessor(s, v);
-          const std::size_t h =
-              2 * static_cast<std::size_t>(routing_.link_index(u, v)) + (u < v ? 0 : 1);
-          if (multicast_ && stamp_[h] == tree_) break;
+      for (int d : g.sites)
+        routing_.walk_back(s, d, [&](int link, int u, int v) {
+          const std::size_t h = 2 * static_cast<std::size_t>(link) + (u < v ? 0 : 1);
+          if (multicast_ && stamp_[h] == tree_) return false;
           stamp_[h] = tree_;
           f(h);
-          v = u;
-        }
-      }
+          return true;
+        });
     }
   }
 
@@ -755,6 +755,7 @@ class LinkShares {
   std::vector<std::uint64_t> stamp_;  // per directed link: the last tree that crossed it
   std::uint64_t tree_ = 0;
   std::vector<std::size_t> touched_;
+  std::vector<std::size_t> hops_;  // this round's stream hops, group by group
 };
 
 std::vector<double> link_share_rates(const Platform& platform, const Routing& routing,

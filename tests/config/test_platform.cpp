@@ -7,6 +7,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include "config/platform_loader.h"
 #include "model/routing.h"
@@ -150,6 +151,30 @@ TEST(NineCity, OneReceiversTreeIsItsPathFromTheSource) {
     }
   }
   EXPECT_GE(multi_hop, 10);  // paths of two or more hops, whose order matters
+}
+
+// walk_back goes along the routed path from its end, each hop with its link, and stops
+// where the callback says.
+TEST(NineCity, WalkBackIsThePathReversed) {
+  const Platform p = load_platform(kNineCity);
+  const Routing r(p);
+  for (int s = 0; s < 9; ++s)
+    for (int d = 0; d < 9; ++d) {
+      const std::vector<int> path = r.path(s, d);
+      std::vector<std::tuple<int, int, int>> expected, walked, first;
+      for (std::size_t i = path.size() - 1; i >= 1; --i)
+        expected.emplace_back(r.link_index(path[i - 1], path[i]), path[i - 1], path[i]);
+      r.walk_back(s, d, [&](int link, int u, int v) {
+        walked.emplace_back(link, u, v);
+        return true;
+      });
+      EXPECT_EQ(walked, expected) << s << " -> " << d;
+      r.walk_back(s, d, [&](int link, int u, int v) {
+        first.emplace_back(link, u, v);
+        return false;
+      });
+      EXPECT_EQ(first.size(), std::min<std::size_t>(expected.size(), 1)) << s << " -> " << d;
+    }
 }
 
 TEST(NineCity, MulticastTreeSharesHops) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <random>
 #include <set>
 
 #include "traffic/families.h"
@@ -438,6 +439,31 @@ TEST(RotationPair, OtherSchedulesAreNotRotations) {
   EXPECT_EQ(rounds_to_eps(swapped, 8, 1e-2), dense_rounds_to_eps(swapped, 8, 1e-2, 2000));
   EXPECT_FALSE(rotation_pair(of(random_rounds(8, 2, 3, 7)), 8).has_value());
   EXPECT_FALSE(rotation_pair(of(rotating_rounds(9, 3)), 9).has_value());
+}
+
+// Rounds of pairs joining every site lie on one line through the sites, shuffled: a cycle
+// (both rounds match every site) or a path (a round leaves one or two ends out).
+TEST(FastMixing, PairErrorOfRoundsOfPairsOnOneLineMatchesTheDenseProduct) {
+  std::mt19937 rng(7);
+  for (int n = 3; n <= 40; ++n)
+    for (const bool cycle : {false, true}) {
+      if (cycle && n % 2 == 1) continue;
+      std::vector<int> line(static_cast<std::size_t>(n));
+      std::iota(line.begin(), line.end(), 0);
+      std::shuffle(line.begin(), line.end(), rng);
+      Round a, b;
+      for (int i = 0; i + 1 < n; ++i)
+        (i % 2 == 0 ? a : b).groups.push_back(Group{{line[i], line[i + 1]}});
+      if (cycle) b.groups.push_back(Group{{line[n - 1], line[0]}});
+      if (n % 2 == 1) b.groups.push_back(Group{{line[0]}});  // a group of one: no pair
+      for (const auto& [first, second] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
+        const Eigen::MatrixXd m = mixing_matrix(*second, n) * mixing_matrix(*first, n);
+        EXPECT_NEAR(pair_consensus_error(*first, *second, n), svd_error(m), 1e-12)
+            << n << (cycle ? " cycle" : " path");
+        EXPECT_LE(pair_consensus_error_lower_bound(*first, *second, n),
+                  pair_consensus_error(*first, *second, n));
+      }
+    }
 }
 
 TEST(FastMixing, PairErrorLowerBoundIsBelowItAndMeetsItOnAFullKrylovSpace) {
