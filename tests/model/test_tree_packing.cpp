@@ -2,6 +2,7 @@
 // 1e9 payload bytes/s; access links and FPGAs are fast unless a test says otherwise.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <tuple>
 #include <vector>
 
@@ -113,6 +114,33 @@ TEST(LoadAwareForest, LatencyDecidesSmallGradientsRateLargeOnes) {
   double bytes = 0;
   for (const PackedTree& t : large.trees) bytes += t.bytes;
   EXPECT_NEAR(bytes, 3e9, 1e-3);
+}
+
+// A small gradient rides on the lowest-latency tree, and every root's shortest-path tree is
+// the lowest-latency tree at that root: the plan's latency is the least of those, walked one
+// root at a time. A mesh with unequal access delays and a hop latency, so that the farthest
+// cluster, not the farthest site, sets each latency.
+TEST(LoadAwareForest, SmallGradientTakesTheQuickestShortestPathTree) {
+  TreeNetwork net = make_net(8, {{0, 1, 0.012},
+                                 {1, 2, 0.004},
+                                 {2, 3, 0.009},
+                                 {3, 4, 0.015},
+                                 {4, 5, 0.002},
+                                 {5, 6, 0.011},
+                                 {6, 7, 0.006},
+                                 {7, 0, 0.013},
+                                 {0, 4, 0.030},
+                                 {2, 6, 0.021},
+                                 {1, 5, 0.017}});
+  net.access_delay_s = {0.020, 0.001, 0.0, 0.003, 0.008, 0.0, 0.002, 0.015};
+  net.hop_latency_s = 0.0007;
+  double quickest_s = kFast;
+  for (int r = 0; r < net.sites; ++r)
+    quickest_s = std::min(quickest_s, tree_latency_s(net, shortest_path_tree(net, r), r));
+  const LoadAwareForest plan = plan_load_aware_forest(net, 1e3);
+  ASSERT_EQ(plan.trees.size(), 1u);
+  EXPECT_EQ(plan.trees[0].latency_s, quickest_s);
+  EXPECT_NEAR(plan.time_s, quickest_s + 1e3 / plan.trees[0].rate_bytes_per_s, 1e-12);
 }
 
 }  // namespace
