@@ -81,10 +81,27 @@ int depth_of(const ReductionTree& tree, int s) {
 
 }  // namespace
 
+// Depths from the root down its children: each site's hops up to the root, as depth_of
+// gives them, in O(n); -1 where the parents never reach the root.
 std::vector<int> bottom_up_order(const ReductionTree& tree) {
+  const std::size_t n = tree.parent.size();
+  std::vector<std::vector<int>> children(n);
+  for (std::size_t s = 0; s < n; ++s) {
+    const int p = tree.parent[s];
+    if (p >= 0 && static_cast<std::size_t>(p) < n && static_cast<int>(s) != tree.root)
+      children[static_cast<std::size_t>(p)].push_back(static_cast<int>(s));
+  }
+  std::vector<int> depth(n, -1);
+  if (tree.root >= 0 && static_cast<std::size_t>(tree.root) < n) {
+    std::vector<int> queue{tree.root};
+    depth[static_cast<std::size_t>(tree.root)] = 0;
+    for (std::size_t k = 0; k < queue.size(); ++k)
+      for (int c : children[static_cast<std::size_t>(queue[k])]) {
+        depth[static_cast<std::size_t>(c)] = depth[static_cast<std::size_t>(queue[k])] + 1;
+        queue.push_back(c);
+      }
+  }
   std::vector<int> order = tree_sites(tree);
-  std::vector<int> depth(tree.parent.size(), 0);
-  for (int s : order) depth[static_cast<std::size_t>(s)] = depth_of(tree, s);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
     return depth[static_cast<std::size_t>(a)] > depth[static_cast<std::size_t>(b)];
   });
@@ -128,8 +145,12 @@ ReductionTree shortest_path_tree(const Routing& routing, int root) {
 
 namespace {
 
-bool is_member(const std::vector<int>& members, int s) {
-  return std::find(members.begin(), members.end(), s) != members.end();
+// Per site of n: whether it is one of `members` (a look-up per site, not a search).
+std::vector<char> membership(const std::vector<int>& members, std::size_t n) {
+  std::vector<char> is_member(n, 0);
+  for (int m : members)
+    if (m >= 0 && static_cast<std::size_t>(m) < n) is_member[static_cast<std::size_t>(m)] = 1;
+  return is_member;
 }
 
 // A member's own chunk from its cluster to its FPGA: access up, its switch.
@@ -177,11 +198,13 @@ TreeChunkTimes tree_chunk_times(const Platform& platform, const Routing& routing
   t.first_from.assign(n, -1);
   t.last_from.assign(n, -1);
   const auto children = tree_children(tree);
+  const auto is_member = membership(members, n);
+  auto order = bottom_up_order(tree);
   std::vector<std::pair<std::uint64_t, int>> inputs;  // arrival, from
-  for (int u : bottom_up_order(tree)) {
+  for (int u : order) {
     const auto su = static_cast<std::size_t>(u);
     inputs.clear();
-    if (is_member(members, u))
+    if (is_member[su])
       inputs.emplace_back(
           (offset_ps.empty() ? 0 : offset_ps[su]) + own_input_ps(platform, u, chunk_bytes), u);
     for (int c : children[su])
@@ -198,7 +221,6 @@ TreeChunkTimes tree_chunk_times(const Platform& platform, const Routing& routing
     std::tie(t.last_input_ps[su], t.last_from[su]) = inputs.back();
   }
   // The result: from the root's FPGA down the tree edges, through each switch once.
-  auto order = bottom_up_order(tree);
   std::reverse(order.begin(), order.end());
   std::vector<std::uint64_t> at_switch(n, 0);  // leaves the switch of the site
   for (int u : order) {
@@ -208,7 +230,7 @@ TreeChunkTimes tree_chunk_times(const Platform& platform, const Routing& routing
                           : at_switch[static_cast<std::size_t>(p)] +
                                 hop_ps(platform, routing, p, u, chunk_bytes) -
                                 platform.sites[static_cast<std::size_t>(p)].sw.latency_ps;
-    if (is_member(members, u) && (tree.broadcast || u == tree.root))
+    if (is_member[su] && (tree.broadcast || u == tree.root))
       t.result_ps[su] = at_switch[su] + down_ps(platform, u, chunk_bytes);
   }
   return t;
@@ -218,13 +240,14 @@ void add_tree_work(const Platform& platform, const Routing& routing, const Reduc
                    const std::vector<int>& members, std::uint64_t chunk_bytes, double chunks,
                    TreeWork& work, TreeWork& one_chunk) {
   const auto children = tree_children(tree);
+  const auto is_member = membership(members, tree.parent.size());
   auto add = [&](std::tuple<char, int, int> key, double ps) {
     work[key] += chunks * ps;
     one_chunk[key] = std::max(one_chunk[key], ps);
   };
   for (int u : tree_sites(tree)) {
     const auto su = static_cast<std::size_t>(u);
-    const bool member = is_member(members, u);
+    const bool member = is_member[su];
     const auto& site = platform.sites[su];
     add({'f', u, u}, static_cast<double>(service_ps(platform, u, chunk_bytes)) *
                          static_cast<double>(children[su].size() + (member ? 1 : 0)));
@@ -273,12 +296,13 @@ std::vector<std::uint64_t> aligned_tree_offsets(const Platform& platform, const 
                                                 std::vector<std::uint64_t>* first_input_ps) {
   const std::size_t n = platform.sites.size();
   const auto children = tree_children(tree);
+  const auto is_member = membership(members, n);
   std::vector<std::uint64_t> meet(n, 0),
       up(n, 0);  // up: from all inputs there to the parent's FPGA
   const std::vector<int> order = bottom_up_order(tree);
   for (int u : order) {
     const auto su = static_cast<std::size_t>(u);
-    const bool member = is_member(members, u);
+    const bool member = is_member[su];
     std::uint64_t earliest = member ? own_input_ps(platform, u, chunk_bytes) : 0;
     for (int c : children[su])
       earliest =
@@ -297,7 +321,7 @@ std::vector<std::uint64_t> aligned_tree_offsets(const Platform& platform, const 
   }
   std::vector<std::uint64_t> offset(n, 0);
   for (int u : order)
-    if (is_member(members, u))
+    if (is_member[static_cast<std::size_t>(u)])
       offset[static_cast<std::size_t>(u)] =
           meet[static_cast<std::size_t>(u)] - own_input_ps(platform, u, chunk_bytes);
   if (first_input_ps) *first_input_ps = meet;

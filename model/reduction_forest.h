@@ -5,9 +5,10 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
+#include <functional>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "model/platform.h"
@@ -58,8 +59,17 @@ ReductionTree shortest_path_tree(const Routing& routing, int root);
 /// Per chunk of a tree, the time it occupies each resource it crosses, in ps: directed
 /// links ('l', from, to), access links up and down ('u'/'d', site, site) and FPGAs ('f',
 /// site, site). An in-tree (broadcast false) uses no link downwards and only its root's
-/// access link down.
-using TreeWork = std::map<std::tuple<char, int, int>, double>;
+/// access link down. Unordered: its users take maxima and look resources up (a reduction
+/// in-tree per site puts n^2 entries through it).
+struct TreeResourceHash {
+  std::size_t operator()(const std::tuple<char, int, int>& r) const {
+    const auto [kind, a, b] = r;
+    return std::hash<std::uint64_t>()((std::uint64_t{static_cast<unsigned char>(kind)} << 56) ^
+                                      (std::uint64_t{static_cast<std::uint32_t>(a)} << 28) ^
+                                      static_cast<std::uint32_t>(b));
+  }
+};
+using TreeWork = std::unordered_map<std::tuple<char, int, int>, double, TreeResourceHash>;
 
 /// Adds `chunks` chunks of `tree` to `work`, and to `one_chunk` the largest single chunk's
 /// time on each resource.

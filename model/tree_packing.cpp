@@ -6,6 +6,8 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/kruskal_min_spanning_tree.hpp>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <functional>
 #include <iterator>
 #include <limits>
@@ -14,6 +16,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 namespace aggnet {
@@ -41,6 +44,54 @@ std::vector<std::vector<std::pair<int, int>>> adjacency(const TreeNetwork& net,
   for (int i : links) add(i);
   return adj;
 }
+
+using Adjacency = std::vector<std::vector<std::pair<int, int>>>;
+
+// Dijkstra from `root` over `adj`: each site's delay from the root and the link it is
+// reached by (-1 for the root).
+struct ShortestPaths {
+  std::vector<double> dist;
+  std::vector<int> via;
+
+  ShortestPaths(const TreeNetwork& net, const Adjacency& adj, int root)
+      : dist(static_cast<std::size_t>(net.sites), kInf),
+        via(static_cast<std::size_t>(net.sites), -1) {
+    using Item = std::pair<double, int>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<>> queue;
+    dist[root] = 0;
+    queue.push({0, root});
+    while (!queue.empty()) {
+      const auto [d, v] = queue.top();
+      queue.pop();
+      if (d > dist[v]) continue;
+      for (const auto& [w, i] : adj[v]) {
+        const double through = d + net.links[i].delay_s + net.hop_latency_s;
+        if (through < dist[w]) {
+          dist[w] = through;
+          via[w] = i;
+          queue.push({through, w});
+        }
+      }
+    }
+  }
+
+  std::vector<int> tree_links() const {
+    std::vector<int> links;
+    for (int i : via)
+      if (i >= 0) links.push_back(i);
+    std::sort(links.begin(), links.end());
+    return links;
+  }
+
+  // tree_latency_s of the shortest-path tree at its root: its path delays are `dist`,
+  // summed in the same order, so the value is the same to the bit.
+  double latency_s(const TreeNetwork& net) const {
+    double farthest = 0;
+    for (std::size_t v = 0; v < dist.size(); ++v)
+      farthest = std::max(farthest, dist[v] + net.access_delay_s[v]);
+    return 2 * farthest;
+  }
+};
 
 // The rows of the master problem: one per link, per access link, per FPGA.
 struct Rows {
@@ -241,18 +292,25 @@ std::vector<double> latencies_of_every_root(const TreeNetwork& net, const std::v
   return latency;
 }
 
-// The best root of `links` for an objective value(tree) - price(tree).
+// The best root of `links` for an objective value(tree) - price(tree). A root changes the
+// price only by its FPGA dual, and most are alike (0 where the FPGA has room), so the
+// price, summed as price() sums it, is computed once per distinct dual.
 PackedTree best_rooted(const TreeNetwork& net, std::vector<int> links, const Pricing& p,
                        const std::function<double(const PackedTree&)>& value) {
   const std::vector<double> latency = latencies_of_every_root(net, links);
   PackedTree t;
   t.links = std::move(links);
+  std::unordered_map<std::uint64_t, double> price_by_dual;
   double best_gain = -kInf;
   int best_root = 0;
   for (int r = 0; r < net.sites; ++r) {
     t.root = r;
     t.latency_s = latency[r];
-    const double gain = value(t) - price(p, t);
+    std::uint64_t dual_bits = 0;
+    std::memcpy(&dual_bits, &p.fpga[r], sizeof dual_bits);
+    auto it = price_by_dual.find(dual_bits);
+    if (it == price_by_dual.end()) it = price_by_dual.emplace(dual_bits, price(p, t)).first;
+    const double gain = value(t) - it->second;
     if (gain > best_gain) {
       best_gain = gain;
       best_root = r;
@@ -284,13 +342,19 @@ double generate(const TreeNetwork& net, MasterLp& lp,
 
 // The shortest-path trees of the kSptCandidates roots whose own tree has the least latency.
 std::vector<PackedTree> quickest_shortest_path_trees(const TreeNetwork& net) {
+  const Adjacency adj = adjacency(net, {});
+  std::vector<std::pair<double, int>> by_latency;  // (latency, root), compared by latency only
+  for (int r = 0; r < net.sites; ++r)
+    by_latency.push_back({ShortestPaths(net, adj, r).latency_s(net), r});
+  const std::size_t keep = std::min(kSptCandidates, by_latency.size());
+  std::partial_sort(by_latency.begin(), by_latency.begin() + static_cast<std::ptrdiff_t>(keep),
+                    by_latency.end(),
+                    [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<PackedTree> trees;
-  for (int r = 0; r < net.sites; ++r) trees.push_back(rooted(net, shortest_path_tree(net, r), r));
-  const std::size_t keep = std::min(kSptCandidates, trees.size());
-  std::partial_sort(
-      trees.begin(), trees.begin() + static_cast<std::ptrdiff_t>(keep), trees.end(),
-      [](const PackedTree& a, const PackedTree& b) { return a.latency_s < b.latency_s; });
-  trees.resize(keep);
+  for (std::size_t k = 0; k < keep; ++k) {
+    const int root = by_latency[k].second;
+    trees.push_back(rooted(net, ShortestPaths(net, adj, root).tree_links(), root));
+  }
   return trees;
 }
 
@@ -301,6 +365,20 @@ void check_network(const TreeNetwork& net) {
     throw std::invalid_argument("tree packing: expected at least 2 sites and one value per site");
   if (shortest_path_tree(net, 0).size() + 1 != n)
     throw std::invalid_argument("tree packing: the links do not join every site");
+}
+
+// The packing from the `quickest` shortest-path trees: the trees with a positive rate.
+std::vector<PackedTree> pack(const TreeNetwork& net, const std::vector<PackedTree>& quickest) {
+  MasterLp lp(net);
+  for (const PackedTree& t : quickest) lp.add(t);
+  generate(net, lp, [](const PackedTree&) { return 1.0; });
+  std::vector<PackedTree> used;
+  for (std::size_t k = 0; k < lp.trees().size(); ++k) {
+    if (lp.rate_bytes_per_s(k) <= 0) continue;
+    used.push_back(lp.trees()[k]);
+    used.back().rate_bytes_per_s = lp.rate_bytes_per_s(k);
+  }
+  return used;
 }
 
 }  // namespace
@@ -329,58 +407,27 @@ std::vector<double> root_latencies_s(const TreeNetwork& net, const std::vector<i
 }
 
 std::vector<int> shortest_path_tree(const TreeNetwork& net, int root) {
-  const auto adj = adjacency(net, {});
-  std::vector<double> dist(static_cast<std::size_t>(net.sites), kInf);
-  std::vector<int> via(static_cast<std::size_t>(net.sites), -1);
-  using Item = std::pair<double, int>;
-  std::priority_queue<Item, std::vector<Item>, std::greater<>> queue;
-  dist[root] = 0;
-  queue.push({0, root});
-  while (!queue.empty()) {
-    const auto [d, v] = queue.top();
-    queue.pop();
-    if (d > dist[v]) continue;
-    for (const auto& [w, i] : adj[v]) {
-      const double through = d + net.links[i].delay_s + net.hop_latency_s;
-      if (through < dist[w]) {
-        dist[w] = through;
-        via[w] = i;
-        queue.push({through, w});
-      }
-    }
-  }
-  std::vector<int> links;
-  for (int i : via)
-    if (i >= 0) links.push_back(i);
-  std::sort(links.begin(), links.end());
-  return links;
+  return ShortestPaths(net, adjacency(net, {}), root).tree_links();
 }
 
 std::vector<PackedTree> pack_spanning_trees(const TreeNetwork& net) {
   check_network(net);
-  MasterLp lp(net);
-  for (const PackedTree& t : quickest_shortest_path_trees(net)) lp.add(t);
-  generate(net, lp, [](const PackedTree&) { return 1.0; });
-  std::vector<PackedTree> used;
-  for (std::size_t k = 0; k < lp.trees().size(); ++k) {
-    if (lp.rate_bytes_per_s(k) <= 0) continue;
-    used.push_back(lp.trees()[k]);
-    used.back().rate_bytes_per_s = lp.rate_bytes_per_s(k);
-  }
-  return used;
+  return pack(net, quickest_shortest_path_trees(net));
 }
 
 LoadAwareForest plan_load_aware_forest(const TreeNetwork& net, double gradient_bytes) {
   if (!(gradient_bytes > 0)) throw std::invalid_argument("tree packing: expected a gradient");
+  check_network(net);
+  const std::vector<PackedTree> quickest = quickest_shortest_path_trees(net);
   LoadAwareForest plan;
   MasterLp lp(net);
   double lowest = kInf, highest = 0;
-  for (const PackedTree& t : pack_spanning_trees(net)) {
+  for (const PackedTree& t : pack(net, quickest)) {
     lp.add(t);
     plan.packing_bytes_per_s += t.rate_bytes_per_s;
     highest = std::max(highest, t.latency_s);
   }
-  for (const PackedTree& t : quickest_shortest_path_trees(net)) {
+  for (const PackedTree& t : quickest) {
     lowest = std::min(lowest, t.latency_s);
     lp.add(t);
   }

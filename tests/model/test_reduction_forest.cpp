@@ -103,5 +103,36 @@ TEST(TreeRoundTrip, StarClosedForm) {
   EXPECT_EQ(least_latency_root(p, routing, 1 << 20), 3);
 }
 
+// Deepest first, equal depths in site order; a site outside the tree (6) left out, sites
+// whose parents never reach the root (a cycle 7 <-> 8) after the root.
+TEST(BottomUpOrder, DeepestFirstThenSiteOrder) {
+  ReductionTree tree;
+  tree.root = 2;
+  tree.parent = {2, 0, -1, 1, 2, 4, -1, 8, 7};
+  EXPECT_EQ(bottom_up_order(tree), (std::vector<int>{3, 1, 5, 0, 4, 2, 7, 8}));
+}
+
+// The star's hub tree with members a and b only (c relays nothing and sends nothing):
+// per chunk S = 43'648'640 on a member's access link each way, F = 32'768'000 per input
+// at an FPGA (the hub sums its three children's, a and b their own), W = 87'297'280 on
+// each tree link each way.
+TEST(TreeWork, OnlyMembersLoadTheirAccessLinksAndFpgas) {
+  const Platform p = star();
+  const Routing routing(p);
+  TreeWork work, one_chunk;
+  add_tree_work(p, routing, hub_tree(), {0, 1}, 1 << 20, 2.0, work, one_chunk);
+  const auto r = [](char kind, int a, int b) { return std::make_tuple(kind, a, b); };
+  EXPECT_EQ(work[r('f', 3, 3)], 2 * 3 * 32'768'000.0);
+  EXPECT_EQ(one_chunk[r('f', 3, 3)], 3 * 32'768'000.0);
+  EXPECT_EQ(work[r('f', 0, 0)], 2 * 32'768'000.0);
+  EXPECT_EQ(work[r('f', 2, 2)], 0.0);
+  EXPECT_EQ(work[r('u', 0, 0)], 2 * 43'648'640.0);
+  EXPECT_EQ(work[r('d', 1, 1)], 2 * 43'648'640.0);
+  EXPECT_EQ(work.count(r('u', 2, 2)), 0u);
+  EXPECT_EQ(work.count(r('d', 3, 3)), 0u);
+  EXPECT_EQ(work[r('l', 2, 3)], 2 * 87'297'280.0);
+  EXPECT_EQ(work[r('l', 3, 2)], 2 * 87'297'280.0);
+}
+
 }  // namespace
 }  // namespace aggnet

@@ -2,6 +2,7 @@
 // 1e9 payload bytes/s; access links and FPGAs are fast unless a test says otherwise.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <tuple>
 #include <vector>
 
@@ -113,6 +114,31 @@ TEST(LoadAwareForest, LatencyDecidesSmallGradientsRateLargeOnes) {
   double bytes = 0;
   for (const PackedTree& t : large.trees) bytes += t.bytes;
   EXPECT_NEAR(bytes, 3e9, 1e-3);
+}
+
+// A small gradient rides on the lowest-latency trees (ties share it), and every root's
+// shortest-path tree is the lowest-latency tree at that root: the plan's latency is the least of
+// those, walked one root at a time. 16 sites (more than the 8 shortest-path candidates), a ring
+// with chords, unequal access delays (far larger at sites 0 and 1) and a hop latency, so that the
+// farthest cluster, not the farthest site, sets each latency.
+TEST(LoadAwareForest, SmallGradientTakesTheQuickestShortestPathTree) {
+  constexpr int kSites = 16;
+  std::vector<std::tuple<int, int, double>> links;
+  for (int i = 0; i < kSites; ++i) {
+    links.push_back({i, (i + 1) % kSites, 0.001 * ((i * 7) % 13 + 1)});
+    if (i % 3 == 0) links.push_back({i, (i + 5) % kSites, 0.002 * ((i * 5) % 11 + 2)});
+  }
+  TreeNetwork net = make_net(kSites, links);
+  for (int v = 0; v < kSites; ++v) net.access_delay_s[v] = 0.004 * ((v * 3) % 7);
+  net.access_delay_s[0] = net.access_delay_s[1] = 0.2;
+  net.hop_latency_s = 0.0007;
+  double quickest_s = kFast;
+  for (int r = 0; r < net.sites; ++r)
+    quickest_s = std::min(quickest_s, tree_latency_s(net, shortest_path_tree(net, r), r));
+  const LoadAwareForest plan = plan_load_aware_forest(net, 1e3);
+  ASSERT_FALSE(plan.trees.empty());
+  for (const PackedTree& t : plan.trees) EXPECT_EQ(t.latency_s, quickest_s);
+  EXPECT_NEAR(plan.time_s, quickest_s, 1e-5);  // 1e3 bytes at about 1e9 B/s on top
 }
 
 }  // namespace
