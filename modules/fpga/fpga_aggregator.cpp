@@ -282,11 +282,7 @@ void FpgaAggregator::take_senders(Slot& slot, std::vector<std::uint64_t>* bits) 
 // Invariant data: exactly one contribution from every other member. A contribution
 // repeated or from no site sets no new sender bit.
 void FpgaAggregator::check_senders(const Slot& slot, int group_size) {
-  int senders = 0;
-  for (std::uint64_t word : slot.senders) senders += __builtin_popcountll(word);
-  if (const std::uint64_t* high = high_block(slot))
-    for (std::size_t w = 0; w < high_stride_; ++w) senders += __builtin_popcountll(high[w]);
-  if (senders != slot.received || slot.received != group_size - 1) ++bad_reductions_;
+  if (senders_of(slot) != slot.received || slot.received != group_size - 1) ++bad_reductions_;
 }
 
 void FpgaAggregator::set_reduction_role(int reduction_tree, const ReductionRole& role) {
@@ -319,7 +315,7 @@ void FpgaAggregator::finish_tree_sum(const Slot& slot, std::uint64_t key, ChunkE
   const auto summed = tree_contributions_.find(key);
   const int contributions = summed->second;
   tree_contributions_.erase(summed);
-  const int senders = senders_below_256(slot);
+  const int senders = senders_of(slot);
   const bool root = role.parent_site < 0;
   if (senders != slot.received || slot.received != role.inputs() ||
       contributions != role.subtree_members || (root && contributions != sum.group_size))
@@ -334,15 +330,13 @@ void FpgaAggregator::finish_tree_sum(const Slot& slot, std::uint64_t key, ChunkE
   sum.retransmission = false;
 }
 
-// A tree slot's senders as the check has always counted them: those of sites below 256
-// (the slot's inline senders when it held 256 sites), so a run's bad_reductions stay as
-// they were.
-int FpgaAggregator::senders_below_256(const Slot& slot) const {
-  static_assert(kInlineSenderSites == 192, "sites 192-255 are the first high word");
+// The slot's senders, inline and beyond.
+int FpgaAggregator::senders_of(const Slot& slot) const {
   int senders = 0;
   for (std::uint64_t word : slot.senders) senders += __builtin_popcountll(word);
-  const std::uint64_t* high = high_block(slot);
-  return senders + (high != nullptr ? __builtin_popcountll(high[0]) : 0);
+  if (const std::uint64_t* high = high_block(slot))
+    for (std::size_t w = 0; w < high_stride_; ++w) senders += __builtin_popcountll(high[w]);
+  return senders;
 }
 
 void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced) {

@@ -184,7 +184,7 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   void on_reduced(tlm::tlm_generic_payload& trans);
   const ReductionRole& role_of(const ChunkExtension& chunk) const;
   void finish_tree_sum(const Slot& slot, std::uint64_t key, ChunkExtension& sum);
-  int senders_below_256(const Slot& slot) const;
+  int senders_of(const Slot& slot) const;
   // The pipeline output FIFO's callback: a direct call, 8 bytes.
   struct OutputHandler {
     FpgaAggregator* fpga;

@@ -658,6 +658,21 @@ TEST(FpgaAggregatorTree, RootMulticastsTheCompleteSumAndMembersPassItToTheirClus
   EXPECT_EQ(b.fpga.bad_reductions(), 0u);
 }
 
+// Children from sites 256 on (a platform of a thousand sites) count as senders like the
+// others: the sum holds every member once, no bad reduction.
+TEST(FpgaAggregatorTree, ChildrenFromSite256OnAreSendersLikeTheOthers) {
+  Bench b(config(4));
+  b.fpga.set_reduction_role(kTree, relay_role());
+  b.feeder.posts = {{kOwnAt, tree_input(4, 1, {1.0f})},
+                    {kChild2At, tree_input(300, 2, {10.0f})},
+                    {kChild3At, tree_input(700, 2, {100.0f})}};
+  sc_core::sc_start();
+  ASSERT_EQ(b.network.seen.size(), 1u);
+  EXPECT_EQ(b.network.seen[0].chunk.contributions, 5);
+  EXPECT_EQ(*b.network.seen[0].chunk.data, (std::vector<float>{111.0f}));
+  EXPECT_EQ(b.fpga.bad_reductions(), 0u);
+}
+
 TEST(FpgaAggregatorTree, SumsMissingAMemberAreBadReductions) {
   // The root expects 3 members but the child's partial sum holds 1: counted.
   Bench b(config(4));
