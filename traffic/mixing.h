@@ -37,13 +37,16 @@ double consensus_error(const Eigen::MatrixXd& product);
 /// with orthonormal U's and alpha_j = sqrt(|a_j| / n): the same singular values as the
 /// (groups of b) x (groups of a) matrix in the middle. Exactly 1 without the eigensolver when
 /// the two rounds' groups leave the sites in more than one component (a vector constant on
-/// each component, of zero mean, is left as it is).
+/// each component, of zero mean, is left as it is). Two rounds of pairs (groups of at most
+/// two) joining every site lie on one line through them: cos(2 pi / n) when both match
+/// every site (a cycle), else cos(pi / n) (a path), without the eigensolver.
 double pair_consensus_error(const Round& a, const Round& b, int n);
 
 /// A lower bound on pair_consensus_error(a, b, n) in O(n) per step: the largest Ritz value
 /// of `steps` Lanczos steps on C^T C, C the overlap matrix above applied without forming it
 /// (a Rayleigh quotient over a Krylov space; less a margin over the rounding). 1 when the
-/// rounds leave more than one component, as there.
+/// rounds leave more than one component, and the exact value for rounds of pairs on one
+/// line, as there.
 double pair_consensus_error_lower_bound(const Round& a, const Round& b, int n, int steps = 30);
 
 /// Summary of a schedule's mixing on n sites.
