@@ -7,10 +7,12 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <systemc>
+#include <utility>
 #include <vector>
 
 #include "module_harness.h"
@@ -353,27 +355,33 @@ TEST(MulticastSwitch, RoutesChangedDuringTheRunApplyToTheNextChunk) {
   EXPECT_EQ(bench.sw.forwarded(), 4u);
 }
 
-// Rerouting a tree during the run: a list new to the switch (resolved then, spilling past
-// the route's inline sinks), a list it has already, and a tree cleared.
+// Reroutes trees at 15 us of the run: `reroute` calls the switch's set-up.
 struct TreeRerouter : sc_core::sc_module {
   MulticastSwitch& sw;
+  std::function<void(MulticastSwitch&)> reroute;
   SC_HAS_PROCESS(TreeRerouter);
-  TreeRerouter(sc_core::sc_module_name n, MulticastSwitch& s) : sc_module(n), sw(s) {
+  TreeRerouter(sc_core::sc_module_name n, MulticastSwitch& s,
+               std::function<void(MulticastSwitch&)> r)
+      : sc_module(n), sw(s), reroute(std::move(r)) {
     SC_THREAD(run);
   }
   void run() {
     wait(ps_time(15 * kUs));
-    sw.set_multicast_group(3, {5, 4, 3, 2, 1});
-    sw.set_multicast_group(4, {0});
-    sw.clear_multicast_group(5);
+    reroute(sw);
   }
 };
 
+// Rerouting a tree during the run: a list new to the switch (resolved then, spilling past
+// the route's inline sinks), a list it has already, and a tree cleared.
 TEST(MulticastSwitch, TreesReroutedDuringTheRunApplyToTheNextChunk) {
   Bench bench(0, 6);
   bench.sw.set_multicast_group(3, {0});
   bench.sw.set_multicast_group(5, {1, 2});
-  TreeRerouter rerouter("rerouter", bench.sw);
+  TreeRerouter rerouter("rerouter", bench.sw, [](MulticastSwitch& sw) {
+    sw.set_multicast_group(3, {5, 4, 3, 2, 1});
+    sw.set_multicast_group(4, {0});
+    sw.clear_multicast_group(5);
+  });
   bench.a.posts = {{10 * kUs, multicast(3, 0)},
                    {10 * kUs, multicast(5, 1)},
                    {20 * kUs, multicast(3, 2)},
@@ -390,26 +398,16 @@ TEST(MulticastSwitch, TreesReroutedDuringTheRunApplyToTheNextChunk) {
 // tree on another, rerouted during the run: a default tree to another list, the other tree
 // to the default list, a default tree cleared and a tree new to the switch on the default
 // list; the trees not rerouted keep theirs.
-struct DefaultListRerouter : sc_core::sc_module {
-  MulticastSwitch& sw;
-  SC_HAS_PROCESS(DefaultListRerouter);
-  DefaultListRerouter(sc_core::sc_module_name n, MulticastSwitch& s) : sc_module(n), sw(s) {
-    SC_THREAD(run);
-  }
-  void run() {
-    wait(ps_time(15 * kUs));
-    sw.set_multicast_group(5, {0});
-    sw.set_multicast_group(70, {2});
-    sw.clear_multicast_group(65);
-    sw.set_multicast_group(130, {2});
-  }
-};
-
 TEST(MulticastSwitch, TreesOnTheDefaultListAndOffItAreReroutedAlike) {
   Bench bench(0);
   for (int tree = 0; tree < 70; ++tree) bench.sw.set_multicast_group(tree, {2});
   bench.sw.set_multicast_group(70, {0, 1});
-  DefaultListRerouter rerouter("rerouter", bench.sw);
+  TreeRerouter rerouter("rerouter", bench.sw, [](MulticastSwitch& sw) {
+    sw.set_multicast_group(5, {0});
+    sw.set_multicast_group(70, {2});
+    sw.clear_multicast_group(65);
+    sw.set_multicast_group(130, {2});
+  });
   bench.a.posts = {{10 * kUs, multicast(5, 0)},  {10 * kUs, multicast(70, 1)},
                    {20 * kUs, multicast(5, 2)},  {20 * kUs, multicast(70, 3)},
                    {20 * kUs, multicast(65, 4)}, {20 * kUs, multicast(130, 5)},
