@@ -12,6 +12,8 @@
 //       `burst=K` is --burst K (K chunks per transaction)
 // Each prints one JSON line with CPU seconds (CLOCK_PROCESS_CPUTIME_ID: the machine is
 // shared, wall time is not a measure) and peak RSS; benchmarks/run.sh forms the ratios.
+// `run` checks the invariants `aggnet run` checks after the timed part: a run that breaks
+// one exits 1 naming it, with no JSON line (a broken run's time is not a measurement).
 // With AGGNET_BENCH_PERF_CTL and AGGNET_BENCH_PERF_ACK naming the fifos of
 // `perf record -D -1 --control fifo:CTL,ACK`, `run` enables perf's events for sc_start
 // alone, so that a profile holds the simulation without the set-up
@@ -39,6 +41,7 @@
 #include "config/schedule_io.h"
 #include "modules/core/huge_pages.h"
 #include "sim/builder.h"
+#include "sim/invariants.h"
 #include "traffic/mixing.h"
 
 namespace {
@@ -213,6 +216,12 @@ int run(const std::string& platform_file, const std::string& schedule_name,
   sc_core::sc_start();
   const double c3 = cpu_s();
   perf.disable();
+  std::string broken = aggnet::violations(aggnet::check_invariants(wan));
+  if (ref && broken.empty()) broken = aggnet::violations(aggnet::check_invariants(*ref));
+  if (!broken.empty()) {
+    std::cerr << "aggnet_bench run: " << broken << "\n";
+    return 1;
+  }
   const std::uint64_t hops = wan_hops(wan) + (ref ? wan_hops(*ref) : 0);
   const std::uint64_t control_hops = wan_control_hops(wan) + (ref ? wan_control_hops(*ref) : 0);
   fmt::print(
