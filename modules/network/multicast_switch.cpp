@@ -14,9 +14,18 @@ MulticastSwitch::MulticastSwitch(sc_core::sc_module_name name, const SwitchParam
       in("in"),
       out("out"),
       latency_(ps_time(params.latency_ps)),
+      multicast_latency_(latency_),
       params_(params),
       peq_(this, &MulticastSwitch::on_ready) {
   in.bind(*this);
+  refresh_entries();
+}
+
+void MulticastSwitch::refresh_entries() {
+  tree_entries_ = tree_lists_.data();
+  tree_count_ = tree_lists_.size();
+  route_entries_ = routes_.data();
+  default_words_ = default_trees_.data();
 }
 
 void MulticastSwitch::set_unicast_route(int dst_site, int port) {
@@ -82,7 +91,7 @@ void MulticastSwitch::set_multicast_group(int tree_id, const std::vector<int>& p
   if (static_cast<std::size_t>(tree_id) >= tree_lists_.size()) {
     tree_lists_.resize(tree_id + 1, 0);
     default_trees_.resize((tree_lists_.size() + 63) / 64, 0);
-    default_words_ = default_trees_.data();
+    refresh_entries();
   }
   const std::uint32_t list = list_index(ports);
   wide_lists_.erase(tree_id);
@@ -111,6 +120,7 @@ std::uint32_t MulticastSwitch::list_index(const std::vector<int>& ports) {
   if (!added) return it->second;
   lists_.push_back(ports);
   routes_.emplace_back();
+  refresh_entries();
   // Rerouting during the run; before it the ports are not bound yet, and
   // start_of_simulation resolves every list.
   if (ports_bound_) resolve_route(it->second);
@@ -138,6 +148,7 @@ void MulticastSwitch::resolve_route(std::uint32_t list) {
     route.count = static_cast<std::uint32_t>(ports.size());
     route.offset = static_cast<std::uint32_t>(spilled_sinks_.size());
   }
+  route.forwarded = routes_[list].forwarded;
   for (std::uint32_t i = 0; i < route.count; ++i) {
     const ChunkSink& sink = egress_[static_cast<std::size_t>(ports[i])];
     if (i < kInlineSinks) {
@@ -156,13 +167,12 @@ std::vector<int> MulticastSwitch::multicast_ports(int tree_id) const {
 tlm::tlm_sync_enum MulticastSwitch::nb_transport_fw(tlm::tlm_generic_payload& trans,
                                                     tlm::tlm_phase& /*phase: BEGIN_REQ*/,
                                                     sc_core::sc_time& delay) {
-  forward_after(trans, delay);
+  forward_after(trans, delay + latency_);
   return tlm::TLM_COMPLETED;
 }
 
 void MulticastSwitch::forward_after(tlm::tlm_generic_payload& trans,
-                                    const sc_core::sc_time& delay) {
-  const sc_core::sc_time ready = delay + latency_;
+                                    const sc_core::sc_time& ready) {
   if (ready == sc_core::SC_ZERO_TIME) {
     forward(trans);
   } else {
@@ -189,8 +199,9 @@ void MulticastSwitch::start_of_simulation() {
 
 // Not through nb_transport_fw, a virtual call: the switch's vtable pointer is on a line
 // of its own, a miss per crossing at hundreds of sites.
+// The latency from the line the forward reads next.
 void MulticastSwitch::receive(tlm::tlm_generic_payload& trans) {
-  forward_after(trans, sc_core::SC_ZERO_TIME);
+  forward_after(trans, chunk_of(trans).tree_id < 0 ? latency_ : multicast_latency_);
 }
 
 void MulticastSwitch::on_ready(tlm::tlm_generic_payload& trans, const tlm::tlm_phase&) {
@@ -199,21 +210,30 @@ void MulticastSwitch::on_ready(tlm::tlm_generic_payload& trans, const tlm::tlm_p
 
 void MulticastSwitch::forward(tlm::tlm_generic_payload& trans) {
   const auto& chunk = chunk_of(trans);
-  ++forwarded_;
   if (chunk.tree_id < 0) {
-    const ChunkSink& sink = unicast_sink(chunk.dst_site);
-    if (sink.bound()) {
-      sink(trans);
-      return;
-    }
-    ++unroutable_;  // unreachable after a link failure: dropped
-    trans.release();
+    forward_unicast(trans, chunk.dst_site);
+  } else {
+    forward_multicast(trans, chunk.tree_id);
+  }
+}
+
+void MulticastSwitch::forward_unicast(tlm::tlm_generic_payload& trans, int dst_site) {
+  ++unicast_forwarded_;
+  const ChunkSink& sink = unicast_sink(dst_site);
+  if (sink.bound()) {
+    sink(trans);
     return;
   }
+  ++unroutable_;  // unreachable after a link failure: dropped
+  trans.release();
+}
+
+void MulticastSwitch::forward_multicast(tlm::tlm_generic_payload& trans, int tree_id) {
   // By index, not by reference: a send may reroute, which can add routes (a route once
   // made never changes).
-  const std::uint32_t list = multicast_list(chunk.tree_id);
-  const std::uint32_t count = routes_[list].count;
+  const std::uint32_t list = multicast_list(tree_id);
+  ++route_entries_[list].forwarded;
+  const std::uint32_t count = route_entries_[list].count;
   if (count == 0) {  // this site left the tree when it was rerouted: dropped
     ++unroutable_;
     trans.release();
@@ -222,14 +242,27 @@ void MulticastSwitch::forward(tlm::tlm_generic_payload& trans) {
   // Every port gets the same transaction, one reference each (taken before any is sent:
   // a link that is down releases its reference at once).
   for (std::uint32_t i = 1; i < count; ++i) trans.acquire();
-  replicated_ += count - 1;
-  for (std::uint32_t i = 1; i < count; ++i) sink_at(routes_[list], i)(trans);
-  routes_[list].first[0](trans);
+  for (std::uint32_t i = 1; i < count; ++i) sink_at(route_entries_[list], i)(trans);
+  route_entries_[list].first[0](trans);
+}
+
+std::uint64_t MulticastSwitch::forwarded() const {
+  std::uint64_t multicast = 0;
+  for (const Route& route : routes_) multicast += route.forwarded;
+  return unicast_forwarded_ + multicast;
+}
+
+// Each multicast chunk forwarded on a list of n ports took n - 1 extra references.
+std::uint64_t MulticastSwitch::replicated() const {
+  std::uint64_t extra = 0;
+  for (const Route& route : routes_)
+    if (route.count > 0) extra += route.forwarded * (route.count - 1);
+  return extra;
 }
 
 std::vector<Statistic> MulticastSwitch::statistics() const {
-  return {{"forwarded", static_cast<double>(forwarded_), "chunks received and forwarded"},
-          {"replicated", static_cast<double>(replicated_),
+  return {{"forwarded", static_cast<double>(forwarded()), "chunks received and forwarded"},
+          {"replicated", static_cast<double>(replicated()),
            "extra egress ports a multicast chunk left on (a reference each, no copy)"},
           {"unroutable", static_cast<double>(unroutable_),
            "chunks dropped without a route (a link failure cut the destination off)"}};

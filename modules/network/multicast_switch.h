@@ -53,8 +53,8 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   void set_multicast_group(int tree_id, const std::vector<int>& ports);
   std::vector<int> multicast_ports(int tree_id) const;
 
-  std::uint64_t forwarded() const { return forwarded_; }
-  std::uint64_t replicated() const { return replicated_; }
+  std::uint64_t forwarded() const;
+  std::uint64_t replicated() const;
   std::vector<Statistic> statistics() const;
 
  private:
@@ -65,9 +65,12 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   }
   void start_of_simulation() override;
   void receive(tlm::tlm_generic_payload& trans);
-  void forward_after(tlm::tlm_generic_payload& trans, const sc_core::sc_time& delay);
+  void forward_after(tlm::tlm_generic_payload& trans, const sc_core::sc_time& ready);
   void on_ready(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
   void forward(tlm::tlm_generic_payload& trans);
+  void forward_unicast(tlm::tlm_generic_payload& trans, int dst_site);
+  void forward_multicast(tlm::tlm_generic_payload& trans, int tree_id);
+  void refresh_entries();
   // Errors: std::invalid_argument for a port the switch does not have.
   void check_unicast_port(std::size_t dst_site, int port) const;
   // The sink of unicast destination `dst_site` (unbound: no route).
@@ -94,6 +97,9 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
     std::array<ChunkSink, kInlineSinks> first{};
     std::uint32_t count = 0;
     std::uint32_t offset = 0;
+    // Multicast chunks received on this list (its line is read by each anyway): the
+    // switch's forwarded and replicated counts are summed from these.
+    std::uint64_t forwarded = 0;
   };
   static_assert(sizeof(Route) == 64, "a route is one cache line");
   const ChunkSink& sink_at(const Route& route, std::uint32_t i) const {
@@ -107,9 +113,11 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   // The list tree `tree_id` leaves on, its bit in the default set read first.
   std::uint32_t multicast_list(int tree_id) const {
     const auto tree = static_cast<std::size_t>(tree_id);  // negative: out of range
-    if (tree < tree_lists_.size() && (default_words_[tree / 64] >> (tree % 64) & 1u) != 0)
+    if (tree < tree_count_ && (default_words_[tree / 64] >> (tree % 64) & 1u) != 0)
       return default_list_;
-    return list_of(tree_id);
+    if (tree >= tree_count_) return 0;
+    const std::uint16_t list = tree_entries_[tree];
+    return list != kWideList ? list : wide_lists_.at(tree_id);
   }
   void mark_default(std::size_t tree, bool on_default) {
     const std::uint64_t bit = std::uint64_t{1} << (tree % 64);
@@ -122,28 +130,32 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   int missing_port(const std::vector<int>& ports) const;  // -1: every port exists
   [[noreturn]] void throw_missing_port(int tree_id, int port) const;
 
-  // Read by every forward, kept together: the switch is cold at each chunk. A unicast
-  // forward reads the first line, which holds the sinks of the last two destinations
-  // forwarded to (a ring's switch sees two: its own site and the successor), and the
-  // destination's port in unicast_ and its sink in egress_ only for another; a multicast one the
-  // first two lines, then its tree's bit in the default set and, for a tree not on the
-  // default list, its entry; then its route. A switch's trees mostly leave on one list (a
-  // site's own port, at every leaf of a tree and at a fabric's site), the default one
-  // (chosen at the start of the simulation: the list most trees use): the set is a bit per
-  // tree, 16 times smaller than the entries, and the default list's route stays cached.
+  // What a forward reads, kept in two lines: the switch is cold at each chunk. A unicast
+  // forward reads the first, which holds the sinks of the last two destinations forwarded
+  // to (a ring's switch sees two: its own site and the successor), and the destination's
+  // port in unicast_ and its sink in egress_ only for another. A multicast one reads the
+  // second, then its tree's bit in the default set and, for a tree not on the default
+  // list, its entry; then its route, which counts it. A switch's trees mostly leave on one
+  // list (a site's own port, at every leaf of a tree and at a fabric's site), the default
+  // one (chosen at the start of the simulation: the list most trees use): the set is a bit
+  // per tree, 16 times smaller than the entries, and the default list's route stays cached.
+  // Each line has the latency, read before either forward.
   alignas(64) sc_core::sc_time latency_;
-  std::uint64_t forwarded_ = 0;
+  std::uint64_t unicast_forwarded_ = 0;
   static constexpr int kNoSite = std::numeric_limits<int>::min();
   std::array<int, 2> recent_dst_{kNoSite, kNoSite};
   std::array<ChunkSink, 2> recent_sink_{};
-  std::uint32_t recent_next_ = 0;   // the entry a new destination replaces
-  std::uint32_t default_list_ = 0;  // 0: none (before the start)
-  alignas(64) std::vector<std::uint16_t> tree_lists_;
-  std::vector<Route> routes_{Route{}};  // per list; [0]: no list
-  std::uint64_t replicated_ = 0;
-  // default_trees_'s words: bit t % 64 of word t / 64 set while tree t's list is the
-  // default one (a word per 64 entries of tree_lists_).
+  std::uint32_t recent_next_ = 0;                   // the entry a new destination replaces
+  alignas(64) sc_core::sc_time multicast_latency_;  // latency_ again
+  // tree_lists_'s entries and size, routes_'s entries, default_trees_'s words (bit t % 64
+  // of word t / 64 set while tree t's list is the default one): refreshed as they grow.
+  const std::uint16_t* tree_entries_ = nullptr;
+  std::size_t tree_count_ = 0;
+  Route* route_entries_ = nullptr;
   const std::uint64_t* default_words_ = nullptr;
+  std::uint32_t default_list_ = 0;  // 0: none (before the start)
+  std::vector<std::uint16_t> tree_lists_;
+  std::vector<Route> routes_{Route{}};  // per list; [0]: no list
   std::vector<std::uint64_t> default_trees_;
   std::uint64_t unroutable_ = 0;
   std::vector<ChunkSink> spilled_sinks_;
