@@ -22,6 +22,7 @@
 #include "apps/run_report.h"
 #include "common/atomic_file.h"
 #include "common/config_error.h"
+#include "common/host.h"
 #include "common/strings.h"
 #include "common/subprocess.h"
 #include "common/units.h"
@@ -131,6 +132,25 @@ void prepare_trace_and_stats(RunSetup& s) {
     v.fail("stats", "expected a file name ending in .csv or .json (or - for CSV on stdout)", stats);
   check_report_paths(kWhere, v.text("report"));
   check_waveform_outputs(v);
+}
+
+// The default --stats interval, where its series would not fit in memory, becomes the
+// finest that does (an interval given is kept: check_run_footprint refuses it, naming
+// the finest that fits).
+void coarsen_default_stats_interval(RunSetup& s) {
+  if (!(s.values.has("stats") || s.values.has("report")) || s.values.given("stats-interval"))
+    return;
+  const std::uint64_t fits =
+      stats_interval_that_fits(s.platform, s.options, s.colocated, s.stats_interval_ps);
+  if (fits <= s.stats_interval_ps) return;
+  const RunFootprint f =
+      estimate_run_footprint(s.platform, s.options, s.colocated, s.stats_interval_ps);
+  std::cerr << fmt::format(
+      "aggnet run: --stats-interval {}: at the default, {}, the series would take {}, more "
+      "than a quarter of the {} available with the run (AGGNET_MEMORY_LIMIT overrides)\n",
+      interval_text(fits), interval_text(s.stats_interval_ps), format_bytes(f.stats_bytes),
+      format_bytes(memory_limit_bytes()));
+  s.stats_interval_ps = fits;
 }
 
 // Mixing: rounds to eps-consensus; with --steps 0 the run simulates that many steps (at
@@ -269,6 +289,7 @@ RunSetup prepare(OptionValues values) {
   plan_routing(s);
   cli::check_outputs(s.values);
   prepare_trace_and_stats(s);
+  coarsen_default_stats_interval(s);
   check_run_footprint(kWhere, s.platform, s.options, s.colocated,
                       s.values.has("stats") || s.values.has("report") ? s.stats_interval_ps : 0,
                       &s.schedule);

@@ -214,6 +214,30 @@ RunFootprint estimate_run_footprint(const Platform& platform, const RunOptions& 
   return f;
 }
 
+std::uint64_t stats_interval_that_fits(const Platform& platform, const RunOptions& options,
+                                       bool colocated, std::uint64_t from_ps) {
+  const std::uint64_t limit = memory_limit_bytes();
+  if (from_ps == 0 || estimate_run_footprint(platform, options, colocated, 0).total_bytes() > limit)
+    return 0;
+  // A 1-2-5 ladder up from `from_ps`; the series shrink to one sample before it overflows.
+  for (std::uint64_t decade = from_ps;; decade = saturating_mul(decade, 10)) {
+    for (const std::uint64_t step : {1, 2, 5}) {
+      const std::uint64_t interval = saturating_mul(decade, step);
+      const RunFootprint f = estimate_run_footprint(platform, options, colocated, interval);
+      if (f.total_bytes() <= limit && f.stats_bytes <= limit / 4) return interval;
+      if (interval == std::numeric_limits<std::uint64_t>::max()) return 0;
+    }
+  }
+}
+
+std::string interval_text(std::uint64_t ps) {
+  static const std::pair<std::uint64_t, const char*> units[] = {
+      {1'000'000'000'000, "s"}, {1'000'000'000, "ms"}, {1'000'000, "us"}, {1'000, "ns"}};
+  for (const auto& [per, name] : units)
+    if (ps % per == 0) return fmt::format("{}{}", ps / per, name);
+  return fmt::format("{}ps", ps);
+}
+
 std::uint64_t queued_host_chunks(const Schedule& schedule, const RunOptions& options) {
   const std::uint64_t chunks =
       num_chunks(options.gradient_bytes, std::max<std::uint64_t>(options.chunk_bytes, 1));
@@ -275,11 +299,15 @@ void check_run_footprint(const std::string& where, const Platform& platform,
   const std::string have =
       fmt::format("{} available (AGGNET_MEMORY_LIMIT overrides)", format_bytes(limit));
   if (f.stats_bytes > f.structure_bytes) {
+    const std::uint64_t fits =
+        stats_interval_that_fits(platform, options, colocated, stats_interval_ps);
     throw ConfigError(
         where, 0, "--stats-interval",
         fmt::format("expected an interval giving a statistics series that fits in memory: at "
-                    "least {} samples per series, about {}, {}",
-                    f.stats_samples, format_bytes(f.stats_bytes), have));
+                    "least {} samples per series, about {}, {}{}",
+                    f.stats_samples, format_bytes(f.stats_bytes), have,
+                    fits > 0 ? fmt::format("; --stats-interval {} fits", interval_text(fits))
+                             : std::string()));
   }
   const std::string hint = f.colocated_links > 0 ? fmt::format(
                                                        "; the co-located reference adds {} links "

@@ -78,6 +78,15 @@ struct RunFootprint {
 RunFootprint estimate_run_footprint(const Platform& platform, const RunOptions& options,
                                     bool colocated, std::uint64_t stats_interval_ps);
 
+/// The finest --stats interval whose series fit in memory with the rest of the run and
+/// take at most a quarter of it (the series grow by reallocation, and the statistics are
+/// written from them): `from_ps` times 1, 2, 5, 10, 20, 50, ... (the first that fits); 0
+/// if the run does not fit even without series.
+std::uint64_t stats_interval_that_fits(const Platform& platform, const RunOptions& options,
+                                       bool colocated, std::uint64_t from_ps);
+/// A time in ps as an option value ("50ms", "1s", "250us", "7ps").
+std::string interval_text(std::uint64_t ps);
+
 /// The host-to-host chunk transactions one step of a host collective hands to the access
 /// links at once (point-to-point: messages x chunks per pair; parameter server: the
 /// server's copies to its workers; unicast all-to-all: every member's copies to every
@@ -88,7 +97,8 @@ std::uint64_t queued_host_chunks(const Schedule& schedule, const RunOptions& opt
 /// Refuses a run whose estimate exceeds memory_limit_bytes() (common/host.h), before it
 /// allocates anything; with `schedule`, also one whose host chunks queued at once
 /// (queued_host_chunks) would not fit. Errors: ConfigError(where, 0, "--platform",
-/// "--stats-interval" or "--schedule", what would fit and the estimate).
+/// "--stats-interval" or "--schedule", what would fit and the estimate; for the interval,
+/// the finest that fits).
 void check_run_footprint(const std::string& where, const Platform& platform,
                          const RunOptions& options, bool colocated, std::uint64_t stats_interval_ps,
                          const Schedule* schedule = nullptr);

@@ -111,6 +111,50 @@ TEST_F(Hazards, StatsIntervalOfOnePicosecondIsRefusedUpFront) {
   EXPECT_FALSE(fs::exists(dir_ / "s.csv"));
 }
 
+// The series take about B / k at k times the interval (samples = run time / interval + 1):
+// the finest rung k of 1, 2, 5, 10, ... with B / k within a quarter of the limit.
+TEST_F(Hazards, DefaultStatsIntervalCoarsensUntilItsSeriesFitAndSaysSo) {
+  const std::vector<std::string> env = {"AGGNET_MEMORY_LIMIT=256MiB"};
+  const std::string stats = (dir_ / "s.json").string();
+  const std::vector<std::string> base = {"--set", "defaults.cluster.compute_time=60s",
+                                         "--no-colocated", "--stats", stats};
+  auto with = [&base](std::vector<std::string> more) {
+    more.insert(more.begin(), base.begin(), base.end());
+    return more;
+  };
+  const auto refused = run(with({"--stats-interval", "1ms"}), env);
+  expect_refused(refused, {"--stats-interval", "samples per series"});
+  const auto about = refused.err.find("about ");
+  ASSERT_NE(about, std::string::npos) << refused.err;
+  const double series_mib = std::stod(refused.err.substr(about + 6));
+  ASSERT_NE(refused.err.find("MiB", about), std::string::npos) << refused.err;
+  int ms = 0;
+  for (int rung : {1, 2, 5, 10, 20, 50, 100, 200, 500}) {
+    if (series_mib / rung <= 256.0 / 4) {
+      ms = rung;
+      break;
+    }
+  }
+  ASSERT_GT(ms, 1) << refused.err;
+  const std::string expected = std::to_string(ms) + "ms";
+  EXPECT_NE(refused.err.find("--stats-interval " + expected + " fits"), std::string::npos)
+      << refused.err;
+
+  const auto coarsened = run(with({}), env);
+  ASSERT_EQ(coarsened.exit_code, 0) << coarsened.err;
+  EXPECT_NE(coarsened.err.find("--stats-interval " + expected + ": at the default, 1ms"),
+            std::string::npos)
+      << coarsened.err;
+  double interval_ns = 0;
+  for (const auto& row : nlohmann::json::parse(read(stats)))
+    if (row.contains("series_interval_ns")) interval_ns = row["series_interval_ns"].get<double>();
+  EXPECT_DOUBLE_EQ(interval_ns, ms * 1e6);
+
+  const auto suggested = run(with({"--stats-interval", expected}), env);
+  EXPECT_EQ(suggested.exit_code, 0) << suggested.err;
+  EXPECT_EQ(suggested.err, "");
+}
+
 TEST_F(Hazards, ScheduleNumbersOutOfRangeAndNearMissesNameTheOption) {
   expect_refused(run({"--schedule", "rotating-99999999999"}), {"schedule", "from 2 to 9"});
   expect_refused(run({"--schedule", "rotating-03"}), {"schedule", "from 2 to 9"});
