@@ -35,18 +35,19 @@ FpgaAggregator::FpgaAggregator(sc_core::sc_module_name name, const FpgaAggregato
       in("in"),
       out("out"),
       to_network("to_network"),
-      latency_(ps_time(config.params.latency_ps())),
-      outputs_(std::string(this->name()) + ".outputs", OutputHandler{this}),
-      pool_(pool),
-      site_(config.site),
       test_hook_(config.test_hook),
       aggregate_(config.aggregate),
       reliable_(config.reliable),
       drop_when_full_(config.drop_when_full),
       return_credits_(config.return_credits),
+      slots_(BufferMemory::table_capacity(
+          BufferMemory::slots_in(config.params.buffer_bytes, config.slot_bytes))),
+      latency_(ps_time(config.params.latency_ps())),
+      outputs_(std::string(this->name()) + ".outputs", OutputHandler{this}),
+      pool_(pool),
+      site_(config.site),
       config_(config),
-      buffer_(config.params.buffer_bytes, config.slot_bytes),
-      slots_(BufferMemory::table_capacity(buffer_.num_slots())) {
+      buffer_(config.params.buffer_bytes, config.slot_bytes) {
   in.bind(*this);
   buffer_.set_test_overcommit(config.test_hook == TestHook::kOvercommit);
 }

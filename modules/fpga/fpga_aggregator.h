@@ -199,32 +199,36 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
     return tree | (static_cast<std::uint64_t>(c.step) << 32) | c.chunk;
   }
 
-  // Read or written by every contribution, kept together in three cache lines: the
-  // aggregator's state is cold by the time its next contribution arrives, and each line
-  // is a miss.
-  alignas(64) sc_core::sc_time pipeline_free_ = sc_core::SC_ZERO_TIME;
+  // Read or written by every contribution, kept together in two cache lines of one
+  // aligned 128-byte block (the second is fetched with the first): the aggregator's state
+  // is cold by the time its next contribution arrives, and each line is a miss. The slot
+  // table's array address comes last, with the high blocks', and its entries' lookup
+  // needs nothing else.
+  alignas(128) sc_core::sc_time pipeline_free_ = sc_core::SC_ZERO_TIME;
   sc_core::sc_time pipeline_busy_ = sc_core::SC_ZERO_TIME;
   sc_core::sc_time service_;
   std::uint64_t service_payload_bytes_ = ~std::uint64_t{0};
+  std::uint64_t contributions_ = 0;
+  // config_'s switches read per contribution (config_ itself spans two more lines).
+  TestHook test_hook_;
+  bool aggregate_, reliable_, drop_when_full_, return_credits_;
+  // Blocks of high_stride_ words, one per slot with a sender from kInlineSenderSites on;
+  // the stride grows (the blocks copied) with the highest such sender seen.
+  std::size_t high_stride_ = 0;
+  std::vector<std::uint64_t> high_words_;
+  SlotTable<Slot> slots_;
+
   sc_core::sc_time latency_;
-  std::uint64_t reduced_ = 0, contributions_ = 0, slots_in_use_ = 0;
+  std::uint64_t reduced_ = 0, slots_in_use_ = 0;
   // The pipeline is serial: outputs leave in time order.
   BasicArrivalQueue<NoRecord, OutputHandler> outputs_;
   ChunkSink out_sink_, network_sink_;  // what `out` and `to_network` are bound to
   ChunkPool& pool_;
-  // config_'s switches read per contribution (config_ itself spans two more lines).
   int site_;
-  TestHook test_hook_;
-  bool aggregate_, reliable_, drop_when_full_, return_credits_;
   // Reused (no allocation per reduced chunk): the senders of the slot just freed (credits).
   std::vector<std::uint64_t> senders_;
   FpgaAggregatorConfig config_;
   BufferMemory buffer_;
-  SlotTable<Slot> slots_;
-  // Blocks of high_stride_ words, one per slot with a sender from kInlineSenderSites on;
-  // the stride grows (the blocks copied) with the highest such sender seen.
-  std::vector<std::uint64_t> high_words_;
-  std::size_t high_stride_ = 0;
   std::vector<std::uint32_t> free_high_blocks_;  // block + 1
   StallQueue stalled_;
   std::vector<std::uint64_t> newly_held_;       // admit_stalled's scratch
