@@ -17,7 +17,7 @@ std::size_t BufferMemory::table_capacity(std::uint64_t num_slots) {
 BufferMemory::BufferMemory(std::uint64_t capacity_bytes, std::uint64_t slot_bytes)
     : capacity_bytes_(capacity_bytes),
       slot_bytes_(slot_bytes),
-      num_slots_(slot_bytes ? capacity_bytes / slot_bytes : 0),
+      num_slots_(slots_in(capacity_bytes, slot_bytes)),
       slots_(table_capacity(num_slots_)) {
   if (num_slots_ == 0) {
     throw std::invalid_argument("buffer of " + std::to_string(capacity_bytes) +

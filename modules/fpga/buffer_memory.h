@@ -37,6 +37,10 @@ class BufferMemory {
   std::uint64_t allocations() const { return allocations_; }
   const Histogram& hold_time_ns() const { return hold_ns_; }
 
+  /// Slots of `slot_bytes` in `capacity_bytes` (0 for no slot size).
+  static std::uint64_t slots_in(std::uint64_t capacity_bytes, std::uint64_t slot_bytes) {
+    return slot_bytes ? capacity_bytes / slot_bytes : 0;
+  }
   /// Bound on the direct-mapped array of a slot table for `num_slots` slots.
   static std::size_t table_capacity(std::uint64_t num_slots);
 

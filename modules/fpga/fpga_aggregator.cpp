@@ -35,18 +35,19 @@ FpgaAggregator::FpgaAggregator(sc_core::sc_module_name name, const FpgaAggregato
       in("in"),
       out("out"),
       to_network("to_network"),
-      latency_(ps_time(config.params.latency_ps())),
-      outputs_(std::string(this->name()) + ".outputs", OutputHandler{this}),
-      pool_(pool),
-      site_(config.site),
       test_hook_(config.test_hook),
       aggregate_(config.aggregate),
       reliable_(config.reliable),
       drop_when_full_(config.drop_when_full),
       return_credits_(config.return_credits),
+      slots_(BufferMemory::table_capacity(
+          BufferMemory::slots_in(config.params.buffer_bytes, config.slot_bytes))),
+      latency_(ps_time(config.params.latency_ps())),
+      outputs_(std::string(this->name()) + ".outputs", OutputHandler{this}),
+      pool_(pool),
+      site_(config.site),
       config_(config),
-      buffer_(config.params.buffer_bytes, config.slot_bytes),
-      slots_(BufferMemory::table_capacity(buffer_.num_slots())) {
+      buffer_(config.params.buffer_bytes, config.slot_bytes) {
   in.bind(*this);
   buffer_.set_test_overcommit(config.test_hook == TestHook::kOvercommit);
 }
@@ -74,9 +75,9 @@ void FpgaAggregator::on_arrival(tlm::tlm_generic_payload& trans) {
   }
   contributions_ += chunk.chunks;  // in chunks: a burst counts as its chunks
   if (reliable_ && chunk.reduction_tree < 0 && absorb_duplicate(trans)) return;
+  const std::uint64_t key = key_of(chunk);
   // A chunk with a slot here has its buffer slot (slot_for, on_reduced): the buffer's
   // table, a line apart, is read only for a chunk's first contribution.
-  const std::uint64_t key = key_of(chunk);
   const bool held = slots_.find(key) != nullptr || buffer_.holds(key);
   if (drop_when_full_ && !held && (buffer_.full() || outside_window(chunk))) {
     ++drops_;
@@ -107,8 +108,8 @@ bool FpgaAggregator::absorb_duplicate(tlm::tlm_generic_payload& trans) {
   const auto& chunk = chunk_of(trans);
   const auto key = key_of(chunk);
   const bool reduced = completed_.count(key) != 0;
-  const Slot* slot = slots_.find(key);
-  const bool added = slot != nullptr && has_sender(*slot, chunk.src_site);
+  const Found slot = slots_.find_with_side(key);
+  const bool added = slot.value != nullptr && has_sender(slot, chunk.src_site);
   if (!reduced && !added) return false;
   ++duplicates_;
   wasted_bytes_ += chunk.payload_bytes;
@@ -145,11 +146,12 @@ void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
     if (!return_credits_) send_ack(chunk.step, chunk.chunk, chunk.src_site);
   }
   const sc_time now = EventCalendar::now();
-  Slot& slot = slot_for(chunk);
+  Found found = slot_for(chunk);
+  Slot& slot = *found.value;
   const bool add_twice = test_hook_ == TestHook::kDoubleAdd && slot.received == 0;
   for (int k = 0; k < (add_twice ? 2 : 1); ++k) {
     ++slot.received;
-    mark_sender(slot, chunk.src_site);
+    mark_sender(found, key_of(chunk), chunk.src_site);
     if (tree) tree_contributions_[key_of(chunk)] += chunk.contributions;
     if (!chunk.data) continue;
     if (!slot.sum) {
@@ -168,12 +170,12 @@ void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
     auto& reduced = pool_.clone(trans);
     auto& r = chunk_of(reduced);
     if (tree) {
-      finish_tree_sum(slot, key_of(chunk), r);
+      finish_tree_sum(found, key_of(chunk), r);
       outputs_.notify(reduced, pipeline_free_ + latency_ - now);
       trans.release();
       return;
     }
-    check_senders(slot, chunk.group_size);
+    check_senders(found, chunk.group_size);
     r.kind = ChunkKind::kReduced;
     r.src_site = site_;
     r.dst_site = site_;
@@ -200,89 +202,67 @@ sc_time FpgaAggregator::service_time(std::uint64_t payload_bytes) {
 
 // The chunk's slot, taken (with its buffer slot) by its first contribution. A table entry
 // is reused: its fields are reset here.
-FpgaAggregator::Slot& FpgaAggregator::slot_for(const ChunkExtension& chunk) {
+FpgaAggregator::Found FpgaAggregator::slot_for(const ChunkExtension& chunk) {
   const auto key = key_of(chunk);
-  Slot* slot = slots_.find(key);
-  if (slot != nullptr) return *slot;  // a slot's key is in the buffer until it is reduced
+  const Found slot = slots_.find_with_side(key);
+  if (slot.value != nullptr) return slot;  // a slot's key is in the buffer until it is reduced
   if (!buffer_.holds(key)) {
     buffer_.allocate(key, EventCalendar::now());
     slots_in_use_ = buffer_.slots_in_use();  // occupancy / slot size, without a division
-    Slot& fresh = fresh_slot(key);
-    fresh.expected = chunk.reduction_tree < 0 ? chunk.group_size - 1 : role_of(chunk).inputs();
-    if (chunk.reduction_tree >= 0 && test_hook_ == TestHook::kEarlyTreeForward) --fresh.expected;
+    const Found fresh = fresh_slot(key);
+    fresh.value->expected =
+        chunk.reduction_tree < 0 ? chunk.group_size - 1 : role_of(chunk).inputs();
+    if (chunk.reduction_tree >= 0 && test_hook_ == TestHook::kEarlyTreeForward)
+      --fresh.value->expected;
     return fresh;
   }
   return fresh_slot(key);  // TestHook::kLeakSlot: the buffer kept a reduced chunk's slot
 }
 
-FpgaAggregator::Slot& FpgaAggregator::fresh_slot(std::uint64_t key) {
+// A reused entry's fields reset (its side words come zeroed).
+FpgaAggregator::Found FpgaAggregator::fresh_slot(std::uint64_t key) {
   Slot& slot = slots_.insert(key);
   slot.received = 0;
   slot.expected = 0;
   slot.senders.fill(0);
-  take_senders(slot, nullptr);  // an entry reused after a leaked slot (tests) may hold one
   slot.sum.reset();
-  return slot;
+  return slots_.find_with_side(key);
 }
 
-// Adds `site` (nothing if it is not a site).
-void FpgaAggregator::mark_sender(Slot& slot, int site) {
+// Adds `site` (nothing if it is not a site) to `key`'s slot.
+void FpgaAggregator::mark_sender(Found& slot, std::uint64_t key, int site) {
   if (site < 0) return;
   if (site < kInlineSenderSites) {
-    slot.senders[site / 64] |= std::uint64_t{1} << (site % 64);
+    slot.value->senders[site / 64] |= std::uint64_t{1} << (site % 64);
     return;
   }
   const auto bit = static_cast<std::size_t>(site - kInlineSenderSites);
-  take_high_block(slot, bit / 64)[bit / 64] |= std::uint64_t{1} << (bit % 64);
-}
-
-// The slot's block, taken (zeroed) if it has none, with room for word `word`.
-std::uint64_t* FpgaAggregator::take_high_block(Slot& slot, std::size_t word) {
-  if (word >= high_stride_) widen_high_blocks(word + 1);
-  if (slot.high == 0) {
-    if (free_high_blocks_.empty()) {
-      high_words_.resize(high_words_.size() + high_stride_, 0);
-      slot.high = static_cast<std::uint32_t>(high_words_.size() / high_stride_);
-    } else {
-      slot.high = free_high_blocks_.back();
-      free_high_blocks_.pop_back();
-      std::fill_n(high_words_.begin() + (slot.high - 1) * high_stride_, high_stride_, 0);
-    }
+  if (bit / 64 >= slots_.side_words()) {
+    slots_.widen_side(bit / 64 + 1);
+    slot = slots_.find_with_side(key);  // the side words moved
   }
-  return &high_words_[(slot.high - 1) * high_stride_];
+  slot.side[bit / 64] |= std::uint64_t{1} << (bit % 64);
 }
 
-void FpgaAggregator::widen_high_blocks(std::size_t stride) {
-  const std::size_t blocks = high_stride_ == 0 ? 0 : high_words_.size() / high_stride_;
-  std::vector<std::uint64_t> wider(blocks * stride, 0);
-  for (std::size_t b = 0; b < blocks; ++b)
-    std::copy_n(high_words_.begin() + b * high_stride_, high_stride_, wider.begin() + b * stride);
-  high_words_.swap(wider);
-  high_stride_ = stride;
-}
-
-bool FpgaAggregator::has_sender(const Slot& slot, int site) const {
+bool FpgaAggregator::has_sender(const Found& slot, int site) const {
   if (site < 0) return false;
   if (site < kInlineSenderSites)
-    return has_bit(slot.senders.data(), slot.senders.size(), static_cast<std::size_t>(site));
-  const std::uint64_t* high = high_block(slot);
-  return high != nullptr &&
-         has_bit(high, high_stride_, static_cast<std::size_t>(site - kInlineSenderSites));
+    return has_bit(slot.value->senders.data(), slot.value->senders.size(),
+                   static_cast<std::size_t>(site));
+  return has_bit(slot.side, slots_.side_words(),
+                 static_cast<std::size_t>(site - kInlineSenderSites));
 }
 
-void FpgaAggregator::take_senders(Slot& slot, std::vector<std::uint64_t>* bits) {
-  if (bits != nullptr) bits->assign(slot.senders.begin(), slot.senders.end());
-  const std::uint64_t* high = high_block(slot);
-  if (high == nullptr) return;
-  if (bits != nullptr) bits->insert(bits->end(), high, high + high_stride_);
-  free_high_blocks_.push_back(slot.high);
-  slot.high = 0;
+void FpgaAggregator::copy_senders(const Found& slot, std::vector<std::uint64_t>& bits) const {
+  bits.assign(slot.value->senders.begin(), slot.value->senders.end());
+  bits.insert(bits.end(), slot.side, slot.side + slots_.side_words());
 }
 
 // Invariant data: exactly one contribution from every other member. A contribution
 // repeated or from no site sets no new sender bit.
-void FpgaAggregator::check_senders(const Slot& slot, int group_size) {
-  if (senders_of(slot) != slot.received || slot.received != group_size - 1) ++bad_reductions_;
+void FpgaAggregator::check_senders(const Found& slot, int group_size) {
+  const int received = slot.value->received;
+  if (senders_of(slot) != received || received != group_size - 1) ++bad_reductions_;
 }
 
 void FpgaAggregator::set_reduction_role(int reduction_tree, const ReductionRole& role) {
@@ -310,12 +290,13 @@ const ReductionRole& FpgaAggregator::role_of(const ChunkExtension& chunk) const 
 // The tree slot's sum as the chunk it leaves as: a partial sum to the parent, or at the
 // root the result on its multicast tree. Invariant data: one input per sender (its own
 // cluster and each child) holding, together, every member of the subtree once.
-void FpgaAggregator::finish_tree_sum(const Slot& slot, std::uint64_t key, ChunkExtension& sum) {
+void FpgaAggregator::finish_tree_sum(const Found& found, std::uint64_t key, ChunkExtension& sum) {
+  const Slot& slot = *found.value;
   const ReductionRole& role = role_of(sum);
   const auto summed = tree_contributions_.find(key);
   const int contributions = summed->second;
   tree_contributions_.erase(summed);
-  const int senders = senders_of(slot);
+  const int senders = senders_of(found);
   const bool root = role.parent_site < 0;
   if (senders != slot.received || slot.received != role.inputs() ||
       contributions != role.subtree_members || (root && contributions != sum.group_size))
@@ -331,11 +312,11 @@ void FpgaAggregator::finish_tree_sum(const Slot& slot, std::uint64_t key, ChunkE
 }
 
 // The slot's senders, inline and beyond.
-int FpgaAggregator::senders_of(const Slot& slot) const {
+int FpgaAggregator::senders_of(const Found& slot) const {
   int senders = 0;
-  for (std::uint64_t word : slot.senders) senders += __builtin_popcountll(word);
-  if (const std::uint64_t* high = high_block(slot))
-    for (std::size_t w = 0; w < high_stride_; ++w) senders += __builtin_popcountll(high[w]);
+  for (std::uint64_t word : slot.value->senders) senders += __builtin_popcountll(word);
+  for (std::size_t w = 0; w < slots_.side_words(); ++w)
+    senders += __builtin_popcountll(slot.side[w]);
   return senders;
 }
 
@@ -343,9 +324,9 @@ void FpgaAggregator::on_reduced(tlm::tlm_generic_payload& reduced) {
   const sc_time now = EventCalendar::now();
   const auto key = key_of(chunk_of(reduced));
   // Only credits need the senders once the slot is freed.
-  Slot& slot = *slots_.find(key);
-  take_senders(slot, return_credits_ ? &senders_ : nullptr);
-  slot.sum.reset();  // the result is the reduced chunk's now
+  const Found slot = slots_.find_with_side(key);
+  if (return_credits_) copy_senders(slot, senders_);
+  slot.value->sum.reset();  // the result is the reduced chunk's now
   slots_.erase(key);
   const bool leak = test_hook_ == TestHook::kLeakSlot && !leaked_once_;
   leaked_once_ = leaked_once_ || leak;

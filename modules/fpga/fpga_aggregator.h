@@ -132,18 +132,19 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
 
  private:
   // A slot and its key fill one cache line (SlotTable), read by every contribution: the
-  // senders of sites below kInlineSenderSites are bits in it, those of sites beyond in a
-  // block of `high_words_` that the slot names (`high`, block + 1; 0: none), taken at its
-  // first such sender and returned when the slot is freed (no allocation per slot).
-  static constexpr int kInlineSenderSites = 192;
+  // senders of sites below kInlineSenderSites are bits in it, those of sites beyond
+  // (site s: bit s - kInlineSenderSites) bits of its side words in the table, whose
+  // address follows from the key as the slot's does (both fetched at once); their count
+  // grows with the highest such sender seen.
+  static constexpr int kInlineSenderSites = 256;
   struct Slot {
     int received = 0;
     int expected = 0;
     std::array<std::uint64_t, kInlineSenderSites / 64> senders{};  // bit s % 64 of word s / 64
-    std::uint32_t high = 0;
     std::shared_ptr<std::vector<float>> sum;
   };
   static_assert(sizeof(Slot) + sizeof(std::uint64_t) == 64, "a slot with its key is a line");
+  using Found = SlotTable<Slot>::Found;  // a slot and its senders beyond the inline ones
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay) override;
   ChunkSink chunk_sink() override {
@@ -165,26 +166,18 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
     return (static_cast<std::uint64_t>(step) << 32) | static_cast<std::uint32_t>(sender);
   }
   void admit(tlm::tlm_generic_payload& trans);
-  Slot& slot_for(const ChunkExtension& chunk);
-  Slot& fresh_slot(std::uint64_t key);
+  Found slot_for(const ChunkExtension& chunk);
+  Found fresh_slot(std::uint64_t key);
   sc_core::sc_time service_time(std::uint64_t payload_bytes);
-  void mark_sender(Slot& slot, int site);
-  bool has_sender(const Slot& slot, int site) const;
-  // Every sender's bit (site s: bit s % 64 of word s / 64) into `*bits` if given, and the
-  // slot's block of senders beyond the inline ones returned.
-  void take_senders(Slot& slot, std::vector<std::uint64_t>* bits);
-  void check_senders(const Slot& slot, int group_size);
-  // The slot's senders beyond the inline ones: high_stride_ words from `high_block(slot)`
-  // (bit s - kInlineSenderSites), or none.
-  const std::uint64_t* high_block(const Slot& slot) const {
-    return slot.high == 0 ? nullptr : &high_words_[(slot.high - 1) * high_stride_];
-  }
-  std::uint64_t* take_high_block(Slot& slot, std::size_t word);
-  void widen_high_blocks(std::size_t stride);
+  void mark_sender(Found& slot, std::uint64_t key, int site);
+  bool has_sender(const Found& slot, int site) const;
+  // Every sender's bit (site s: bit s % 64 of word s / 64) into `bits`.
+  void copy_senders(const Found& slot, std::vector<std::uint64_t>& bits) const;
+  void check_senders(const Found& slot, int group_size);
   void on_reduced(tlm::tlm_generic_payload& trans);
   const ReductionRole& role_of(const ChunkExtension& chunk) const;
-  void finish_tree_sum(const Slot& slot, std::uint64_t key, ChunkExtension& sum);
-  int senders_of(const Slot& slot) const;
+  void finish_tree_sum(const Found& slot, std::uint64_t key, ChunkExtension& sum);
+  int senders_of(const Found& slot) const;
   // The pipeline output FIFO's callback: a direct call, 8 bytes.
   struct OutputHandler {
     FpgaAggregator* fpga;
@@ -199,33 +192,31 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
     return tree | (static_cast<std::uint64_t>(c.step) << 32) | c.chunk;
   }
 
-  // Read or written by every contribution, kept together in three cache lines: the
-  // aggregator's state is cold by the time its next contribution arrives, and each line
-  // is a miss.
-  alignas(64) sc_core::sc_time pipeline_free_ = sc_core::SC_ZERO_TIME;
+  // Read or written by every contribution, kept together in two cache lines of one
+  // aligned 128-byte block (the second is fetched with the first): the aggregator's state
+  // is cold by the time its next contribution arrives, and each line is a miss. The slot
+  // table's look-up reads only its start (SlotTable).
+  alignas(128) sc_core::sc_time pipeline_free_ = sc_core::SC_ZERO_TIME;
   sc_core::sc_time pipeline_busy_ = sc_core::SC_ZERO_TIME;
   sc_core::sc_time service_;
   std::uint64_t service_payload_bytes_ = ~std::uint64_t{0};
+  std::uint64_t contributions_ = 0;
+  // config_'s switches read per contribution (config_ itself spans two more lines).
+  TestHook test_hook_;
+  bool aggregate_, reliable_, drop_when_full_, return_credits_;
+  SlotTable<Slot> slots_;
+
   sc_core::sc_time latency_;
-  std::uint64_t reduced_ = 0, contributions_ = 0, slots_in_use_ = 0;
+  std::uint64_t reduced_ = 0, slots_in_use_ = 0;
   // The pipeline is serial: outputs leave in time order.
   BasicArrivalQueue<NoRecord, OutputHandler> outputs_;
   ChunkSink out_sink_, network_sink_;  // what `out` and `to_network` are bound to
   ChunkPool& pool_;
-  // config_'s switches read per contribution (config_ itself spans two more lines).
   int site_;
-  TestHook test_hook_;
-  bool aggregate_, reliable_, drop_when_full_, return_credits_;
   // Reused (no allocation per reduced chunk): the senders of the slot just freed (credits).
   std::vector<std::uint64_t> senders_;
   FpgaAggregatorConfig config_;
   BufferMemory buffer_;
-  SlotTable<Slot> slots_;
-  // Blocks of high_stride_ words, one per slot with a sender from kInlineSenderSites on;
-  // the stride grows (the blocks copied) with the highest such sender seen.
-  std::vector<std::uint64_t> high_words_;
-  std::size_t high_stride_ = 0;
-  std::vector<std::uint32_t> free_high_blocks_;  // block + 1
   StallQueue stalled_;
   std::vector<std::uint64_t> newly_held_;       // admit_stalled's scratch
   std::vector<StallQueue::Stalled> same_slot_;  // admit_stalled's scratch

@@ -231,5 +231,38 @@ TEST(SlotTable, AFreedEntryIsReusedWithItsValueObject) {
   EXPECT_EQ(t.size(), 1u);
 }
 
+// Side words: zero for a new key, kept for each key across the array's growth, a widening
+// and the overflow map, and zero again for a key taking a freed entry.
+TEST(SlotTable, SideWordsStayWithTheirKeyThroughGrowthWideningAndOverflow) {
+  SlotTable<int> t(32);  // bound: 32
+  EXPECT_EQ(t.side_words(), 0u);
+  t.widen_side(2);
+  ASSERT_EQ(t.side_words(), 2u);
+  auto side = [&](std::uint64_t k) { return t.find_with_side(k).side; };
+  t.insert(key(0, 0)) = 0;
+  EXPECT_EQ(side(key(0, 0))[0], 0u);
+  EXPECT_EQ(side(key(0, 0))[1], 0u);
+  side(key(0, 0))[0] = 10;
+  side(key(0, 0))[1] = 11;
+  t.insert(key(0, 16)) = 16;  // entry 0 of 16: grows to 32
+  ASSERT_EQ(t.capacity(), 32u);
+  side(key(0, 16))[1] = 161;
+  t.insert(key(0, 32)) = 32;  // entry 0 of 32, at the bound: overflow
+  ASSERT_EQ(t.overflowed(), 1u);
+  side(key(0, 32))[0] = 320;
+  t.widen_side(3);  // the held keys' words kept, the third zero
+  for (const auto& [k, words] : std::vector<std::pair<std::uint64_t, std::vector<std::uint64_t>>>{
+           {key(0, 0), {10, 11, 0}}, {key(0, 16), {0, 161, 0}}, {key(0, 32), {320, 0, 0}}}) {
+    const std::uint64_t* s = side(k);
+    EXPECT_EQ(std::vector<std::uint64_t>(s, s + 3), words) << k;
+  }
+  EXPECT_EQ(*t.find(key(0, 32)), 32);
+  t.erase(key(0, 16));
+  t.insert(key(1, 23)) = 7;  // 23 + 0x9E3779B9 = 48 mod 32: entry 16 again, zeroed
+  const std::uint64_t* s = side(key(1, 23));
+  EXPECT_EQ(std::vector<std::uint64_t>(s, s + 3), (std::vector<std::uint64_t>{0, 0, 0}));
+  EXPECT_EQ(t.overflowed(), 1u);
+}
+
 }  // namespace
 }  // namespace aggnet

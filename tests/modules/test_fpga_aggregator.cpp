@@ -398,7 +398,7 @@ TEST(FpgaAggregator, CreditModeReturnsOneCreditPerSenderWhenTheSlotFrees) {
   EXPECT_TRUE(plain.network.seen.empty());
 }
 
-// A slot holds the senders of sites below 192 itself and keeps those beyond apart: they
+// A slot holds the senders of sites below 256 itself and keeps those beyond in side words: they
 // are credited, recognised as repeated, counted by the invariant check and forgotten when
 // the slot frees, like the others. Group of 4 at site 4, chunk 3 of step 1, twice: senders
 // 256, 511, 255 and then (the key taken again, as without loss recovery) 300, 600, 7.
@@ -441,13 +441,13 @@ TEST(FpgaAggregator, SendersFromSite256OnAreForgottenWithoutCreditsToo) {
 }
 
 // Two slots hold senders beyond the inline ones when a higher sender widens every slot's
-// block of them: neither slot loses one. Group of 4 at site 4, step 1: chunk 0 from 200,
-// 900 and 5, chunk 1 from 200, 950 and 6, interleaved 100 us apart.
+// side words: neither slot loses one. Group of 4 at site 4, step 1: chunk 0 from 300,
+// 900 and 5, chunk 1 from 300, 950 and 6, interleaved 100 us apart.
 TEST(FpgaAggregator, SendersBeyondTheInlineOnesSurviveAHigherSenderInAnotherSlot) {
   FpgaAggregatorConfig with = config(4);
   with.return_credits = true;
   Bench b(with);
-  const std::vector<std::pair<std::uint32_t, int>> order = {{0, 200}, {1, 200}, {0, 900},
+  const std::vector<std::pair<std::uint32_t, int>> order = {{0, 300}, {1, 300}, {0, 900},
                                                             {1, 950}, {0, 5},   {1, 6}};
   for (std::size_t i = 0; i < order.size(); ++i)
     b.feeder.posts.push_back(
@@ -455,8 +455,8 @@ TEST(FpgaAggregator, SendersBeyondTheInlineOnesSurviveAHigherSenderInAnotherSlot
   sc_core::sc_start();
   ASSERT_EQ(b.cluster.seen.size(), 2u);
   ASSERT_EQ(b.network.seen.size(), 6u);
-  EXPECT_EQ(credited(b.network, 0, 3), (std::vector<int>{5, 200, 900}));
-  EXPECT_EQ(credited(b.network, 3, 6), (std::vector<int>{6, 200, 950}));
+  EXPECT_EQ(credited(b.network, 0, 3), (std::vector<int>{5, 300, 900}));
+  EXPECT_EQ(credited(b.network, 3, 6), (std::vector<int>{6, 300, 950}));
   EXPECT_EQ(b.fpga.bad_reductions(), 0u);
 }
 
