@@ -29,6 +29,15 @@ using QueueFunction =
                        std::function<void(tlm::tlm_generic_payload&)>,
                        std::function<void(tlm::tlm_generic_payload&, const Record&)>>;
 
+namespace detail {
+/// An ArrivalQueue's FIFO item: the record as a base (no space when there is none).
+template <typename Record>
+struct ArrivalItem : Record {
+  sc_core::sc_time at;
+  tlm::tlm_generic_payload* trans;
+};
+}  // namespace detail
+
 /// ArrivalQueue: `notify(trans, delay)` calls the callback with `trans` at now + delay.
 /// Times must not decrease between calls (std::logic_error otherwise). The queue has no
 /// SystemC process of its own: the simulation's EventCalendar fires it.
@@ -36,8 +45,11 @@ using QueueFunction =
 /// otherwise keep in a second FIFO of its own) and hands it to the callback.
 /// A Callback other than the std::function (a small function object calling its owner)
 /// saves the owner a cache line and an indirect call per delivery.
+// The FIFO is a base, not a member, so that the flag packs into its tail padding: with an
+// 8-byte callback the queue's header is one cache line, the last instant included.
 template <typename Record, typename Callback = QueueFunction<Record>>
-class BasicArrivalQueue : private EventCalendar::Client {
+class BasicArrivalQueue : private EventCalendar::Client,
+                          private RingFifo<detail::ArrivalItem<Record>> {
   static_assert(std::is_class_v<Record>, "a Record is a struct (stored as a base of the item)");
 
  public:
@@ -52,18 +64,22 @@ class BasicArrivalQueue : private EventCalendar::Client {
   BasicArrivalQueue(const BasicArrivalQueue&) = delete;
   BasicArrivalQueue& operator=(const BasicArrivalQueue&) = delete;
 
+  // The time-order check reads the last instant from the header, not from the FIFO's last
+  // item: that is in the items' array, a cache line of its own and cold at hundreds of
+  // sites.
   void notify(tlm::tlm_generic_payload& trans, const sc_core::sc_time& delay,
               const Record& record = {}) {
     const sc_core::sc_time at = EventCalendar::now() + delay;
-    if (!queue_.empty() && at < queue_.back().at) {
+    if (!fifo().empty() && at < last_at_) {
       throw std::logic_error(*name_ + ": arrivals out of time order");
     }
-    queue_.push_back({record, at, &trans});
+    fifo().push_back({record, at, &trans});
+    last_at_ = at;
     // Unscheduled with a backlog only inside this queue's own firing (a callback notifying
     // it again): the earliest item waiting sets the next instant, not the new one.
-    if (!scheduled_) schedule(queue_.front().at);
+    if (!scheduled_) schedule(fifo().front().at);
   }
-  std::size_t size() const { return queue_.size(); }
+  std::size_t size() const { return fifo().size(); }
   /// What the calendar fetches, three lines, just before this queue fires (besides the
   /// queue's own line): e.g. where its deliveries went last. Null: nothing.
   void set_hint(const void* hint) { hint_ = hint; }
@@ -73,9 +89,9 @@ class BasicArrivalQueue : private EventCalendar::Client {
   /// unscheduled, and takes any time again.
   template <typename Each>
   void clear(Each&& each) {
-    while (!queue_.empty()) {
-      const Item item = queue_.front();
-      queue_.pop_front();
+    while (!fifo().empty()) {
+      const Item item = fifo().front();
+      fifo().pop_front();
       if constexpr (kHasRecord) {
         each(*item.trans, static_cast<const Record&>(item));
       } else {
@@ -87,39 +103,39 @@ class BasicArrivalQueue : private EventCalendar::Client {
   }
 
  private:
-  // The record as a base: no space when there is none.
-  struct Item : Record {
-    sc_core::sc_time at;
-    tlm::tlm_generic_payload* trans;
-  };
+  using Item = detail::ArrivalItem<Record>;
+  using Fifo = RingFifo<Item>;
+  Fifo& fifo() { return *this; }
+  const Fifo& fifo() const { return *this; }
 
   // A callback may notify this queue again; what is due by now is delivered in this call.
   void on_calendar() override {
     scheduled_ = false;
     const sc_core::sc_time now = EventCalendar::now();
-    while (!queue_.empty() && queue_.front().at <= now) {
-      const Item item = queue_.front();
-      queue_.pop_front();
+    while (!fifo().empty() && fifo().front().at <= now) {
+      const Item item = fifo().front();
+      fifo().pop_front();
       if constexpr (kHasRecord) {
         callback_(*item.trans, item);
       } else {
         callback_(*item.trans);
       }
     }
-    if (queue_.empty() || scheduled_) return;
-    schedule(queue_.front().at);
-    prefetch_chunk(queue_.front().trans);
+    if (fifo().empty() || scheduled_) return;
+    schedule(fifo().front().at);
+    prefetch_chunk(fifo().front().trans);
   }
   void schedule(const sc_core::sc_time& at) {
     scheduled_ = true;
     EventCalendar::current().schedule(*this, at, hint_);
   }
 
-  // What each firing reads first; the name only for errors.
+  // What each firing reads first; the name only for errors. The flag first: it fills the
+  // FIFO's tail padding.
+  bool scheduled_ = false;
   Callback callback_;
   const void* hint_ = nullptr;
-  RingFifo<Item> queue_;
-  bool scheduled_ = false;
+  sc_core::sc_time last_at_;                 // the last item's instant, while the FIFO holds any
   std::unique_ptr<const std::string> name_;  // 8 bytes, not a string's 32
 };
 

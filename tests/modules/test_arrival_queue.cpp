@@ -29,14 +29,16 @@ struct Delivery {
 /// Calls notify(trans id, delay) at the given instants; records what the queue delivers.
 struct Harness : sc_core::sc_module {
   struct Post {
-    std::uint64_t at_ps;     ///< when notify() is called
-    std::uint64_t delay_ps;  ///< its delay
-    std::uint32_t id;        ///< carried in the chunk index
+    std::uint64_t at_ps;       ///< when notify() is called
+    std::uint64_t delay_ps;    ///< its delay
+    std::uint32_t id;          ///< carried in the chunk index
+    bool clear_first = false;  ///< clear() the queue (its items to `cleared`) before
   };
   std::vector<Post> posts;
   std::vector<Delivery> deliveries;
   std::vector<std::string> errors;      ///< what notify() threw
   std::vector<std::size_t> size_after;  ///< queue size right after each post
+  std::vector<std::uint32_t> cleared;   ///< ids clear() removed
   /// Called on each delivery before it is recorded (may notify again).
   std::function<void(tlm::tlm_generic_payload&)> on_delivery;
   ChunkPool pool;
@@ -60,6 +62,12 @@ struct Harness : sc_core::sc_module {
   void run() {
     for (const auto& p : posts) {
       wait(ps_time(p.at_ps) - sc_core::sc_time_stamp());
+      if (p.clear_first) {
+        queue.clear([this](tlm::tlm_generic_payload& t) {
+          cleared.push_back(chunk_of(t).chunk);
+          t.release();
+        });
+      }
       post(p.delay_ps, p.id);
       size_after.push_back(queue.size());
     }
@@ -114,6 +122,42 @@ TEST(ArrivalQueue, AnEarlierInstantThanThePendingLastIsRejected) {
   EXPECT_EQ(h.deliveries[0].at_ps, 10'000u);
   EXPECT_EQ(h.deliveries[1].id, 3u);
   EXPECT_EQ(h.deliveries[1].at_ps, 10'000u);
+}
+
+TEST(ArrivalQueue, TheOrderIsCheckedAgainstTheLastPendingNotTheFirst) {
+  Harness h("h");
+  // At 0: id 1 at 10 ns, id 2 at 20 ns; at 1 ns: id 3 at 16 ns, after id 1 but before
+  // id 2: rejected. At 2 ns: id 4 at 2 + 18 = 20 ns, a tie with the last: accepted.
+  h.posts = {{0, 10'000, 1}, {0, 20'000, 2}, {1000, 15'000, 3}, {2000, 18'000, 4}};
+  sc_core::sc_start();
+  ASSERT_EQ(h.errors.size(), 1u);
+  EXPECT_NE(h.errors[0].find("out of time order"), std::string::npos) << h.errors[0];
+  ASSERT_EQ(h.deliveries.size(), 3u);
+  const std::uint32_t ids[] = {1, 2, 4};
+  const std::uint64_t at[] = {10'000, 20'000, 20'000};
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(h.deliveries[i].id, ids[i]) << i;
+    EXPECT_EQ(h.deliveries[i].at_ps, at[i]) << i;
+  }
+}
+
+TEST(ArrivalQueue, ClearedItTakesAnEarlierInstantThanItsLastAgain) {
+  Harness h("h");
+  // At 0: ids 1 and 2 at 10 and 20 ns; at 1 ns the queue is cleared (both removed) and
+  // id 3 posted at 1 + 2 = 3 ns, before the 20 ns of the last item cleared: accepted.
+  // Then, still at 1 ns, id 4 at 2 ns is before id 3 (pending): rejected; id 5 at 4 ns
+  // is fine.
+  h.posts = {
+      {0, 10'000, 1}, {0, 20'000, 2}, {1000, 2000, 3, true}, {1000, 1000, 4}, {1000, 3000, 5}};
+  sc_core::sc_start();
+  ASSERT_EQ(h.errors.size(), 1u);
+  EXPECT_NE(h.errors[0].find("out of time order"), std::string::npos) << h.errors[0];
+  EXPECT_EQ(h.cleared, (std::vector<std::uint32_t>{1, 2}));
+  ASSERT_EQ(h.deliveries.size(), 2u);
+  EXPECT_EQ(h.deliveries[0].id, 3u);
+  EXPECT_EQ(h.deliveries[0].at_ps, 3000u);
+  EXPECT_EQ(h.deliveries[1].id, 5u);
+  EXPECT_EQ(h.deliveries[1].at_ps, 4000u);
 }
 
 TEST(ArrivalQueue, NotifyFromTheCallbackChainsDeliveries) {

@@ -7,7 +7,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <set>
 #include <systemc>
+#include <tuple>
 #include <vector>
 
 #include "module_harness.h"
@@ -227,6 +230,179 @@ TEST(EventCalendar, AStoppedCalendarFiresNothingAfterItsInstant) {
   EXPECT_EQ(log[29].at_ps, 300u);
   EXPECT_EQ(log.back().id, 2);
   EXPECT_EQ(log.back().at_ps, 300u);
+}
+
+// Hundreds of clients at a few instants (the radix form and its groups of clients at one
+// instant), re-arming (at their own instant too), starting idle clients and cancelling
+// others (themselves too), against a model: a set of (instant, scheduling count, id).
+// The calendar falls back to its heap form as clients retire, with groups still pending.
+struct Script {
+  static constexpr int kClients = 300;
+  static std::uint64_t mix(std::uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return x;
+  }
+  static std::uint64_t draw(int id, std::uint64_t k, std::uint64_t salt) {
+    return mix(static_cast<std::uint64_t>(id) * 1'000'003ULL + k * 7919ULL + salt);
+  }
+  // Re-arming delay of client `id`'s k-th firing: 0, 10, 20 or 40 ps (many ties).
+  static std::uint64_t delay_ps(int id, std::uint64_t k) {
+    const std::uint64_t delays[] = {0, 10, 10, 20, 20, 20, 40, 40};
+    return delays[draw(id, k, 1) % 8];
+  }
+  static bool rearms(int id, std::uint64_t k) {
+    return k < 20 + static_cast<std::uint64_t>(id % 13);
+  }
+  static int other(int id, std::uint64_t k) { return static_cast<int>(draw(id, k, 2) % kClients); }
+  static bool starts_other(int id, std::uint64_t k) { return draw(id, k, 3) % 5 == 0; }
+  static bool cancels_other(int id, std::uint64_t k) { return draw(id, k, 4) % 11 == 0; }
+  static std::uint64_t first_ps(int id) { return 10 * (draw(id, 0, 5) % 4); }
+};
+
+/// A client driven by Script; `pending` is kept by the test, not asked of the calendar.
+class Scripted : public EventCalendar::Client {
+ public:
+  Scripted(int id, std::vector<Firing>& log, std::vector<Scripted*>& all,
+           std::vector<bool>& pending)
+      : id_(id), log_(log), all_(all), pending_(pending) {}
+  void start_at(std::uint64_t at_ps) {
+    pending_[static_cast<std::size_t>(id_)] = true;
+    EventCalendar::current().schedule(*this, ps_time(at_ps));
+  }
+  void cancel() {
+    pending_[static_cast<std::size_t>(id_)] = false;
+    EventCalendar::current().cancel(*this);
+  }
+
+ private:
+  void on_calendar() override {
+    const std::uint64_t now = to_ps(EventCalendar::now());
+    pending_[static_cast<std::size_t>(id_)] = false;
+    log_.push_back({now, id_});
+    const std::uint64_t k = fired_++;
+    if (Script::rearms(id_, k)) start_at(now + Script::delay_ps(id_, k));
+    Scripted& other = *all_[static_cast<std::size_t>(Script::other(id_, k))];
+    if (Script::starts_other(id_, k) && !pending_[static_cast<std::size_t>(other.id_)])
+      other.start_at(now + Script::delay_ps(other.id_, 1000 + k));
+    if (Script::cancels_other(id_, k)) other.cancel();
+  }
+  int id_;
+  std::uint64_t fired_ = 0;
+  std::vector<Firing>& log_;
+  std::vector<Scripted*>& all_;
+  std::vector<bool>& pending_;
+};
+
+std::vector<std::pair<std::uint64_t, int>> scripted_model() {
+  using Pending = std::tuple<std::uint64_t, std::uint64_t, int>;  // instant, count, id
+  std::set<Pending> queue;
+  std::vector<const Pending*> entry_of(Script::kClients, nullptr);
+  std::vector<Pending> slot(Script::kClients);
+  std::vector<std::uint64_t> fired(Script::kClients, 0);
+  std::uint64_t count = 0;
+  auto schedule = [&](int id, std::uint64_t at) {
+    slot[static_cast<std::size_t>(id)] = {at, count++, id};
+    queue.insert(slot[static_cast<std::size_t>(id)]);
+    entry_of[static_cast<std::size_t>(id)] = &slot[static_cast<std::size_t>(id)];
+  };
+  auto cancel = [&](int id) {
+    if (entry_of[static_cast<std::size_t>(id)] == nullptr) return;
+    queue.erase(slot[static_cast<std::size_t>(id)]);
+    entry_of[static_cast<std::size_t>(id)] = nullptr;
+  };
+  for (int id = 0; id < Script::kClients; ++id) schedule(id, Script::first_ps(id));
+  std::vector<std::pair<std::uint64_t, int>> order;
+  while (!queue.empty()) {
+    const auto [now, ignored, id] = *queue.begin();
+    queue.erase(queue.begin());
+    entry_of[static_cast<std::size_t>(id)] = nullptr;
+    order.emplace_back(now, id);
+    const std::uint64_t k = fired[static_cast<std::size_t>(id)]++;
+    if (Script::rearms(id, k)) schedule(id, now + Script::delay_ps(id, k));
+    const int other = Script::other(id, k);
+    if (Script::starts_other(id, k) && entry_of[static_cast<std::size_t>(other)] == nullptr)
+      schedule(other, now + Script::delay_ps(other, 1000 + k));
+    if (Script::cancels_other(id, k)) cancel(other);
+  }
+  return order;
+}
+
+void expect_scripted_order(bool run_ahead) {
+  if (run_ahead) EventCalendar::current().enable_run_ahead();
+  std::vector<Firing> log;
+  std::vector<Scripted*> all;
+  std::vector<bool> pending(Script::kClients, false);
+  std::vector<std::unique_ptr<Scripted>> clients;
+  for (int id = 0; id < Script::kClients; ++id) {
+    clients.push_back(std::make_unique<Scripted>(id, log, all, pending));
+    all.push_back(clients.back().get());
+  }
+  Probe starter("starter");
+  starter.body = [&] {
+    for (int id = 0; id < Script::kClients; ++id)
+      all[static_cast<std::size_t>(id)]->start_at(Script::first_ps(id));
+  };
+  sc_core::sc_start();
+  const auto expected = scripted_model();
+  ASSERT_GT(expected.size(), 5000u);
+  expect_firings(log, expected);
+  EXPECT_EQ(to_ps(sc_core::sc_time_stamp()), expected.back().first);  // no empty instant
+}
+
+TEST(EventCalendar, HundredsOfClientsAtFewInstantsFireInTheModelsOrder) {
+  expect_scripted_order(false);
+}
+
+TEST(EventCalendar, HundredsOfClientsAtFewInstantsFireInTheModelsOrderRunningAhead) {
+  expect_scripted_order(true);
+}
+
+// 200 clients re-arm for 20 ps one after the other (in the radix form: one single entry,
+// then a group), a client at 15 ps cancels some: the rest fire in order; cancelling all
+// of them leaves nothing at 20 ps (the simulation ends at 15 ps).
+std::vector<Firing> cancel_within_a_group(bool all, std::uint64_t& end_ps) {
+  std::vector<Firing> log;
+  std::vector<std::unique_ptr<Ticker>> tickers;
+  for (int id = 0; id < 200; ++id) {
+    tickers.push_back(std::make_unique<Ticker>(id, log));
+    tickers.back()->instants_ps = {10, 20};
+  }
+  Ticker killer(1000, log);
+  killer.instants_ps = {15};
+  killer.on_fire = [&](std::uint64_t) {
+    for (int id = 0; id < 200; ++id) {
+      if (all || id % 2 == 1)
+        EventCalendar::current().cancel(*tickers[static_cast<std::size_t>(id)]);
+    }
+  };
+  Probe probe("probe");
+  probe.body = [&] {
+    for (auto& ticker : tickers) ticker->start();
+    killer.start();
+  };
+  sc_core::sc_start();
+  end_ps = to_ps(sc_core::sc_time_stamp());
+  return log;
+}
+
+TEST(EventCalendar, CancelledMembersOfAGroupDoNotFire) {
+  std::uint64_t end_ps = 0;
+  const auto log = cancel_within_a_group(false, end_ps);
+  std::vector<std::pair<std::uint64_t, int>> expected;
+  for (int id = 0; id < 200; ++id) expected.emplace_back(10, id);
+  expected.emplace_back(15, 1000);
+  for (int id = 0; id < 200; id += 2) expected.emplace_back(20, id);
+  expect_firings(log, expected);
+  EXPECT_EQ(end_ps, 20u);
+}
+
+TEST(EventCalendar, AGroupWhoseMembersAreAllCancelledLeavesNoInstant) {
+  std::uint64_t end_ps = 0;
+  const auto log = cancel_within_a_group(true, end_ps);
+  EXPECT_EQ(log.size(), 201u);
+  EXPECT_EQ(end_ps, 15u);
 }
 
 }  // namespace
