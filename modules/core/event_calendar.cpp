@@ -118,17 +118,6 @@ void EventCalendar::fire() {
     catch_up_.notify(now_ - sc_core::sc_time_stamp());
 }
 
-inline void EventCalendar::prefetch(const Client* client, const void* hint) {
-  const char* line = reinterpret_cast<const char*>(client);
-  __builtin_prefetch(line);
-  __builtin_prefetch(line + 64);
-  const char* hinted = static_cast<const char*>(hint);
-  if (hinted == nullptr || !queue_.in_radix_form()) return;
-  __builtin_prefetch(hinted);
-  __builtin_prefetch(hinted + 64);
-  __builtin_prefetch(hinted + 128);
-}
-
 // Radix form: a client re-arming is pushed at once (grouped, see schedule_grouped), not
 // held: held, it would join the queue after later clients at its instant.
 void EventCalendar::fire_due() {
@@ -180,11 +169,19 @@ void EventCalendar::fire_group(Group* group) {
 void EventCalendar::prefetch_next() {
   const Entry* next = queue_.next_entry();
   if (next == nullptr) return;
-  if (next->client == nullptr) {
-    __builtin_prefetch(next->hint);
-    return;
-  }
-  prefetch(next->client, next->hint);
+  if (next->client != nullptr) return prefetch(next->client, next->hint);
+  __builtin_prefetch(next->hint);
+}
+
+void EventCalendar::prefetch(const Client* client, const void* hint) {
+  const char* line = reinterpret_cast<const char*>(client);
+  __builtin_prefetch(line);
+  __builtin_prefetch(line + 64);
+  const char* hinted = static_cast<const char*>(hint);
+  if (hinted == nullptr || !queue_.in_radix_form()) return;
+  __builtin_prefetch(hinted);
+  __builtin_prefetch(hinted + 64);
+  __builtin_prefetch(hinted + 128);
 }
 
 // Another process due at the same instant keeps its order with the calendar's clients

@@ -179,9 +179,7 @@ class EventCalendar {
   void close_group(Group* group);
   void forget_recent();
   void fire_group(Group* group);
-  // Always inlined: a call to it has no effect GCC sees, so it drops the call (or, split,
-  // the part with the hint's three lines).
-  [[gnu::always_inline]] inline void prefetch(const Client* client, const void* hint);
+  void prefetch(const Client* client, const void* hint);
   bool cancel_in_group(const Client& client);
 
   // A client that schedules itself again during its callback (a link with more in flight)
