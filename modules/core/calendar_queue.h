@@ -77,15 +77,10 @@ class CalendarQueue {
   /// Removes `client`'s entry, if any; `firing`: the heap's top is being fired, skip it.
   template <typename Client>
   bool remove(const Client* client, bool firing) {
-    return remove_if([client](const Entry& e) { return e.client == client; }, firing);
-  }
-
-  /// Removes the first entry `match` accepts, if any (as remove).
-  template <typename Match>
-  bool remove_if(Match match, bool firing) {
-    if (radix_) return radix_heap_.remove_if_first(match);
+    if (radix_)
+      return radix_heap_.remove_if_first([client](const Entry& e) { return e.client == client; });
     for (std::size_t i = firing ? 1 : 0; i < heap_.size(); ++i) {
-      if (!match(heap_[i])) continue;
+      if (heap_[i].client != client) continue;
       heap_[i] = heap_.back();
       heap_.pop_back();
       if (i < heap_.size()) sift_down(i);  // rises again if it belongs higher

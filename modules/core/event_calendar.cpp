@@ -32,65 +32,11 @@ void EventCalendar::cancel(Client& client) {
   // The kernel event may be armed for the entry removed, if it was the earliest; touching
   // it otherwise would reorder the kernel's timed notifications due at that instant.
   const bool earliest = !firing_ && !queue_.empty() && queue_.top().client == &client;
-  if (queue_.remove(&client, firing_)) {
-    if (earliest) {
-      event_.cancel();
-      armed_ = false;
-      arm();
-    }
-    return;
+  if (queue_.remove(&client, firing_) && earliest) {
+    event_.cancel();
+    armed_ = false;
+    arm();
   }
-  cancel_in_group(client);
-}
-
-// A group left with nothing to fire leaves the queue (unless it is firing: it just ends).
-bool EventCalendar::cancel_in_group(const Client& client) {
-  for (const auto& owned : groups_) {
-    Group& group = *owned;
-    if (!group.live) continue;
-    const auto first = group.slots.begin() + static_cast<std::ptrdiff_t>(group.next);
-    const auto it = std::find_if(first, group.slots.end(),
-                                 [&client](const Slot& slot) { return slot.client == &client; });
-    if (it == group.slots.end()) continue;
-    group.slots.erase(it);
-    if (group.next < group.slots.size() || &group == firing_group_) return true;
-    const bool earliest = !firing_ && queue_.top().client == nullptr && queue_.top().hint == &group;
-    queue_.remove_if([&group](const Entry& e) { return e.client == nullptr && e.hint == &group; },
-                     firing_);
-    close_group(&group);
-    if (earliest) {
-      event_.cancel();
-      armed_ = false;
-      arm();
-    }
-    return true;
-  }
-  return false;
-}
-
-EventCalendar::Group* EventCalendar::open_group() {
-  if (free_groups_.empty()) {
-    groups_.push_back(std::make_unique<Group>());
-    free_groups_.push_back(groups_.back().get());
-  }
-  Group* group = free_groups_.back();
-  free_groups_.pop_back();
-  group->live = true;
-  return group;
-}
-
-void EventCalendar::close_group(Group* group) {
-  for (Recent& recent : recent_) {
-    if (recent.group == group) recent.valid = false;
-  }
-  group->slots.clear();
-  group->next = 0;
-  group->live = false;
-  free_groups_.push_back(group);
-}
-
-void EventCalendar::forget_recent() {
-  for (Recent& recent : recent_) recent.valid = false;
 }
 
 EventCalendar* EventCalendar::ahead_ = nullptr;
@@ -118,17 +64,11 @@ void EventCalendar::fire() {
     catch_up_.notify(now_ - sc_core::sc_time_stamp());
 }
 
-// Radix form: a client re-arming is pushed at once (grouped, see schedule_grouped), not
-// held: held, it would join the queue after later clients at its instant.
 void EventCalendar::fire_due() {
   const Key due = (Key{now_.value()} << 64) | ~std::uint64_t{0};  // all entries at <= now_
   while (!queue_.empty() && queue_.top().key <= due) {
     Client* const client = queue_.top().client;
-    if (client == nullptr) {
-      fire_group(static_cast<Group*>(const_cast<void*>(queue_.top().hint)));
-      continue;
-    }
-    firing_client_ = queue_.in_radix_form() ? nullptr : client;
+    firing_client_ = client;
     queue_.begin_firing();
     prefetch_next();
     rescheduled_ = false;
@@ -137,51 +77,25 @@ void EventCalendar::fire_due() {
     const Entry rescheduled{(Key{rescheduled_at_} << 64) | rescheduled_order_, client,
                             rescheduled_hint_};
     queue_.end_firing(rescheduled_ ? &rescheduled : nullptr);
-    if (!queue_.in_radix_form()) forget_recent();
   }
-}
-
-// Slots appended while the group fires (clients due now) fire in this call too.
-void EventCalendar::fire_group(Group* group) {
-  queue_.begin_firing();
-  firing_group_ = group;
-  while (group->next < group->slots.size()) {
-    const Slot slot = group->slots[group->next++];
-    if (group->next < group->slots.size()) {
-      const Slot& next = group->slots[group->next];
-      prefetch(next.client, next.hint);
-    } else {
-      prefetch_next();
-    }
-    slot.client->on_calendar();
-  }
-  firing_group_ = nullptr;
-  close_group(group);
-  queue_.end_firing(nullptr);
-  if (!queue_.in_radix_form()) forget_recent();
 }
 
 // The entry fired next is almost always the one the queue names (the one being fired
 // re-arms later than it): its client, cold at hundreds of sites, is fetched while this one
 // runs, two lines of it (a link's arrival reads those two), and, with many entries
 // pending (the radix heap: hundreds of sites, whose state does not stay cached), three
-// lines of its hint (a link's hot state). A group: the group (its slots are behind it).
+// lines of its hint (a link's hot state).
 void EventCalendar::prefetch_next() {
   const Entry* next = queue_.next_entry();
   if (next == nullptr) return;
-  if (next->client != nullptr) return prefetch(next->client, next->hint);
-  __builtin_prefetch(next->hint);
-}
-
-void EventCalendar::prefetch(const Client* client, const void* hint) {
-  const char* line = reinterpret_cast<const char*>(client);
-  __builtin_prefetch(line);
-  __builtin_prefetch(line + 64);
-  const char* hinted = static_cast<const char*>(hint);
-  if (hinted == nullptr || !queue_.in_radix_form()) return;
-  __builtin_prefetch(hinted);
-  __builtin_prefetch(hinted + 64);
-  __builtin_prefetch(hinted + 128);
+  const char* client = reinterpret_cast<const char*>(next->client);
+  __builtin_prefetch(client);
+  __builtin_prefetch(client + 64);
+  const char* hint = static_cast<const char*>(next->hint);
+  if (hint == nullptr || !queue_.in_radix_form()) return;
+  __builtin_prefetch(hint);
+  __builtin_prefetch(hint + 64);
+  __builtin_prefetch(hint + 128);
 }
 
 // Another process due at the same instant keeps its order with the calendar's clients

@@ -5,8 +5,7 @@
 // and the trigger of a cold event object took about a third of a run. The calendar keeps
 // one entry per non-empty queue (its earliest instant) in a flat priority queue
 // (CalendarQueue: a 4-ary heap while few, a radix heap while many) and arms a single
-// kernel event for the earliest of them. While many, the clients scheduled one after the
-// other for the same instant share one entry (a group, see schedule_grouped).
+// kernel event for the earliest of them.
 //
 // Running ahead (exact temporal decoupling): once the instants due now are done, the
 // calendar moves on to its next instant itself, without the kernel, while no other
@@ -18,11 +17,8 @@
 // Results are the same either way (tests/golden and the module tests hold them to it).
 #pragma once
 
-#include <array>
 #include <cstdint>
-#include <memory>
 #include <systemc>
-#include <vector>
 
 #include "modules/core/calendar_queue.h"
 
@@ -47,25 +43,22 @@ class EventCalendar {
 
   /// Fires `client` at absolute time `at` (>= now). A client is scheduled at most once at a
   /// time; clients due at the same instant fire in the order they were scheduled.
-  /// Inline: the usual call is the firing client re-arming itself (with few entries, its
-  /// entry is re-keyed when its callback returns, which needs no heap work; with many, it
-  /// likely joins a group).
+  /// Inline: the usual call is the firing client re-arming itself (its entry is re-keyed
+  /// when its callback returns), which needs no heap work.
   /// `hint`: three lines the firing will likely read besides the client's own first two (a
   /// link's arrival: the link its delivery went on to last time), fetched while the entry
   /// before it fires; may be null.
   void schedule(Client& client, const sc_core::sc_time& at, const void* hint = nullptr) {
-    const std::uint64_t at_ps = at.value();
-    const std::uint64_t order = next_order_++;
+    const Key key = (Key{at.value()} << 64) | next_order_++;
     if (&client == firing_client_ && !rescheduled_) {
       rescheduled_ = true;
       // In halves, read as such (fire_due): see push.
-      rescheduled_at_ = at_ps;
-      rescheduled_order_ = order;
+      rescheduled_at_ = static_cast<std::uint64_t>(key >> 64);
+      rescheduled_order_ = static_cast<std::uint64_t>(key);
       rescheduled_hint_ = hint;
       return;
     }
-    if (queue_.in_radix_form()) return schedule_grouped(client, at_ps, order, hint);
-    push((Key{at_ps} << 64) | order, &client, hint);
+    push(key, &client, hint);
   }
 
   /// Withdraws `client`'s pending firing, if any (a linear search: for rare events such as
@@ -136,66 +129,14 @@ class EventCalendar {
     if (!firing_) arm();
   }
 
-  // Groups (radix form only): the clients scheduled at one instant, in schedule order, under
-  // one entry (client null, hint the group), keyed by the first one's order. An instant
-  // scheduled at again soon after (a thousand links re-arming for the same next instant,
-  // one after the other, with other instants between) takes the later ones into a group:
-  // an append, not an entry through the radix heap. Each instant has at most one group
-  // open for appends (in recent_) and it never opens again: every entry at its instant
-  // outside it was scheduled before its first or after its last, so the groups' and the
-  // single entries' keys keep every client's order.
-  struct Slot {
-    Client* client;
-    const void* hint;
-  };
-  struct Group {
-    std::vector<Slot> slots;
-    std::size_t next = 0;  // the first slot not fired
-    bool live = false;
-  };
-  // An instant scheduled at lately: its open group, or null after a single entry.
-  struct Recent {
-    std::uint64_t at_ps = 0;
-    Group* group = nullptr;
-    bool valid = false;
-  };
-  static constexpr std::size_t kRecent = 4;
-  void schedule_grouped(Client& client, std::uint64_t at_ps, std::uint64_t order,
-                        const void* hint) {
-    for (Recent& recent : recent_) {
-      if (!recent.valid || recent.at_ps != at_ps) continue;
-      if (recent.group == nullptr) {
-        recent.group = open_group();
-        push((Key{at_ps} << 64) | order, nullptr, recent.group);
-      }
-      recent.group->slots.push_back({&client, hint});
-      return;
-    }
-    recent_[recent_next_] = {at_ps, nullptr, true};
-    recent_next_ = (recent_next_ + 1) % kRecent;
-    push((Key{at_ps} << 64) | order, &client, hint);
-  }
-  Group* open_group();
-  void close_group(Group* group);
-  void forget_recent();
-  void fire_group(Group* group);
-  void prefetch(const Client* client, const void* hint);
-  bool cancel_in_group(const Client& client);
-
   // A client that schedules itself again during its callback (a link with more in flight)
-  // is held here and handed over after it: the heap then re-keys its top in place (the
-  // 4-ary heap's form only: firing_client_ is null otherwise).
+  // is held here and handed over after it: the heap then re-keys its top in place.
   CalendarQueue<Entry> queue_;
   Client* firing_client_ = nullptr;
   bool rescheduled_ = false;
   std::uint64_t rescheduled_at_ = 0, rescheduled_order_ = 0;
   const void* rescheduled_hint_ = nullptr;
   std::uint64_t next_order_ = 0;
-  std::array<Recent, kRecent> recent_{};
-  std::size_t recent_next_ = 0;
-  std::vector<std::unique_ptr<Group>> groups_;  // every group made, live or free
-  std::vector<Group*> free_groups_;
-  Group* firing_group_ = nullptr;
   sc_core::sc_event event_;
   sc_core::sc_event catch_up_;  // no process waits on it: it only makes the kernel advance
   sc_core::sc_time armed_at_ = sc_core::SC_ZERO_TIME;
