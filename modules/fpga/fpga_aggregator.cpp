@@ -146,13 +146,14 @@ void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
     if (!return_credits_) send_ack(chunk.step, chunk.chunk, chunk.src_site);
   }
   const sc_time now = EventCalendar::now();
+  const std::uint64_t key = key_of(chunk);
   Found found = slot_for(chunk);
   Slot& slot = *found.value;
   const bool add_twice = test_hook_ == TestHook::kDoubleAdd && slot.received == 0;
   for (int k = 0; k < (add_twice ? 2 : 1); ++k) {
     ++slot.received;
-    mark_sender(found, key_of(chunk), chunk.src_site);
-    if (tree) tree_contributions_[key_of(chunk)] += chunk.contributions;
+    mark_sender(found, key, chunk.src_site);
+    if (tree) tree_contributions_[key] += chunk.contributions;
     if (!chunk.data) continue;
     if (!slot.sum) {
       slot.sum = std::make_shared<std::vector<float>>(*chunk.data);
@@ -170,7 +171,7 @@ void FpgaAggregator::admit(tlm::tlm_generic_payload& trans) {
     auto& reduced = pool_.clone(trans);
     auto& r = chunk_of(reduced);
     if (tree) {
-      finish_tree_sum(found, key_of(chunk), r);
+      finish_tree_sum(found, key, r);
       outputs_.notify(reduced, pipeline_free_ + latency_ - now);
       trans.release();
       return;

@@ -105,9 +105,11 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   const ChunkSink& sink_at(const Route& route, std::uint32_t i) const {
     return i < kInlineSinks ? route.first[i] : spilled_sinks_[route.offset + i - kInlineSinks];
   }
+  // From the multicast line's copies of tree_lists_'s entries and size.
   std::uint32_t list_of(int tree_id) const {
-    if (tree_id < 0 || static_cast<std::size_t>(tree_id) >= tree_lists_.size()) return 0;
-    const std::uint16_t list = tree_lists_[static_cast<std::size_t>(tree_id)];
+    const auto tree = static_cast<std::size_t>(tree_id);  // negative: out of range
+    if (tree >= tree_count_) return 0;
+    const std::uint16_t list = tree_entries_[tree];
     return list != kWideList ? list : wide_lists_.at(tree_id);
   }
   // The list tree `tree_id` leaves on, its bit in the default set read first.
@@ -115,9 +117,7 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
     const auto tree = static_cast<std::size_t>(tree_id);  // negative: out of range
     if (tree < tree_count_ && (default_words_[tree / 64] >> (tree % 64) & 1u) != 0)
       return default_list_;
-    if (tree >= tree_count_) return 0;
-    const std::uint16_t list = tree_entries_[tree];
-    return list != kWideList ? list : wide_lists_.at(tree_id);
+    return list_of(tree_id);
   }
   void mark_default(std::size_t tree, bool on_default) {
     const std::uint64_t bit = std::uint64_t{1} << (tree % 64);
