@@ -6,6 +6,7 @@
              [--ring-rate-only]    # the ring-rate rows alone (the other rows kept as they are)
              [--a2a-rate-only]     # the all-to-all's rate against the kernel alone (likewise)
              [--families ring,rotating-3]    # those families' runs only (the others kept)
+             [--bursts-only]       # the all-to-all in bursts alone (likewise)
     scale.py --build BUILD --schedule-only [--schedule-sizes 243,1000]   # those rows only
     scale.py --table [--numbers benchmarks/scale_numbers.json]    # the Markdown table
     scale.py --write-doc [--numbers ...]    # the table into docs/performance.md's markers
@@ -18,7 +19,9 @@ simulation CPU-second and that rate as a share of the bare SystemC kernel's even
 benchmarks/run.sh does). `aggnet schedule` (user + system CPU, /usr/bin/time) at the sizes
 of `--schedule-sizes`. The 9-site all-to-all without the reference, its WAN chunk-hops per
 simulation CPU-second against the kernel's rate the same way (the issue's "all-to-all at or
-above 30 %"), at a gradient of about 0.4 CPU-s of simulation. The numbers file keeps every measured value;
+above 30 %"), at a gradient of about 0.4 CPU-s of simulation. At the sizes of BURST_SIZES,
+the all-to-all with the reference in bursts of K chunks (`--burst K`, burst=K): its CPU
+seconds and its step's span beside the exact run's (burst mode's timing error, measured). The numbers file keeps every measured value;
 tests/workflow/test_docs_scale.py checks that docs/performance.md shows its table.
 """
 import argparse
@@ -44,6 +47,9 @@ RING_RATE_STEPS = {9: 256, 27: 64, 81: 16, 243: 4, 1000: 1}
 # size's ring segments are one 256 KiB chunk, as at 1,000 sites with 256 MiB: the same work
 # per hop at every size. Steps for about a million hops (2 (n - 1) n per step).
 SEGMENT_KIB = 256
+# The all-to-all in bursts (K chunks a transaction): the sizes and the K measured.
+BURST_SIZES = (243, 1000)
+BURSTS = (8, 64)
 
 
 # The all-to-all's hop rate against the kernel's: sizes measured and their gradient (a
@@ -108,6 +114,16 @@ def measure_a2a_rate(bench, platform, n, numbers, repeats):
     print(n, "all-to-all rate", numbers["a2a_rate"][str(n)], flush=True)
 
 
+def measure_bursts(bench, platform, n, numbers):
+    for k in BURSTS:
+        r = bench_json([bench, "run", platform, "all-to-all", GRADIENT, BUFFER, "1", "colocated",
+                        f"burst={k}"])
+        numbers.setdefault("bursts", {}).setdefault(str(n), {})[str(k)] = {
+            "cpu_s": r["setup_cpu_s"] + r["sim_cpu_s"], "setup_cpu_s": r["setup_cpu_s"],
+            "peak_rss_mib": r["peak_rss_mib"], "span_s": r["step0_span_s"]}
+        print(n, "all-to-all, burst", k, numbers["bursts"][str(n)][str(k)], flush=True)
+
+
 def measure(args):
     bench = bench_path(args.build)
     aggnet = os.path.join(args.build, "apps", "aggnet")
@@ -118,12 +134,19 @@ def measure(args):
             numbers = json.load(f)
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.sizes:
-            if args.a2a_rate_only and n not in A2A_RATE_GRADIENT:
+            if (args.a2a_rate_only and n not in A2A_RATE_GRADIENT or
+                    args.bursts_only and n not in BURST_SIZES):
                 continue
             platform = synthetic(n, tmp)
-            if n in A2A_RATE_GRADIENT and not args.ring_rate_only:
+            if n in A2A_RATE_GRADIENT and not (args.ring_rate_only or args.bursts_only):
                 measure_a2a_rate(bench, platform, n, numbers, args.repeats)
             if args.a2a_rate_only:
+                write_numbers(args.out, numbers)
+                continue
+            if n in BURST_SIZES and (args.bursts_only or not args.ring_rate_only and
+                                     "all-to-all" in args.families):
+                measure_bursts(bench, platform, n, numbers)
+            if args.bursts_only:
                 write_numbers(args.out, numbers)
                 continue
             if not args.ring_rate_only and args.families == list(FAMILIES):
@@ -133,7 +156,7 @@ def measure(args):
                 numbers["families"].setdefault(str(n), {})[family] = {
                     "cpu_s": r["setup_cpu_s"] + r["sim_cpu_s"],
                     "setup_cpu_s": r["setup_cpu_s"], "peak_rss_mib": r["peak_rss_mib"],
-                    "hops": r["hops"]}
+                    "hops": r["hops"], "span_s": r["step0_span_s"]}
                 print(n, family, numbers["families"][str(n)][family], flush=True)
             steps = RING_RATE_STEPS.get(n, 1)
             kernel, ring = least_in_turns(bench, [platform, "ring", GRADIENT, BUFFER, str(steps)],
@@ -196,6 +219,21 @@ def table(numbers):
                        f"{r['hops_per_cpu_s'] / 1e6:.2f} M | "
                        f"{r['kernel_events_per_cpu_s'] / 1e6:.1f} M | "
                        f"{100 * r['hops_per_cpu_s'] / r['kernel_events_per_cpu_s']:.1f} % |")
+    if numbers.get("bursts"):
+        out += ["", "The all-to-all with the reference in bursts of K chunks (`--burst K`; "
+                "docs/simulation-semantics.md, \"Burst mode\"), beside the exact run above: "
+                "the process's CPU seconds (set-up in brackets), peak RSS and the step's span.",
+                "", "| sites | K | CPU s | peak RSS MiB | step span s | exact span s | "
+                "span vs exact |", "|---|---|---|---|---|---|---|"]
+        for n in sorted(numbers["bursts"], key=int):
+            exact = numbers["families"].get(n, {}).get("all-to-all", {}).get("span_s")
+            for k in sorted(numbers["bursts"][n], key=int):
+                r = numbers["bursts"][n][k]
+                vs = ([f"{exact:.6f}", f"{100 * (r['span_s'] - exact) / exact:+.2f} %"]
+                      if exact else ["not measured", "-"])
+                out.append(f"| {int(n):,} | {k} | {r['cpu_s']:.2f} ({r['setup_cpu_s']:.2f}) | "
+                           f"{r['peak_rss_mib']:.0f} | {r['span_s']:.6f} | " + " | ".join(vs) +
+                           " |")
     if numbers["schedule"]:
         out += ["", "| `aggnet schedule` | CPU s | peak RSS MiB |", "|---|---|---|"]
         for n in sorted(numbers["schedule"], key=int):
@@ -239,6 +277,9 @@ def main():
     ap.add_argument("--a2a-rate-only", action="store_true",
                     help="measure the all-to-all's rate against the kernel alone; the other rows "
                     "stay as measured")
+    ap.add_argument("--bursts-only", action="store_true",
+                    help="measure the all-to-all in bursts alone; the other rows stay as "
+                    "measured")
     ap.add_argument("--families", default=",".join(FAMILIES),
                     help="measure these families' runs; the others stay as measured")
     ap.add_argument("--out", default=NUMBERS)
