@@ -286,6 +286,7 @@ void NetworkSystem::build_links() {
   }
   for (std::size_t s = 0; s < sites_.size(); ++s) {
     sites_[s].sw->out.bind(sites_[s].fpga->in);
+    sites_[s].sw->set_local_hint(sites_[s].fpga->hot_state());
     local_port_[s] = next_port[s]++;
   }
 }

@@ -130,6 +130,11 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   std::vector<Statistic> statistics(const sc_core::sc_time& window) const;
   std::vector<NamedHistogram> histograms() const;
 
+  /// Where the state every contribution reads starts (an aligned block of two lines): the
+  /// switch in front of this FPGA fetches it as a multicast chunk reaches it
+  /// (MulticastSwitch::set_local_hint).
+  const void* hot_state() const { return &pipeline_free_; }
+
  private:
   // A slot and its key fill one cache line (SlotTable), read by every contribution: the
   // senders of sites below kInlineSenderSites are bits in it, those of sites beyond

@@ -229,6 +229,10 @@ void MulticastSwitch::forward_unicast(tlm::tlm_generic_payload& trans, int dst_s
 }
 
 void MulticastSwitch::forward_multicast(tlm::tlm_generic_payload& trans, int tree_id) {
+  if (local_hint_ != nullptr) {
+    __builtin_prefetch(local_hint_);
+    __builtin_prefetch(local_hint_ + 64);
+  }
   // By index, not by reference: a send may reroute, which can add routes (a route once
   // made never changes).
   const std::uint32_t list = multicast_list(tree_id);
