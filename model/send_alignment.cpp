@@ -219,8 +219,45 @@ Offsets least_offsets(const Weights& w, std::int64_t z) {
   return offsets;
 }
 
-Offsets solve_by_cycle_mean(const ArrivalMatrix& arrival_ps) {
+// --- Separable latencies ---------------------------------------------------------------
+//
+// Where a_ij = up_i + down_j for every i != j (n >= 3), as when every member reaches one
+// switch over its own link and leaves it over another, w[k][i] = min_j (a_kj - a_ij) =
+// up_k - up_i: every cycle weighs 0, so z = 0, and the least offsets are o_i = max up -
+// up_i (y_k = up_k - max up is the greatest y <= 0 with y_k - y_i <= up_k - up_i). The
+// same integers as the minimum cycle mean's, in O(n^2).
+
+/// up_i and down_j with a_ij = up_i + down_j off the diagonal (up_0 = 0), if they exist.
+std::optional<std::vector<Wide>> separable_up(const ArrivalMatrix& arrival_ps) {
+  const std::size_t n = arrival_ps.size();
+  if (n < 3) return std::nullopt;
+  const auto a = [&](std::size_t i, std::size_t j) { return static_cast<Wide>(arrival_ps[i][j]); };
+  std::vector<Wide> up(n, 0), down(n, 0);
+  for (std::size_t j = 1; j < n; ++j) down[j] = a(0, j);
+  for (std::size_t i = 1; i < n; ++i) {
+    const std::size_t j = i == 1 ? 2 : 1;  // a column other than 0 and i
+    up[i] = a(i, j) - down[j];
+  }
+  down[0] = a(1, 0) - up[1];
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      if (i != j && up[i] + down[j] != a(i, j)) return std::nullopt;
+  return up;
+}
+
+std::optional<Offsets> separable_offsets(const ArrivalMatrix& arrival_ps) {
+  const auto up = separable_up(arrival_ps);
+  if (!up) return std::nullopt;
+  const Wide highest = *std::max_element(up->begin(), up->end());
+  Offsets offsets;
+  for (const Wide u : *up) offsets.push_back(static_cast<std::uint64_t>(highest - u));
+  return offsets;
+}
+
+Offsets solve_by_cycle_mean(const ArrivalMatrix& arrival_ps, bool shortcut) {
   require_representable(arrival_ps);
+  if (shortcut)
+    if (auto offsets = separable_offsets(arrival_ps)) return std::move(*offsets);
   const Weights w = skew_weights(arrival_ps);
   // |z| <= the largest weight + 1, and a distance sums up to n terms of w + z.
   const std::uint64_t largest = largest_weight(w);
@@ -401,7 +438,12 @@ std::optional<SenderAlignment> align_senders_closed_form(const ArrivalMatrix& ar
 
 SenderAlignment align_senders(const ArrivalMatrix& arrival_ps) {
   if (auto closed = align_senders_closed_form(arrival_ps)) return std::move(*closed);
-  return finish(arrival_ps, solve_by_cycle_mean(arrival_ps), "cycle-mean");
+  return finish(arrival_ps, solve_by_cycle_mean(arrival_ps, true), "cycle-mean");
+}
+
+SenderAlignment align_senders_general(const ArrivalMatrix& arrival_ps) {
+  if (auto closed = align_senders_closed_form(arrival_ps)) return std::move(*closed);
+  return finish(arrival_ps, solve_by_cycle_mean(arrival_ps, false), "cycle-mean");
 }
 
 SenderAlignment align_senders_lp(const ArrivalMatrix& arrival_ps) {

@@ -13,14 +13,17 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <random>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "model/arrival_latencies.h"
 #include "model/control_plane.h"
 #include "model/routing.h"
+#include "model/send_alignment.h"
 #include "tests/modules/test_platforms.h"
 
 namespace aggnet {
@@ -267,6 +270,38 @@ TEST(ControlPlane, RoundsPlannedOnOneCacheAreThoseOfFreshPlans) {
       EXPECT_EQ(b.link_rate, a.link_rate);
       EXPECT_EQ(b.pacing_interval_ps, a.pacing_interval_ps);
     }
+  }
+}
+
+// The co-located reference is a star (every site up its own port to the fabric switch,
+// down another's), so its arrival latencies are separable and align_senders answers in
+// O(n^2): the general method's offsets, for sites whose access links and switches differ.
+TEST(ControlPlane, ColocatedReferenceAlignsAsTheGeneralMethodDoes) {
+  std::mt19937_64 rng(36);
+  std::vector<std::string> codes;
+  for (int i = 0; i < 24; ++i) codes.push_back("s" + std::to_string(i));
+  Platform wan = make_platform(codes, {}, 10'000'000'000);
+  for (Site& s : wan.sites) {
+    s.cluster.access_bandwidth_bps = 100'000'000'000ull * (1 + rng() % 4);
+    s.cluster.access_delay_ps = 1'000'000 + rng() % 5'000'000;
+    s.sw.latency_ps = rng() % 700'000;
+  }
+  const Platform ref = wan.colocated_variant();
+  std::vector<int> members(codes.size());
+  for (std::size_t i = 0; i < members.size(); ++i) members[i] = static_cast<int>(i);
+  RunOptions o;
+  o.alignment = SendAlignment::kArrival;
+  const GroupPlan g = plan(ref, members, o).groups.at(0);
+  const SenderAlignment general = align_senders_general(g.arrival_ps);
+  EXPECT_EQ(g.alignment, "cycle-mean");
+  EXPECT_EQ(general.max_residual_skew_ps, 0u);  // a star aligns exactly
+  EXPECT_NE(general.offset_ps, std::vector<std::uint64_t>(members.size(), 0));
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    EXPECT_EQ(g.skew_ps.at(members[i]), 0u);
+    for (std::size_t j = 0; j < members.size(); ++j)
+      if (j != i) {
+        EXPECT_EQ(g.send_offset_ps.at(members[i]).at(members[j]), general.offset_ps[i]);
+      }
   }
 }
 
