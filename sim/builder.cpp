@@ -126,7 +126,8 @@ ComputeClusterConfig NetworkSystem::cluster_config(int site) const {
       round.pacing_interval_ps = group.pacing_interval_ps;
       round.aligned_start = options_.aligned_start;
       round.start_delay_ps = group.start_delay_ps;
-      round.send_offset_ps = group.send_offset_ps.at(site);
+      const auto& offsets = group.send_offset_ps.at(site);
+      round.send_offset_ps = SendOffsets({offsets.begin(), offsets.end()});
       round.own_slots = group.slots.at(site);
       // Only loss recovery uses it; the default costs O(members^2) paths per member.
       if (c.reliable)
