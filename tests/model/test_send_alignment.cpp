@@ -540,6 +540,33 @@ TEST(SendAlignment, CycleMeanIsTheBestWholePsOffsets) {
   EXPECT_GE(nonzero, 40);  // the cases have something to optimise
 }
 
+// align_senders' short cuts (policy iteration confirmed by shortest paths) against Karp's
+// walks alone: the same offsets for arbitrary, metric and up-path-down latencies, and for
+// small integers with many ties.
+TEST(SendAlignment, ShortCutsGiveKarpsOffsets) {
+  std::mt19937_64 rng(36);
+  for (std::size_t n : {4u, 5u, 7u, 12u, 31u, 90u}) {
+    for (int round = 0; round < 9; ++round) {
+      const ArrivalMatrix a = random_group(n, round % 3, rng);
+      const SenderAlignment fast = align_senders(a), karp = align_senders_general(a);
+      EXPECT_EQ(fast.offset_ps, karp.offset_ps) << n << " members, round " << round;
+      EXPECT_EQ(fast.residual_skew_ps, karp.residual_skew_ps) << n << " members, round " << round;
+      EXPECT_EQ(fast.method, karp.method);
+    }
+  }
+  std::uniform_int_distribution<std::uint64_t> tiny(0, 4);
+  for (std::size_t n : {4u, 6u, 9u, 20u}) {
+    for (int round = 0; round < 40; ++round) {
+      ArrivalMatrix a(n, std::vector<std::uint64_t>(n, 0));
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < n; ++j)
+          if (i != j) a[i][j] = tiny(rng);
+      EXPECT_EQ(align_senders(a).offset_ps, align_senders_general(a).offset_ps)
+          << n << " members, round " << round;
+    }
+  }
+}
+
 /// a_ij = up_i + down_j off the diagonal (the diagonal random: it is ignored).
 ArrivalMatrix separable(const std::vector<std::uint64_t>& up,
                         const std::vector<std::uint64_t>& down, std::mt19937_64& rng) {
