@@ -8,17 +8,19 @@
 
 namespace aggnet {
 
-SendOffsets::SendOffsets(std::vector<Entry> entries) : entries_(std::move(entries)) {
+SendOffsets::SendOffsets(std::vector<Entry> entries) {
   const auto by_receiver = [](const Entry& a, const Entry& b) { return a.first < b.first; };
-  std::stable_sort(entries_.begin(), entries_.end(), by_receiver);
+  std::stable_sort(entries.begin(), entries.end(), by_receiver);
   const auto same = [](const Entry& a, const Entry& b) { return a.first == b.first; };
-  entries_.erase(std::unique(entries_.begin(), entries_.end(), same), entries_.end());
+  entries.erase(std::unique(entries.begin(), entries.end(), same), entries.end());
+  entries_ = std::make_shared<const std::vector<Entry>>(std::move(entries));
 }
 
 std::uint64_t SendOffsets::to(int receiver) const {
-  const auto it = std::lower_bound(entries_.begin(), entries_.end(), receiver,
+  if (!entries_) return 0;
+  const auto it = std::lower_bound(entries_->begin(), entries_->end(), receiver,
                                    [](const Entry& e, int r) { return e.first < r; });
-  return it == entries_.end() || it->first != receiver ? 0 : it->second;
+  return it == entries_->end() || it->first != receiver ? 0 : it->second;
 }
 
 std::uint64_t ProgramContext::chunks() const { return num_chunks(gradient_bytes, chunk_bytes); }

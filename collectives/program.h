@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,7 +22,8 @@ namespace aggnet {
 
 /// Per receiver: when a site starts the stream that receiver gets, after the agreed start.
 /// A flat map sorted by receiver (an all-to-all of 1,000 sites gives each of its senders
-/// 999 of them, a std::map node each before).
+/// 999 of them, a std::map node each before), shared by its copies (the cluster's config
+/// and its program's context): it does not change once made.
 class SendOffsets {
  public:
   using Entry = std::pair<int, std::uint64_t>;
@@ -31,10 +33,10 @@ class SendOffsets {
   SendOffsets(std::initializer_list<Entry> entries) : SendOffsets(std::vector<Entry>(entries)) {}
   /// The offset of the stream toward `receiver`; 0 for a receiver without one.
   std::uint64_t to(int receiver) const;
-  bool empty() const { return entries_.empty(); }
+  bool empty() const { return !entries_ || entries_->empty(); }
 
  private:
-  std::vector<Entry> entries_;
+  std::shared_ptr<const std::vector<Entry>> entries_;
 };
 
 /// What one site does in one round of the schedule period (group rounds).
