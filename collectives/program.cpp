@@ -10,7 +10,8 @@ namespace aggnet {
 
 SendOffsets::SendOffsets(std::vector<Entry> entries) {
   const auto by_receiver = [](const Entry& a, const Entry& b) { return a.first < b.first; };
-  std::stable_sort(entries.begin(), entries.end(), by_receiver);
+  if (!std::is_sorted(entries.begin(), entries.end(), by_receiver))  // a map's rows are
+    std::stable_sort(entries.begin(), entries.end(), by_receiver);
   const auto same = [](const Entry& a, const Entry& b) { return a.first == b.first; };
   entries.erase(std::unique(entries.begin(), entries.end(), same), entries.end());
   entries_ = std::make_shared<const std::vector<Entry>>(std::move(entries));
