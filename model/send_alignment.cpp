@@ -76,13 +76,13 @@ std::optional<Offsets> triad_closed_form(const ArrivalMatrix& arrival_ps) {
 
 __extension__ using Wide = __int128;
 
-// The O(n^3) loops also in AVX2, chosen at run time where the processor has it: the
-// baseline (SSE2) has no 64-bit compare to vectorize their minima with. The same integer
-// operations, so the same results.
+// The O(n^3) loops also in AVX2 and AVX-512, chosen at run time by what the processor
+// has: the baseline (SSE2) has no 64-bit compare to vectorize their minima with. The same
+// integer operations, so the same results.
 #if defined(__x86_64__) && defined(__GNUC__)
-#define AGGNET_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
+#define AGGNET_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
-#define AGGNET_AVX2_CLONES
+#define AGGNET_VECTOR_CLONES
 #endif
 
 /// A square matrix of `n` x `n` in one block, row by row.
@@ -119,8 +119,8 @@ std::int64_t least_difference(const std::int64_t* a, const std::int64_t* b, std:
 
 /// w[k][i] = min over j != i, k of (a_kj - a_ij) for the rows k from `first` on (`a` as
 /// int64, row by row; its diagonal is not read).
-AGGNET_AVX2_CLONES void fill_skew_weights(const Square<std::int64_t>& a, std::size_t first,
-                                          Weights& w) {
+AGGNET_VECTOR_CLONES void fill_skew_weights(const Square<std::int64_t>& a, std::size_t first,
+                                            Weights& w) {
   const std::size_t n = a.n;
   for (std::size_t k = first; k < n; ++k) {
     for (std::size_t i = 0; i < n; ++i) {
@@ -134,33 +134,42 @@ AGGNET_AVX2_CLONES void fill_skew_weights(const Square<std::int64_t>& a, std::si
   }
 }
 
-/// fill_skew_weights for the rows k..k+3 in one pass over each row a_i (four minima at a
-/// time, not one chain of them), where a_kk - a_ik exceeds every a_kj - a_ij: j = k needs
-/// no exclusion. w[k][k] is left 0.
-AGGNET_AVX2_CLONES void fill_four_skew_weights(const Square<std::int64_t>& a, std::size_t k,
-                                               Weights& w) {
+/// fill_skew_weights for the rows k..k+7 in one pass over each row a_i (eight minima at
+/// a time, not one chain of them), where a_kk - a_ik exceeds every a_kj - a_ij: j = k
+/// needs no exclusion. w[k][k] is left 0.
+AGGNET_VECTOR_CLONES void fill_eight_skew_weights(const Square<std::int64_t>& a, std::size_t k,
+                                                  Weights& w) {
   const std::size_t n = a.n;
   const std::int64_t *a0 = a.row(k), *a1 = a.row(k + 1), *a2 = a.row(k + 2), *a3 = a.row(k + 3);
+  const std::int64_t *a4 = a.row(k + 4), *a5 = a.row(k + 5), *a6 = a.row(k + 6), *a7 = a.row(k + 7);
   for (std::size_t i = 0; i < n; ++i) {
     const std::int64_t* b = a.row(i);
     std::int64_t m0 = std::numeric_limits<std::int64_t>::max(), m1 = m0, m2 = m0, m3 = m0;
+    std::int64_t m4 = m0, m5 = m0, m6 = m0, m7 = m0;
     const auto take = [&](std::size_t from, std::size_t to) {
       for (std::size_t j = from; j < to; ++j) {
-        m0 = std::min(m0, a0[j] - b[j]);
-        m1 = std::min(m1, a1[j] - b[j]);
-        m2 = std::min(m2, a2[j] - b[j]);
-        m3 = std::min(m3, a3[j] - b[j]);
+        const std::int64_t x = b[j];
+        m0 = std::min(m0, a0[j] - x);
+        m1 = std::min(m1, a1[j] - x);
+        m2 = std::min(m2, a2[j] - x);
+        m3 = std::min(m3, a3[j] - x);
+        m4 = std::min(m4, a4[j] - x);
+        m5 = std::min(m5, a5[j] - x);
+        m6 = std::min(m6, a6[j] - x);
+        m7 = std::min(m7, a7[j] - x);
       }
     };
     take(0, i);
     take(i + 1, n);
     w.row(k)[i] = m0, w.row(k + 1)[i] = m1, w.row(k + 2)[i] = m2, w.row(k + 3)[i] = m3;
+    w.row(k + 4)[i] = m4, w.row(k + 5)[i] = m5, w.row(k + 6)[i] = m6, w.row(k + 7)[i] = m7;
   }
-  for (std::size_t r = k; r < k + 4; ++r) w.row(r)[r] = 0;
+  for (std::size_t r = k; r < k + 8; ++r) w.row(r)[r] = 0;
 }
 
-/// w[k][i] = min over j != i, k of (a_kj - a_ij): the weight of the edge k -> i.
-Weights skew_weights(const ArrivalMatrix& arrival_ps) {
+/// w[k][i] = min over j != i, k of (a_kj - a_ij): the weight of the edge k -> i (`blocked`:
+/// eight rows k per pass where the latencies allow).
+Weights skew_weights(const ArrivalMatrix& arrival_ps, bool blocked) {
   const std::size_t n = arrival_ps.size();
   Square<std::int64_t> a(n);
   std::int64_t largest = 0;
@@ -174,9 +183,9 @@ Weights skew_weights(const ArrivalMatrix& arrival_ps) {
   std::size_t k = 0;
   // A diagonal of 2 x the largest latency + 1 puts a_kk - a_ik above every a_kj - a_ij
   // (at most the largest latency), in 64 bits up to latencies of 2^62 - 1 ps.
-  if (largest < std::numeric_limits<std::int64_t>::max() / 2) {
+  if (blocked && largest < std::numeric_limits<std::int64_t>::max() / 2) {
     for (std::size_t i = 0; i < n; ++i) a.row(i)[i] = 2 * largest + 1;
-    for (; k + 4 <= n; k += 4) fill_four_skew_weights(a, k, w);
+    for (; k + 8 <= n; k += 8) fill_eight_skew_weights(a, k, w);
   }
   fill_skew_weights(a, k, w);
   return w;
@@ -210,8 +219,8 @@ void extend_walks(T* now, const std::int64_t* out, T from, std::size_t u, std::s
   for (std::size_t v = 0; v < u; ++v) now[v] = std::min(now[v], from + out[v]);
   for (std::size_t v = u + 1; v < n; ++v) now[v] = std::min(now[v], from + out[v]);
 }
-AGGNET_AVX2_CLONES void extend_walks_narrow(std::int64_t* now, const std::int64_t* out,
-                                            std::int64_t from, std::size_t u, std::size_t n) {
+AGGNET_VECTOR_CLONES void extend_walks_narrow(std::int64_t* now, const std::int64_t* out,
+                                              std::int64_t from, std::size_t u, std::size_t n) {
   extend_walks(now, out, from, u, n);
 }
 void extend_walks_of(std::int64_t* now, const std::int64_t* out, std::int64_t from, std::size_t u,
@@ -453,13 +462,13 @@ std::optional<Offsets> separable_offsets(const ArrivalMatrix& arrival_ps) {
   return offsets;
 }
 
-/// `fast`: separable latencies in O(n^2), else policy iteration before Karp's walks; the
-/// same offsets as Karp's alone.
+/// `fast`: separable latencies in O(n^2), else the weights eight rows per pass and policy
+/// iteration before Karp's walks; the same offsets as Karp's alone.
 Offsets solve_by_cycle_mean(const ArrivalMatrix& arrival_ps, bool fast) {
   require_representable(arrival_ps);
   if (fast)
     if (auto offsets = separable_offsets(arrival_ps)) return std::move(*offsets);
-  const Weights w = skew_weights(arrival_ps);
+  const Weights w = skew_weights(arrival_ps, fast);
   // |z| <= the largest weight + 1, and a distance sums up to n terms of w + z.
   const std::uint64_t largest = largest_weight(w);
   const bool narrow = fits_in_64_bits(2 * largest + 1, w.n + 1);

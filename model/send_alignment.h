@@ -50,9 +50,9 @@ SenderAlignment unaligned(const ArrivalMatrix& arrival_ps);
 SenderAlignment align_senders(const ArrivalMatrix& arrival_ps);
 
 /// align_senders without its short cuts (separable latencies, a_ij = up_i + down_j as in
-/// the co-located reference's star, in O(n^2); policy iteration before Karp's walks):
-/// every group of 4 or more through Karp's minimum cycle mean. The same offsets; tests
-/// compare the two.
+/// the co-located reference's star, in O(n^2); the skew weights eight rows per pass;
+/// policy iteration before Karp's walks): every group of 4 or more through Karp's minimum
+/// cycle mean, a row at a time. The same offsets; tests compare the two.
 SenderAlignment align_senders_general(const ArrivalMatrix& arrival_ps);
 
 /// align_senders where the closed form of 2 or 3 members applies, else nullopt.
