@@ -305,6 +305,26 @@ TEST(ControlPlane, ColocatedReferenceAlignsAsTheGeneralMethodDoes) {
   }
 }
 
+// A sender's offsets answer as the std::map they replace: by receiver, the first of a
+// repeated one, out_of_range for a receiver without one; [] adds 0 in order.
+TEST(ControlPlane, OffsetRowAnswersAsAMap) {
+  OffsetRow row = {{5, 50}, {1, 10}, {3, 30}, {1, 99}};
+  EXPECT_EQ(row.size(), 3u);
+  EXPECT_EQ(row.at(1), 10u);
+  EXPECT_EQ(row.at(5), 50u);
+  EXPECT_THROW(row.at(2), std::out_of_range);
+  row[2] = 20;
+  EXPECT_EQ(row[4], 0u);
+  std::vector<std::pair<int, std::uint64_t>> in_order(row.begin(), row.end());
+  EXPECT_EQ(in_order, (std::vector<std::pair<int, std::uint64_t>>{
+                          {1, 10}, {2, 20}, {3, 30}, {4, 0}, {5, 50}}));
+  OffsetRow appended;
+  appended.append(1, 10);
+  appended.append(3, 30);
+  EXPECT_THROW(appended.append(3, 31), std::logic_error);
+  EXPECT_EQ(appended, (OffsetRow{{3, 30}, {1, 10}}));
+}
+
 TEST(ControlPlane, MulticastCountsEachTreeOncePerHop) {
   RunOptions o;
   const RoundPlan rp = plan(trunk(), {0, 2, 3}, o);
@@ -446,8 +466,8 @@ TEST(ControlPlane, AccessLimitIsSharedByUnicastCopiesAndByPassThroughStreams) {
 // ---------------------------------------------------------------------------------
 
 /// Every member's offset to every other member, all equal to `offset[s]` (multicast).
-std::map<int, std::map<int, std::uint64_t>> per_sender(const std::vector<std::uint64_t>& offset) {
-  std::map<int, std::map<int, std::uint64_t>> out;
+std::map<int, OffsetRow> per_sender(const std::vector<std::uint64_t>& offset) {
+  std::map<int, OffsetRow> out;
   for (int s = 0; s < static_cast<int>(offset.size()); ++s)
     for (int d = 0; d < static_cast<int>(offset.size()); ++d)
       if (d != s) out[s][d] = offset[s];
@@ -531,7 +551,7 @@ TEST(ControlPlane, WithoutMulticastEveryCopyIsAlignedOnItsOwn) {
   o.alignment = SendAlignment::kArrival;
   const GroupPlan g = plan(strict_triangle(), {0, 1, 2}, o).groups[0];
   EXPECT_EQ(g.alignment, "per-copy");
-  const std::map<int, std::map<int, std::uint64_t>> offsets = {
+  const std::map<int, OffsetRow> offsets = {
       {0, {{1, 25 * kMs}, {2, 5 * kMs}}}, {1, {{0, 20 * kMs}, {2, 0}}}, {2, {{0, 0}, {1, 0}}}};
   EXPECT_EQ(g.send_offset_ps, offsets);
   EXPECT_EQ(g.waiting_ps, (std::map<int, std::uint64_t>{{0, 5 * kMs}, {1, 0}, {2, 0}}));
