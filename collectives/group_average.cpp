@@ -44,8 +44,7 @@ void GroupAverageProgram::begin_sending(std::uint64_t now_ps, Actions& out) {
 void GroupAverageProgram::begin_credit(std::uint64_t now_ps, Actions& out) {
   std::uint64_t offset = kNever;
   for (int d : receivers_) {
-    const auto it = plan_->send_offset_ps.find(d);
-    offset = std::min<std::uint64_t>(offset, it == plan_->send_offset_ps.end() ? 0 : it->second);
+    offset = std::min<std::uint64_t>(offset, plan_->send_offset_ps.to(d));
   }
   windows_.erase(windows_.begin(), windows_.lower_bound({step_, -1}));  // finished rounds
   send_grants(false, out);
@@ -96,10 +95,7 @@ void GroupAverageProgram::send_contribution(int dst, Actions& out) {
 
 // Pacing: one stream per multicast tree (or per unicast copy), emitted by the issuer.
 void GroupAverageProgram::begin_paced(std::uint64_t now_ps, Actions& out) {
-  auto offset = [&](int d) {
-    const auto it = plan_->send_offset_ps.find(d);
-    return it == plan_->send_offset_ps.end() ? 0 : it->second;
-  };
+  auto offset = [&](int d) { return plan_->send_offset_ps.to(d); };
   paced_.reset(step_, chunks_, plan_->pacing_interval_ps);
   if (context_.multicast) {
     paced_.add_stream(-1, now_ps + offset(receivers_.front()));

@@ -11,12 +11,33 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
-#include <map>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace aggnet {
+
+/// Per receiver: when a site starts the stream that receiver gets, after the agreed start.
+/// A flat map sorted by receiver (an all-to-all of 1,000 sites gives each of its senders
+/// 999 of them, a std::map node each before), shared by its copies (the cluster's config
+/// and its program's context): it does not change once made.
+class SendOffsets {
+ public:
+  using Entry = std::pair<int, std::uint64_t>;
+  SendOffsets() = default;
+  /// As a std::map keeps them: by receiver, the first of a repeated receiver.
+  explicit SendOffsets(std::vector<Entry> entries);
+  SendOffsets(std::initializer_list<Entry> entries) : SendOffsets(std::vector<Entry>(entries)) {}
+  /// The offset of the stream toward `receiver`; 0 for a receiver without one.
+  std::uint64_t to(int receiver) const;
+  bool empty() const { return !entries_ || entries_->empty(); }
+
+ private:
+  std::shared_ptr<const std::vector<Entry>> entries_;
+};
 
 /// What one site does in one round of the schedule period (group rounds).
 struct ClusterRoundPlan {
@@ -28,7 +49,7 @@ struct ClusterRoundPlan {
   std::uint64_t start_delay_ps = 0;  ///< agreed start = last ready time + this
   /// Per receiver: when this site starts the stream that receiver gets, after the agreed
   /// start (arrival-aligned sends). Multicast: one stream, the same offset for all.
-  std::map<int, std::uint64_t> send_offset_ps;
+  SendOffsets send_offset_ps;
   /// Loss recovery: a contribution (or ready / grant message) not acknowledged this long
   /// after it was sent is sent again.
   std::uint64_t retransmit_timeout_ps = 0;

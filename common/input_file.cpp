@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "common/config_error.h"
 
@@ -72,10 +73,16 @@ std::string read_input_file(const std::string& path) {
     throw ConfigError(path, 0, "", "expected a YAML file, got a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(path, 0, "", "cannot read file");
-  std::string text(kMaxInputFileBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.bad()) throw ConfigError(path, 0, "", "cannot read file");
-  text.resize(static_cast<std::size_t>(in.gcount()));
+  // Block by block up to the limit: a buffer of the limit's size cost every read 64 MiB of
+  // zeroed pages.
+  std::string text;
+  std::vector<char> block(std::size_t{1} << 16);
+  while (in && text.size() <= kMaxInputFileBytes) {
+    const std::size_t want = std::min(block.size(), kMaxInputFileBytes + 1 - text.size());
+    in.read(block.data(), static_cast<std::streamsize>(want));
+    if (in.bad()) throw ConfigError(path, 0, "", "cannot read file");
+    text.append(block.data(), static_cast<std::size_t>(in.gcount()));
+  }
   if (text.size() > kMaxInputFileBytes)
     throw ConfigError(path, 0, "",
                       fmt::format("expected a file of at most {} MiB, got more (a device or an "

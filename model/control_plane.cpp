@@ -14,6 +14,39 @@
 namespace aggnet {
 
 namespace {
+bool by_receiver(const OffsetRow::value_type& a, const OffsetRow::value_type& b) {
+  return a.first < b.first;
+}
+}  // namespace
+
+OffsetRow::OffsetRow(std::initializer_list<value_type> entries) : entries_(entries) {
+  std::stable_sort(entries_.begin(), entries_.end(), by_receiver);
+  const auto same = [](const value_type& a, const value_type& b) { return a.first == b.first; };
+  entries_.erase(std::unique(entries_.begin(), entries_.end(), same), entries_.end());
+}
+
+std::uint64_t OffsetRow::at(int receiver) const {
+  const auto it =
+      std::lower_bound(entries_.begin(), entries_.end(), value_type{receiver, 0}, by_receiver);
+  if (it == entries_.end() || it->first != receiver)
+    throw std::out_of_range("OffsetRow::at: no offset toward " + std::to_string(receiver));
+  return it->second;
+}
+
+std::uint64_t& OffsetRow::operator[](int receiver) {
+  auto it =
+      std::lower_bound(entries_.begin(), entries_.end(), value_type{receiver, 0}, by_receiver);
+  if (it == entries_.end() || it->first != receiver) it = entries_.insert(it, {receiver, 0});
+  return it->second;
+}
+
+void OffsetRow::append(int receiver, std::uint64_t offset_ps) {
+  if (!entries_.empty() && entries_.back().first >= receiver)
+    throw std::logic_error("OffsetRow::append: receivers out of order");
+  entries_.emplace_back(receiver, offset_ps);
+}
+
+namespace {
 
 std::vector<int> others(const std::vector<int>& members, int me) {
   std::vector<int> out;
@@ -305,11 +338,11 @@ void take_sends(const Platform& platform, const RunOptions& options, const Sende
     group.slots.emplace_hint(
         group.slots.end(), m[i],
         fpga_buffer_bytes(options, platform.sites[m[i]].fpga) / options.chunk_bytes);
-    auto& row = group.send_offset_ps
-                    .emplace_hint(group.send_offset_ps.end(), m[i], std::map<int, std::uint64_t>{})
-                    ->second;
+    auto& row =
+        group.send_offset_ps.emplace_hint(group.send_offset_ps.end(), m[i], OffsetRow{})->second;
+    row.reserve(order.size() - 1);
     for (std::size_t j : order)
-      if (j != i) row.emplace_hint(row.end(), m[j], send.offset_ps(i, j));
+      if (j != i) row.append(m[j], send.offset_ps(i, j));
   }
   group.buffer_rate = send.buffer_rate;
   group.pipeline_rate = send.pipeline_rate;

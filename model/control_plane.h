@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <utility>
@@ -21,6 +22,34 @@ namespace aggnet {
 /// Directed hop between adjacent sites (u -> v).
 using Hop = std::pair<int, int>;
 
+/// One sender's send offsets (ps) per receiver, sorted by receiver: a flat map (a group
+/// of 1,000 members has a million of them, a std::map node each before).
+class OffsetRow {
+ public:
+  using value_type = std::pair<int, std::uint64_t>;
+  using iterator = std::vector<value_type>::const_iterator;
+  using const_iterator = iterator;
+  OffsetRow() = default;
+  /// As a std::map keeps them: by receiver, the first of a repeated receiver.
+  OffsetRow(std::initializer_list<value_type> entries);
+  /// Errors: std::out_of_range for a receiver without an offset.
+  std::uint64_t at(int receiver) const;
+  /// The offset toward `receiver`, added as 0 if it has none (as std::map's []).
+  std::uint64_t& operator[](int receiver);
+  /// Adds a receiver above every one the row has. Errors: std::logic_error otherwise.
+  void append(int receiver, std::uint64_t offset_ps);
+  void reserve(std::size_t receivers) { entries_.reserve(receivers); }
+  iterator begin() const { return entries_.begin(); }
+  iterator end() const { return entries_.end(); }
+  std::size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+  bool operator==(const OffsetRow& other) const { return entries_ == other.entries_; }
+  bool operator!=(const OffsetRow& other) const { return !(*this == other); }
+
+ private:
+  std::vector<value_type> entries_;
+};
+
 /// Decisions for one group of a round.
 struct GroupPlan {
   std::vector<int> members;
@@ -32,7 +61,7 @@ struct GroupPlan {
   /// Per sender s and receiver d: when s starts the stream d receives, after the agreed
   /// start (ps). With multicast one stream serves every receiver, so the offset is the
   /// same for every d; without multicast each unicast copy has its own.
-  std::map<int, std::map<int, std::uint64_t>> send_offset_ps;
+  std::map<int, OffsetRow> send_offset_ps;
   /// Per member: time it idles after the agreed start before its first chunk (ps).
   std::map<int, std::uint64_t> waiting_ps;
   /// "none" (offsets 0), "closed-form", "cycle-mean", "per-copy" (unicast) or "given" (the

@@ -128,12 +128,18 @@ Routing::Routing(const Platform& platform, const std::vector<std::uint64_t>& lin
 void Routing::tree_order_from(int s) {
   const auto& dist = dist_ps_[s];
   const auto& hops = hops_[s];
-  std::vector<int> order;
+  struct Key {  // (delay, hops, site): the sort reads its keys in place
+    std::uint64_t dist;
+    int hops, site;
+  };
+  std::vector<Key> keys;
   for (int v = 0; v < n_; ++v)
-    if (v == s || pred_[s][v] >= 0) order.push_back(v);
-  std::sort(order.begin(), order.end(), [&](int x, int y) {
-    return std::tie(dist[x], hops[x], x) < std::tie(dist[y], hops[y], y);
+    if (v == s || pred_[s][v] >= 0) keys.push_back({dist[v], hops[v], v});
+  std::sort(keys.begin(), keys.end(), [](const Key& x, const Key& y) {
+    return std::tie(x.dist, x.hops, x.site) < std::tie(y.dist, y.hops, y.site);
   });
+  std::vector<int> order(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].site;
   auto& rank = tree_rank_[s];
   rank.assign(n_, kNoRank);
   for (std::size_t i = 0; i < order.size(); ++i) rank[order[i]] = static_cast<std::uint32_t>(i);

@@ -41,10 +41,19 @@ SenderAlignment unaligned(const ArrivalMatrix& arrival_ps);
 /// path term; otherwise they fall back to the general method); 4 or more members are
 /// solved exactly in O(n^3) integer arithmetic through the minimum cycle mean of the skew
 /// constraints' graph (Karp) and shortest paths ("cycle-mean": the optimum of the LP of
-/// align_senders_lp over whole-ps offsets, without one; 243 members in tens of ms).
+/// align_senders_lp over whole-ps offsets, without one; 243 members in tens of ms), in
+/// O(n^2) where a_ij = up_i + down_j (the method's answer there: o_i = max up - up_i).
+/// Howard's policy iteration usually finds the least skew before Karp's walks would;
+/// shortest paths at that skew confirm it (else Karp decides).
 /// Errors: std::invalid_argument if the matrix is not square or holds a latency above
 /// 2^62 ps.
 SenderAlignment align_senders(const ArrivalMatrix& arrival_ps);
+
+/// align_senders without its short cuts (separable latencies, a_ij = up_i + down_j as in
+/// the co-located reference's star, in O(n^2); the skew weights eight rows per pass;
+/// policy iteration before Karp's walks): every group of 4 or more through Karp's minimum
+/// cycle mean, a row at a time. The same offsets; tests compare the two.
+SenderAlignment align_senders_general(const ArrivalMatrix& arrival_ps);
 
 /// align_senders where the closed form of 2 or 3 members applies, else nullopt.
 std::optional<SenderAlignment> align_senders_closed_form(const ArrivalMatrix& arrival_ps);

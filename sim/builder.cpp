@@ -126,7 +126,8 @@ ComputeClusterConfig NetworkSystem::cluster_config(int site) const {
       round.pacing_interval_ps = group.pacing_interval_ps;
       round.aligned_start = options_.aligned_start;
       round.start_delay_ps = group.start_delay_ps;
-      round.send_offset_ps = group.send_offset_ps.at(site);
+      const auto& offsets = group.send_offset_ps.at(site);
+      round.send_offset_ps = SendOffsets({offsets.begin(), offsets.end()});
       round.own_slots = group.slots.at(site);
       // Only loss recovery uses it; the default costs O(members^2) paths per member.
       if (c.reliable)
@@ -309,15 +310,28 @@ void NetworkSystem::install_routes() {
   if (!options_.multicast) return;
   // Trees only for the rounds that run (step k runs round k mod period).
   const std::size_t rounds_run = std::min(plans_.size(), static_cast<std::size_t>(steps_));
+  // Per site of a tree, its ports in the order of the hops, then its cluster's; kept from
+  // tree to tree (an all-to-all of 1,000 sites installs a million of them).
+  std::vector<std::vector<int>> ports(static_cast<std::size_t>(n));
+  std::vector<int> sites;
+  const auto add = [&](int site, int port) {
+    auto& list = ports[static_cast<std::size_t>(site)];
+    if (list.empty()) sites.push_back(site);
+    list.push_back(port);
+  };
   for (std::size_t r = 0; r < rounds_run; ++r) {
     for (const auto& group : plans_[r].groups) {
       for (const auto& [sender, hops] : group.hops) {
         const int tree_id = static_cast<int>(r) * n + sender;
-        std::map<int, std::vector<int>> ports;
-        for (const auto& [u, v] : hops) ports[u].push_back(port_to_[u][v]);
+        for (const auto& [u, v] : hops) add(u, port_to_[u][v]);
         for (int d : group.members)
-          if (d != sender) ports[d].push_back(local_port_[d]);
-        for (auto& [site, list] : ports) switch_of(site).set_multicast_group(tree_id, list);
+          if (d != sender) add(d, local_port_[d]);
+        std::sort(sites.begin(), sites.end());  // by site, as before
+        for (int site : sites) {
+          switch_of(site).set_multicast_group(tree_id, ports[static_cast<std::size_t>(site)]);
+          ports[static_cast<std::size_t>(site)].clear();
+        }
+        sites.clear();
       }
     }
   }

@@ -37,8 +37,7 @@ FaultInjector::FaultInjector(sc_core::sc_module_name name, const NetworkSystem& 
       system_(system),
       up_(system.platform().links.size(), true),
       down_since_ps_(system.platform().links.size(), 0),
-      down_windows_(system.platform().links.size(), 0),
-      routing_(std::make_unique<Routing>(system.platform(), system.options().link_metric)) {
+      down_windows_(system.platform().links.size(), 0) {
   const auto& plan = system.options().faults;
   const auto& platform = system.platform();
   check_faults(plan, platform);
@@ -70,6 +69,8 @@ FaultInjector::FaultInjector(sc_core::sc_module_name name, const NetworkSystem& 
   SC_HAS_PROCESS(FaultInjector);
   SC_THREAD(run);
 }
+
+const Routing& FaultInjector::routing() const { return routing_ ? *routing_ : system_.routing(); }
 
 bool FaultInjector::all_finished() const {
   return std::all_of(system_.sites().begin(), system_.sites().end(),
@@ -213,7 +214,7 @@ std::string FaultInjector::outages() const {
 std::vector<int> FaultInjector::unreachable_from(int site, const std::vector<int>& members) const {
   std::vector<int> out;
   for (int m : members)
-    if (m != site && (routing_->path(site, m).empty() || routing_->path(m, site).empty()))
+    if (m != site && (routing().path(site, m).empty() || routing().path(m, site).empty()))
       out.push_back(m);
   return out;
 }

@@ -26,8 +26,8 @@ class FaultInjector : public sc_core::sc_module {
   /// Errors: std::invalid_argument for a site or link the platform does not have.
   FaultInjector(sc_core::sc_module_name name, const NetworkSystem& system);
 
-  /// Routing over the links up now.
-  const Routing& routing() const { return *routing_; }
+  /// Routing over the links up now (the system's until a link goes down or comes up).
+  const Routing& routing() const;
   bool link_up(int link_index) const { return up_.at(static_cast<std::size_t>(link_index)); }
   /// "lon-nyc down since 150.000 ms; ..." (empty when every link is up).
   std::string outages() const;
@@ -56,7 +56,7 @@ class FaultInjector : public sc_core::sc_module {
   std::vector<bool> up_;                      // [platform link]
   std::vector<std::uint64_t> down_since_ps_;  // [platform link]
   std::vector<int> down_windows_;             // [platform link] down windows open now
-  std::unique_ptr<Routing> routing_;
+  std::unique_ptr<Routing> routing_;          // null: no reroute yet, the system's routing
   std::uint64_t reroutes_ = 0;
 };
 

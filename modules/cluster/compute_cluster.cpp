@@ -1,6 +1,7 @@
 #include "modules/cluster/compute_cluster.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "collectives/registry.h"
 #include "model/network_math.h"
@@ -31,16 +32,16 @@ Arrival arrival_of(const ChunkExtension& chunk, Arrival::Kind kind) {
 }
 }  // namespace
 
-ComputeCluster::ComputeCluster(sc_core::sc_module_name name, const ComputeClusterConfig& config,
+ComputeCluster::ComputeCluster(sc_core::sc_module_name name, ComputeClusterConfig config,
                                ChunkPool& pool)
     : sc_module(name),
       out("out"),
       in("in"),
-      config_(config),
+      config_(std::move(config)),
       pool_(pool),
-      chunk_bytes_(config.chunk_bytes),
-      burst_chunk_bytes_(config.burst_chunk_bytes),
-      site_(config.site) {
+      chunk_bytes_(config_.chunk_bytes),
+      burst_chunk_bytes_(config_.burst_chunk_bytes),
+      site_(config_.site) {
   in.bind(*this);
   const auto n = static_cast<std::uint64_t>(config_.order.size());
   if (config_.ring && n > 0) ring_split_ = RingSegmentSplit(config_.gradient_bytes, n);

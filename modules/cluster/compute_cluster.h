@@ -89,7 +89,9 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   tlm_utils::simple_initiator_socket<ComputeCluster> out;
   tlm::tlm_target_socket<> in;  ///< bound to the module itself (NbTarget)
 
-  ComputeCluster(sc_core::sc_module_name name, const ComputeClusterConfig& config, ChunkPool& pool);
+  /// `config` by value: a builder's temporary is moved in (its rounds' send offsets are a
+  /// map per round).
+  ComputeCluster(sc_core::sc_module_name name, ComputeClusterConfig config, ChunkPool& pool);
 
   const std::vector<StepRecord>& steps() const { return records_; }
   bool finished() const { return finished_; }

@@ -9,6 +9,21 @@
 namespace aggnet {
 namespace {
 
+// A round's send offsets answer as the std::map they replace: by receiver, whatever the
+// order given, the first of a repeated receiver, 0 for a receiver without one.
+TEST(SendOffsets, AnswerAsAMapByReceiver) {
+  const SendOffsets offsets = {{7, 70}, {2, 20}, {5, 50}, {2, 99}};
+  EXPECT_EQ(offsets.to(2), 20u);
+  EXPECT_EQ(offsets.to(5), 50u);
+  EXPECT_EQ(offsets.to(7), 70u);
+  for (int absent : {-1, 0, 3, 6, 8}) EXPECT_EQ(offsets.to(absent), 0u) << absent;
+  EXPECT_FALSE(offsets.empty());
+  const SendOffsets copy = offsets;
+  EXPECT_EQ(copy.to(7), 70u);
+  EXPECT_TRUE(SendOffsets{}.empty());
+  EXPECT_EQ(SendOffsets{}.to(1), 0u);
+}
+
 constexpr std::uint64_t kChunk = 1000;
 
 // Site `site` of group {0, 1, 2}, a gradient of `chunks` chunks.

@@ -13,14 +13,17 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <random>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "model/arrival_latencies.h"
 #include "model/control_plane.h"
 #include "model/routing.h"
+#include "model/send_alignment.h"
 #include "tests/modules/test_platforms.h"
 
 namespace aggnet {
@@ -270,6 +273,58 @@ TEST(ControlPlane, RoundsPlannedOnOneCacheAreThoseOfFreshPlans) {
   }
 }
 
+// The co-located reference is a star (every site up its own port to the fabric switch,
+// down another's), so its arrival latencies are separable and align_senders answers in
+// O(n^2): the general method's offsets, for sites whose access links and switches differ.
+TEST(ControlPlane, ColocatedReferenceAlignsAsTheGeneralMethodDoes) {
+  std::mt19937_64 rng(36);
+  std::vector<std::string> codes;
+  for (int i = 0; i < 24; ++i) codes.push_back("s" + std::to_string(i));
+  Platform wan = make_platform(codes, {}, 10'000'000'000);
+  for (Site& s : wan.sites) {
+    s.cluster.access_bandwidth_bps = 100'000'000'000ull * (1 + rng() % 4);
+    s.cluster.access_delay_ps = 1'000'000 + rng() % 5'000'000;
+    s.sw.latency_ps = rng() % 700'000;
+  }
+  const Platform ref = wan.colocated_variant();
+  std::vector<int> members(codes.size());
+  for (std::size_t i = 0; i < members.size(); ++i) members[i] = static_cast<int>(i);
+  RunOptions o;
+  o.alignment = SendAlignment::kArrival;
+  const GroupPlan g = plan(ref, members, o).groups.at(0);
+  const SenderAlignment general = align_senders_general(g.arrival_ps);
+  EXPECT_EQ(g.alignment, "cycle-mean");
+  EXPECT_EQ(general.max_residual_skew_ps, 0u);  // a star aligns exactly
+  EXPECT_NE(general.offset_ps, std::vector<std::uint64_t>(members.size(), 0));
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    EXPECT_EQ(g.skew_ps.at(members[i]), 0u);
+    for (std::size_t j = 0; j < members.size(); ++j)
+      if (j != i) {
+        EXPECT_EQ(g.send_offset_ps.at(members[i]).at(members[j]), general.offset_ps[i]);
+      }
+  }
+}
+
+// A sender's offsets answer as the std::map they replace: by receiver, the first of a
+// repeated one, out_of_range for a receiver without one; [] adds 0 in order.
+TEST(ControlPlane, OffsetRowAnswersAsAMap) {
+  OffsetRow row = {{5, 50}, {1, 10}, {3, 30}, {1, 99}};
+  EXPECT_EQ(row.size(), 3u);
+  EXPECT_EQ(row.at(1), 10u);
+  EXPECT_EQ(row.at(5), 50u);
+  EXPECT_THROW(row.at(2), std::out_of_range);
+  row[2] = 20;
+  EXPECT_EQ(row[4], 0u);
+  std::vector<std::pair<int, std::uint64_t>> in_order(row.begin(), row.end());
+  EXPECT_EQ(in_order, (std::vector<std::pair<int, std::uint64_t>>{
+                          {1, 10}, {2, 20}, {3, 30}, {4, 0}, {5, 50}}));
+  OffsetRow appended;
+  appended.append(1, 10);
+  appended.append(3, 30);
+  EXPECT_THROW(appended.append(3, 31), std::logic_error);
+  EXPECT_EQ(appended, (OffsetRow{{3, 30}, {1, 10}}));
+}
+
 TEST(ControlPlane, MulticastCountsEachTreeOncePerHop) {
   RunOptions o;
   const RoundPlan rp = plan(trunk(), {0, 2, 3}, o);
@@ -411,8 +466,8 @@ TEST(ControlPlane, AccessLimitIsSharedByUnicastCopiesAndByPassThroughStreams) {
 // ---------------------------------------------------------------------------------
 
 /// Every member's offset to every other member, all equal to `offset[s]` (multicast).
-std::map<int, std::map<int, std::uint64_t>> per_sender(const std::vector<std::uint64_t>& offset) {
-  std::map<int, std::map<int, std::uint64_t>> out;
+std::map<int, OffsetRow> per_sender(const std::vector<std::uint64_t>& offset) {
+  std::map<int, OffsetRow> out;
   for (int s = 0; s < static_cast<int>(offset.size()); ++s)
     for (int d = 0; d < static_cast<int>(offset.size()); ++d)
       if (d != s) out[s][d] = offset[s];
@@ -496,7 +551,7 @@ TEST(ControlPlane, WithoutMulticastEveryCopyIsAlignedOnItsOwn) {
   o.alignment = SendAlignment::kArrival;
   const GroupPlan g = plan(strict_triangle(), {0, 1, 2}, o).groups[0];
   EXPECT_EQ(g.alignment, "per-copy");
-  const std::map<int, std::map<int, std::uint64_t>> offsets = {
+  const std::map<int, OffsetRow> offsets = {
       {0, {{1, 25 * kMs}, {2, 5 * kMs}}}, {1, {{0, 20 * kMs}, {2, 0}}}, {2, {{0, 0}, {1, 0}}}};
   EXPECT_EQ(g.send_offset_ps, offsets);
   EXPECT_EQ(g.waiting_ps, (std::map<int, std::uint64_t>{{0, 5 * kMs}, {1, 0}, {2, 0}}));

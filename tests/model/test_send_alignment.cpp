@@ -540,10 +540,117 @@ TEST(SendAlignment, CycleMeanIsTheBestWholePsOffsets) {
   EXPECT_GE(nonzero, 40);  // the cases have something to optimise
 }
 
+// align_senders' short cuts (policy iteration confirmed by shortest paths) against Karp's
+// walks alone: the same offsets for arbitrary, metric and up-path-down latencies, and for
+// small integers with many ties.
+TEST(SendAlignment, ShortCutsGiveKarpsOffsets) {
+  std::mt19937_64 rng(36);
+  for (std::size_t n : {4u, 5u, 7u, 12u, 31u, 90u}) {
+    for (int round = 0; round < 9; ++round) {
+      const ArrivalMatrix a = random_group(n, round % 3, rng);
+      const SenderAlignment fast = align_senders(a), karp = align_senders_general(a);
+      EXPECT_EQ(fast.offset_ps, karp.offset_ps) << n << " members, round " << round;
+      EXPECT_EQ(fast.residual_skew_ps, karp.residual_skew_ps) << n << " members, round " << round;
+      EXPECT_EQ(fast.method, karp.method);
+    }
+  }
+  std::uniform_int_distribution<std::uint64_t> tiny(0, 4);
+  for (std::size_t n : {4u, 6u, 9u, 20u}) {
+    for (int round = 0; round < 40; ++round) {
+      ArrivalMatrix a(n, std::vector<std::uint64_t>(n, 0));
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < n; ++j)
+          if (i != j) a[i][j] = tiny(rng);
+      EXPECT_EQ(align_senders(a).offset_ps, align_senders_general(a).offset_ps)
+          << n << " members, round " << round;
+    }
+  }
+}
+
+/// a_ij = up_i + down_j off the diagonal (the diagonal random: it is ignored).
+ArrivalMatrix separable(const std::vector<std::uint64_t>& up,
+                        const std::vector<std::uint64_t>& down, std::mt19937_64& rng) {
+  ArrivalMatrix a(up.size(), std::vector<std::uint64_t>(up.size(), 0));
+  for (std::size_t i = 0; i < up.size(); ++i)
+    for (std::size_t j = 0; j < up.size(); ++j) a[i][j] = i == j ? rng() % 1000 : up[i] + down[j];
+  return a;
+}
+
+/// up and down of n members drawn from [0, most]: with a small `most`, many ties.
+ArrivalMatrix random_separable(std::size_t n, std::uint64_t most, std::mt19937_64& rng,
+                               std::vector<std::uint64_t>& up) {
+  std::uniform_int_distribution<std::uint64_t> arm(0, most);
+  std::vector<std::uint64_t> down(n);
+  up.resize(n);
+  for (std::size_t i = 0; i < n; ++i) up[i] = arm(rng), down[i] = arm(rng);
+  return separable(up, down, rng);
+}
+
+// a_ij = up_i + down_j (a star: every member up its own arm to one switch, down another's)
+// is solved in O(n^2); the general method (Karp, shortest paths) must give the very same
+// offsets, o_i = max up - up_i, ties among the arms included.
+TEST(SendAlignment, SeparableLatenciesGetTheGeneralMethodsOffsets) {
+  std::mt19937_64 rng(1000);
+  const std::uint64_t kMost[] = {0, 3, 20'000'000ull, 1'000'000'000'000ull, std::uint64_t{1} << 61};
+  for (std::size_t n : {3u, 4u, 5u, 9u, 33u, 120u}) {
+    for (const std::uint64_t most : kMost) {
+      std::vector<std::uint64_t> up;
+      const ArrivalMatrix a = random_separable(n, most, rng, up);
+      const SenderAlignment fast = align_senders(a), general = align_senders_general(a);
+      const std::uint64_t highest = *std::max_element(up.begin(), up.end());
+      for (std::size_t i = 0; i < n; ++i)
+        EXPECT_EQ(fast.offset_ps[i], highest - up[i]) << n << " members, arms to " << most;
+      EXPECT_EQ(fast.offset_ps, general.offset_ps) << n << " members, arms to " << most;
+      EXPECT_EQ(fast.residual_skew_ps, general.residual_skew_ps);
+      EXPECT_EQ(fast.max_residual_skew_ps, 0u);
+      EXPECT_EQ(fast.method, general.method);
+    }
+  }
+}
+
+// One latency off by 1 ps is not separable: the general method's answer, whatever it is.
+TEST(SendAlignment, NearlySeparableLatenciesGetTheGeneralMethodsOffsets) {
+  std::mt19937_64 rng(1001);
+  int skewed = 0;
+  for (std::size_t n : {4u, 6u, 17u}) {
+    for (int round = 0; round < 20; ++round) {
+      std::vector<std::uint64_t> up;
+      ArrivalMatrix a = random_separable(n, 1'000'000, rng, up);
+      const std::size_t i = rng() % n, j = (i + 1 + rng() % (n - 1)) % n;
+      if (round % 2 && a[i][j] > 0)
+        --a[i][j];
+      else
+        ++a[i][j];
+      const SenderAlignment fast = align_senders(a), general = align_senders_general(a);
+      EXPECT_EQ(fast.offset_ps, general.offset_ps) << n << " members, round " << round;
+      EXPECT_EQ(fast.residual_skew_ps, general.residual_skew_ps);
+      EXPECT_EQ(fast.method, "cycle-mean");
+      if (fast.max_residual_skew_ps > 0) ++skewed;
+    }
+  }
+  EXPECT_GT(skewed, 0);  // some perturbations cannot be aligned away
+}
+
+// Small separable latencies against every whole-ps offset vector of a box (the unique
+// optimum: the least offsets at the least skew).
+TEST(SendAlignment, SeparableOffsetsAreTheBestWholePsOffsets) {
+  std::mt19937_64 rng(1002);
+  for (int round = 0; round < 12; ++round) {
+    std::vector<std::uint64_t> up;
+    const ArrivalMatrix a = random_separable(4, 6, rng, up);
+    EXPECT_EQ(align_senders(a).offset_ps, best_on_grid(a, 12)) << "round " << round;
+  }
+}
+
 TEST(SendAlignment, LatenciesBeyond2To62PsAreAnError) {
   const std::uint64_t huge = (std::uint64_t{1} << 62) + 1;
   const ArrivalMatrix a = {{0, 1, 2, huge}, {1, 0, 2, 3}, {2, 2, 0, 3}, {3, 3, 3, 0}};
   EXPECT_THROW(align_senders(a), std::invalid_argument);
+  // Separable as well (a_01 = 2^61 + 1 + 2^61): the short cut checks the same.
+  const std::uint64_t arm = std::uint64_t{1} << 61;
+  std::mt19937_64 rng(62);
+  EXPECT_THROW(align_senders(separable({arm + 1, 1, 0, 0}, {arm, arm, 0, 0}, rng)),
+               std::invalid_argument);
 }
 
 // Hundreds of members (an all-to-all of a 243-site platform), where the LP took minutes:
