@@ -228,6 +228,7 @@ void NetworkSystem::build_sites() {
     m.access_up->out.bind(m.sw->in);
     m.fpga->out.bind(m.access_down->in);
     m.access_down->out.bind(m.cluster->in);
+    m.fpga->set_out_hint(m.cluster->hot_state());
     m.fpga->to_network.bind(m.sw->in);
     sites_.push_back(std::move(m));
   }

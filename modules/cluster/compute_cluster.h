@@ -93,6 +93,8 @@ class ComputeCluster : public sc_core::sc_module, public NbTarget, private Event
   /// map per round).
   ComputeCluster(sc_core::sc_module_name name, ComputeClusterConfig config, ChunkPool& pool);
 
+  /// Where the three lines a received chunk reads start (FpgaAggregator::set_out_hint).
+  const void* hot_state() const { return &out_sink_; }
   const std::vector<StepRecord>& steps() const { return records_; }
   bool finished() const { return finished_; }
   /// Functional mode: (chunk, step) results checked against independently summed inputs.

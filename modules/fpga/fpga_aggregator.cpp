@@ -70,6 +70,7 @@ void FpgaAggregator::on_arrival(tlm::tlm_generic_payload& trans) {
     // was lost, a retransmission); a later copy repeats the count.
     if (return_credits_ && chunk.kind == ChunkKind::kContribution)
       send_credit(chunk.step, chunk.chunk, chunk.src_site, first_pass(chunk));
+    fetch_out_hint();
     out_sink_(trans);
     return;
   }

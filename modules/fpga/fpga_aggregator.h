@@ -130,6 +130,9 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   std::vector<Statistic> statistics(const sc_core::sc_time& window) const;
   std::vector<NamedHistogram> histograms() const;
 
+  /// Three lines of what `out` leads to (the cluster's hot state), fetched as a chunk
+  /// passes through to it: its link is short, so they are still cached when it arrives.
+  void set_out_hint(const void* hot) { out_hint_ = static_cast<const char*>(hot); }
   /// Where the state every contribution reads starts (an aligned block of two lines): the
   /// switch in front of this FPGA fetches it as a multicast chunk reaches it
   /// (MulticastSwitch::set_local_hint).
@@ -192,6 +195,12 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   void admit_waiting(const StallQueue::Stalled& stalled, const sc_core::sc_time& now);
   // In-trees carry the same chunk indices, one tree per receiver: a tree chunk's key has
   // its tree in the top 12 bits (the builder keeps trees below 4096 and steps below 2^20).
+  void fetch_out_hint() const {
+    if (out_hint_ == nullptr) return;
+    __builtin_prefetch(out_hint_);
+    __builtin_prefetch(out_hint_ + 64);
+    __builtin_prefetch(out_hint_ + 128);
+  }
   static std::uint64_t key_of(const ChunkExtension& c) {
     const auto tree = static_cast<std::uint64_t>(c.reduction_tree + 1) << 52;
     return tree | (static_cast<std::uint64_t>(c.step) << 32) | c.chunk;
@@ -216,6 +225,7 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   // The pipeline is serial: outputs leave in time order.
   BasicArrivalQueue<NoRecord, OutputHandler> outputs_;
   ChunkSink out_sink_, network_sink_;  // what `out` and `to_network` are bound to
+  const char* out_hint_ = nullptr;
   ChunkPool& pool_;
   int site_;
   // Reused (no allocation per reduced chunk): the senders of the slot just freed (credits).
