@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "modules/core/chunk.h"
+#include "modules/core/delivery_hint.h"
 #include "modules/core/event_calendar.h"
 #include "modules/core/ring_fifo.h"
 
@@ -84,6 +85,8 @@ class BasicArrivalQueue : private EventCalendar::Client,
   /// queue's own line): e.g. where its deliveries went last. Null: nothing.
   void set_hint(const void* hint) { hint_ = hint; }
   const void* hint() const { return hint_; }
+  /// Sets the hint to what the delivery under way reaches first (DeliveryHint).
+  DeliveryHint::Delivering delivering() { return DeliveryHint::Delivering(&hint_); }
   /// Removes every transaction waiting, oldest first, handing each (and its Record, if the
   /// queue keeps one) to `each` instead of the callback; the queue is then empty and
   /// unscheduled, and takes any time again.

@@ -54,13 +54,8 @@ tlm::tlm_sync_enum WanLink::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm
 
 void WanLink::on_input(tlm::tlm_generic_payload& trans, const tlm::tlm_phase&) { accept(trans); }
 
-WanLink* WanLink::delivering_ = nullptr;
-
 void WanLink::accept(tlm::tlm_generic_payload& trans) {
-  if (delivering_ != nullptr) {
-    delivering_->arrivals_.set_hint(&arrivals_);
-    delivering_ = nullptr;
-  }
+  DeliveryHint::claim(&arrivals_);
   const sc_time now = EventCalendar::now();
   const auto& chunk = chunk_of(trans);
   const bool control = is_control(chunk.kind);
@@ -172,10 +167,7 @@ void WanLink::on_arrival(tlm::tlm_generic_payload& trans, const Crossing& crossi
   if (crossing.lost) return lose_in_flight(trans, wire);
   bytes_in_flight_ -= wire;
   delivered_wire_bytes_ += wire;
-  struct Delivering {  // cleared however the delivery ends (an exception: a stale link)
-    explicit Delivering(WanLink* link) { delivering_ = link; }
-    ~Delivering() { delivering_ = nullptr; }
-  } delivering(this);
+  const auto delivering = arrivals_.delivering();
   out_sink_(trans);
 }
 

@@ -123,10 +123,6 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   static constexpr std::uint64_t kMaxWireBytes = (std::uint64_t{1} << 63) - 1;
   static constexpr std::uint32_t kMaxRun = ~std::uint32_t{0};
   void on_arrival(tlm::tlm_generic_payload& trans, const Crossing& crossing);
-  // The link whose arrival is being delivered, if any: the first link its delivery hands a
-  // transaction to (directly or through a switch, an FPGA or a cluster) becomes its
-  // arrivals' calendar hint, likely where its next delivery goes too.
-  static WanLink* delivering_;
   void lose_in_flight(tlm::tlm_generic_payload& trans, std::uint64_t wire);
   // The arrival FIFO's callback: a direct call, in 8 bytes of the link's hot state.
   struct ArrivalHandler {

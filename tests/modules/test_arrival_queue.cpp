@@ -13,6 +13,7 @@
 
 #include "modules/core/arrival_queue.h"
 #include "modules/core/chunk.h"
+#include "modules/core/delivery_hint.h"
 #include "modules/core/event_calendar.h"
 #include "modules/core/time.h"
 
@@ -258,3 +259,21 @@ TEST(ArrivalQueue, ARecordTravelsWithItsTransaction) {
 
 }  // namespace
 }  // namespace aggnet
+
+// A delivery's hint is what the first module claiming one names; claims outside a delivery
+// and after the first are ignored, and none survives the delivery.
+TEST(DeliveryHint, TheFirstClaimDuringADeliveryIsItsHint) {
+  using aggnet::DeliveryHint;
+  const int switch_state = 0, link_state = 0, later_state = 0;
+  const void* hint = nullptr;
+  DeliveryHint::claim(&later_state);  // no delivery under way
+  {
+    const DeliveryHint::Delivering delivering(&hint);
+    DeliveryHint::claim(&switch_state);
+    DeliveryHint::claim(&link_state);
+  }
+  EXPECT_EQ(hint, &switch_state);
+  { const DeliveryHint::Delivering delivering(&hint); }
+  DeliveryHint::claim(&later_state);
+  EXPECT_EQ(hint, &switch_state);
+}
