@@ -193,14 +193,14 @@ class FpgaAggregator : public sc_core::sc_module, public NbTarget {
   };
   void admit_stalled();
   void admit_waiting(const StallQueue::Stalled& stalled, const sc_core::sc_time& now);
-  // In-trees carry the same chunk indices, one tree per receiver: a tree chunk's key has
-  // its tree in the top 12 bits (the builder keeps trees below 4096 and steps below 2^20).
   void fetch_out_hint() const {
     if (out_hint_ == nullptr) return;
     __builtin_prefetch(out_hint_);
     __builtin_prefetch(out_hint_ + 64);
     __builtin_prefetch(out_hint_ + 128);
   }
+  // In-trees carry the same chunk indices, one tree per receiver: a tree chunk's key has
+  // its tree in the top 12 bits (the builder keeps trees below 4096 and steps below 2^20).
   static std::uint64_t key_of(const ChunkExtension& c) {
     const auto tree = static_cast<std::uint64_t>(c.reduction_tree + 1) << 52;
     return tree | (static_cast<std::uint64_t>(c.step) << 32) | c.chunk;
