@@ -25,10 +25,9 @@ class DeliveryHint {
     *pending_ = hot;
     pending_ = nullptr;
   }
-  /// As claim, for one line: `line` aligned to 64 bytes, tagged (lines_of reads it).
-  static void claim_line(const void* line) {
-    claim(static_cast<const char*>(line) + kOneLine);
-  }
+  /// As claim, for one line: `line` aligned to 64 bytes, tagged (start_of and one_line
+  /// read the tag back).
+  static void claim_line(const void* line) { claim(static_cast<const char*>(line) + kOneLine); }
   /// A hint's start and whether it is one line only.
   static const char* start_of(const void* hint) {
     return reinterpret_cast<const char*>(reinterpret_cast<std::uintptr_t>(hint) & ~kOneLine);

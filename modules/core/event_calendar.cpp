@@ -1,9 +1,9 @@
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "modules/core/event_calendar.h"
 
-#include "modules/core/delivery_hint.h"
-
 #include <algorithm>
+
+#include "modules/core/delivery_hint.h"
 
 namespace aggnet {
 
