@@ -1,8 +1,6 @@
 // Calendar hints learnt from deliveries (EventCalendar::schedule's hint).
 #pragma once
 
-#include <cstdint>
-
 namespace aggnet {
 
 /// A queue's calendar hint learnt from its deliveries: the hot state of the first module
@@ -18,26 +16,14 @@ class DeliveryHint {
     Delivering& operator=(const Delivering&) = delete;
     ~Delivering() { pending_ = nullptr; }  // however the delivery ends (an exception too)
   };
-  /// `hot` (three lines from it) becomes the hint of the delivery under way, if it has
-  /// none yet.
+  /// `hot` becomes the hint of the delivery under way, if it has none yet.
   static void claim(const void* hot) {
     if (pending_ == nullptr) return;
     *pending_ = hot;
     pending_ = nullptr;
   }
-  /// As claim, for one line: `line` aligned to 64 bytes, tagged (start_of and one_line
-  /// read the tag back).
-  static void claim_line(const void* line) { claim(static_cast<const char*>(line) + kOneLine); }
-  /// A hint's start and whether it is one line only.
-  static const char* start_of(const void* hint) {
-    return reinterpret_cast<const char*>(reinterpret_cast<std::uintptr_t>(hint) & ~kOneLine);
-  }
-  static bool one_line(const void* hint) {
-    return (reinterpret_cast<std::uintptr_t>(hint) & kOneLine) != 0;
-  }
 
  private:
-  static constexpr std::uintptr_t kOneLine = 1;
   static inline const void** pending_ = nullptr;
 };
 

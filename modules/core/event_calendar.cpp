@@ -3,8 +3,6 @@
 
 #include <algorithm>
 
-#include "modules/core/delivery_hint.h"
-
 namespace aggnet {
 
 EventCalendar* EventCalendar::current_ = nullptr;
@@ -93,10 +91,9 @@ void EventCalendar::prefetch_next() {
   const char* client = reinterpret_cast<const char*>(next->client);
   __builtin_prefetch(client);
   __builtin_prefetch(client + 64);
-  if (next->hint == nullptr || !queue_.in_radix_form()) return;
-  const char* hint = DeliveryHint::start_of(next->hint);
+  const char* hint = static_cast<const char*>(next->hint);
+  if (hint == nullptr || !queue_.in_radix_form()) return;
   __builtin_prefetch(hint);
-  if (DeliveryHint::one_line(next->hint)) return;
   __builtin_prefetch(hint + 64);
   __builtin_prefetch(hint + 128);
 }

@@ -46,8 +46,8 @@ class EventCalendar {
   /// Inline: the usual call is the firing client re-arming itself (its entry is re-keyed
   /// when its callback returns), which needs no heap work.
   /// `hint`: three lines the firing will likely read besides the client's own first two (a
-  /// link's arrival: the link its delivery went on to last time), or one if tagged so
-  /// (DeliveryHint::claim_line), fetched while the entry before it fires; may be null.
+  /// link's arrival: the link its delivery went on to last time), fetched while the entry
+  /// before it fires; may be null.
   void schedule(Client& client, const sc_core::sc_time& at, const void* hint = nullptr) {
     const Key key = (Key{at.value()} << 64) | next_order_++;
     if (&client == firing_client_ && !rescheduled_) {

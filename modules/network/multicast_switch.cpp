@@ -26,7 +26,8 @@ void MulticastSwitch::refresh_entries() {
   tree_entries_ = tree_lists_.data();
   tree_count_ = tree_lists_.size();
   route_entries_ = routes_.data();
-  default_words_ = default_trees_.data();
+  default_words_ =
+      default_trees_.size() <= kInlineDefaultWords ? default_inline_.data() : default_trees_.data();
 }
 
 void MulticastSwitch::set_unicast_route(int dst_site, int port) {
@@ -230,11 +231,10 @@ void MulticastSwitch::forward_unicast(tlm::tlm_generic_payload& trans, int dst_s
 }
 
 void MulticastSwitch::forward_multicast(tlm::tlm_generic_payload& trans, int tree_id) {
-  // The link delivering here fetches this switch's multicast line ahead of its next
-  // arrival, not the next link's lines: most of a tree's hops end at a leaf, which hands
-  // over to no link. That line alone: the unicast line and what follows the multicast one
-  // are not read here, and fetching them cost the 1,000-site all-to-all 4 %.
-  DeliveryHint::claim_line(&multicast_latency_);
+  // The link delivering here fetches this switch's multicast line and the default set
+  // after it ahead of its next arrival, not the next link's lines: most of a tree's hops
+  // end at a leaf, which hands over to no link.
+  DeliveryHint::claim(&multicast_latency_);
   if (local_hint_ != nullptr) {
     __builtin_prefetch(local_hint_);
     __builtin_prefetch(local_hint_ + 64);

@@ -126,8 +126,9 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   }
   void mark_default(std::size_t tree, bool on_default) {
     const std::uint64_t bit = std::uint64_t{1} << (tree % 64);
-    default_trees_[tree / 64] =
-        on_default ? default_trees_[tree / 64] | bit : default_trees_[tree / 64] & ~bit;
+    std::uint64_t& word = default_trees_[tree / 64];
+    word = on_default ? word | bit : word & ~bit;
+    if (tree / 64 < kInlineDefaultWords) default_inline_[tree / 64] = word;
   }
   void choose_default_list();
   std::uint32_t list_index(const std::vector<int>& ports);
@@ -146,6 +147,8 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   // per tree, 16 times smaller than the entries, and the default list's route stays cached.
   // Each line has the latency, read before either forward. The multicast line also names
   // the local FPGA's hot block, fetched first: its miss then overlaps the look-up's.
+  // The default set of the first 1,024 trees follows it, in two lines of its own: the
+  // link delivering here fetches the three lines ahead of its arrival (DeliveryHint).
   alignas(64) sc_core::sc_time latency_;
   std::uint64_t unicast_forwarded_ = 0;
   static constexpr int kNoSite = std::numeric_limits<int>::min();
@@ -161,6 +164,9 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   const std::uint64_t* default_words_ = nullptr;
   std::uint32_t default_list_ = 0;  // 0: none (before the start)
   const char* local_hint_ = nullptr;
+  // default_trees_'s first words, which default_words_ names while there are no more.
+  static constexpr std::size_t kInlineDefaultWords = 16;
+  alignas(64) std::array<std::uint64_t, kInlineDefaultWords> default_inline_{};
   std::vector<std::uint16_t> tree_lists_;
   std::vector<Route> routes_{Route{}};  // per list; [0]: no list
   std::vector<std::uint64_t> default_trees_;

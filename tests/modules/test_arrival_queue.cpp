@@ -277,25 +277,3 @@ TEST(DeliveryHint, TheFirstClaimDuringADeliveryIsItsHint) {
   DeliveryHint::claim(&later_state);
   EXPECT_EQ(hint, &switch_state);
 }
-
-// A one-line claim names its line, tagged: the calendar fetches that line alone, and three
-// from an untagged hint.
-TEST(DeliveryHint, AOneLineClaimIsTaggedAndReadBack) {
-  using aggnet::DeliveryHint;
-  alignas(64) const char switch_line[64] = {};
-  alignas(64) const char link_state[192] = {};
-  const void* hint = nullptr;
-  {
-    const DeliveryHint::Delivering delivering(&hint);
-    DeliveryHint::claim_line(switch_line);
-  }
-  EXPECT_NE(hint, static_cast<const void*>(switch_line));
-  EXPECT_EQ(DeliveryHint::start_of(hint), switch_line);
-  EXPECT_TRUE(DeliveryHint::one_line(hint));
-  {
-    const DeliveryHint::Delivering delivering(&hint);
-    DeliveryHint::claim(link_state);
-  }
-  EXPECT_EQ(DeliveryHint::start_of(hint), link_state);
-  EXPECT_FALSE(DeliveryHint::one_line(hint));
-}

@@ -420,6 +420,47 @@ TEST(MulticastSwitch, TreesOnTheDefaultListAndOffItAreReroutedAlike) {
   EXPECT_EQ(bench.sw.multicast_ports(70), (std::vector<int>{2}));
 }
 
+// Trees moved onto the default list and off it during the run, all below 1,024 (the
+// default set's copy in the switch's own lines is what the forward reads).
+TEST(MulticastSwitch, TreesMovedOnAndOffTheDefaultListBelowTheInlineLimit) {
+  Bench bench(0);
+  for (int tree = 0; tree < 1000; ++tree) bench.sw.set_multicast_group(tree, {2});
+  bench.sw.set_multicast_group(1000, {0, 1});
+  TreeRerouter rerouter("rerouter", bench.sw, [](MulticastSwitch& sw) {
+    sw.set_multicast_group(3, {0});
+    sw.set_multicast_group(1000, {2});
+  });
+  bench.a.posts = {{10 * kUs, multicast(3, 0)},
+                   {10 * kUs, multicast(1000, 1)},
+                   {20 * kUs, multicast(3, 2)},
+                   {20 * kUs, multicast(1000, 3)}};
+  sc_core::sc_start();
+  const std::vector<std::vector<std::uint32_t>> expected = {{1, 2}, {1}, {0, 3}};
+  EXPECT_EQ(bench.chunks_by_port(), expected);
+}
+
+// The default set of the first 1,024 trees is kept in the switch's own lines (a copy of
+// the table's): trees on the default list and off it forward alike before and after the
+// table outgrows that copy during the run, and a tree moved off the default list below
+// 1,024 leaves it in both.
+TEST(MulticastSwitch, TheDefaultSetHoldsAcrossTheInlineLimit) {
+  Bench bench(0);
+  for (int tree = 0; tree < 1000; ++tree) bench.sw.set_multicast_group(tree, {2});
+  bench.sw.set_multicast_group(1000, {0, 1});
+  TreeRerouter rerouter("rerouter", bench.sw, [](MulticastSwitch& sw) {
+    sw.set_multicast_group(3, {0});
+    sw.set_multicast_group(1500, {2});
+    sw.set_multicast_group(1023, {1});
+  });
+  bench.a.posts = {{10 * kUs, multicast(3, 0)},    {10 * kUs, multicast(999, 1)},
+                   {10 * kUs, multicast(1000, 2)}, {20 * kUs, multicast(3, 3)},
+                   {20 * kUs, multicast(999, 4)},  {20 * kUs, multicast(1000, 5)},
+                   {20 * kUs, multicast(1500, 6)}, {20 * kUs, multicast(1023, 7)}};
+  sc_core::sc_start();
+  const std::vector<std::vector<std::uint32_t>> expected = {{2, 3, 5}, {2, 5, 7}, {0, 1, 4, 6}};
+  EXPECT_EQ(bench.chunks_by_port(), expected);
+}
+
 // During the run (rerouting after a failure) a list naming a port the switch lacks is
 // refused before anything changes: the tree keeps its list for the next chunk. The call
 // is made between two sc_start calls, outside any process.
