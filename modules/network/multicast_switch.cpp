@@ -18,6 +18,11 @@ MulticastSwitch::MulticastSwitch(sc_core::sc_module_name name, const SwitchParam
       multicast_latency_(latency_),
       params_(params),
       peq_(this, &MulticastSwitch::on_ready) {
+  // A delivering link fetches three lines from the multicast line (forward_multicast):
+  // the default set must be the two after it.
+  if (reinterpret_cast<const char*>(default_inline_.data()) !=
+      reinterpret_cast<const char*>(&multicast_latency_) + 64)
+    throw std::logic_error("MulticastSwitch: the default set does not follow its multicast line");
   in.bind(*this);
   refresh_entries();
 }
