@@ -5,11 +5,13 @@
 //       the host's load-to-use latency at working sets from 32 KiB to 64 MiB (a chase of
 //       dependent loads through randomly ordered cache lines): the bare kernel fits in the
 //       L1 cache, hundreds of sites do not, and what their state costs is this latency
-//   aggnet_bench run PLATFORM SCHEDULE GRADIENT BUFFER STEPS [colocated] [noalign] [burst=K]
+//   aggnet_bench run PLATFORM SCHEDULE GRADIENT BUFFER STEPS [colocated|reference] [noalign]
+//                    [burst=K]
 //       the engine: builds the NetworkSystem(s) and simulates STEPS steps (STEPS 0: one
-//       period); `colocated` adds the co-located reference as `aggnet run` does, `noalign`
-//       is --alignment none (the tables' all-to-all rows beyond 27 sites use it),
-//       `burst=K` is --burst K (K chunks per transaction)
+//       period); `colocated` adds the co-located reference as `aggnet run` does,
+//       `reference` simulates the co-located reference alone (where a run's time goes),
+//       `noalign` is --alignment none (the tables' all-to-all rows beyond 27 sites use
+//       it), `burst=K` is --burst K (K chunks per transaction)
 // Each prints one JSON line with CPU seconds (CLOCK_PROCESS_CPUTIME_ID: the machine is
 // shared, wall time is not a measure) and peak RSS; benchmarks/run.sh forms the ratios.
 // `run` checks the invariants `aggnet run` checks after the timed part: a run that breaks
@@ -183,8 +185,11 @@ class PerfControl {
   int ctl_ = -1, ack_ = -1;
 };
 
+// Which networks a run simulates.
+enum class Networks { kWan, kWanAndReference, kReference };
+
 int run(const std::string& platform_file, const std::string& schedule_name,
-        const std::string& gradient, const std::string& buffer, int steps, bool colocated,
+        const std::string& gradient, const std::string& buffer, int steps, Networks networks,
         bool align, std::uint64_t burst) {
   const double c0 = cpu_s();
   const aggnet::Platform platform = aggnet::load_platform(platform_file);
@@ -194,7 +199,11 @@ int run(const std::string& platform_file, const std::string& schedule_name,
   const aggnet::Schedule schedule = aggnet::make_schedule(
       schedule_name, platform, aggnet::PlanInputs{o.gradient_bytes, o.chunk_bytes});
   // As `aggnet run`: a forest of reduction trees runs without the co-located reference.
-  if (schedule.collective == aggnet::Collective::kReductionTree) colocated = false;
+  if (schedule.collective == aggnet::Collective::kReductionTree) {
+    if (networks == Networks::kReference)
+      throw std::invalid_argument("a reduction forest has no co-located reference");
+    networks = Networks::kWan;
+  }
   o.buffer_bytes = aggnet::parse_bytes(buffer);
   o.steps = steps;
   o.burst_chunks = burst;
@@ -204,11 +213,13 @@ int run(const std::string& platform_file, const std::string& schedule_name,
   const long rounds =
       aggnet::rounds_to_eps(schedule, static_cast<int>(platform.sites.size()), o.eps);
   const double c1 = cpu_s();
-  aggnet::NetworkSystem wan("wan", platform, schedule, o);
-  std::unique_ptr<aggnet::NetworkSystem> ref;
-  if (colocated) {
+  std::vector<std::unique_ptr<aggnet::NetworkSystem>> systems;  // the first is the span's
+  if (networks != Networks::kReference)
+    systems.push_back(std::make_unique<aggnet::NetworkSystem>("wan", platform, schedule, o));
+  if (networks != Networks::kWan) {
     const aggnet::ColocatedReference c = aggnet::colocated_reference(platform, schedule, o);
-    ref = std::make_unique<aggnet::NetworkSystem>("colocated", c.platform, c.schedule, o);
+    systems.push_back(
+        std::make_unique<aggnet::NetworkSystem>("colocated", c.platform, c.schedule, o));
   }
   PerfControl perf;
   perf.enable();
@@ -216,26 +227,29 @@ int run(const std::string& platform_file, const std::string& schedule_name,
   sc_core::sc_start();
   const double c3 = cpu_s();
   perf.disable();
-  std::string broken = aggnet::violations(aggnet::check_invariants(wan));
-  if (ref && broken.empty()) broken = aggnet::violations(aggnet::check_invariants(*ref));
-  if (!broken.empty()) {
-    std::cerr << "aggnet_bench run: " << broken << "\n";
-    return 1;
+  std::uint64_t hops = 0, control_hops = 0;
+  for (const auto& system : systems) {
+    const std::string broken = aggnet::violations(aggnet::check_invariants(*system));
+    if (!broken.empty()) {
+      std::cerr << "aggnet_bench run: " << broken << "\n";
+      return 1;
+    }
+    hops += wan_hops(*system);
+    control_hops += wan_control_hops(*system);
   }
-  const std::uint64_t hops = wan_hops(wan) + (ref ? wan_hops(*ref) : 0);
-  const std::uint64_t control_hops = wan_control_hops(wan) + (ref ? wan_control_hops(*ref) : 0);
   fmt::print(
       "{{\"bench\": \"run\", \"platform\": \"{}\", \"sites\": {}, \"schedule\": \"{}\", "
-      "\"gradient\": \"{}\", \"steps\": {}, \"burst\": {}, \"colocated\": {}, "
+      "\"gradient\": \"{}\", \"steps\": {}, \"burst\": {}, \"wan\": {}, \"colocated\": {}, "
       "\"rounds_to_eps\": {}, "
       "\"load_cpu_s\": {:.6f}, \"plan_cpu_s\": {:.6f}, \"build_cpu_s\": {:.6f}, "
       "\"setup_cpu_s\": {:.6f}, \"sim_cpu_s\": {:.6f}, \"hops\": {}, \"control_hops\": {}, "
       "\"hops_per_cpu_s\": {:.1f}, \"sim_time_s\": {:.9f}, \"step0_span_s\": {:.12f}, "
       "\"peak_rss_mib\": {:.1f}}}\n",
       platform_file, platform.sites.size(), schedule_name, gradient, steps, burst,
-      colocated ? "true" : "false", rounds, c_plan - c0, c1 - c_plan, c2 - c1, c2 - c0, c3 - c2,
-      hops, control_hops, static_cast<double>(hops) / (c3 - c2),
-      sc_core::sc_time_stamp().to_seconds(), step0_span_s(wan), peak_rss_mib());
+      networks != Networks::kReference ? "true" : "false",
+      networks != Networks::kWan ? "true" : "false", rounds, c_plan - c0, c1 - c_plan, c2 - c1,
+      c2 - c0, c3 - c2, hops, control_hops, static_cast<double>(hops) / (c3 - c2),
+      sc_core::sc_time_stamp().to_seconds(), step0_span_s(*systems.front()), peak_rss_mib());
   return 0;
 }
 
@@ -248,29 +262,31 @@ int sc_main(int argc, char** argv) {
     if (mode == "kernel" && argc == 3) return kernel(std::atol(argv[2]));
     if (mode == "memory" && argc == 2) return memory();
     if (mode == "run" && argc >= 7) {
-      bool colocated = false, align = true;
+      Networks networks = Networks::kWan;
+      bool align = true;
       std::uint64_t burst = 1;
       for (int i = 7; i < argc; ++i) {
         const std::string flag = argv[i];
         if (flag.rfind("burst=", 0) == 0) {
           burst = std::stoull(flag.substr(6));
-          continue;
+        } else if (flag == "colocated" || flag == "reference") {
+          networks = flag == "colocated" ? Networks::kWanAndReference : Networks::kReference;
+        } else if (flag == "noalign") {
+          align = false;
+        } else {
+          throw std::invalid_argument("flag " + flag);
         }
-        if (flag != "colocated" && flag != "noalign") throw std::invalid_argument("flag " + flag);
-        colocated = colocated || flag == "colocated";
-        align = align && flag != "noalign";
       }
-      return run(argv[2], argv[3], argv[4], argv[5], std::atoi(argv[6]), colocated, align, burst);
+      return run(argv[2], argv[3], argv[4], argv[5], std::atoi(argv[6]), networks, align, burst);
     }
   } catch (const std::exception& e) {
     std::cerr << "aggnet_bench: " << e.what() << "\n";
     return 1;
   }
-  std::cerr
-      << "usage: aggnet_bench kernel EVENTS\n"
-         "       aggnet_bench memory\n"
-         "       aggnet_bench run PLATFORM SCHEDULE GRADIENT BUFFER STEPS [colocated] [noalign] "
-         "[burst=K]\n";
+  std::cerr << "usage: aggnet_bench kernel EVENTS\n"
+               "       aggnet_bench memory\n"
+               "       aggnet_bench run PLATFORM SCHEDULE GRADIENT BUFFER STEPS "
+               "[colocated|reference] [noalign] [burst=K]\n";
   return 2;
 }
 
