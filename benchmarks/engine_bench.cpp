@@ -188,6 +188,22 @@ class PerfControl {
 // Which networks a run simulates.
 enum class Networks { kWan, kWanAndReference, kReference };
 
+// The systems `networks` names, the WAN's first (the step's span is its).
+std::vector<std::unique_ptr<aggnet::NetworkSystem>> make_systems(const aggnet::Platform& platform,
+                                                                 const aggnet::Schedule& schedule,
+                                                                 const aggnet::RunOptions& o,
+                                                                 Networks networks) {
+  std::vector<std::unique_ptr<aggnet::NetworkSystem>> systems;
+  if (networks != Networks::kReference)
+    systems.push_back(std::make_unique<aggnet::NetworkSystem>("wan", platform, schedule, o));
+  if (networks != Networks::kWan) {
+    const aggnet::ColocatedReference c = aggnet::colocated_reference(platform, schedule, o);
+    systems.push_back(
+        std::make_unique<aggnet::NetworkSystem>("colocated", c.platform, c.schedule, o));
+  }
+  return systems;
+}
+
 int run(const std::string& platform_file, const std::string& schedule_name,
         const std::string& gradient, const std::string& buffer, int steps, Networks networks,
         bool align, std::uint64_t burst) {
@@ -213,14 +229,7 @@ int run(const std::string& platform_file, const std::string& schedule_name,
   const long rounds =
       aggnet::rounds_to_eps(schedule, static_cast<int>(platform.sites.size()), o.eps);
   const double c1 = cpu_s();
-  std::vector<std::unique_ptr<aggnet::NetworkSystem>> systems;  // the first is the span's
-  if (networks != Networks::kReference)
-    systems.push_back(std::make_unique<aggnet::NetworkSystem>("wan", platform, schedule, o));
-  if (networks != Networks::kWan) {
-    const aggnet::ColocatedReference c = aggnet::colocated_reference(platform, schedule, o);
-    systems.push_back(
-        std::make_unique<aggnet::NetworkSystem>("colocated", c.platform, c.schedule, o));
-  }
+  const auto systems = make_systems(platform, schedule, o, networks);
   PerfControl perf;
   perf.enable();
   const double c2 = cpu_s();
