@@ -394,14 +394,20 @@ TEST(MulticastSwitch, TreesReroutedDuringTheRunApplyToTheNextChunk) {
   EXPECT_EQ(bench.sw.replicated(), 1u + 4u);
 }
 
+// Trees 0 to `trees` - 1 on port 2 (the list that becomes the default one) and tree
+// `trees` on ports 0 and 1.
+void set_default_list_trees(MulticastSwitch& sw, int trees) {
+  for (int tree = 0; tree < trees; ++tree) sw.set_multicast_group(tree, {2});
+  sw.set_multicast_group(trees, {0, 1});
+}
+
 // Most trees on one list (the switch's default one, read from a bit per tree) and one
 // tree on another, rerouted during the run: a default tree to another list, the other tree
 // to the default list, a default tree cleared and a tree new to the switch on the default
 // list; the trees not rerouted keep theirs.
 TEST(MulticastSwitch, TreesOnTheDefaultListAndOffItAreReroutedAlike) {
   Bench bench(0);
-  for (int tree = 0; tree < 70; ++tree) bench.sw.set_multicast_group(tree, {2});
-  bench.sw.set_multicast_group(70, {0, 1});
+  set_default_list_trees(bench.sw, 70);
   TreeRerouter rerouter("rerouter", bench.sw, [](MulticastSwitch& sw) {
     sw.set_multicast_group(5, {0});
     sw.set_multicast_group(70, {2});
@@ -424,8 +430,7 @@ TEST(MulticastSwitch, TreesOnTheDefaultListAndOffItAreReroutedAlike) {
 // default set's copy in the switch's own lines is what the forward reads).
 TEST(MulticastSwitch, TreesMovedOnAndOffTheDefaultListBelowTheInlineLimit) {
   Bench bench(0);
-  for (int tree = 0; tree < 1000; ++tree) bench.sw.set_multicast_group(tree, {2});
-  bench.sw.set_multicast_group(1000, {0, 1});
+  set_default_list_trees(bench.sw, 1000);
   TreeRerouter rerouter("rerouter", bench.sw, [](MulticastSwitch& sw) {
     sw.set_multicast_group(3, {0});
     sw.set_multicast_group(1000, {2});
@@ -445,8 +450,7 @@ TEST(MulticastSwitch, TreesMovedOnAndOffTheDefaultListBelowTheInlineLimit) {
 // 1,024 leaves it in both.
 TEST(MulticastSwitch, TheDefaultSetHoldsAcrossTheInlineLimit) {
   Bench bench(0);
-  for (int tree = 0; tree < 1000; ++tree) bench.sw.set_multicast_group(tree, {2});
-  bench.sw.set_multicast_group(1000, {0, 1});
+  set_default_list_trees(bench.sw, 1000);
   TreeRerouter rerouter("rerouter", bench.sw, [](MulticastSwitch& sw) {
     sw.set_multicast_group(3, {0});
     sw.set_multicast_group(1500, {2});
