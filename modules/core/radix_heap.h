@@ -4,14 +4,16 @@
 // A discrete-event calendar only ever takes out its least key, and never adds one below
 // the last taken: a radix heap keeps its items in buckets by the highest bit where their
 // instant differs from the last instant taken. Adding is an append; taking the least,
-// once the items at that instant are all taken, scans the lowest non-empty bucket once and
-// spreads the rest of it over the buckets below. Each item moves down a few buckets over its life
-// (about log2 of the time between its adding and its taking, in units of the events between)
-// instead of the log4(n) levels of a 4-ary heap at every taking: with hundreds of links in flight
-// that is the difference (docs/performance.md, step 10). The buckets go by the instant alone: the
-// items due at the instant reached (bucket 0, often hundreds at once when links run in step) are
-// kept in key order as they come (in key order but for a rare one, placed by a short backward scan)
-// and taken from its front, with no spreading by the low half's bits.
+// once the items at that instant are all taken, scans the lowest non-empty bucket once
+// and spreads the rest of it over the buckets below. Each item moves down a few buckets
+// over its life (about log2 of the time between its adding and its taking, in units of
+// the events between) instead of the log4(n) levels of a 4-ary heap at every taking:
+// with hundreds of links in flight that is the difference (docs/performance.md, step 10).
+//
+// The buckets go by the instant alone. The items due at the instant reached (often
+// hundreds at once, when links run in step) are kept in key order as they come, which
+// is key order but for a firing client's own next entry (placed by a short backward
+// scan), and taken from the front: ties are not spread by their order bits.
 #pragma once
 
 #include <array>
