@@ -153,15 +153,14 @@ void MulticastSwitch::resolve_route(std::uint32_t list) {
   Route route;
   if (missing_port(ports) < 0) {
     route.count = static_cast<std::uint32_t>(ports.size());
-    route.offset = static_cast<std::uint32_t>(spilled_sinks_.size());
+    route.offset = static_cast<std::uint32_t>(spilled_ports_.size());
   }
   route.forwarded = routes_[list].forwarded;
   for (std::uint32_t i = 0; i < route.count; ++i) {
-    const ChunkSink& sink = egress_[static_cast<std::size_t>(ports[i])];
     if (i < kInlineSinks) {
-      route.first[i] = sink;
+      route.first[i] = egress_[static_cast<std::size_t>(ports[i])];
     } else {
-      spilled_sinks_.push_back(sink);
+      spilled_ports_.push_back(static_cast<std::uint16_t>(ports[i]));  // at most 65,535
     }
   }
   routes_[list] = route;
@@ -194,7 +193,7 @@ void MulticastSwitch::start_of_simulation() {
     egress_.push_back(ChunkSink::of(out[port], this));
   forget_recent();
   for (std::size_t dst = 0; dst < unicast_.size(); ++dst) check_unicast_port(dst, unicast_[dst]);
-  spilled_sinks_.clear();
+  spilled_ports_.clear();
   for (std::uint32_t list = 1; list < lists_.size(); ++list) resolve_route(list);
   for (int tree = 0; tree < static_cast<int>(tree_lists_.size()); ++tree) {
     const std::uint32_t list = list_of(tree);

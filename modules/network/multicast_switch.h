@@ -95,7 +95,9 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   // A list is kept twice: its port numbers (`lists_`, for rerouting and for
   // multicast_ports) and, once the ports are bound, what they are bound to (`routes_`, one
   // line read by a forward: the first kInlineSinks sinks, the rest a slice of
-  // `spilled_sinks_`).
+  // `spilled_ports_`, whose sinks a forward looks up in `egress_`: 2 bytes a port, not a
+  // sink's 16, as a fabric's lists name most of its ports and would together outgrow the
+  // caches (16 MB at 1,000 sites), while `egress_` stays cached).
   static constexpr std::uint16_t kWideList = 0xFFFF;
   static constexpr std::uint32_t kInlineSinks = 3;
   struct alignas(64) Route {
@@ -108,7 +110,8 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   };
   static_assert(sizeof(Route) == 64, "a route is one cache line");
   const ChunkSink& sink_at(const Route& route, std::uint32_t i) const {
-    return i < kInlineSinks ? route.first[i] : spilled_sinks_[route.offset + i - kInlineSinks];
+    return i < kInlineSinks ? route.first[i]
+                            : egress_[spilled_ports_[route.offset + i - kInlineSinks]];
   }
   // From the multicast line's copies of tree_lists_'s entries and size.
   std::uint32_t list_of(int tree_id) const {
@@ -171,7 +174,7 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   std::vector<Route> routes_{Route{}};  // per list; [0]: no list
   std::vector<std::uint64_t> default_trees_;
   std::uint64_t unroutable_ = 0;
-  std::vector<ChunkSink> spilled_sinks_;
+  std::vector<std::uint16_t> spilled_ports_;
   std::vector<ChunkSink> egress_;  // per port of `out`: what it is bound to
   std::vector<int> unicast_;       // destination site -> egress port, -1: no route
   bool ports_bound_ = false;       // since the start of simulation
