@@ -27,7 +27,6 @@ WanLink::WanLink(sc_core::sc_module_name name, const WanLinkParams& params, bool
       shared_prices_(prices ? std::move(prices) : std::make_shared<PriceTable>(params)),
       params_(params) {
   static_assert(sizeof(arrivals_) == 64, "WanLink: the arrival queue should fill one line");
-  static_assert(sizeof(Crossing) == 8, "WanLink: a FIFO item should be 24 bytes");
   // The third hot line: three counters, the busy time and the queueing delay's stats.
   static_assert(3 * sizeof(std::uint64_t) + sizeof(busy_) + sizeof(queueing_ns_) == 64,
                 "WanLink: line 3");
@@ -96,10 +95,8 @@ void WanLink::accept(tlm::tlm_generic_payload& trans) {
   }
   busy_ += serialization;
   bytes_in_flight_ += wire;
-  Crossing crossing;
-  crossing.wire_bytes = wire;
-  crossing.lost = draw_loss();
-  arrivals_.notify(trans, arrival - now, crossing);
+  if (lossy_) lost_.push_back(draw_loss());
+  arrivals_.notify(trans, arrival - now);
 }
 
 void WanLink::note_queued(double queued_ns) {
@@ -120,8 +117,15 @@ Histogram WanLink::queueing_delay_ns() const {
 }
 
 bool WanLink::draw_loss() {
-  if (!lossy_) return false;
+  if (loss_rate_ <= 0) return false;
   return std::uniform_real_distribution<double>(0.0, 1.0)(*loss_rng_) < loss_rate_;
+}
+
+bool WanLink::arrives_lost() {
+  if (!lossy_) return false;
+  const bool lost = lost_.front();
+  lost_.pop_front();
+  return lost;
 }
 
 void WanLink::count_loss(const tlm::tlm_generic_payload& trans, std::uint64_t wire) {
@@ -134,10 +138,12 @@ void WanLink::count_loss(const tlm::tlm_generic_payload& trans, std::uint64_t wi
   lost_payload_bytes_ += chunk.payload_bytes;
 }
 
+// What is in flight already was handed over without a loss draw.
 void WanLink::set_loss_rate(double rate, std::uint64_t seed) {
   loss_rate_ = rate;
-  lossy_ = rate > 0;
   loss_rng_ = std::make_unique<std::mt19937_64>(seed);
+  if (!lossy_) lost_.assign(arrivals_.size(), false);
+  lossy_ = true;
 }
 
 // Everything on the link (queued, serializing, propagating) is lost now: the arrival FIFO
@@ -145,9 +151,9 @@ void WanLink::set_loss_rate(double rate, std::uint64_t seed) {
 void WanLink::set_down() {
   if (!up_) return;
   up_ = false;
-  arrivals_.clear([this](tlm::tlm_generic_payload& trans, const Crossing& crossing) {
-    lose_in_flight(trans, crossing.wire_bytes);
-  });
+  arrivals_.clear(
+      [this](tlm::tlm_generic_payload& trans) { lose_in_flight(trans, wire_bytes_of(trans)); });
+  lost_.clear();
   busy_until_ = last_arrival_ = EventCalendar::now();
   down_since_ = EventCalendar::now();
 }
@@ -162,9 +168,9 @@ sc_time WanLink::down_time() const {
   return down_total_ + (up_ ? sc_core::SC_ZERO_TIME : EventCalendar::now() - down_since_);
 }
 
-void WanLink::on_arrival(tlm::tlm_generic_payload& trans, const Crossing& crossing) {
-  const std::uint64_t wire = crossing.wire_bytes;
-  if (crossing.lost) return lose_in_flight(trans, wire);
+void WanLink::on_arrival(tlm::tlm_generic_payload& trans) {
+  const std::uint64_t wire = wire_bytes_of(trans);
+  if (arrives_lost()) return lose_in_flight(trans, wire);
   bytes_in_flight_ -= wire;
   delivered_wire_bytes_ += wire;
   const auto delivering = arrivals_.delivering();

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <random>
 #include <systemc>
@@ -112,24 +113,23 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   void start_of_simulation() override { out_sink_ = ChunkSink::of(out.operator->(), this); }
   void accept(tlm::tlm_generic_payload& trans);
   void on_input(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
-  // A crossing's wire size and loss draw, kept with its transaction in the arrival FIFO:
-  // a multicast chunk is one transaction shared by every link of its tree (see
-  // MulticastSwitch::forward), so they cannot live in the transaction. 8 bytes: a FIFO
-  // item is 24.
-  struct Crossing {
-    std::uint64_t wire_bytes : 63;
-    std::uint64_t lost : 1;
-  };
   static constexpr std::uint64_t kMaxWireBytes = (std::uint64_t{1} << 63) - 1;
   static constexpr std::uint32_t kMaxRun = ~std::uint32_t{0};
-  void on_arrival(tlm::tlm_generic_payload& trans, const Crossing& crossing);
+  void on_arrival(tlm::tlm_generic_payload& trans);
+  // A crossing's wire size, priced again at its arrival from its chunk as at its hand-over
+  // (a transaction's payload and kind do not change in flight), not kept in the arrival
+  // FIFO: its items are 16 bytes, four a line, and the FIFOs of a thousand congested
+  // links are what a hop misses in the caches.
+  std::uint64_t wire_bytes_of(const tlm::tlm_generic_payload& trans) {
+    const auto& chunk = chunk_of(trans);
+    return price(chunk, is_control(chunk.kind)).wire_bytes;
+  }
+  bool arrives_lost();
   void lose_in_flight(tlm::tlm_generic_payload& trans, std::uint64_t wire);
   // The arrival FIFO's callback: a direct call, in 8 bytes of the link's hot state.
   struct ArrivalHandler {
     WanLink* link;
-    void operator()(tlm::tlm_generic_payload& trans, const Crossing& crossing) const {
-      link->on_arrival(trans, crossing);
-    }
+    void operator()(tlm::tlm_generic_payload& trans) const { link->on_arrival(trans); }
   };
   sc_core::sc_time jitter_sample();
   bool draw_loss();
@@ -147,7 +147,7 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   // byte counts and the queueing delay's running stats. A hand-over touches all three,
   // and the queueing delay's buckets (kept apart) only when its bucket differs from the
   // run of equal ones before it.
-  alignas(64) BasicArrivalQueue<Crossing, ArrivalHandler> arrivals_;  // FIFO; one line
+  alignas(64) BasicArrivalQueue<NoRecord, ArrivalHandler> arrivals_;  // FIFO; one line
   alignas(64) std::uint64_t bytes_in_flight_ = 0;
   std::uint64_t delivered_wire_bytes_ = 0;
   ChunkSink out_sink_;  // what `out` is bound to
@@ -156,7 +156,7 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   PriceTable* prices_ = nullptr;  // the table shared_prices_ holds
   bool up_ = true;
   bool jitter_enabled_;
-  bool lossy_ = false;  // loss_rate_ > 0
+  bool lossy_ = false;  // since a loss rate was set: lost_ follows the FIFO
   // The queueing delays' latest run of equal buckets, not yet in queueing_buckets_ (its
   // counts are a vector apart: two more lines per queued crossing otherwise).
   std::uint8_t queued_bucket_ = 0;
@@ -177,6 +177,7 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   std::unique_ptr<std::mt19937_64> jitter_rng_;
   std::unique_ptr<tlm_utils::peq_with_cb_and_phase<WanLink>> input_peq_;
   std::unique_ptr<std::mt19937_64> loss_rng_;
+  std::deque<bool> lost_;  // while lossy_: per crossing in the arrival FIFO, its loss draw
   std::uint64_t control_messages_ = 0, control_bytes_ = 0;
   std::uint64_t lost_wire_bytes_ = 0;
   std::uint64_t lost_messages_ = 0, lost_chunks_ = 0, lost_payload_bytes_ = 0;
