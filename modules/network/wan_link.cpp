@@ -27,6 +27,7 @@ WanLink::WanLink(sc_core::sc_module_name name, const WanLinkParams& params, bool
       shared_prices_(prices ? std::move(prices) : std::make_shared<PriceTable>(params)),
       params_(params) {
   static_assert(sizeof(arrivals_) == 64, "WanLink: the arrival queue should fill one line");
+  static_assert(sizeof(detail::ArrivalItem<NoRecord>) == 16, "WanLink: a FIFO item is 16 bytes");
   // The third hot line: three counters, the busy time and the queueing delay's stats.
   static_assert(3 * sizeof(std::uint64_t) + sizeof(busy_) + sizeof(queueing_ns_) == 64,
                 "WanLink: line 3");

@@ -69,6 +69,29 @@ TEST(RadixHeap, TakesItemsInKeyOrderLikeASortedSet) {
   EXPECT_TRUE(heap.empty());
 }
 
+// Items at the instant reached leave in key order however they came: spread there from a
+// bucket in a shuffled order, and added there out of order (a firing client's own next
+// entry, keyed before the entries its callback made).
+TEST(RadixHeap, TiesAtTheInstantReachedLeaveInKeyOrder) {
+  RadixHeap<Entry> heap;
+  std::vector<std::uint64_t> orders(50);
+  for (std::size_t i = 0; i < orders.size(); ++i) orders[i] = 2 * i + 2;
+  std::shuffle(orders.begin(), orders.end(), std::mt19937_64(3));
+  heap.push({key_of(5, 0), nullptr});
+  for (std::uint64_t order : orders) heap.push({key_of(1'000, order), nullptr});
+  EXPECT_TRUE(heap.pop().key == key_of(5, 0));
+  EXPECT_TRUE(heap.pop().key == key_of(1'000, 2));  // instant 1,000 reached
+  heap.push({key_of(1'000, 200), nullptr});
+  heap.push({key_of(1'000, 5), nullptr});
+  heap.push({key_of(1'000, 3), nullptr});
+  std::vector<std::uint64_t> taken;
+  while (!heap.empty()) taken.push_back(static_cast<std::uint64_t>(heap.pop().key));
+  ASSERT_EQ(taken.size(), 52u);
+  EXPECT_TRUE(std::is_sorted(taken.begin(), taken.end()));
+  EXPECT_EQ(taken.front(), 3u);
+  EXPECT_EQ(taken.back(), 200u);
+}
+
 TEST(RadixHeap, RefusesAKeyBelowTheLastTaken) {
   RadixHeap<Entry> heap;
   heap.push({key_of(10, 1), nullptr});

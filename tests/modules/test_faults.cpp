@@ -214,6 +214,31 @@ TEST(WanLinkFaults, LossRateLosesThatFractionAndConservesBytes) {
   EXPECT_EQ(b.link.bytes_in_flight(), 0u);
 }
 
+// A loss rate set while chunks are on the link applies to what is handed over from then
+// on: the 10 chunks queued or propagating at 5 ms all arrive, and of the 10 handed over at
+// 6 ms, with a loss rate of 1 - 1e-9, none does.
+TEST(WanLinkFaults, ALossRateSetWithChunksOnTheLinkSparesThem) {
+  LinkBench b("bench", ten_ms_10g());
+  for (int i = 0; i < 10; ++i) b.source.sends.push_back({sc_core::SC_ZERO_TIME, 1 << 20});
+  for (int i = 0; i < 10; ++i) b.source.sends.push_back({ps_time(6 * kMs), 1 << 20});
+  struct SetLoss : sc_core::sc_module {
+    WanLink& l;
+    SC_HAS_PROCESS(SetLoss);
+    SetLoss(sc_core::sc_module_name n, WanLink& link) : sc_module(n), l(link) { SC_THREAD(run); }
+    void run() {
+      wait(ps_time(5 * kMs));
+      l.set_loss_rate(1 - 1e-9, 7);
+    }
+  } set_loss("set_loss", b.link);
+  sc_core::sc_start();
+  constexpr std::uint64_t ser = 872'972'800;
+  ASSERT_EQ(b.sink.arrivals.size(), 10u);
+  EXPECT_EQ(b.sink.arrivals.back(), ps_time(10 * kMs + 10 * ser));
+  EXPECT_EQ(b.link.lost_chunks(), 10u);
+  EXPECT_EQ(b.link.wire_bytes_delivered() + b.link.wire_bytes_lost(), b.link.wire_bytes_sent());
+  EXPECT_EQ(b.link.bytes_in_flight(), 0u);
+}
+
 // Down at 12 ms: chunks 0-2 (last bits out at 0.87, 1.75, 2.62 ms) have arrived by then?
 // No: they arrive 10 ms later, at 10.87, 11.75, 12.62 ms. So 0 and 1 arrive, 2 (still
 // propagating) and 3-9 (queued or serializing, or handed over while down) are lost; the
