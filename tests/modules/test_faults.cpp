@@ -221,15 +221,8 @@ TEST(WanLinkFaults, ALossRateSetWithChunksOnTheLinkSparesThem) {
   LinkBench b("bench", ten_ms_10g());
   for (int i = 0; i < 10; ++i) b.source.sends.push_back({sc_core::SC_ZERO_TIME, 1 << 20});
   for (int i = 0; i < 10; ++i) b.source.sends.push_back({ps_time(6 * kMs), 1 << 20});
-  struct SetLoss : sc_core::sc_module {
-    WanLink& l;
-    SC_HAS_PROCESS(SetLoss);
-    SetLoss(sc_core::sc_module_name n, WanLink& link) : sc_module(n), l(link) { SC_THREAD(run); }
-    void run() {
-      wait(ps_time(5 * kMs));
-      l.set_loss_rate(1 - 1e-9, 7);
-    }
-  } set_loss("set_loss", b.link);
+  testing::Probe set_loss("set_loss");
+  set_loss.checks = {{5 * kMs, [&] { b.link.set_loss_rate(1 - 1e-9, 7); }}};
   sc_core::sc_start();
   constexpr std::uint64_t ser = 872'972'800;
   ASSERT_EQ(b.sink.arrivals.size(), 10u);
@@ -248,17 +241,8 @@ TEST(WanLinkFaults, GoingDownLosesEverythingOnTheLinkAndWhatComesUntilItIsUp) {
   for (int i = 0; i < 10; ++i) b.source.sends.push_back({sc_core::SC_ZERO_TIME, 1 << 20});
   b.source.sends.push_back({ps_time(15 * kMs), 1 << 20});  // while down
   b.source.sends.push_back({ps_time(25 * kMs), 1 << 20});  // after
-  struct Flip : sc_core::sc_module {
-    WanLink& l;
-    SC_HAS_PROCESS(Flip);
-    Flip(sc_core::sc_module_name n, WanLink& link) : sc_module(n), l(link) { SC_THREAD(run); }
-    void run() {
-      wait(ps_time(12 * kMs));
-      l.set_down();
-      wait(ps_time(8 * kMs));
-      l.set_up();
-    }
-  } flip("flip", b.link);
+  testing::Probe flip("flip");
+  flip.checks = {{12 * kMs, [&] { b.link.set_down(); }}, {20 * kMs, [&] { b.link.set_up(); }}};
   sc_core::sc_start();
   constexpr std::uint64_t ser = 872'972'800;
   ASSERT_EQ(b.sink.arrivals.size(), 3u);
