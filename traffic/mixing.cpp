@@ -117,25 +117,46 @@ class ErrorTest {
   Eigen::VectorXd row_sq_, dv_;
 };
 
+// Union-find over the sites, joined group by group.
+class SiteComponents {
+ public:
+  explicit SiteComponents(int n) : parent_(static_cast<std::size_t>(n)), count_(n) {
+    std::iota(parent_.begin(), parent_.end(), 0);
+  }
+  void join(const Round& round) {
+    for (const auto& g : round.groups)
+      for (int i : g.sites)
+        if (const int a = root(g.sites.front()), b = root(i); a != b) {
+          parent_[b] = a;
+          --count_;
+        }
+  }
+  bool one() const { return count_ <= 1; }
+
+ private:
+  int root(int i) {
+    while (parent_[i] != i) i = parent_[i] = parent_[parent_[i]];
+    return i;
+  }
+  std::vector<int> parent_;
+  int count_;
+};
+
+// joins_all_sites for the schedule of the two rounds a, b.
+bool pair_joins_all_sites(const Round& a, const Round& b, int n) {
+  SiteComponents c(n);
+  c.join(a);
+  c.join(b);
+  return c.one();
+}
+
 // Whether the groups of all rounds join the n sites into one component. If not, averaging
 // never mixes two components: a zero-mean vector constant on each is left as it is, so the
 // error stays at 1 and the schedule never reaches an eps < 1.
 bool joins_all_sites(const Schedule& schedule, int n) {
-  std::vector<int> component(static_cast<std::size_t>(n));
-  std::iota(component.begin(), component.end(), 0);
-  const auto root = [&component](int i) {
-    while (component[i] != i) i = component[i] = component[component[i]];
-    return i;
-  };
-  int components = n;
-  for (const auto& round : schedule.rounds)
-    for (const auto& g : round.groups)
-      for (int i : g.sites)
-        if (const int a = root(g.sites.front()), b = root(i); a != b) {
-          component[b] = a;
-          --components;
-        }
-  return components <= 1;
+  SiteComponents c(n);
+  for (const auto& round : schedule.rounds) c.join(round);
+  return c.one();
 }
 
 RowMatrix centering(int n) {
@@ -228,9 +249,7 @@ double pair_consensus_error(const Round& a, const Round& b, int n) {
   std::vector<double> size_a, size_b;
   groups_of(a, in_a, size_a);
   groups_of(b, in_b, size_b);
-  Schedule pair;
-  pair.rounds = {a, b};
-  if (!joins_all_sites(pair, n)) return 1.0;
+  if (!pair_joins_all_sites(a, b, n)) return 1.0;
   if (const auto line = line_pair_error(a, b, n)) return *line;
   Eigen::MatrixXd c =
       Eigen::MatrixXd::Zero(static_cast<long>(size_b.size()), static_cast<long>(size_a.size()));
@@ -245,9 +264,7 @@ double pair_consensus_error(const Round& a, const Round& b, int n) {
 double pair_consensus_error_lower_bound(const Round& a, const Round& b, int n, int steps) {
   check_sites(a, n);
   check_sites(b, n);
-  Schedule pair;
-  pair.rounds = {a, b};
-  if (!joins_all_sites(pair, n)) return 1.0;
+  if (!pair_joins_all_sites(a, b, n)) return 1.0;
   if (const auto line = line_pair_error(a, b, n)) return *line;
   std::vector<int> in_a, in_b;
   std::vector<double> root_a, root_b;  // sqrt of the group sizes

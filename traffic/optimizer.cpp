@@ -90,6 +90,7 @@ void time_to_eps(Candidate& c, const Platform& platform, const RunOptions& run, 
       bound ? makespan_lower_bound_s(platform, c.schedule, c.timing, run, c.rounds_to_eps)
             : simulate_steps(platform, c.schedule, c.timing, run, c.rounds_to_eps, true).makespan_s;
   c.comm_time_to_eps_s = time_to_eps_without_compute_s(c.time_to_eps_s, compute_s);
+  if (!bound) release_pair_terms(c.timing);
 }
 
 constexpr long kRoundsUnknown = -2;
@@ -120,12 +121,14 @@ Candidate score(const Platform& platform, const Routing& routing, const Schedule
   c.isolated_time_to_eps_s = cyclic_time(c.timing, c.rounds_to_eps);
   if (c.rounds_to_eps < 0) {
     c.time_to_eps_s = c.comm_time_to_eps_s = kInf;
+    release_pair_terms(c.timing);
     return c;
   }
   const double compute_s = rounds_compute_s(c.rounds_to_eps, platform, options.run.faults);
   if (c.rounds_to_eps > kSteppedRounds) {  // too long to step through; upper bound
     c.comm_time_to_eps_s = c.isolated_time_to_eps_s;
     c.time_to_eps_s = c.isolated_time_to_eps_s + compute_s;
+    release_pair_terms(c.timing);
     return c;
   }
   const bool defer = may_defer && options.exact_rows != SIZE_MAX &&
@@ -149,6 +152,7 @@ void complete_candidate(Candidate& c, const Platform& platform, const Routing& r
   RunOptions run = options.run;
   if (c.unaligned_estimate) run.general_offsets = false;
   c.timing = estimate_schedule(platform, routing, c.schedule, run);
+  release_pair_terms(c.timing);
   c.period_timed = true;
 }
 

@@ -23,7 +23,9 @@ struct Candidate {
   /// score_schedule, filled in by with_mixing (not ranked on; an eigensolve per candidate).
   MixingStats mixing;
   long rounds_to_eps = -1;  ///< rounds until consensus error <= eps (-1: never)
-  ScheduleEstimate timing;  ///< analytic round times (all members start together)
+  /// Analytic round times (all members start together); their per-pair terms are released
+  /// (release_pair_terms) once the times to eps are exact.
+  ScheduleEstimate timing;
   /// The decision metric (time_to_eps_without_compute_s, traffic/time_model.h) from the
   /// staggered-start recurrence (simulate_steps), in which each site starts its next step
   /// when its own result is complete: from a common start at t = 0 until every site holds

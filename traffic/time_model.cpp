@@ -423,6 +423,15 @@ ScheduleEstimate estimate_schedule(const Platform& platform, const Routing& rout
   return est;
 }
 
+void release_pair_terms(ScheduleEstimate& estimate) {
+  for (auto& round : estimate.rounds)
+    for (auto& g : round.groups) {
+      std::vector<std::vector<double>>().swap(g.offset_sd_s);
+      std::vector<std::vector<double>>().swap(g.latency_sd_s);
+      std::vector<std::vector<double>>().swap(g.delay_sd_s);
+    }
+}
+
 namespace {
 
 // Under loss, when the last of sender i's contributions reaches member j in one draw: the

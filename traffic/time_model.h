@@ -115,6 +115,12 @@ ScheduleEstimate estimate_schedule(const Platform& platform, const Routing& rout
                                    const Schedule& schedule, const RunOptions& params,
                                    std::size_t max_rounds = SIZE_MAX);
 
+/// Frees every group's per-pair terms (offset_sd_s, latency_sd_s, delay_sd_s), which only
+/// simulate_steps and makespan_lower_bound_s read: n x n doubles each for a group of n,
+/// gigabytes over a thousand-site search if every candidate kept them. loss_sd stays (its
+/// emptiness says the run is lossless).
+void release_pair_terms(ScheduleEstimate& estimate);
+
 /// Round time of each of `steps` steps as the simulation reports it (slowest group: last
 /// delivery - first member ready), without a global barrier: each site starts step k+1's
 /// compute when its own round-k result is complete, so members of a group become ready at
