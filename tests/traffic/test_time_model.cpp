@@ -272,7 +272,9 @@ TEST(ExactRows, DeferredRecurrencesKeepTheLeadingRows) {
     ++rows;
     group_rows += group;
     EXPECT_FALSE(keeps_pair_terms(all[i])) << name_of(all[i]);
-    if (few[i].timed) EXPECT_EQ(keeps_pair_terms(few[i]), few[i].time_bound) << name_of(few[i]);
+    if (few[i].timed) {
+      EXPECT_EQ(keeps_pair_terms(few[i]), few[i].time_bound) << name_of(few[i]);
+    }
     if (!few[i].time_bound) continue;
     ++bounds;
     EXPECT_LE(few[i].comm_time_to_eps_s, exact_time.at(name_of(few[i]))) << name_of(few[i]);
