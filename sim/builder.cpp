@@ -188,6 +188,11 @@ ComputeClusterConfig NetworkSystem::reduction_tree_config(ComputeClusterConfig c
   return c;
 }
 
+// A fabric's multicast lists this wide go through its shared buffer (FanoutLog): an
+// all-to-all's fan-outs beyond a few dozen sites, where handing each port its copy at once
+// made the co-located reference most of a run.
+constexpr std::uint32_t kSharedFanoutPorts = 32;
+
 void NetworkSystem::build_sites() {
   const bool ring = schedule_.collective != Collective::kGroupAverage;  // host-based
   for (std::size_t i = 0; i < platform_.sites.size(); ++i) {
@@ -197,6 +202,7 @@ void NetworkSystem::build_sites() {
     if (site.switch_only) {
       fabric_.push_back(in_scope(
           *scopes_.back(), [&] { return std::make_unique<MulticastSwitch>("switch", site.sw); }));
+      fabric_.back()->share_fanouts(kSharedFanoutPorts);
       continue;
     }
     if (!fabric_.empty())

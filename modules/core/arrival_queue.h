@@ -37,6 +37,21 @@ struct ArrivalItem : Record {
   sc_core::sc_time at;
   tlm::tlm_generic_payload* trans;
 };
+
+// Optional callback hooks (WanLink's): refill() pushes the next transaction when the FIFO
+// runs dry during a firing (with notify_at, which then schedules nothing), or returns
+// false; scheduled(bool) follows the queue's scheduled flag.
+template <typename Callback, typename = void>
+struct Refills : std::false_type {};
+template <typename Callback>
+struct Refills<Callback, std::void_t<decltype(std::declval<Callback&>().refill())>>
+    : std::true_type {};
+template <typename Callback, typename = void>
+struct WatchesSchedule : std::false_type {};
+template <typename Callback>
+struct WatchesSchedule<Callback,
+                       std::void_t<decltype(std::declval<const Callback&>().scheduled(true))>>
+    : std::true_type {};
 }  // namespace detail
 
 /// ArrivalQueue: `notify(trans, delay)` calls the callback with `trans` at now + delay.
@@ -70,7 +85,11 @@ class BasicArrivalQueue : private EventCalendar::Client,
   // sites.
   void notify(tlm::tlm_generic_payload& trans, const sc_core::sc_time& delay,
               const Record& record = {}) {
-    const sc_core::sc_time at = EventCalendar::now() + delay;
+    notify_at(trans, EventCalendar::now() + delay, record);
+  }
+  /// notify at the absolute instant `at` (not before now).
+  void notify_at(tlm::tlm_generic_payload& trans, const sc_core::sc_time& at,
+                 const Record& record = {}) {
     if (!fifo().empty() && at < last_at_) {
       throw std::logic_error(*name_ + ": arrivals out of time order");
     }
@@ -78,9 +97,10 @@ class BasicArrivalQueue : private EventCalendar::Client,
     last_at_ = at;
     // Unscheduled with a backlog only inside this queue's own firing (a callback notifying
     // it again): the earliest item waiting sets the next instant, not the new one.
-    if (!scheduled_) schedule(fifo().front().at);
+    if (!scheduled_ && !refilling_) schedule(fifo().front().at);
   }
   std::size_t size() const { return fifo().size(); }
+  bool scheduled() const { return scheduled_; }
   /// What the calendar fetches, three lines, just before this queue fires (besides the
   /// queue's own line): e.g. where its deliveries went last. Null: nothing.
   void set_hint(const void* hint) { hint_ = hint; }
@@ -102,7 +122,7 @@ class BasicArrivalQueue : private EventCalendar::Client,
       }
     }
     if (scheduled_) EventCalendar::current().cancel(*this);
-    scheduled_ = false;
+    set_scheduled(false);
   }
 
  private:
@@ -113,9 +133,9 @@ class BasicArrivalQueue : private EventCalendar::Client,
 
   // A callback may notify this queue again; what is due by now is delivered in this call.
   void on_calendar() override {
-    scheduled_ = false;
+    set_scheduled(false);
     const sc_core::sc_time now = EventCalendar::now();
-    while (!fifo().empty() && fifo().front().at <= now) {
+    while ((!fifo().empty() || refill()) && fifo().front().at <= now) {
       const Item item = fifo().front();
       fifo().pop_front();
       if constexpr (kHasRecord) {
@@ -129,13 +149,28 @@ class BasicArrivalQueue : private EventCalendar::Client,
     prefetch_chunk(fifo().front().trans);
   }
   void schedule(const sc_core::sc_time& at) {
-    scheduled_ = true;
+    set_scheduled(true);
     EventCalendar::current().schedule(*this, at, hint_);
   }
+  void set_scheduled(bool on) {
+    scheduled_ = on;
+    if constexpr (detail::WatchesSchedule<Callback>::value) callback_.scheduled(on);
+  }
+  bool refill() {
+    if constexpr (detail::Refills<Callback>::value) {
+      refilling_ = true;
+      const bool pushed = callback_.refill();
+      refilling_ = false;
+      return pushed;
+    } else {
+      return false;
+    }
+  }
 
-  // What each firing reads first; the name only for errors. The flag first: it fills the
+  // What each firing reads first; the name only for errors. The flags first: they fill the
   // FIFO's tail padding.
   bool scheduled_ = false;
+  bool refilling_ = false;  // inside refill(): what it pushes schedules nothing
   Callback callback_;
   const void* hint_ = nullptr;
   sc_core::sc_time last_at_;                 // the last item's instant, while the FIFO holds any

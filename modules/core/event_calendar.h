@@ -71,6 +71,8 @@ class EventCalendar {
   void enable_run_ahead() { run_ahead_enabled_ = true; }
   void forbid_run_ahead() { run_ahead_forbidden_ = true; }
   bool run_ahead() const { return run_ahead_enabled_ && !run_ahead_forbidden_; }
+  /// Something samples the modules' state at kernel timesteps (forbid_run_ahead).
+  bool sampled_at_timesteps() const { return run_ahead_forbidden_; }
   /// The end time given to sc_start, which the kernel knows and the calendar cannot ask
   /// for: it does not run ahead past it.
   void set_horizon(const sc_core::sc_time& end) { horizon_ = end; }

@@ -34,6 +34,9 @@ class ChunkSink {
 
   void operator()(tlm::tlm_generic_payload& trans) const { handler_(module_, trans); }
   bool bound() const { return handler_ != nullptr; }
+  bool operator==(const ChunkSink& other) const {
+    return handler_ == other.handler_ && module_ == other.module_;
+  }
 
  private:
   Handler handler_ = nullptr;

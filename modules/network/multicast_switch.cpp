@@ -7,6 +7,7 @@
 #include "modules/core/delivery_hint.h"
 #include "modules/core/event_calendar.h"
 #include "modules/core/time.h"
+#include "modules/network/wan_link.h"
 
 namespace aggnet {
 
@@ -201,6 +202,40 @@ void MulticastSwitch::start_of_simulation() {
   }
   choose_default_list();
   ports_bound_ = true;
+  if (share_request_ > 0 && !EventCalendar::current().sampled_at_timesteps()) build_fanout_log();
+}
+
+// The lists of share_request_ or more ports, each bound directly to a WanLink.
+void MulticastSwitch::build_fanout_log() {
+  port_links_.assign(out.size(), nullptr);
+  for (std::size_t port = 0; port < out.size(); ++port) {
+    auto* link = dynamic_cast<WanLink*>(out[static_cast<int>(port)]);
+    if (link != nullptr && egress_[port] == static_cast<NbTarget*>(link)->chunk_sink())
+      port_links_[port] = link;
+  }
+  auto log = std::make_unique<FanoutLog>(static_cast<std::uint32_t>(out.size()));
+  shared_sets_.assign(lists_.size(), kNoSet);
+  bool any = false;
+  for (std::uint32_t list = 1; list < lists_.size(); ++list) {
+    const std::vector<int>& ports = lists_[list];
+    if (routes_[list].count < share_request_ ||
+        std::any_of(ports.begin(), ports.end(), [this](int p) { return !port_links_[p]; }))
+      continue;
+    shared_sets_[list] = log->add_members(std::vector<std::uint32_t>(ports.begin(), ports.end()));
+    any = true;
+  }
+  if (!any) return;
+  for (std::uint32_t port = 0; port < port_links_.size(); ++port)
+    if (port_links_[port] != nullptr) port_links_[port]->attach_fanout(*log, port);
+  fanout_log_ = std::move(log);
+  fanout_ = fanout_log_.get();
+  shared_min_ = share_request_;
+}
+
+std::size_t MulticastSwitch::shared_lists() const {
+  if (fanout_ == nullptr) return 0;
+  return static_cast<std::size_t>(
+      std::count_if(shared_sets_.begin(), shared_sets_.end(), [](auto s) { return s != kNoSet; }));
 }
 
 // Not through nb_transport_fw, a virtual call: the switch's vtable pointer is on a line
@@ -253,11 +288,28 @@ void MulticastSwitch::forward_multicast(tlm::tlm_generic_payload& trans, int tre
     trans.release();
     return;
   }
+  if (fanout_ != nullptr && count >= shared_min_ && list < shared_sets_.size()) {
+    const std::uint32_t set = shared_sets_[list];
+    if (set != kNoSet) return fan_out_shared(trans, list, set, count);
+  }
   // Every port gets the same transaction, one reference each (taken before any is sent:
   // a link that is down releases its reference at once).
   for (std::uint32_t i = 1; i < count; ++i) trans.acquire();
   for (std::uint32_t i = 1; i < count; ++i) sink_at(route_entries_[list], i)(trans);
   route_entries_[list].first[0](trans);
+}
+
+// As forward_multicast's loop, in its order, but only the links not scheduled take the
+// chunk now (the calendar entries they make are the same, made in the same order); the
+// others take it from the log.
+void MulticastSwitch::fan_out_shared(tlm::tlm_generic_payload& trans, std::uint32_t list,
+                                     std::uint32_t set, std::uint32_t count) {
+  for (std::uint32_t i = 1; i < count; ++i) trans.acquire();
+  fanout_->append(trans, EventCalendar::now(), set, count);
+  for (std::uint32_t i = 1; i <= count; ++i) {
+    const std::uint32_t port = port_at(list, i % count);
+    if (fanout_->direct(port)) port_links_[port]->catch_up();
+  }
 }
 
 std::uint64_t MulticastSwitch::forwarded() const {

@@ -18,8 +18,11 @@
 #include "modules/core/chunk.h"
 #include "modules/core/nb_target.h"
 #include "modules/core/statistics.h"
+#include "modules/network/fanout_log.h"
 
 namespace aggnet {
+
+class WanLink;
 
 /// MulticastSwitch: target socket `in` (any number of ingress links; the switch does not
 /// need to know which one), initiator socket `out` (egress ports, numbered in binding
@@ -62,6 +65,15 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   /// there, last, after the other ports' hand-overs. Null: none.
   void set_local_hint(const void* hot) { local_hint_ = static_cast<const char*>(hot); }
 
+  /// A multicast list of at least `min_ports` ports, all WanLinks bound directly, is handed
+  /// over through a FanoutLog (the switch's shared buffer) from the start of simulation:
+  /// each busy link takes the chunk from there when its FIFO runs dry, with the timing of
+  /// a hand-over now (fanout_log.h). Not while a trace samples the links at kernel
+  /// timesteps (a VCD file reads their counters directly). 0: off (the default).
+  void share_fanouts(std::uint32_t min_ports) { share_request_ = min_ports; }
+  /// Lists handed over through the log (0 before the start of simulation).
+  std::size_t shared_lists() const;
+
  private:
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay) override;
@@ -75,6 +87,13 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   void forward(tlm::tlm_generic_payload& trans);
   void forward_unicast(tlm::tlm_generic_payload& trans, int dst_site);
   void forward_multicast(tlm::tlm_generic_payload& trans, int tree_id);
+  void fan_out_shared(tlm::tlm_generic_payload& trans, std::uint32_t list, std::uint32_t set,
+                      std::uint32_t count);
+  void build_fanout_log();
+  std::uint32_t port_at(std::uint32_t list, std::uint32_t i) const {
+    return i < kInlineSinks ? static_cast<std::uint32_t>(lists_[list][i])
+                            : spilled_ports_[routes_[list].offset + i - kInlineSinks];
+  }
   void refresh_entries();
   // Errors: std::invalid_argument for a port the switch does not have.
   void check_unicast_port(std::size_t dst_site, int port) const;
@@ -166,7 +185,9 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   Route* route_entries_ = nullptr;
   const std::uint64_t* default_words_ = nullptr;
   std::uint32_t default_list_ = 0;  // 0: none (before the start)
+  std::uint32_t shared_min_ = 0;    // fanout_'s least list size
   const char* local_hint_ = nullptr;
+  FanoutLog* fanout_ = nullptr;  // null: no list is shared
   // default_trees_'s first words, which default_words_ names while there are no more.
   static constexpr std::size_t kInlineDefaultWords = 16;
   alignas(64) std::array<std::uint64_t, kInlineDefaultWords> default_inline_{};
@@ -183,6 +204,11 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   std::map<std::vector<int>, std::uint32_t> list_indices_;  // port list -> its index
   std::unordered_map<int, std::uint32_t> wide_lists_;       // tree id -> list >= kWideList
   tlm_utils::peq_with_cb_and_phase<MulticastSwitch> peq_;
+  static constexpr std::uint32_t kNoSet = ~std::uint32_t{0};
+  std::uint32_t share_request_ = 0;
+  std::unique_ptr<FanoutLog> fanout_log_;
+  std::vector<WanLink*> port_links_;        // [port]: a WanLink bound directly, or null
+  std::vector<std::uint32_t> shared_sets_;  // [list]: its member set in the log, or kNoSet
 };
 
 }  // namespace aggnet

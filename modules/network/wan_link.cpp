@@ -54,9 +54,40 @@ tlm::tlm_sync_enum WanLink::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm
 
 void WanLink::on_input(tlm::tlm_generic_payload& trans, const tlm::tlm_phase&) { accept(trans); }
 
-void WanLink::accept(tlm::tlm_generic_payload& trans) {
+void WanLink::attach_fanout(FanoutLog& log, std::uint32_t port) {
+  fanout_ = &log;
+  fanout_port_ = port;
+  cursor_ = log.end();
+  fed_ = true;
+  refresh_direct();
+}
+
+void WanLink::catch_up() {
+  for (std::uint64_t seq = fanout_->next_for(fanout_port_, cursor_); seq != fanout_->end();
+       seq = fanout_->next_for(fanout_port_, cursor_))
+    take(seq);
+  cursor_ = fanout_->end();
+}
+
+bool WanLink::refill() {
+  const std::uint64_t seq = fanout_->next_for(fanout_port_, cursor_);
+  if (seq == fanout_->end()) {
+    cursor_ = seq;
+    return false;
+  }
+  take(seq);
+  return true;
+}
+
+void WanLink::take(std::uint64_t seq) {
+  const FanoutLog::Entry entry = fanout_->entry(seq);
+  fanout_->taken(seq);
+  cursor_ = seq + 1;
+  hand_over(*entry.trans, entry.at);
+}
+
+void WanLink::hand_over(tlm::tlm_generic_payload& trans, const sc_time& now) {
   DeliveryHint::claim(&arrivals_);
-  const sc_time now = EventCalendar::now();
   const auto& chunk = chunk_of(trans);
   const bool control = is_control(chunk.kind);
   const PriceTable::Price& cost = price(chunk, control);
@@ -97,7 +128,7 @@ void WanLink::accept(tlm::tlm_generic_payload& trans) {
   busy_ += serialization;
   bytes_in_flight_ += wire;
   if (lossy_) lost_.push_back(draw_loss());
-  arrivals_.notify(trans, arrival - now);
+  arrivals_.notify_at(trans, arrival);
 }
 
 void WanLink::note_queued(double queued_ns) {
@@ -112,6 +143,7 @@ void WanLink::note_queued(double queued_ns) {
 }
 
 Histogram WanLink::queueing_delay_ns() const {
+  settle();
   LogBuckets buckets = queueing_buckets_;
   if (queued_run_ > 0) buckets.add_to(queued_bucket_, queued_run_);
   return {queueing_ns_, buckets};
@@ -141,28 +173,33 @@ void WanLink::count_loss(const tlm::tlm_generic_payload& trans, std::uint64_t wi
 
 // What is in flight already was handed over without a loss draw.
 void WanLink::set_loss_rate(double rate, std::uint64_t seed) {
+  if (fed_) catch_up();
   loss_rate_ = rate;
   loss_rng_ = std::make_unique<std::mt19937_64>(seed);
   if (!lossy_) lost_.assign(arrivals_.size(), false);
   lossy_ = true;
+  refresh_direct();
 }
 
 // Everything on the link (queued, serializing, propagating) is lost now: the arrival FIFO
 // is emptied, so what is handed over after the link is up again never waits behind it.
 void WanLink::set_down() {
   if (!up_) return;
+  if (fed_) catch_up();
   up_ = false;
   arrivals_.clear(
       [this](tlm::tlm_generic_payload& trans) { lose_in_flight(trans, wire_bytes_of(trans)); });
   lost_.clear();
   busy_until_ = last_arrival_ = EventCalendar::now();
   down_since_ = EventCalendar::now();
+  refresh_direct();
 }
 
 void WanLink::set_up() {
   if (up_) return;
   up_ = true;
   down_total_ += EventCalendar::now() - down_since_;
+  refresh_direct();
 }
 
 sc_time WanLink::down_time() const {
@@ -196,10 +233,12 @@ sc_time WanLink::jitter_sample() {
 }
 
 double WanLink::utilization(const sc_time& window) const {
+  settle();
   return window == sc_core::SC_ZERO_TIME ? 0.0 : busy_.to_seconds() / window.to_seconds();
 }
 
 std::vector<Statistic> WanLink::statistics(const sc_time& window) const {
+  settle();
   return {
       {"chunks", static_cast<double>(chunks_), "data chunks carried (control not included)"},
       {"payload_bytes", static_cast<double>(payload_bytes_),
@@ -232,7 +271,7 @@ int WanLink::hot_state_lines() const {
   };
   add(arrivals_);
   add(bytes_in_flight_), add(delivered_wire_bytes_), add(out_sink_), add(busy_until_);
-  add(delay_), add(prices_), add(up_), add(jitter_enabled_), add(lossy_);
+  add(delay_), add(prices_), add(up_), add(jitter_enabled_), add(lossy_), add(fed_);
   add(queued_bucket_), add(queued_run_);
   add(payload_bytes_), add(wire_bytes_), add(chunks_), add(busy_), add(queueing_ns_);
   return static_cast<int>(lines.size());

@@ -20,6 +20,7 @@
 #include "modules/core/chunk.h"
 #include "modules/core/nb_target.h"
 #include "modules/core/statistics.h"
+#include "modules/network/fanout_log.h"
 #include "modules/network/price_table.h"
 
 namespace aggnet {
@@ -67,25 +68,41 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   bool up() const { return up_; }
   /// A stalled end (faults): nothing starts serializing before `until` (what is handed
   /// over meanwhile queues).
-  void hold_until(const sc_core::sc_time& until) { busy_until_ = std::max(busy_until_, until); }
+  void hold_until(const sc_core::sc_time& until) {
+    if (fed_) catch_up();
+    busy_until_ = std::max(busy_until_, until);
+  }
   /// When what was handed over last has been serialized (now or earlier if idle).
-  sc_core::sc_time last_departure() const override { return busy_until_; }
+  sc_core::sc_time last_departure() const override {
+    settle();
+    return busy_until_;
+  }
+  /// Egress port `port` of a switch whose wide fan-outs wait in `log` (FanoutLog): while
+  /// its arrivals are scheduled, the link takes them from there as its FIFO runs dry, with
+  /// the timing it would have given them at their hand-over; every reading of its state
+  /// (the accessors below, a hand-over, a fault) first takes all that wait.
+  void attach_fanout(FanoutLog& log, std::uint32_t port);
+  /// Takes every hand-over waiting for it in its fan-out log, in their order.
+  void catch_up();
   /// Test-only: lost transactions are not counted (breaks the conservation invariant).
   void set_test_miscount_losses(bool on) { miscount_losses_ = on; }
   /// Bytes handed to the link that have not yet arrived at the far end (queue + wire).
   /// Stable address, traced in VCD.
-  const std::uint64_t& bytes_in_flight() const { return bytes_in_flight_; }
+  const std::uint64_t& bytes_in_flight() const {
+    settle();
+    return bytes_in_flight_;
+  }
   /// Gradient bytes handed over (contributions, reduced chunks, ring segments; control
   /// messages are counted apart).
-  std::uint64_t payload_bytes() const { return payload_bytes_; }
-  std::uint64_t wire_bytes_sent() const { return wire_bytes_; }
+  std::uint64_t payload_bytes() const { return settle(), payload_bytes_; }
+  std::uint64_t wire_bytes_sent() const { return settle(), wire_bytes_; }
   std::uint64_t wire_bytes_delivered() const { return delivered_wire_bytes_; }
   std::uint64_t wire_bytes_lost() const { return lost_wire_bytes_; }
   /// Data chunks handed over (control messages not included).
-  std::uint64_t chunks() const { return chunks_; }
+  std::uint64_t chunks() const { return settle(), chunks_; }
   /// Control messages (ready, grant, credit, ack) handed over and their bytes.
-  std::uint64_t control_messages() const { return control_messages_; }
-  std::uint64_t control_bytes() const { return control_bytes_; }
+  std::uint64_t control_messages() const { return settle(), control_messages_; }
+  std::uint64_t control_bytes() const { return settle(), control_bytes_; }
   /// Transactions lost (data chunks and control messages) and the data chunks among them.
   std::uint64_t lost_messages() const { return lost_messages_; }
   std::uint64_t lost_chunks() const { return lost_chunks_; }
@@ -93,7 +110,7 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   /// Simulated time the link spent down (up to now).
   sc_core::sc_time down_time() const;
   /// Total serialization time (the link's busy time).
-  sc_core::sc_time busy_time() const { return busy_; }
+  sc_core::sc_time busy_time() const { return settle(), busy_; }
   /// busy time / `window` (0 if the window is empty).
   double utilization(const sc_core::sc_time& window) const;
   Histogram queueing_delay_ns() const;
@@ -111,10 +128,27 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
                                      sc_core::sc_time& delay) override;
   ChunkSink chunk_sink() override { return ChunkSink::of_member<WanLink, &WanLink::accept>(this); }
   void start_of_simulation() override { out_sink_ = ChunkSink::of(out.operator->(), this); }
-  void accept(tlm::tlm_generic_payload& trans);
+  void accept(tlm::tlm_generic_payload& trans) {
+    if (fed_) catch_up();
+    hand_over(trans, EventCalendar::now());
+  }
+  // A hand-over made at `now` (the fan-out log's: earlier than the simulation's).
+  void hand_over(tlm::tlm_generic_payload& trans, const sc_core::sc_time& now);
+  // The fan-out log: takes entry `seq`; the next waiting entry when the FIFO runs dry.
+  void take(std::uint64_t seq);
+  bool refill();
+  bool defers() const { return up_ && !lossy_ && !jitter_enabled_; }
+  // A link not scheduled takes a fan-out at once: the calendar entry is made then.
+  void refresh_direct() {
+    if (fed_) fanout_->set_direct(fanout_port_, !arrivals_.scheduled() || !defers());
+  }
+  // Accessors report what was handed over, waiting hand-overs included.
+  void settle() const {
+    if (fed_) const_cast<WanLink*>(this)->catch_up();
+  }
   void on_input(tlm::tlm_generic_payload& trans, const tlm::tlm_phase& phase);
   static constexpr std::uint64_t kMaxWireBytes = (std::uint64_t{1} << 63) - 1;
-  static constexpr std::uint32_t kMaxRun = ~std::uint32_t{0};
+  static constexpr std::uint16_t kMaxRun = ~std::uint16_t{0};
   void on_arrival(tlm::tlm_generic_payload& trans);
   // A crossing's wire size, priced again at its arrival from its chunk as at its hand-over
   // (a transaction's payload and kind do not change in flight), not kept in the arrival
@@ -130,6 +164,10 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   struct ArrivalHandler {
     WanLink* link;
     void operator()(tlm::tlm_generic_payload& trans) const { link->on_arrival(trans); }
+    bool refill() const { return link->fed_ && link->refill(); }
+    void scheduled(bool on) const {
+      if (link->fed_) link->fanout_->set_direct(link->fanout_port_, !on || !link->defers());
+    }
   };
   sc_core::sc_time jitter_sample();
   bool draw_loss();
@@ -157,10 +195,11 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   bool up_ = true;
   bool jitter_enabled_;
   bool lossy_ = false;  // since a loss rate was set: lost_ follows the FIFO
+  bool fed_ = false;    // attached to a fan-out log
   // The queueing delays' latest run of equal buckets, not yet in queueing_buckets_ (its
   // counts are a vector apart: two more lines per queued crossing otherwise).
   std::uint8_t queued_bucket_ = 0;
-  std::uint32_t queued_run_ = 0;
+  std::uint16_t queued_run_ = 0;
   alignas(64) std::uint64_t payload_bytes_ = 0;  // (an alignas applies to each declarator)
   std::uint64_t wire_bytes_ = 0, chunks_ = 0;
   sc_core::sc_time busy_ = sc_core::SC_ZERO_TIME;
@@ -183,6 +222,9 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   std::uint64_t lost_messages_ = 0, lost_chunks_ = 0, lost_payload_bytes_ = 0;
   bool miscount_losses_ = false;
   sc_core::sc_time down_since_, down_total_;
+  FanoutLog* fanout_ = nullptr;
+  std::uint32_t fanout_port_ = 0;
+  std::uint64_t cursor_ = 0;  // the fan-out log's entries before it are taken or not ours
 };
 
 }  // namespace aggnet
