@@ -66,8 +66,8 @@ class FanoutLog {
   std::uint64_t mask_ = 0;
   std::uint64_t head_ = 0, end_ = 0;
   std::uint32_t ports_;
-  std::uint32_t words_;                // 64-bit words per port set
-  std::vector<std::uint64_t> direct_;  // [port / 64]
+  std::uint32_t words_;                     // 64-bit words per port set
+  std::vector<std::uint64_t> direct_;       // [port / 64]
   std::vector<std::uint64_t> member_bits_;  // [set * words_ + port / 64]
 };
 

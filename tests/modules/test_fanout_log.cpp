@@ -75,7 +75,8 @@ struct Fabric {
     source.out.bind(sw.in);
     for (int i = 0; i < kPorts; ++i) {
       links.push_back(std::make_unique<WanLink>(("link" + std::to_string(i)).c_str(), p));
-      sinks.push_back(std::make_unique<testing::ChunkRecorder>(("sink" + std::to_string(i)).c_str()));
+      sinks.push_back(
+          std::make_unique<testing::ChunkRecorder>(("sink" + std::to_string(i)).c_str()));
       sw.out.bind(links.back()->in);
       links.back()->out.bind(sinks.back()->in);
     }
@@ -164,9 +165,9 @@ void expect_recurrence(const Fabric& f) {
     EXPECT_EQ(to_ps(link.busy_time()), kSerPs * e.chunks.size());
     const Histogram queued = link.queueing_delay_ns();
     EXPECT_EQ(queued.count(), e.chunks.size());
-    EXPECT_DOUBLE_EQ(queued.max(),
-                     static_cast<double>(*std::max_element(e.queued_ps.begin(), e.queued_ps.end())) /
-                         1000.0);
+    EXPECT_DOUBLE_EQ(
+        queued.max(),
+        static_cast<double>(*std::max_element(e.queued_ps.begin(), e.queued_ps.end())) / 1000.0);
   }
 }
 
@@ -181,7 +182,8 @@ TEST(SharedFanout, EachPortDeliversAsALinkHandedTheChunkAtTheFanout) {
   const std::vector<std::uint64_t> instants = {kUs / 2, 5 * kUs + kUs / 3, 13 * kUs + kUs / 7};
   for (std::uint64_t at : instants)
     probe.checks.push_back({at, [&f, &probed] {
-                              for (const auto& link : f.links) probed.push_back(link->bytes_in_flight());
+                              for (const auto& link : f.links)
+                                probed.push_back(link->bytes_in_flight());
                             }});
   sc_core::sc_start();
   EXPECT_EQ(f.sw.shared_lists(), 2u);  // trees 0 and 1; tree 2's three ports go one by one
