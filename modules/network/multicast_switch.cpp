@@ -214,14 +214,20 @@ void MulticastSwitch::build_fanout_log() {
       port_links_[port] = link;
   }
   auto log = std::make_unique<FanoutLog>(static_cast<std::uint32_t>(out.size()));
-  shared_sets_.assign(lists_.size(), kNoSet);
+  shared_.assign(lists_.size(), SharedList{});
   bool any = false;
   for (std::uint32_t list = 1; list < lists_.size(); ++list) {
     const std::vector<int>& ports = lists_[list];
-    if (routes_[list].count < share_request_ ||
-        std::any_of(ports.begin(), ports.end(), [this](int p) { return !port_links_[p]; }))
-      continue;
-    shared_sets_[list] = log->add_members(std::vector<std::uint32_t>(ports.begin(), ports.end()));
+    std::vector<std::uint32_t> fed;
+    for (int port : ports)
+      if (port_links_[static_cast<std::size_t>(port)])
+        fed.push_back(static_cast<std::uint32_t>(port));
+    if (routes_[list].count == 0 || fed.size() < share_request_) continue;
+    SharedList& shared = shared_[list];
+    shared.set = log->add_members(fed);
+    shared.members = static_cast<std::uint32_t>(fed.size());
+    for (std::size_t i = 0; i < kInlineSinks && i < ports.size(); ++i)
+      shared.first[i] = static_cast<std::uint16_t>(ports[i]);
     any = true;
   }
   if (!any) return;
@@ -229,13 +235,12 @@ void MulticastSwitch::build_fanout_log() {
     if (port_links_[port] != nullptr) port_links_[port]->attach_fanout(*log, port);
   fanout_log_ = std::move(log);
   fanout_ = fanout_log_.get();
-  shared_min_ = share_request_;
 }
 
 std::size_t MulticastSwitch::shared_lists() const {
   if (fanout_ == nullptr) return 0;
-  return static_cast<std::size_t>(
-      std::count_if(shared_sets_.begin(), shared_sets_.end(), [](auto s) { return s != kNoSet; }));
+  return static_cast<std::size_t>(std::count_if(
+      shared_.begin(), shared_.end(), [](const SharedList& s) { return s.set != kNoSet; }));
 }
 
 // Not through nb_transport_fw, a virtual call: the switch's vtable pointer is on a line
@@ -288,10 +293,8 @@ void MulticastSwitch::forward_multicast(tlm::tlm_generic_payload& trans, int tre
     trans.release();
     return;
   }
-  if (fanout_ != nullptr && count >= shared_min_ && list < shared_sets_.size()) {
-    const std::uint32_t set = shared_sets_[list];
-    if (set != kNoSet) return fan_out_shared(trans, list, set, count);
-  }
+  if (fanout_ != nullptr && list < shared_.size() && shared_[list].set != kNoSet)
+    return fan_out_shared(trans, list, count);
   // Every port gets the same transaction, one reference each (taken before any is sent:
   // a link that is down releases its reference at once).
   for (std::uint32_t i = 1; i < count; ++i) trans.acquire();
@@ -303,12 +306,22 @@ void MulticastSwitch::forward_multicast(tlm::tlm_generic_payload& trans, int tre
 // chunk now (the calendar entries they make are the same, made in the same order); the
 // others take it from the log.
 void MulticastSwitch::fan_out_shared(tlm::tlm_generic_payload& trans, std::uint32_t list,
-                                     std::uint32_t set, std::uint32_t count) {
+                                     std::uint32_t count) {
+  const SharedList& shared = shared_[list];  // (made once, at the start)
   for (std::uint32_t i = 1; i < count; ++i) trans.acquire();
-  fanout_->append(trans, EventCalendar::now(), set, count);
-  for (std::uint32_t i = 1; i <= count; ++i) {
-    const std::uint32_t port = port_at(list, i % count);
-    if (fanout_->direct(port)) port_links_[port]->catch_up();
+  fanout_->append(trans, EventCalendar::now(), shared.set, shared.members);
+  for (std::uint32_t n = 1; n <= count; ++n) {
+    const std::uint32_t i = n % count;
+    // By index: a send may reroute, which can add routes.
+    const std::uint32_t port = i < kInlineSinks
+                                   ? shared.first[i]
+                                   : spilled_ports_[route_entries_[list].offset + i - kInlineSinks];
+    WanLink* const link = port_links_[port];
+    if (link == nullptr) {
+      sink_at(route_entries_[list], i)(trans);
+    } else if (fanout_->direct(port)) {
+      link->catch_up();
+    }
   }
 }
 

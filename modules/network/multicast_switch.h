@@ -65,11 +65,12 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   /// there, last, after the other ports' hand-overs. Null: none.
   void set_local_hint(const void* hot) { local_hint_ = static_cast<const char*>(hot); }
 
-  /// A multicast list of at least `min_ports` ports, all WanLinks bound directly, is handed
-  /// over through a FanoutLog (the switch's shared buffer) from the start of simulation:
-  /// each busy link takes the chunk from there when its FIFO runs dry, with the timing of
-  /// a hand-over now (fanout_log.h). Not while a trace samples the links at kernel
-  /// timesteps (a VCD file reads their counters directly). 0: off (the default).
+  /// A multicast list with at least `min_ports` ports bound directly to WanLinks hands
+  /// over to those through a FanoutLog (the switch's shared buffer) from the start of
+  /// simulation: each busy link takes the chunk from there when its FIFO runs dry, with the
+  /// timing of a hand-over now (fanout_log.h); the list's other ports get it at once. Not
+  /// while a trace samples the links at kernel timesteps (a VCD file reads their counters
+  /// directly). 0: off (the default).
   void share_fanouts(std::uint32_t min_ports) { share_request_ = min_ports; }
   /// Lists handed over through the log (0 before the start of simulation).
   std::size_t shared_lists() const;
@@ -87,13 +88,8 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   void forward(tlm::tlm_generic_payload& trans);
   void forward_unicast(tlm::tlm_generic_payload& trans, int dst_site);
   void forward_multicast(tlm::tlm_generic_payload& trans, int tree_id);
-  void fan_out_shared(tlm::tlm_generic_payload& trans, std::uint32_t list, std::uint32_t set,
-                      std::uint32_t count);
+  void fan_out_shared(tlm::tlm_generic_payload& trans, std::uint32_t list, std::uint32_t count);
   void build_fanout_log();
-  std::uint32_t port_at(std::uint32_t list, std::uint32_t i) const {
-    return i < kInlineSinks ? static_cast<std::uint32_t>(lists_[list][i])
-                            : spilled_ports_[routes_[list].offset + i - kInlineSinks];
-  }
   void refresh_entries();
   // Errors: std::invalid_argument for a port the switch does not have.
   void check_unicast_port(std::size_t dst_site, int port) const;
@@ -185,7 +181,6 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   Route* route_entries_ = nullptr;
   const std::uint64_t* default_words_ = nullptr;
   std::uint32_t default_list_ = 0;  // 0: none (before the start)
-  std::uint32_t shared_min_ = 0;    // fanout_'s least list size
   const char* local_hint_ = nullptr;
   FanoutLog* fanout_ = nullptr;  // null: no list is shared
   // default_trees_'s first words, which default_words_ names while there are no more.
@@ -207,8 +202,15 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   static constexpr std::uint32_t kNoSet = ~std::uint32_t{0};
   std::uint32_t share_request_ = 0;
   std::unique_ptr<FanoutLog> fanout_log_;
-  std::vector<WanLink*> port_links_;        // [port]: a WanLink bound directly, or null
-  std::vector<std::uint32_t> shared_sets_;  // [list]: its member set in the log, or kNoSet
+  std::vector<WanLink*> port_links_;  // [port]: a WanLink bound directly, or null
+  // Per list: its member set in the log (kNoSet: not shared), the members' count and the
+  // first ports' numbers (the others' are in spilled_ports_).
+  struct SharedList {
+    std::uint32_t set = kNoSet;
+    std::uint32_t members = 0;
+    std::array<std::uint16_t, kInlineSinks> first{};
+  };
+  std::vector<SharedList> shared_;
 };
 
 }  // namespace aggnet

@@ -56,7 +56,8 @@ TEST(FanoutLog, EntriesLeaveOnceEveryMemberTookThemAndKeepTheirNumbersAsItGrows)
 }
 
 // A source, a switch with no latency and kPorts port links of 1 us serialization (1,000
-// bytes at 8 Gb/s, no headers) and 10 us delay, each into a recorder.
+// bytes at 8 Gb/s, no headers) and 10 us delay, each into a recorder, and a last port
+// bound to a recorder directly (as a site's FPGA), first on tree 0's list.
 constexpr int kPorts = 40;
 constexpr std::uint64_t kSerPs = 1 * kUs, kDelayPs = 10 * kUs, kBytes = 1000;
 
@@ -66,6 +67,7 @@ struct Fabric {
   MulticastSwitch sw{"sw", SwitchParams{0}};
   std::vector<std::unique_ptr<WanLink>> links;
   std::vector<std::unique_ptr<testing::ChunkRecorder>> sinks;
+  testing::ChunkRecorder local{"local"};
   Fabric() {
     WanLinkParams p;
     p.delay_ps = kDelayPs;
@@ -80,8 +82,9 @@ struct Fabric {
       sw.out.bind(links.back()->in);
       links.back()->out.bind(sinks.back()->in);
     }
-    std::vector<int> all(kPorts), upper;
-    for (int i = 0; i < kPorts; ++i) all[i] = i;
+    sw.out.bind(local.in);
+    std::vector<int> all = {kPorts}, upper;
+    for (int i = 0; i < kPorts; ++i) all.push_back(i);
     for (int i = 4; i < kPorts; ++i) upper.push_back(i);
     sw.set_multicast_group(0, all);
     sw.set_multicast_group(1, upper);
@@ -151,6 +154,12 @@ std::uint64_t expected_in_flight(const Fabric& f, int port, std::uint64_t at_ps)
 }
 
 void expect_recurrence(const Fabric& f) {
+  std::vector<std::uint64_t> local_expected;  // tree 0's chunks, at their hand-over
+  for (const auto& post : f.source.posts)
+    if (post.chunk.tree_id == 0) local_expected.push_back(post.at_ps);
+  ASSERT_EQ(f.local.seen.size(), local_expected.size());
+  for (std::size_t k = 0; k < local_expected.size(); ++k)
+    EXPECT_EQ(f.local.seen[k].at_ps, local_expected[k]);
   for (int port = 0; port < kPorts; ++port) {
     const Expected e = expected_at(f, port);
     const auto& seen = f.sinks[static_cast<std::size_t>(port)]->seen;
@@ -208,7 +217,7 @@ TEST(SharedFanout, OffWhileSomethingSamplesAtKernelTimesteps) {
 
 TEST(SharedFanout, AListNarrowerThanAskedGoesPortByPort) {
   Fabric f;
-  f.sw.share_fanouts(kPorts);  // only tree 0's list is that wide
+  f.sw.share_fanouts(kPorts);  // only tree 0's list has that many links
   post_traffic(f);
   sc_core::sc_start();
   EXPECT_EQ(f.sw.shared_lists(), 1u);
