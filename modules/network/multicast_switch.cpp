@@ -205,7 +205,7 @@ void MulticastSwitch::start_of_simulation() {
   if (share_request_ > 0 && !EventCalendar::current().sampled_at_timesteps()) build_fanout_log();
 }
 
-// The lists of share_request_ or more ports, each bound directly to a WanLink.
+// The lists with share_request_ or more ports bound directly to WanLinks.
 void MulticastSwitch::build_fanout_log() {
   port_links_.assign(out.size(), nullptr);
   for (std::size_t port = 0; port < out.size(); ++port) {
