@@ -72,6 +72,7 @@ const ChunkSink& MulticastSwitch::remember_unicast_sink(int dst_site) {
 }
 
 void MulticastSwitch::clear_multicast_group(int tree_id) {
+  drop_compact_entries();
   if (tree_id >= 0 && static_cast<std::size_t>(tree_id) < tree_lists_.size()) {
     tree_lists_[tree_id] = 0;
     mark_default(static_cast<std::size_t>(tree_id), false);
@@ -96,6 +97,7 @@ void MulticastSwitch::set_multicast_group(int tree_id, const std::vector<int>& p
   }
   // During the run (rerouting) the ports are bound: a list is checked before it is kept.
   if (ports_bound_ && missing_port(ports) >= 0) throw_missing_port(tree_id, missing_port(ports));
+  drop_compact_entries();
   if (static_cast<std::size_t>(tree_id) >= tree_lists_.size()) {
     tree_lists_.resize(tree_id + 1, 0);
     default_trees_.resize((tree_lists_.size() + 63) / 64, 0);
@@ -201,8 +203,26 @@ void MulticastSwitch::start_of_simulation() {
     if (list != 0 && routes_[list].count == 0) throw_missing_port(tree, missing_port(lists_[list]));
   }
   choose_default_list();
+  build_compact_entries();
   ports_bound_ = true;
   if (share_request_ > 0 && !EventCalendar::current().sampled_at_timesteps()) build_fanout_log();
+}
+
+// Only while every list index fits a byte and every rank two.
+void MulticastSwitch::build_compact_entries() {
+  compact_ = nullptr;
+  compact_entries_.clear();
+  if (lists_.size() > 256 || tree_count_ == 0 || tree_count_ > 0xFFFF) return;
+  const std::size_t words = (tree_count_ + 63) / 64;
+  compact_entries_.assign(2 * words, 0);
+  for (std::size_t word = 0; word < words; ++word) {
+    const auto rank = static_cast<std::uint16_t>(compact_entries_.size() - 2 * words);
+    std::memcpy(&compact_entries_[2 * word], &rank, sizeof rank);
+    for (std::size_t tree = 64 * word; tree < std::min(tree_count_, 64 * word + 64); ++tree)
+      if ((default_words_[word] >> (tree % 64) & 1u) == 0)
+        compact_entries_.push_back(static_cast<std::uint8_t>(tree_lists_[tree]));
+  }
+  compact_ = compact_entries_.data();
 }
 
 // The lists with share_request_ or more ports bound directly to WanLinks.
@@ -224,6 +244,7 @@ void MulticastSwitch::build_fanout_log() {
         fed.push_back(static_cast<std::uint32_t>(port));
     if (routes_[list].count == 0 || fed.size() < share_request_) continue;
     SharedList& shared = shared_[list];
+    routes_[list].shared = 1;
     shared.set = log->add_members(fed);
     shared.members = static_cast<std::uint32_t>(fed.size());
     for (std::size_t i = 0; i < kInlineSinks && i < ports.size(); ++i)
@@ -293,8 +314,7 @@ void MulticastSwitch::forward_multicast(tlm::tlm_generic_payload& trans, int tre
     trans.release();
     return;
   }
-  if (fanout_ != nullptr && list < shared_.size() && shared_[list].set != kNoSet)
-    return fan_out_shared(trans, list, count);
+  if (route_entries_[list].shared != 0) return fan_out_shared(trans, list, count);
   // Every port gets the same transaction, one reference each (taken before any is sent:
   // a link that is down releases its reference at once).
   for (std::uint32_t i = 1; i < count; ++i) trans.acquire();

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <systemc>
@@ -116,9 +117,11 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   static constexpr std::uint16_t kWideList = 0xFFFF;
   static constexpr std::uint32_t kInlineSinks = 3;
   struct alignas(64) Route {
+    Route() : offset(0), shared(0) {}
     std::array<ChunkSink, kInlineSinks> first{};
     std::uint32_t count = 0;
-    std::uint32_t offset = 0;
+    std::uint32_t offset : 31;
+    std::uint32_t shared : 1;  // handed over through the fan-out log (shared_)
     // Multicast chunks received on this list (its line is read by each anyway): the
     // switch's forwarded and replicated counts are summed from these.
     std::uint64_t forwarded = 0;
@@ -135,13 +138,22 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
     const std::uint16_t list = tree_entries_[tree];
     return list != kWideList ? list : wide_lists_.at(tree_id);
   }
-  // The list tree `tree_id` leaves on, its bit in the default set read first.
+  // The list tree `tree_id` leaves on, its bit in the default set read first; then, while
+  // the compact entries hold, its entry among the trees not on the default list.
   std::uint32_t multicast_list(int tree_id) const {
     const auto tree = static_cast<std::size_t>(tree_id);  // negative: out of range
-    if (tree < tree_count_ && (default_words_[tree / 64] >> (tree % 64) & 1u) != 0)
-      return default_list_;
-    return list_of(tree_id);
+    if (tree >= tree_count_) return list_of(tree_id);
+    const std::uint64_t word = default_words_[tree / 64];
+    if ((word >> (tree % 64) & 1u) != 0) return default_list_;
+    if (compact_ == nullptr) return list_of(tree_id);
+    const std::uint64_t before = ~word & ((std::uint64_t{1} << (tree % 64)) - 1);
+    std::uint16_t rank;
+    std::memcpy(&rank, compact_ + 2 * (tree / 64), sizeof rank);
+    return compact_[2 * ((tree_count_ + 63) / 64) + rank +
+                    static_cast<std::size_t>(__builtin_popcountll(before))];
   }
+  void build_compact_entries();
+  void drop_compact_entries() { compact_ = nullptr; }
   void mark_default(std::size_t tree, bool on_default) {
     const std::uint64_t bit = std::uint64_t{1} << (tree % 64);
     std::uint64_t& word = default_trees_[tree / 64];
@@ -182,7 +194,13 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   const std::uint64_t* default_words_ = nullptr;
   std::uint32_t default_list_ = 0;  // 0: none (before the start)
   const char* local_hint_ = nullptr;
-  FanoutLog* fanout_ = nullptr;  // null: no list is shared
+  // While set (from the start of simulation until a tree's entry changes), the lists of
+  // the trees not on the default list, by their rank among them: per default-set word
+  // the rank of its first such tree (2 bytes), then an entry of one byte per such tree.
+  // A switch with a few hundred lists to a tree reads them from a few lines of its own;
+  // the 2-byte entries of every tree spread a 1,000-site all-to-all's over 32 lines a
+  // switch (2 MB in all), and a forward's read of its tree's entry missed the caches.
+  const std::uint8_t* compact_ = nullptr;
   // default_trees_'s first words, which default_words_ names while there are no more.
   static constexpr std::size_t kInlineDefaultWords = 16;
   alignas(64) std::array<std::uint64_t, kInlineDefaultWords> default_inline_{};
@@ -202,7 +220,9 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   static constexpr std::uint32_t kNoSet = ~std::uint32_t{0};
   std::uint32_t share_request_ = 0;
   std::unique_ptr<FanoutLog> fanout_log_;
-  std::vector<WanLink*> port_links_;  // [port]: a WanLink bound directly, or null
+  FanoutLog* fanout_ = nullptr;                // fanout_log_'s; null: no list is shared
+  std::vector<std::uint8_t> compact_entries_;  // compact_'s block
+  std::vector<WanLink*> port_links_;           // [port]: a WanLink bound directly, or null
   // Per list: its member set in the log (kNoSet: not shared), the members' count and the
   // first ports' numbers (the others' are in spilled_ports_).
   struct SharedList {

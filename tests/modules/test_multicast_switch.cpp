@@ -6,6 +6,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -424,6 +425,43 @@ TEST(MulticastSwitch, TreesOnTheDefaultListAndOffItAreReroutedAlike) {
   EXPECT_EQ(bench.sw.unroutable(), 1u);  // chunk 4: its tree was cleared
   EXPECT_EQ(bench.sw.replicated(), 1u);
   EXPECT_EQ(bench.sw.multicast_ports(70), (std::vector<int>{2}));
+}
+
+// Trees off the default list find their lists by their rank among such trees (the
+// switch's compact entries): 300 trees over seven lists, a few on none, across the
+// default set's words, and again after one is rerouted during the run.
+TEST(MulticastSwitch, TreesOffTheDefaultListFindTheirListsByRank) {
+  Bench bench(0);
+  const std::vector<std::vector<int>> lists = {{0}, {1}, {2}, {0, 1}, {1, 2}, {2, 0}, {0, 1, 2}};
+  const auto list_of = [&lists](int tree) -> const std::vector<int>* {
+    if (tree % 11 == 5) return nullptr;
+    return tree % 2 == 0 ? &lists[0] : &lists[static_cast<std::size_t>(tree * 7 % 6 + 1)];
+  };
+  constexpr int kTrees = 300;
+  for (int tree = 0; tree < kTrees; ++tree)
+    if (const auto* ports = list_of(tree)) bench.sw.set_multicast_group(tree, *ports);
+  TreeRerouter rerouter("rerouter", bench.sw,
+                        [](MulticastSwitch& sw) { sw.set_multicast_group(131, {2}); });
+  std::vector<std::vector<std::uint32_t>> expected(3);
+  std::uint64_t unroutable = 0;
+  for (int round = 0; round < 2; ++round) {
+    for (int tree = 0; tree < kTrees; ++tree) {
+      const auto chunk = static_cast<std::uint32_t>(round * kTrees + tree);
+      bench.a.posts.push_back(
+          {(10 + 10 * static_cast<std::uint64_t>(round)) * kUs, multicast(tree, chunk)});
+      const std::vector<int> after = {2};
+      const auto* ports = round == 1 && tree == 131 ? &after : list_of(tree);
+      if (ports == nullptr) ++unroutable;
+      for (int port : ports ? *ports : std::vector<int>{})
+        expected[static_cast<std::size_t>(port)].push_back(chunk);
+    }
+  }
+  sc_core::sc_start();
+  auto got = bench.chunks_by_port();
+  for (auto& port : got) std::sort(port.begin(), port.end());
+  for (auto& port : expected) std::sort(port.begin(), port.end());
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(bench.sw.unroutable(), unroutable);
 }
 
 // Trees moved onto the default list and off it during the run, all below 1,024 (the
