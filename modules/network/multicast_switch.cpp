@@ -208,19 +208,20 @@ void MulticastSwitch::start_of_simulation() {
   if (share_request_ > 0 && !EventCalendar::current().sampled_at_timesteps()) build_fanout_log();
 }
 
-// Only while every list index fits a byte and every rank two.
+// Only while every list index fits a byte.
 void MulticastSwitch::build_compact_entries() {
   compact_ = nullptr;
   compact_entries_.clear();
-  if (lists_.size() > 256 || tree_count_ == 0 || tree_count_ > 0xFFFF) return;
-  const std::size_t words = (tree_count_ + 63) / 64;
-  compact_entries_.assign(2 * words, 0);
-  for (std::size_t word = 0; word < words; ++word) {
-    const auto rank = static_cast<std::uint16_t>(compact_entries_.size() - 2 * words);
-    std::memcpy(&compact_entries_[2 * word], &rank, sizeof rank);
-    for (std::size_t tree = 64 * word; tree < std::min(tree_count_, 64 * word + 64); ++tree)
-      if ((default_words_[word] >> (tree % 64) & 1u) == 0)
-        compact_entries_.push_back(static_cast<std::uint8_t>(tree_lists_[tree]));
+  if (lists_.size() > 256 || tree_count_ == 0) return;
+  compact_nibbles_ = lists_.size() <= 16;
+  compact_entries_.assign(compact_nibbles_ ? (tree_count_ + 1) / 2 : tree_count_, 0);
+  for (std::size_t tree = 0; tree < tree_count_; ++tree) {
+    const auto list = static_cast<std::uint8_t>(tree_lists_[tree]);
+    if (compact_nibbles_) {
+      compact_entries_[tree / 2] |= static_cast<std::uint8_t>(list << (4 * (tree % 2)));
+    } else {
+      compact_entries_[tree] = list;
+    }
   }
   compact_ = compact_entries_.data();
 }

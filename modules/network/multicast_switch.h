@@ -7,7 +7,6 @@
 
 #include <array>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <map>
 #include <systemc>
@@ -138,19 +137,15 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
     const std::uint16_t list = tree_entries_[tree];
     return list != kWideList ? list : wide_lists_.at(tree_id);
   }
-  // The list tree `tree_id` leaves on, its bit in the default set read first; then, while
-  // the compact entries hold, its entry among the trees not on the default list.
+  // The list tree `tree_id` leaves on, its bit in the default set read first; then its
+  // compact entry while they hold, else its entry.
   std::uint32_t multicast_list(int tree_id) const {
     const auto tree = static_cast<std::size_t>(tree_id);  // negative: out of range
-    if (tree >= tree_count_) return list_of(tree_id);
-    const std::uint64_t word = default_words_[tree / 64];
-    if ((word >> (tree % 64) & 1u) != 0) return default_list_;
+    if (tree >= tree_count_) return 0;
+    if ((default_words_[tree / 64] >> (tree % 64) & 1u) != 0) return default_list_;
     if (compact_ == nullptr) return list_of(tree_id);
-    const std::uint64_t before = ~word & ((std::uint64_t{1} << (tree % 64)) - 1);
-    std::uint16_t rank;
-    std::memcpy(&rank, compact_ + 2 * (tree / 64), sizeof rank);
-    return compact_[2 * ((tree_count_ + 63) / 64) + rank +
-                    static_cast<std::size_t>(__builtin_popcountll(before))];
+    if (compact_nibbles_) return compact_[tree / 2] >> (4 * (tree % 2)) & 0xFu;
+    return compact_[tree];
   }
   void build_compact_entries();
   void drop_compact_entries() { compact_ = nullptr; }
@@ -193,13 +188,12 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   Route* route_entries_ = nullptr;
   const std::uint64_t* default_words_ = nullptr;
   std::uint32_t default_list_ = 0;  // 0: none (before the start)
+  bool compact_nibbles_ = false;    // compact_'s entries are 4 bits
   const char* local_hint_ = nullptr;
-  // While set (from the start of simulation until a tree's entry changes), the lists of
-  // the trees not on the default list, by their rank among them: per default-set word
-  // the rank of its first such tree (2 bytes), then an entry of one byte per such tree.
-  // A switch with a few hundred lists to a tree reads them from a few lines of its own;
-  // the 2-byte entries of every tree spread a 1,000-site all-to-all's over 32 lines a
-  // switch (2 MB in all), and a forward's read of its tree's entry missed the caches.
+  // While set (from the start of simulation until a tree's entry changes), every tree's
+  // list in 4 bits (a switch with up to 16 lists, as a WAN site's) or 8 (up to 256): the
+  // 2-byte entries spread a 1,000-site all-to-all's over 32 lines a switch (2 MB in all),
+  // and a forward's read of its tree's entry missed the caches.
   const std::uint8_t* compact_ = nullptr;
   // default_trees_'s first words, which default_words_ names while there are no more.
   static constexpr std::size_t kInlineDefaultWords = 16;

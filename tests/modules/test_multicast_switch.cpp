@@ -427,33 +427,35 @@ TEST(MulticastSwitch, TreesOnTheDefaultListAndOffItAreReroutedAlike) {
   EXPECT_EQ(bench.sw.multicast_ports(70), (std::vector<int>{2}));
 }
 
-// Trees off the default list find their lists by their rank among such trees (the
-// switch's compact entries): 300 trees over seven lists, a few on none, across the
-// default set's words, and again after one is rerouted during the run.
-TEST(MulticastSwitch, TreesOffTheDefaultListFindTheirListsByRank) {
-  Bench bench(0);
-  const std::vector<std::vector<int>> lists = {{0}, {1}, {2}, {0, 1}, {1, 2}, {2, 0}, {0, 1, 2}};
+// Every tree finds its list from the switch's compact entries (4 bits a tree up to 16
+// lists, 8 beyond): 300 trees over the lists given, a few on none, the first list the
+// default one, and again after one is rerouted during the run (the entries dropped).
+void expect_lists_by_tree(int num_ports, const std::vector<std::vector<int>>& lists) {
+  Bench bench(0, num_ports);
   const auto list_of = [&lists](int tree) -> const std::vector<int>* {
     if (tree % 11 == 5) return nullptr;
-    return tree % 2 == 0 ? &lists[0] : &lists[static_cast<std::size_t>(tree * 7 % 6 + 1)];
+    if (tree % 2 == 0) return &lists[0];
+    return &lists[static_cast<std::size_t>(tree * 7) % (lists.size() - 1) + 1];
   };
   constexpr int kTrees = 300;
   for (int tree = 0; tree < kTrees; ++tree)
     if (const auto* ports = list_of(tree)) bench.sw.set_multicast_group(tree, *ports);
   TreeRerouter rerouter("rerouter", bench.sw,
-                        [](MulticastSwitch& sw) { sw.set_multicast_group(131, {2}); });
-  std::vector<std::vector<std::uint32_t>> expected(3);
+                        [](MulticastSwitch& sw) { sw.set_multicast_group(131, {0}); });
+  std::vector<std::vector<std::uint32_t>> expected(static_cast<std::size_t>(num_ports));
   std::uint64_t unroutable = 0;
+  const std::vector<int> rerouted = {0};
   for (int round = 0; round < 2; ++round) {
     for (int tree = 0; tree < kTrees; ++tree) {
       const auto chunk = static_cast<std::uint32_t>(round * kTrees + tree);
       bench.a.posts.push_back(
           {(10 + 10 * static_cast<std::uint64_t>(round)) * kUs, multicast(tree, chunk)});
-      const std::vector<int> after = {2};
-      const auto* ports = round == 1 && tree == 131 ? &after : list_of(tree);
-      if (ports == nullptr) ++unroutable;
-      for (int port : ports ? *ports : std::vector<int>{})
-        expected[static_cast<std::size_t>(port)].push_back(chunk);
+      const auto* ports = round == 1 && tree == 131 ? &rerouted : list_of(tree);
+      if (ports == nullptr) {
+        ++unroutable;
+        continue;
+      }
+      for (int port : *ports) expected[static_cast<std::size_t>(port)].push_back(chunk);
     }
   }
   sc_core::sc_start();
@@ -462,6 +464,20 @@ TEST(MulticastSwitch, TreesOffTheDefaultListFindTheirListsByRank) {
   for (auto& port : expected) std::sort(port.begin(), port.end());
   EXPECT_EQ(got, expected);
   EXPECT_EQ(bench.sw.unroutable(), unroutable);
+}
+
+TEST(MulticastSwitch, TreesFindTheirListsInFourBitEntries) {
+  expect_lists_by_tree(3, {{0}, {1}, {2}, {0, 1}, {1, 2}, {2, 0}, {0, 1, 2}});
+}
+
+TEST(MulticastSwitch, TreesFindTheirListsInByteEntries) {
+  std::vector<std::vector<int>> lists;  // 31 lists: every non-empty subset of 5 ports
+  for (int bits = 1; bits < 32; ++bits) {
+    lists.emplace_back();
+    for (int port = 0; port < 5; ++port)
+      if (bits >> port & 1) lists.back().push_back(port);
+  }
+  expect_lists_by_tree(5, lists);
 }
 
 // Trees moved onto the default list and off it during the run, all below 1,024 (the
