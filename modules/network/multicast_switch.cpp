@@ -256,11 +256,10 @@ void MulticastSwitch::build_fanout_log() {
   for (std::uint32_t port = 0; port < port_links_.size(); ++port)
     if (port_links_[port] != nullptr) port_links_[port]->attach_fanout(*log, port);
   fanout_log_ = std::move(log);
-  fanout_ = fanout_log_.get();
 }
 
 std::size_t MulticastSwitch::shared_lists() const {
-  if (fanout_ == nullptr) return 0;
+  if (!fanout_log_) return 0;
   return static_cast<std::size_t>(std::count_if(
       shared_.begin(), shared_.end(), [](const SharedList& s) { return s.set != kNoSet; }));
 }
@@ -330,7 +329,7 @@ void MulticastSwitch::fan_out_shared(tlm::tlm_generic_payload& trans, std::uint3
                                      std::uint32_t count) {
   const SharedList& shared = shared_[list];  // (made once, at the start)
   for (std::uint32_t i = 1; i < count; ++i) trans.acquire();
-  fanout_->append(trans, EventCalendar::now(), shared.set, shared.members);
+  fanout_log_->append(trans, EventCalendar::now(), shared.set, shared.members);
   for (std::uint32_t n = 1; n <= count; ++n) {
     const std::uint32_t i = n % count;
     // By index: a send may reroute, which can add routes.
@@ -340,7 +339,7 @@ void MulticastSwitch::fan_out_shared(tlm::tlm_generic_payload& trans, std::uint3
     WanLink* const link = port_links_[port];
     if (link == nullptr) {
       sink_at(route_entries_[list], i)(trans);
-    } else if (fanout_->direct(port)) {
+    } else if (fanout_log_->direct(port)) {
       link->catch_up();
     }
   }

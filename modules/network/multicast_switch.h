@@ -213,8 +213,7 @@ class MulticastSwitch : public sc_core::sc_module, public NbTarget {
   tlm_utils::peq_with_cb_and_phase<MulticastSwitch> peq_;
   static constexpr std::uint32_t kNoSet = ~std::uint32_t{0};
   std::uint32_t share_request_ = 0;
-  std::unique_ptr<FanoutLog> fanout_log_;
-  FanoutLog* fanout_ = nullptr;                // fanout_log_'s; null: no list is shared
+  std::unique_ptr<FanoutLog> fanout_log_;      // null: no list is shared
   std::vector<std::uint8_t> compact_entries_;  // compact_'s block
   std::vector<WanLink*> port_links_;           // [port]: a WanLink bound directly, or null
   // Per list: its member set in the log (kNoSet: not shared), the members' count and the
