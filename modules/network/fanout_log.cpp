@@ -37,8 +37,7 @@ std::uint64_t FanoutLog::append(tlm::tlm_generic_payload& trans, const sc_core::
 
 std::uint64_t FanoutLog::next_for(std::uint32_t port, std::uint64_t from) const {
   for (std::uint64_t seq = from < head_ ? head_ : from; seq < end_; ++seq) {
-    const Entry& e = entry(seq);
-    if (e.remaining != 0 && member(e.members, port)) return seq;
+    if (member(entry(seq).members, port)) return seq;
   }
   return end_;
 }

@@ -63,10 +63,8 @@ void WanLink::attach_fanout(FanoutLog& log, std::uint32_t port) {
 }
 
 void WanLink::catch_up() {
-  for (std::uint64_t seq = fanout_->next_for(fanout_port_, cursor_); seq != fanout_->end();
-       seq = fanout_->next_for(fanout_port_, cursor_))
-    take(seq);
-  cursor_ = fanout_->end();
+  while (refill()) {
+  }
 }
 
 bool WanLink::refill() {

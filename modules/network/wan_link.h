@@ -139,8 +139,9 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
   bool refill();
   bool defers() const { return up_ && !lossy_ && !jitter_enabled_; }
   // A link not scheduled takes a fan-out at once: the calendar entry is made then.
-  void refresh_direct() {
-    if (fed_) fanout_->set_direct(fanout_port_, !arrivals_.scheduled() || !defers());
+  void refresh_direct() { mark_direct(arrivals_.scheduled()); }
+  void mark_direct(bool scheduled) {
+    if (fed_) fanout_->set_direct(fanout_port_, !scheduled || !defers());
   }
   // Accessors report what was handed over, waiting hand-overs included.
   void settle() const {
@@ -165,9 +166,7 @@ class WanLink : public sc_core::sc_module, public NbTarget, public DepartureCloc
     WanLink* link;
     void operator()(tlm::tlm_generic_payload& trans) const { link->on_arrival(trans); }
     bool refill() const { return link->fed_ && link->refill(); }
-    void scheduled(bool on) const {
-      if (link->fed_) link->fanout_->set_direct(link->fanout_port_, !on || !link->defers());
-    }
+    void scheduled(bool on) const { link->mark_direct(on); }
   };
   sc_core::sc_time jitter_sample();
   bool draw_loss();
