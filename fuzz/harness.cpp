@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -22,8 +23,15 @@ std::string nine_city(const std::string& source_dir) {
   return source_dir + "/platforms/nine_city.yaml";
 }
 
+// The fuzzer's platform file, one per process, removed when the process exits.
+struct ScratchFile {
+  std::string path = "/tmp/aggnet-fuzz-" + std::to_string(::getpid()) + ".yaml";
+  ~ScratchFile() { std::remove(path.c_str()); }
+};
+
 void platform_yaml(const std::string& text) {
-  static const std::string path = "/tmp/aggnet-fuzz-" + std::to_string(::getpid()) + ".yaml";
+  static const ScratchFile scratch;
+  const std::string& path = scratch.path;
   {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out << text;

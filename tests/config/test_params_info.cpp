@@ -4,7 +4,6 @@
 // committed docs/modules pages) compared with the tables.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -20,6 +19,7 @@
 #include "model/params/cluster.h"
 #include "model/params/fpga.h"
 #include "model/params/network.h"
+#include "tests/config/temp_files.h"
 
 namespace aggnet {
 namespace {
@@ -28,12 +28,7 @@ namespace fs = std::filesystem;
 
 const fs::path kSource = AGGNET_SOURCE_DIR;
 
-std::string write_temp(const std::string& name, const std::string& text) {
-  // Per process: ctest runs this file's tests in parallel processes.
-  const std::string path = testing::TempDir() + std::to_string(::getpid()) + "_" + name;
-  std::ofstream(path) << text;
-  return path;
-}
+using test::write_temp;
 
 const std::string& two_sites() {
   static const std::string path = write_temp("aggnet_params_two_sites.yaml",

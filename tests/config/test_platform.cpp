@@ -1,16 +1,15 @@
 // Loading the shipped platforms, --set overrides and routing, against values computed
 // by hand from /work/shared/data (links_wan.csv: delay = RTT / 2).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 #include <set>
 #include <string>
 #include <tuple>
 
 #include "config/platform_loader.h"
 #include "model/routing.h"
+#include "tests/config/temp_files.h"
 
 namespace aggnet {
 namespace {
@@ -279,12 +278,7 @@ TEST(Overrides, DottedPathsChangeTheTree) {
   EXPECT_EQ(p.sites[p.site_index("lon")].cluster.compute_time_ps, 1'000'000'000'000ull);
 }
 
-std::string write_temp(const std::string& name, const std::string& text) {
-  // Per process: ctest runs this file's tests in parallel processes.
-  const std::string path = testing::TempDir() + std::to_string(::getpid()) + "_" + name;
-  std::ofstream(path) << text;
-  return path;
-}
+using test::write_temp;
 
 TEST(Platform, EveryKeyReachesItsMember) {
   // Non-default values for every parameter key, at site and link level, so a key that

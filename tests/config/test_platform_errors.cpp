@@ -2,13 +2,13 @@
 // right (1-based) line and the key, in the one-line "<file>:<line>: <key>: ..." form.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "common/config_error.h"
 #include "config/platform_loader.h"
 #include "model/routing.h"
+#include "tests/config/temp_files.h"
 
 namespace aggnet {
 namespace {
@@ -40,9 +40,7 @@ std::string with(std::size_t line, const std::string& text) {
 
 std::string write_file(const std::string& yaml) {
   const auto* info = testing::UnitTest::GetInstance()->current_test_info();
-  const std::string path = testing::TempDir() + "aggnet_" + info->name() + ".yaml";
-  std::ofstream(path) << yaml;
-  return path;
+  return test::write_temp(std::string("aggnet_") + info->name() + ".yaml", yaml);
 }
 
 /// Loads `yaml` and checks the error: file, line, key, and a fragment of the message.

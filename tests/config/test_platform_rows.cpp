@@ -3,10 +3,8 @@
 // into the platform. The expected keys and effects are written out by hand: a key added
 // to the loader but not to the rows, or a row the loader does not read, fails here.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <sstream>
@@ -16,6 +14,7 @@
 #include "common/config_error.h"
 #include "common/param_rows.h"
 #include "config/platform_loader.h"
+#include "tests/config/temp_files.h"
 
 namespace aggnet {
 namespace {
@@ -25,12 +24,7 @@ using Keys = std::vector<std::string>;
 const char* kSites = "sites: [{code: aaa}, {code: bbb}]\n";
 const char* kLinks = "links: [{a: aaa, b: bbb, delay: 5ms}]\n";
 
-std::string write_temp(const std::string& name, const std::string& text) {
-  // Per process: ctest runs this file's tests in parallel processes.
-  const std::string path = testing::TempDir() + std::to_string(::getpid()) + "_" + name;
-  std::ofstream(path) << text;
-  return path;
-}
+using test::write_temp;
 
 /// The keys the loader lists as accepted when `yaml` holds the unknown key `zz_unknown`.
 Keys listed_keys(const std::string& yaml) {
