@@ -1,10 +1,11 @@
 // Files the config tests write for the loaders to read: in a directory of the test
 // process's own (ctest runs a file's tests in parallel processes), removed when the
-// process exits.
+// process exits (not when a forked child, such as a death test's, does).
 #pragma once
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -25,6 +26,7 @@ class TempDirectory {
   TempDirectory(const TempDirectory&) = delete;
   TempDirectory& operator=(const TempDirectory&) = delete;
   ~TempDirectory() {
+    if (::getpid() != owner_) return;
     std::error_code ignored;
     std::filesystem::remove_all(path_, ignored);
   }
@@ -32,6 +34,7 @@ class TempDirectory {
 
  private:
   std::filesystem::path path_;
+  pid_t owner_ = ::getpid();
 };
 
 /// `text` in the file `name` of this process's directory; returns its path.
