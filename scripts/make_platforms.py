@@ -277,6 +277,8 @@ def main():
     ap.add_argument("--synthetic", type=int, metavar="N", help="write DIR/synthetic_N.yaml")
     ap.add_argument("--seed", type=int, default=1, help="seed of --synthetic")
     args = ap.parse_args()
+    if not args.check:
+        os.makedirs(args.out, exist_ok=True)
     if args.synthetic:
         if args.synthetic < 3:
             ap.error("--synthetic: expected at least 3 sites")
