@@ -144,14 +144,14 @@ void Routing::tree_order_from(int s) {
   rank.assign(n_, kNoRank);
   for (std::size_t i = 0; i < order.size(); ++i) rank[order[i]] = static_cast<std::uint32_t>(i);
   auto& nodes = tree_nodes_[s];
-  nodes.assign(order.size(), TreeNode{0, s, -1});
+  nodes.assign(order.size(), TreeNode{s, -1});
+  auto& parent = tree_parent_[s];
+  parent.assign(order.size(), 0);
   for (std::size_t i = 1; i < order.size(); ++i) {
     const int u = pred_[s][order[i]];
-    nodes[i] = TreeNode{rank[u], order[i], link_index(u, order[i])};
+    nodes[i] = TreeNode{order[i], link_index(u, order[i])};
+    parent[i] = rank[u];
   }
-  auto& parent = tree_parent_[s];
-  parent.resize(nodes.size());
-  for (std::size_t i = 0; i < nodes.size(); ++i) parent[i] = nodes[i].parent;
 }
 
 // dist_ps_[s][v]: the delay along s's predecessor tree (parents first, by hop count), the
@@ -247,7 +247,7 @@ std::vector<std::pair<int, int>> Routing::multicast_tree(int src, const std::vec
          bits &= bits - 1) {
       const std::size_t r = 64 * w + static_cast<std::size_t>(__builtin_ctzll(bits));
       const TreeNode& node = nodes[r];
-      hops.emplace_back(nodes[node.parent].site, node.site);
+      hops.emplace_back(nodes[parent[r]].site, node.site);
       if (hop_links) hop_links->push_back(node.link);
     }
   }

@@ -56,11 +56,12 @@ class Routing {
   template <class F>
   void walk_back(int src, int d, F f) const {
     const auto& nodes = tree_nodes_[static_cast<std::size_t>(src)];
+    const auto& parent = tree_parent_[static_cast<std::size_t>(src)];
     for (std::uint32_t x = tree_rank_[static_cast<std::size_t>(src)][static_cast<std::size_t>(d)];
          x != 0 && x != kNoRank;) {
-      const TreeNode& node = nodes[x];
-      if (!f(node.link, nodes[node.parent].site, node.site)) return;
-      x = node.parent;
+      const std::uint32_t up = parent[x];
+      if (!f(nodes[x].link, nodes[up].site, nodes[x].site)) return;
+      x = up;
     }
   }
   /// Multicast tree from `src` to `receivers`: the union of the shortest paths, as
@@ -87,11 +88,10 @@ class Routing {
   // (delay, hops, index), parents before children (s is rank 0):
   std::vector<std::vector<std::uint32_t>> tree_rank_;  // [s][v]: v's rank (kNoRank: unreached)
   struct TreeNode {
-    std::uint32_t parent;  // the rank of its predecessor
-    int site, link;        // the site of this rank, link_index of the hop to it
+    int site, link;  // the site of this rank, link_index of the hop to it
   };
-  std::vector<std::vector<TreeNode>> tree_nodes_;  // [s][r]: rank r (one line for a walk's step)
-  // [s][r]: rank r's parent alone, as in tree_nodes_: a climb reads 16 to a line, not 5.
+  std::vector<std::vector<TreeNode>> tree_nodes_;  // [s][r]: rank r
+  // [s][r]: the rank of rank r's predecessor, apart: a climb reads 16 to a line.
   std::vector<std::vector<std::uint32_t>> tree_parent_;
   static constexpr std::uint32_t kNoRank = ~std::uint32_t{0};
   std::vector<int> link_of_;  // [u * n + v]: link index or -1
