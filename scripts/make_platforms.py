@@ -277,11 +277,11 @@ def main():
     ap.add_argument("--synthetic", type=int, metavar="N", help="write DIR/synthetic_N.yaml")
     ap.add_argument("--seed", type=int, default=1, help="seed of --synthetic")
     args = ap.parse_args()
+    if args.synthetic is not None and args.synthetic < 3:
+        ap.error("--synthetic: expected at least 3 sites")
     if not args.check:
         os.makedirs(args.out, exist_ok=True)
     if args.synthetic:
-        if args.synthetic < 3:
-            ap.error("--synthetic: expected at least 3 sites")
         path = os.path.join(args.out, f"synthetic_{args.synthetic}.yaml")
         with open(path, "w") as f:
             f.write(synthetic(args.synthetic, args.seed))
