@@ -50,6 +50,9 @@ DOCS = {
                         "prose's regime-map numbers against its numbers file; the ablation "
                         "table against a fresh sweep), ctests docs_bound_table, docs_tree_cells, "
                         "docs_regime_scale_table, docs_findings_figures and docs_findings_ablation; "
+                        "scripts/scale_findings.py (the scale section's prose and G = 256 MiB "
+                        "table against the map's numbers file and runs of its own), ctests "
+                        "docs_scale_findings and docs_scale_findings_runs; "
                         "unchecked: the full-mesh map's paragraph (a 624-point sweep, no numbers "
                         "file), the mechanisms' single-run figures",
     "docs/memory-tiers.md": "blocks",

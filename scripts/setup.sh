@@ -10,7 +10,8 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libsystemc-dev libfmt-dev libboost-dev libboost-program-options-dev libboost-graph-dev
   libyaml-cpp-dev nlohmann-json3-dev libeigen3-dev libsqlite3-dev libgtest-dev googletest
-  libglpk-dev gtkwave xvfb xauth python3-matplotlib python3-pandas clang-format clang-14 libclang-rt-14-dev
+  libglpk-dev gtkwave xvfb xauth python3-matplotlib python3-pandas python3-yaml clang-format clang-14
+  libclang-rt-14-dev
   libsimgrid-dev libbenchmark-dev
 )
 missing=()
