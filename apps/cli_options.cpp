@@ -256,7 +256,7 @@ void check_outputs(const OptionValues& values) {
     if (path.empty()) continue;
     std::error_code ec;
     const auto [it, fresh] = seen.emplace(fs::weakly_canonical(path, ec), spec->name);
-    if (!fresh && (is_stdout(path) || !is_special_file(path)))
+    if (!fresh)
       throw ConfigError(values.where(), 0, "--" + spec->name,
                         "expected a file other than --" + it->second + "'s", path);
   }
@@ -270,11 +270,15 @@ void check_output_path(const std::string& where, const std::string& key, const s
     throw ConfigError(where, 0, "--" + key, "expected a file in an existing directory", path);
   if (fs::is_directory(path))
     throw ConfigError(where, 0, "--" + key, "expected a file name, not a directory", path);
-  if (is_special_file(path)) {  // a device or FIFO: written through, never replaced
-    if (::access(path.c_str(), W_OK) != 0)
-      throw ConfigError(where, 0, "--" + key, "expected a writable file", path);
-    return;
-  }
+  // Outputs go to regular files only: a link would write elsewhere, and a device or a FIFO
+  // cannot be written whole or not at all (and a FIFO blocks until a reader comes).
+  std::error_code ec;
+  const fs::file_status own = fs::symlink_status(path, ec);
+  if (fs::is_symlink(own))
+    throw ConfigError(where, 0, "--" + key,
+                      "expected a regular file or a new one, not a symbolic link", path);
+  if (fs::exists(own) && !fs::is_regular_file(own))
+    throw ConfigError(where, 0, "--" + key, "expected a regular file or a new one", path);
   // Creating a probe file is the only test that covers root, read-only mounts and sysfs.
   const fs::path probe = dir / (".aggnet-probe-" + std::to_string(::getpid()));
   const int fd = ::open(probe.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0600);

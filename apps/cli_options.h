@@ -63,8 +63,9 @@ void check_flow_control(const options::OptionValues& values, Collective collecti
 /// Every output file option given (table kind kOutput) passes check_output_path.
 void check_outputs(const options::OptionValues& values);
 
-/// An output path whose directory exists (checked before any work, so a bad path loses
-/// nothing). Empty paths pass. Errors: ConfigError(where, --key).
+/// An output path whose directory exists and is writable, naming a regular file or none
+/// (not a link, a device or a FIFO), checked before any work, so a bad path loses nothing.
+/// Empty paths and "-" (the standard output) pass. Errors: ConfigError(where, --key).
 void check_output_path(const std::string& where, const std::string& key, const std::string& path);
 
 /// This executable's path (/proc/self/exe), for commands that run `aggnet run` children.

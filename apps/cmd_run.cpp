@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -111,6 +112,35 @@ void check_waveform_outputs(const OptionValues& v) {
          v.text("vcd"));
 }
 
+// Every file a run writes, derived names included (the waveform's view, the report's
+// figures), is a different file: one output never replaces another.
+void check_distinct_outputs(const OptionValues& v) {
+  struct Output {
+    std::string path, key, what;  // what: the output of --key that goes to path
+  };
+  std::vector<Output> files;
+  for (const char* key : {"json", "vcd", "stats", "journey", "report"})
+    if (v.has(key) && !is_stdout(v.text(key))) files.push_back({v.text(key), key, "its output"});
+  const std::string view = view_path(v);
+  if (!view.empty() && !v.has("gtkw")) files.push_back({view, "vcd", "its GTKWave view"});
+  if (v.has("gtkw")) files.push_back({view, "gtkw", "its output"});
+  if (v.has("report")) {
+    const auto figures = report_paths(v.text("report"));
+    for (auto it = figures.begin() + 1; it != figures.end(); ++it)
+      files.push_back({*it, "report", "its figure"});
+  }
+  std::map<fs::path, const Output*> seen;
+  for (const Output& out : files) {
+    std::error_code ec;
+    const auto [it, fresh] = seen.emplace(fs::weakly_canonical(out.path, ec), &out);
+    if (!fresh)
+      throw ConfigError(kWhere, 0, "--" + out.key,
+                        "expected " + out.what + " in a file other than --" + it->second->key +
+                            "'s " + it->second->what.substr(4),
+                        out.path);
+  }
+}
+
 // --trace/--trace-from/--trace-to (need --vcd) and --stats/--stats-interval.
 void prepare_trace_and_stats(RunSetup& s) {
   const auto& v = s.values;
@@ -132,6 +162,7 @@ void prepare_trace_and_stats(RunSetup& s) {
     v.fail("stats", "expected a file name ending in .csv or .json (or - for CSV on stdout)", stats);
   check_report_paths(kWhere, v.text("report"));
   check_waveform_outputs(v);
+  check_distinct_outputs(v);
 }
 
 // The default --stats interval, where its series would not fit in memory, becomes the

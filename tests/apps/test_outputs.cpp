@@ -4,6 +4,7 @@
 // tables echo their inputs, and the command line names options one way with one-line
 // errors (did-you-mean, no wrapped negative counts) and readable --help.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -726,6 +727,51 @@ TEST_F(Outputs, FstWaveformsAndViewsNeverReplaceAnotherFile) {
             "aggnet run: --vcd: expected a .vcd file: FST needs vcd2fst (Debian package "
             "gtkwave), not found in PATH, got 'x.fst'\n");
   EXPECT_FALSE(fs::exists(dir_ / "x.fst"));
+}
+
+// Outputs go to regular files (or "-"): a link, a FIFO or a device is refused before the
+// run, and so is one output's file that another output, or a name derived from one (the
+// waveform's view, the report's figures), would write. Nothing is written then.
+TEST_F(Outputs, OutputsAreRegularFilesNoneReplacingAnother) {
+  const std::string base = "run --gradient 16MiB --steps 1 --no-colocated -q ";
+  std::ofstream(dir_ / "precious.txt") << "precious\n";
+  fs::create_symlink(dir_ / "precious.txt", dir_ / "link.json");
+  fs::create_symlink(dir_ / "nowhere.json", dir_ / "dangling.json");
+  ASSERT_EQ(::mkfifo((dir_ / "pipe.json").c_str(), 0600), 0);
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"--json link.json",
+       "--json: expected a regular file or a new one, not a symbolic link, "
+       "got 'link.json'"},
+      {"--stats dangling.json",
+       "--stats: expected a regular file or a new one, not a symbolic "
+       "link, got 'dangling.json'"},
+      {"--journey pipe.json", "--journey: expected a regular file or a new one, got 'pipe.json'"},
+      {"--vcd /dev/null", "--vcd: expected a regular file or a new one, got '/dev/null'"},
+      {"--json w.gtkw --vcd w.vcd",
+       "--vcd: expected its GTKWave view in a file other than "
+       "--json's output, got 'w.gtkw'"},
+      {"--journey r.links.png --report r.md",
+       "--report: expected its figure in a file other "
+       "than --journey's output, got 'r.links.png'"},
+      {"--vcd r.alignment.png --gtkw v.gtkw --report r.md",
+       "--report: expected its figure in a file other than --vcd's output, got "
+       "'r.alignment.png'"},
+  };
+  for (const auto& [args, error] : refused) {
+    const Output o = aggnet(base + args);
+    EXPECT_EQ(o.status, 2) << args;
+    EXPECT_EQ(o.err, "aggnet run: " + error + "\n") << args;
+  }
+  EXPECT_EQ(read_text(dir_ / "precious.txt"), "precious\n");
+  EXPECT_FALSE(fs::exists(dir_ / "nowhere.json"));
+  for (const char* name : {"w.gtkw", "w.vcd", "r.md", "r.links.png", "r.alignment.png", "v.gtkw"})
+    EXPECT_FALSE(fs::exists(dir_ / name)) << name;
+  EXPECT_TRUE(fs::is_fifo(dir_ / "pipe.json"));
+  // The same outputs, apart: written.
+  const Output apart = aggnet(base + "--json w.json --vcd w.vcd --report r.md --journey j.txt");
+  EXPECT_EQ(apart.status, 0) << apart.err;
+  for (const char* name : {"w.json", "w.vcd", "w.gtkw", "r.md", "r.links.png", "j.txt"})
+    EXPECT_TRUE(fs::is_regular_file(dir_ / name)) << name;
 }
 
 // Issue 34: "-" is the standard output for every output; the table then stays off it.

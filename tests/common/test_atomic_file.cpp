@@ -1,6 +1,8 @@
 // Output files (common/atomic_file.h): regular files replaced whole through a rename;
 // devices, FIFOs and links to them written through, never replaced (as root, renaming
-// over /dev/null once replaced the system's /dev/null).
+// over /dev/null once replaced the system's /dev/null). The commands refuse all but
+// regular files and the standard output before they run (apps/cli_options.h); the
+// library stays safe for any path it is given.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -94,6 +96,18 @@ TEST_F(AtomicFile, LinkToRegularFileReplacesTheTargetAndKeepsTheLink) {
   write_file_atomically(link.string(), "new\n");
   EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
   EXPECT_EQ(read(target), "new\n");
+}
+
+// A batch writes its special files (the standard output, a device) first: one that fails
+// leaves no regular output of the batch, nor a temporary.
+TEST_F(AtomicFile, ABatchWhoseDeviceFailsCommitsNone) {
+  {
+    OutputBatch batch;
+    batch.add((dir_ / "r.json").string(), "{}\n");
+    batch.add("/dev/full", "no room\n");
+    EXPECT_THROW(batch.commit(), std::runtime_error);
+  }
+  EXPECT_TRUE(fs::is_empty(dir_));
 }
 
 TEST_F(AtomicFile, DirectoryIsAnError) {

@@ -103,9 +103,13 @@ case("issue_memory_limit_malformed", "AGGNET_MEMORY_LIMIT that is not a size", R
      refused("AGGNET_MEMORY_LIMIT: expected a size"), env={"AGGNET_MEMORY_LIMIT": "lots"})
 case("issue_platform_dev_zero", "a platform file without end", RUN + ["--platform", "/dev/zero"],
      refused("/dev/zero: expected a file of at most 64 MiB"))
-case("issue_stats_full_device", "--stats to a full device with --json and --vcd",
+case("issue_stats_full_device", "--stats to a link to a full device with --json and --vcd",
      RUN + ["--json", "{dir}/r.json", "--vcd", "{dir}/w.vcd", "--stats", "{dir}/s.csv"],
-     {"exit": 1, "stderr": "cannot write"}, files={"s.csv": {"link": "/dev/full"}})
+     refused("--stats: expected a regular file or a new one, not a symbolic link"),
+     files={"s.csv": {"link": "/dev/full"}})
+case("fifo_json", "--json to a FIFO (a writer would block until a reader came)",
+     RUN + ["--json", "{dir}/p.json"], refused("--json: expected a regular file or a new one"),
+     files={"p.json": {"fifo": True}})
 case("issue_sweep_invalid_utf8", "a sweep spec with a Latin-1 byte",
      ["sweep", "{dir}/s.yaml", "--out", "{dir}/out"],
      refused("s.yaml:5: expected UTF-8 text, got the byte 0xe9"),

@@ -3,7 +3,7 @@
 `aggnet` and checks its expected outcome.
 
 A case: {"about": why it is hostile, "argv": [...] (after `aggnet`), "env": {...},
-"files": {name: {"text": ...} | {"hex": ...} | {"link": target}}, "expect": {"exit": N,
+"files": {name: {"text": ...} | {"hex": ...} | {"link": target} | {"fifo": true}}, "expect": {"exit": N,
 "stderr": substring, "stdout": substring}}. `{dir}` in argv and env is the case's own empty directory (its
 files are written there), `{src}` the source root. Every case must end within the timeout.
 A refused input (exit 2) is one line on stderr; a failed run (any exit but 0) leaves no
@@ -29,6 +29,8 @@ def write_files(case, dir_):
         path = os.path.join(dir_, name)
         if "link" in content:
             os.symlink(content["link"], path)
+        elif content.get("fifo"):
+            os.mkfifo(path)
         elif "hex" in content:
             with open(path, "wb") as f:
                 f.write(bytes.fromhex(content["hex"]))
