@@ -56,7 +56,9 @@ DOCS = {
                         "unchecked: the full-mesh map's paragraph (a 624-point sweep, no numbers "
                         "file), the mechanisms' single-run figures",
     "docs/memory-tiers.md": "blocks",
-    "docs/performance.md": "benchmarks/scale.py's numbers file, ctest docs_scale_table",
+    "docs/performance.md": "benchmarks/scale.py's numbers file, ctest docs_scale_table; "
+                           "no other measured figure (the rest: benchmarks/history/"
+                           "performance-log.md)",
     "docs/physical-bound.md": "blocks",
     "docs/reduction-trees.md": "blocks",
     "docs/run-json.md": "blocks; its key list: RunJsonKeysAreDocumented (test_outputs)",
