@@ -338,6 +338,8 @@ def attach_memory(rows, db):
 def memory_words(memory):
     """'HBM, 17 USD': the tier a run's buffer needs and the memory's cost over its sites."""
     cost = memory["cost_usd"]
+    if cost is None:  # no tier holds the buffer: no price
+        return memory["tier"]
     return f"{memory['tier']}, {cost:.3g} USD" if cost < 1000 else f"{memory['tier']}, {cost:,.0f} USD"
 
 

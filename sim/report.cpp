@@ -533,6 +533,11 @@ json tier_entries(const std::vector<MemoryTier>& tiers) {
   return out;
 }
 
+// A buffer no tier holds has no price: null, not 0 (a sweep ranking by cost would take the
+// largest buffer for the cheapest).
+json tier_cost_usd(const TierChoice& c) { return c.tier < 0 ? json(nullptr) : json(c.cost_usd); }
+json tier_power_w(const TierChoice& c) { return c.tier < 0 ? json(nullptr) : json(c.power_w); }
+
 // The memory tier each site's buffer needs at its groups' peak access rate
 // (docs/memory-tiers.md): per site, in the summary (sums) and as `memory` (the costliest
 // tier any site needs, and the tiers' parameters).
@@ -549,15 +554,15 @@ void add_memory_tiers(json& report, const NetworkSystem& system) {
     json& site = report["sites"][i];
     site["memory_tier"] = tier_name(p.memory_tiers, c);
     site["memory_access_gbps"] = access[i] * 8 / 1e9;
-    site["memory_cost_usd"] = c.cost_usd;
-    site["memory_power_w"] = c.power_w;
+    site["memory_cost_usd"] = tier_cost_usd(c);
+    site["memory_power_w"] = tier_power_w(c);
   }
   const TierChoice total = total_of(choices);
-  report["summary"]["memory_cost_usd"] = total.cost_usd;
-  report["summary"]["memory_power_w"] = total.power_w;
+  report["summary"]["memory_cost_usd"] = tier_cost_usd(total);
+  report["summary"]["memory_power_w"] = tier_power_w(total);
   report["memory"] = {{"tier", tier_name(p.memory_tiers, total)},
-                      {"cost_usd", total.cost_usd},
-                      {"power_w", total.power_w},
+                      {"cost_usd", tier_cost_usd(total)},
+                      {"power_w", tier_power_w(total)},
                       {"tiers", tier_entries(p.memory_tiers)}};
 }
 
@@ -689,9 +694,14 @@ std::string memory_tier_line(const json& report) {
     tiers += (tiers.empty() ? "" : "; ") + name + " at " +
              (sites_of.size() == 1 ? "every site" : sites_of.at(name));
   }
+  const json& memory = report["memory"];
+  if (memory["cost_usd"].is_null())
+    return fmt::format(
+        "  memory tier              {}; cost and access power unknown (no tier "
+        "holds the buffer at its access rate)\n",
+        tiers);
   return fmt::format("  memory tier              {}; {:.2f} USD, access power {:.2f} W\n", tiers,
-                     report["memory"]["cost_usd"].get<double>(),
-                     report["memory"]["power_w"].get<double>());
+                     memory["cost_usd"].get<double>(), memory["power_w"].get<double>());
 }
 
 // The summary's last lines: buffers, stalls, the co-located reference, functional checks.

@@ -744,6 +744,8 @@ std::string tier_summary(const Platform& p, const std::vector<TierChoice>& choic
   std::string names;
   for (const auto& [name, n] : count)
     names += fmt::format("{}{} x {}", names.empty() ? "" : ", ", n, name);
+  if (total_of(choices).tier < 0)
+    return names + "; memory cost and access power unknown (no tier holds the buffer)";
   return fmt::format("{}; memory {:.2f} USD, access power {:.2f} W", names, cost, power);
 }
 
@@ -751,8 +753,8 @@ std::string tier_summary(const Platform& p, const std::vector<TierChoice>& choic
 // `prefix` + "memory_tier", ... ("heterogeneous_" for a site's per-site size).
 void put_tier(json& o, const std::string& prefix, const Platform& p, const TierChoice& c) {
   o[prefix + "memory_tier"] = tier_name(p.memory_tiers, c);
-  o[prefix + "memory_cost_usd"] = c.cost_usd;
-  o[prefix + "memory_power_w"] = c.power_w;
+  o[prefix + "memory_cost_usd"] = c.tier < 0 ? json(nullptr) : json(c.cost_usd);  // no price
+  o[prefix + "memory_power_w"] = c.tier < 0 ? json(nullptr) : json(c.power_w);
 }
 
 // With jitter: what the search found at the run's seed and what the answer covers.

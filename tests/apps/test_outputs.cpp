@@ -1105,6 +1105,22 @@ TEST_F(Outputs, RunTableMemoryTierLine) {
   EXPECT_NE(same.out.find("  memory tier              HBM at every site; 1080.00 USD"),
             std::string::npos)
       << same.out;
+  // A buffer no tier holds has no price: unknown in the table, null in the JSON (not 0,
+  // which a sweep ranking by cost would take for the cheapest).
+  const Output none = aggnet(
+      "run --schedule triads --gradient 16MiB --steps 1 --no-colocated --buffer 128GiB "
+      "--json none.json");
+  ASSERT_EQ(none.status, 0) << none.err;
+  EXPECT_NE(none.out.find("  memory tier              none fits at every site; cost and access "
+                          "power unknown (no tier holds the buffer at its access rate)\n"),
+            std::string::npos)
+      << none.out;
+  const json n = json::parse(read_text(dir_ / "none.json"));
+  EXPECT_EQ(n["memory"]["tier"], "none fits");
+  for (const json* v : {&n["memory"]["cost_usd"], &n["memory"]["power_w"],
+                        &n["summary"]["memory_cost_usd"], &n["summary"]["memory_power_w"],
+                        &n["sites"][0]["memory_cost_usd"], &n["sites"][0]["memory_power_w"]})
+    EXPECT_TRUE(v->is_null()) << *v;
 }
 
 // aggnet compare: the inputs that differ and the numbers that differ, against the first
