@@ -88,8 +88,9 @@ void print_table(std::vector<Candidate>& cs, int top, const Platform& p, const R
         fmt_time(c.comm_time_to_eps_s), fmt_time(c.time_to_eps_s));
   }
   std::cout << "(round time: period average, members start at the agreed start plus their send "
-               "offsets; rounds x rt: rounds to eps "
-               "x round time; time to eps: from a common start until every site has the "
+               "offsets; rounds x rt: the round times of the rounds to eps, summed (rounds "
+               "x round time when every round takes the same); time to eps: from a common start "
+               "until every site has the "
                "eps-consensus result, each site starting its next step when its own result is "
                "complete, without compute (the ranking key; aggnet run's comm_time_to_eps_s) "
                "and with it (time_to_eps_s))\n";
@@ -103,7 +104,9 @@ void print_table(std::vector<Candidate>& cs, int top, const Platform& p, const R
       std::string limit;
       if (re.limiting_group >= 0) {
         const auto& g = re.groups[re.limiting_group];
-        const bool host = g.limit == "ring" || g.limit == "closed form";  // host collectives
+        // Host collectives and reduction trees: a closed form, no group's link rate or skew.
+        const bool host =
+            g.limit == "ring" || g.limit == "closed form" || g.limit == "in-network reduction";
         limit = host ? g.limit : fmt::format("{} {}", g.limit, format_rate(g.rate * 8));
         if (!host) {
           const double wait =
@@ -318,8 +321,11 @@ void write_winner(const std::vector<Candidate>& cs, const Platform& platform,
   std::cout << fmt::format("\nwrote rank 1, '{}' ({}), to {}\n", winner.schedule.name,
                            winner.family, is_stdout(out) ? "the standard output" : out);
   if (best_group_average(cs))
-    std::cout << "(rank 1 is a host-based baseline, not a group-average schedule; "
-                 "--group-average-only ranks and writes the group-average schedules only)\n";
+    std::cout << fmt::format(
+        "(rank 1 is {}, not a group-average schedule; --group-average-only ranks and writes "
+        "the group-average schedules only)\n",
+        winner.schedule.collective == Collective::kReductionTree ? "an in-network reduction"
+                                                                 : "a host-based baseline");
 }
 
 // `--routing load-aware`: the link metrics planned for the one schedule --schedules names

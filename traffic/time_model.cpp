@@ -398,7 +398,7 @@ ScheduleEstimate estimate_schedule(const Platform& platform, const Routing& rout
   if (schedule.collective == Collective::kReductionTree) {
     GroupEstimate g;
     g.members = schedule.rounds.at(0).groups.at(0).sites;
-    g.limit = "reduction forest";
+    g.limit = "in-network reduction";  // the closed form of its trees, no one link rate
     g.time_s = reduction_tree_time(platform, routing, schedule, params);
     RoundEstimate round;
     round.time_s = g.time_s;

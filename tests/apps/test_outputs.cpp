@@ -424,12 +424,24 @@ TEST_F(Outputs, ScheduleOutIsTheScheduleTheTextNames) {
       EXPECT_EQ(rank1, "ring");
       EXPECT_NE(o.out.find("best group-average (multicast + in-line aggregation) schedule: "),
                 std::string::npos);
-      EXPECT_NE(o.out.find("--group-average-only ranks and writes"), std::string::npos);
+      EXPECT_NE(o.out.find("(rank 1 is a host-based baseline, not a group-average schedule; "
+                           "--group-average-only ranks and writes"),
+                std::string::npos)
+          << o.out;
     } else {
       EXPECT_NE(rank1, "ring");
       EXPECT_NE(yaml.find("collective: group-average"), std::string::npos) << yaml;
     }
   }
+  // A reduction tree ranked first is in-network, not host-based; its rounds name no link
+  // rate (its time is its trees' closed form).
+  const Output tree = aggnet("schedule --schedules reduction-forest,triads --out " + out);
+  ASSERT_EQ(tree.status, 0) << tree.err;
+  EXPECT_NE(tree.out.find("(rank 1 is an in-network reduction, not a group-average schedule"),
+            std::string::npos)
+      << tree.out;
+  EXPECT_TRUE(std::regex_search(tree.out, std::regex("r0 +\\S+ ms  in-network reduction +\\{")))
+      << tree.out;
   const fs::path scratch = dir_ / "tmp";
   fs::create_directories(scratch);
   const Output v = aggnet("schedule --schedules triads,pairs --gradient 16MiB --verify",
@@ -437,6 +449,32 @@ TEST_F(Outputs, ScheduleOutIsTheScheduleTheTextNames) {
   ASSERT_EQ(v.status, 0) << v.err;
   EXPECT_NE(v.out.find("worst |error|"), std::string::npos);
   EXPECT_TRUE(fs::is_empty(scratch)) << fs::directory_iterator(scratch)->path();
+}
+
+// The ranking's "rounds x rt" is the round times of the rounds to eps summed, as the
+// legend says: sequential-3's rounds differ (r0-r8 listed under the table), and its 6
+// rounds to eps are the first six of them, not 6 x the period's average.
+TEST_F(Outputs, ScheduleRoundsTimesRoundTimeIsTheRoundsSummed) {
+  const Output o = aggnet("schedule --schedules sequential-3");
+  ASSERT_EQ(o.status, 0) << o.err;
+  const auto seconds = [](const std::string& value, const std::string& unit) {
+    return std::stod(value) * (unit == "s" ? 1.0 : unit == "ms" ? 1e-3 : 1e-6);
+  };
+  std::smatch row;
+  const std::regex timed("(\\d+) +([0-9.]+) (m?s) +([0-9.]+) (m?s) +[0-9.]+ m?s +[0-9.]+ m?s\\n");
+  ASSERT_TRUE(std::regex_search(o.out, row, timed)) << o.out;
+  const int rounds = std::stoi(row[1]);
+  const double average = seconds(row[2], row[3]), summed = seconds(row[4], row[5]);
+  std::vector<double> round_s;
+  const std::regex listed("\\n +r(\\d+) +([0-9.]+) (m?s)  ");
+  for (auto it = std::sregex_iterator(o.out.begin(), o.out.end(), listed);
+       it != std::sregex_iterator(); ++it)
+    round_s.push_back(seconds((*it)[2], (*it)[3]));
+  ASSERT_GE(round_s.size(), static_cast<std::size_t>(rounds)) << o.out;
+  double first = 0;
+  for (int r = 0; r < rounds; ++r) first += round_s[r];
+  EXPECT_NEAR(summed, first, 1e-3) << o.out;  // 1.802 s: printed to the millisecond
+  EXPECT_GT(std::abs(summed - rounds * average), 0.01) << "the example no longer tells them apart";
 }
 
 // size-buffers: one title per column, no column repeating one value, the rate named for
