@@ -199,28 +199,56 @@ void plan_steps(RunSetup& s) {
 
 // SystemC time is 64-bit picoseconds (it ends after ~1.8e7 s): refuse runs whose compute
 // phases or whose gradient on the slowest link alone would come near that.
+// The platform key that sets a horizon term, where the file wrote it (its own key, else
+// the defaults'), or its own key at line 0 (a module default or --set).
+ConfigError platform_key_error(const Platform& p, const std::vector<std::string>& keys,
+                               const std::string& expected, const std::string& got) {
+  for (const auto& key : keys) {
+    const auto it = p.key_lines.find(key);
+    if (it != p.key_lines.end()) return ConfigError(p.file, it->second, key, expected, got);
+  }
+  return ConfigError(p.file, 0, keys.front(), expected, got);
+}
+
+// steps x (compute time + gradient on the slowest link) must end well before SystemC's
+// clock does; the error names the key of the term that decides it.
 void check_horizon(const RunSetup& s) {
   constexpr double kLimitS = 1e6;
+  const Platform& p = s.platform;
   double compute_s = 0, slowest_bps = 1e300;
-  for (const auto& site : s.platform.sites) {
-    const int index = static_cast<int>(&site - s.platform.sites.data());
-    compute_s = std::max(
-        compute_s,
-        static_cast<double>(slowed_compute_ps(s.options.faults, s.platform, index)) * 1e-12);
-    slowest_bps = std::min(slowest_bps, static_cast<double>(site.cluster.access_bandwidth_bps));
+  std::vector<std::string> compute_keys, slowest_keys;
+  for (std::size_t i = 0; i < p.sites.size(); ++i) {
+    const std::string& code = p.sites[i].code;
+    const double site_s =
+        static_cast<double>(slowed_compute_ps(s.options.faults, p, static_cast<int>(i))) * 1e-12;
+    if (site_s > compute_s)
+      compute_s = site_s,
+      compute_keys = {"sites." + code + ".cluster.compute_time", "defaults.cluster.compute_time"};
+    const auto access = static_cast<double>(p.sites[i].cluster.access_bandwidth_bps);
+    if (access < slowest_bps)
+      slowest_bps = access, slowest_keys = {"sites." + code + ".cluster.access_bandwidth",
+                                            "defaults.cluster.access_bandwidth"};
   }
-  for (const auto& link : s.platform.links)
-    slowest_bps = std::min(slowest_bps, static_cast<double>(link.params.bandwidth_bps));
+  for (const auto& link : p.links) {
+    if (static_cast<double>(link.params.bandwidth_bps) >= slowest_bps) continue;
+    slowest_bps = static_cast<double>(link.params.bandwidth_bps);
+    slowest_keys = {"links." + p.sites[link.a].code + "-" + p.sites[link.b].code + ".bandwidth",
+                    "defaults.link.bandwidth"};
+  }
+  const auto fabric_bps = static_cast<double>(p.colocated.link.bandwidth_bps);
+  if (s.colocated && fabric_bps < slowest_bps)
+    slowest_bps = fabric_bps, slowest_keys = {"colocated.link.bandwidth"};
   const double steps = static_cast<double>(s.options.steps);
-  const double bound_s =
-      steps * (compute_s + static_cast<double>(s.options.gradient_bytes) * 8 / slowest_bps);
-  if (bound_s > kLimitS)
-    throw ConfigError(
-        kWhere, 0, "simulated time",
-        fmt::format("expected a run shorter than {:.0e} s of simulated time (SystemC's "
-                    "64-bit ps clock ends at 1.8e7 s); steps x (compute time + "
-                    "gradient on the slowest link) is already {:.2e} s",
-                    kLimitS, bound_s));
+  const double transfer_s = static_cast<double>(s.options.gradient_bytes) * 8 / slowest_bps;
+  const double bound_s = steps * (compute_s + transfer_s);
+  if (bound_s <= kLimitS) return;
+  throw platform_key_error(
+      p, transfer_s >= compute_s ? slowest_keys : compute_keys,
+      fmt::format("expected a run shorter than {:.0e} s of simulated time (SystemC's 64-bit ps "
+                  "clock ends at 1.8e7 s); steps x (compute time + gradient on the slowest "
+                  "link) is already {:.2e} s",
+                  kLimitS, bound_s),
+      transfer_s >= compute_s ? format_rate(slowest_bps) : fmt::format("{:.3g} s", compute_s));
 }
 
 // The platform's link faults, then the --fault specs, against the platform; loss recovery

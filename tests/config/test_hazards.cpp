@@ -72,6 +72,32 @@ TEST_F(Hazards, OutputsToALinkToDevNullAreRefusedAndTouchNothing) {
   EXPECT_EQ(after.st_ino, before.st_ino);
 }
 
+// A run longer than SystemC's clock can hold is refused before it starts, naming the key
+// of the term that decides it: where the platform file wrote it, else the key a --set or
+// a default gave (the co-located fabric's link only while the reference runs).
+TEST_F(Hazards, ARunBeyondTheClockNamesTheKeyThatDecidesIt) {
+  std::string text = read(kPlatform);
+  const std::string rate = "bandwidth: 100Gbps";
+  const std::size_t at = text.find(rate);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, rate.size(), "bandwidth: 1bps");
+  const fs::path platform = dir_ / "slow.yaml";
+  std::ofstream(platform) << text;
+  const auto line = std::to_string(1 + std::count(text.begin(), text.begin() + at, '\n'));
+  const std::string expected = "expected a run shorter than 1e+06 s of simulated time";
+  expect_refused(
+      run({"--platform", platform.string()}),
+      {platform.string() + ":" + line + ": defaults.link.bandwidth: ", expected, "got '1 bps'"});
+  expect_refused(run({"--set", "links.nyc-chi.bandwidth=10bps"}),
+                 {"nine_city.yaml: links.", ".bandwidth: ", expected, "got '10 bps'"});
+  expect_refused(run({"--set", "defaults.cluster.compute_time=2000000s"}),
+                 {"defaults.cluster.compute_time: ", expected});
+  expect_refused(run({"--set", "colocated.link.bandwidth=1bps"}),
+                 {"colocated.link.bandwidth: ", expected});
+  const auto apart = run({"--set", "colocated.link.bandwidth=1bps", "--no-colocated"});
+  EXPECT_EQ(apart.exit_code, 0) << apart.err;
+}
+
 TEST_F(Hazards, TwoOutputsOnOnePathAreRefused) {
   const std::string same = (dir_ / "x.json").string();
   expect_refused(run({"--vcd", same, "--json", same}), {"--json", "--vcd"});
