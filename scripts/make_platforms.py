@@ -21,14 +21,27 @@ N random sites spread over three continents (uniform in a box per continent, N/3
 links between each site and its NEIGHBOURS nearest sites plus a minimum spanning tree
 (so the graph is connected; it carries the shortest ocean crossings) plus the shortest
 link between each pair of continents; delay = great-circle distance x FIBRE_FACTOR / the
-speed of light in fibre (2e5 km/s).
+speed of light in fibre (2e5 km/s). N is 3 to MAX_SITES = 10,000 (the simulator's scale
+target is 1,000 sites): the distance matrix grows with N^2, and 10,000 sites take about
+3 minutes and 6 GB (3,000: 15 s and 0.6 GB).
+
+--check writes nothing: it compares the text this run would write with the existing file(s)
+(the two nine-city files, or DIR/synthetic_N.yaml with --synthetic) and exits 1 if one
+differs or is missing.
+
+Bad input (an option's value, a data file, an output path that is not a directory or an
+existing output file that is not a regular file: a symbolic link, FIFO, device or directory)
+is refused with one line on stderr and exit status 2, nothing written. Each file is written
+to a temporary file in DIR and renamed over the old one, so a failure leaves it unchanged.
 """
 import argparse
 import csv
 import math
 import os
 import random
+import stat
 import sys
+import tempfile
 from decimal import Decimal
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -269,51 +282,165 @@ def synthetic(n, seed):
     return "\n".join(lines) + "\n"
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+PROG = "make_platforms.py"
+MAX_SITES = 10_000
+
+
+class InputError(Exception):
+    """Bad input: one line on stderr, exit status 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise InputError(message)
+
+
+def output_dir(out, check):
+    """`out` as the output directory, created unless `check`; InputError if it cannot be."""
+    if out == "":
+        raise InputError("--out: expected a directory, got ''")
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise InputError(f"--out: expected a directory, got {out!r} (not a directory)")
+    if not check:
+        try:
+            os.makedirs(out, exist_ok=True)
+        except OSError as e:
+            raise InputError(f"--out: expected a directory, got {out!r} ({e.strerror})")
+    if not os.path.isdir(out):
+        what = "an existing directory" if check else "a directory"
+        raise InputError(f"--out: expected {what}, got {out!r}")
+    return out
+
+
+def existing_file(path):
+    """True if `path` is a regular file, False if nothing is there; InputError if something
+    else is (a symbolic link, FIFO, device or directory is never read or written through)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return False
+    except OSError as e:
+        raise InputError(f"{path}: expected a regular file or no file ({e.strerror})")
+    if stat.S_ISREG(mode):
+        return True
+    kind = ("a symbolic link" if stat.S_ISLNK(mode) else "a directory" if stat.S_ISDIR(mode)
+            else "a FIFO" if stat.S_ISFIFO(mode) else "a device"
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+    raise InputError(f"{path}: expected a regular file or no file, got {kind}")
+
+
+def write_file(path, text):
+    """Writes `text` to a temporary file beside `path`, then renames it over `path`."""
+    folder, name = os.path.split(path)
+    try:
+        mode = stat.S_IMODE(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def read_data(folder):
+    """The three reference CSV files; InputError if one is missing or malformed."""
+    tables = {}
+    for name, rows in (("cities.csv", 9), ("links_wan.csv", 12), ("rtt_full_mesh.csv", 36)):
+        path = os.path.join(folder, name)
+        try:
+            tables[name] = read_csv(path)
+        except (OSError, UnicodeDecodeError, csv.Error) as e:
+            raise InputError(f"--data: expected a directory holding {name}, got {folder!r} "
+                             f"({getattr(e, 'strerror', None) or e})")
+        if len(tables[name]) != rows:
+            raise InputError(f"{path}: expected {rows} rows, got {len(tables[name])}")
+    return tables["cities.csv"], tables["links_wan.csv"], tables["rtt_full_mesh.csv"]
+
+
+def outputs(args):
+    """{file name: text} of this run (generated before any file is touched)."""
+    if args.synthetic is not None:
+        return {f"synthetic_{args.synthetic}.yaml": synthetic(args.synthetic, args.seed)}
+    cities, wan, mesh = read_data(args.data)
+    try:
+        return {
+            "nine_city.yaml": nine_city(cities, wan),
+            "nine_city_full_mesh.yaml": full_mesh(cities, wan, mesh),
+        }
+    except (KeyError, TypeError, ArithmeticError, ValueError) as e:
+        raise InputError(f"--data: expected the columns of this script's docstring in "
+                         f"{args.data!r}'s CSV files ({type(e).__name__}: {e})")
+
+
+def run(argv):
+    ap = Parser(prog=PROG, description=__doc__.split("\n")[0])
     ap.add_argument("--data", default=DEFAULT_DATA, help="reference data directory")
     ap.add_argument("--out", default=os.path.join(REPO, "platforms"), help="output directory")
-    ap.add_argument("--check", action="store_true", help="fail if the files would change")
-    ap.add_argument("--synthetic", type=int, metavar="N", help="write DIR/synthetic_N.yaml")
+    ap.add_argument("--check", action="store_true",
+                    help="write nothing; exit 1 if the file(s) would change")
+    ap.add_argument("--synthetic", type=int, metavar="N",
+                    help=f"write DIR/synthetic_N.yaml (3 <= N <= {MAX_SITES})")
     ap.add_argument("--seed", type=int, default=1, help="seed of --synthetic")
-    args = ap.parse_args()
-    if args.synthetic is not None and args.synthetic < 3:
-        ap.error("--synthetic: expected at least 3 sites")
-    if not args.check:
-        os.makedirs(args.out, exist_ok=True)
-    if args.synthetic:
-        path = os.path.join(args.out, f"synthetic_{args.synthetic}.yaml")
-        with open(path, "w") as f:
-            f.write(synthetic(args.synthetic, args.seed))
-        print(f"wrote {path}")
-        return 0
-
-    cities = read_csv(os.path.join(args.data, "cities.csv"))
-    wan = read_csv(os.path.join(args.data, "links_wan.csv"))
-    mesh = read_csv(os.path.join(args.data, "rtt_full_mesh.csv"))
-    assert len(cities) == 9, len(cities)
-    assert len(wan) == 12, len(wan)
-    assert len(mesh) == 36, len(mesh)
-
-    outputs = {
-        "nine_city.yaml": nine_city(cities, wan),
-        "nine_city_full_mesh.yaml": full_mesh(cities, wan, mesh),
-    }
-    stale = []
-    for name, text in outputs.items():
-        path = os.path.join(args.out, name)
-        if args.check:
-            old = open(path).read() if os.path.exists(path) else None
+    args = ap.parse_args(argv)
+    if args.synthetic is not None and not 3 <= args.synthetic <= MAX_SITES:
+        raise InputError(f"--synthetic: expected 3 to {MAX_SITES} sites, got {args.synthetic}")
+    out = output_dir(args.out, args.check)
+    paths = {name: os.path.join(out, name)
+             for name in ([f"synthetic_{args.synthetic}.yaml"] if args.synthetic is not None
+                          else ["nine_city.yaml", "nine_city_full_mesh.yaml"])}
+    exists = {name: existing_file(path) for name, path in paths.items()}
+    texts = outputs(args)
+    if args.check:
+        stale = []
+        for name, text in texts.items():
+            old = None
+            if exists[name]:
+                try:
+                    with open(paths[name]) as f:
+                        old = f.read()
+                except (OSError, UnicodeDecodeError) as e:
+                    raise InputError(f"{paths[name]}: expected a readable text file "
+                                     f"({getattr(e, 'strerror', None) or e})")
             if old != text:
                 stale.append(name)
-        else:
-            with open(path, "w") as f:
-                f.write(text)
-            print(f"wrote {path}")
-    if stale:
-        print("out of date: " + ", ".join(stale), file=sys.stderr)
-        return 1
+        if stale:
+            print("out of date: " + ", ".join(stale), file=sys.stderr)
+            return 1
+        return 0
+    for name, text in texts.items():
+        existing_file(paths[name])  # still no link, FIFO, device or directory there
+        try:
+            write_file(paths[name], text)
+        except OSError as e:
+            raise InputError(f"{paths[name]}: cannot write ({e.strerror or e})")
+        print(f"wrote {paths[name]}")
     return 0
+
+
+def main(argv=None):
+    try:
+        return run(sys.argv[1:] if argv is None else argv)
+    except InputError as e:
+        print(f"{PROG}: {e}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print(f"{PROG}: out of memory", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":
