@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <vector>
@@ -72,7 +74,7 @@ std::string read_input_file(const std::string& path) {
   if (std::filesystem::is_directory(path, ec))
     throw ConfigError(path, 0, "", "expected a YAML file, got a directory");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path, 0, "", "cannot read file");
+  if (!in) throw ConfigError(path, 0, "", std::string("cannot read file: ") + std::strerror(errno));
   // Block by block up to the limit: a buffer of the limit's size cost every read 64 MiB of
   // zeroed pages.
   std::string text;

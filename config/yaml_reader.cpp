@@ -184,6 +184,20 @@ Parsed parse_documents(const std::string& text) {
   return parsed;
 }
 
+// YAML indents with spaces only: a tab at the start of the line yaml-cpp stopped at (or
+// the one before it) is named, since its own message does not say so.
+std::string tab_hint(const std::string& text, int line) {
+  std::istringstream in(text);
+  std::string current;
+  for (int l = 1; l <= line && std::getline(in, current); ++l) {
+    if (l < line - 1) continue;
+    const std::size_t indent = current.find_first_not_of(' ');
+    if (indent != std::string::npos && current[indent] == '\t')
+      return " (line " + std::to_string(l) + " is indented with a tab: YAML indents with spaces)";
+  }
+  return "";
+}
+
 }  // namespace
 
 YAML::Node parse_yaml(const std::string& text, const std::string& file) {
@@ -192,7 +206,7 @@ YAML::Node parse_yaml(const std::string& text, const std::string& file) {
     parsed = parse_documents(text);
   } catch (const YAML::Exception& e) {
     const int line = e.mark.is_null() ? 0 : e.mark.line + 1;
-    throw ConfigError(file, line, "", "malformed YAML: " + e.msg);
+    throw ConfigError(file, line, "", "malformed YAML: " + e.msg + tab_hint(text, line));
   }
   const int second = parsed.second_document_line;
   if (second < 0) {

@@ -312,11 +312,13 @@ bool plain_decimal(const std::string& s) {
 void check_bytes(const OptionSpec& spec, const std::string& value) {
   try {
     if (parse_bytes(value) == 0) throw UnitError("zero");
-  } catch (const UnitError&) {
+  } catch (const UnitError& e) {
     // "64" could be bytes or MiB: a size, like a rate, needs its unit.
     if (plain_decimal(value))
       throw OptionError("expected a size with its unit, like '" + value + "MiB' or '" + value +
                         "B'");
+    if (std::string(e.what()).find("(value too large)") != std::string::npos)
+      throw OptionError("expected a size below 2^64 bytes (16 EiB), like '64MiB'");
     throw OptionError(expectation(spec));
   }
 }

@@ -321,9 +321,9 @@ Schedule all_to_all_schedule(const Platform& platform) {
 
 Schedule triads_schedule(const Platform& platform) {
   if (num_sites(platform) != 9) {
-    throw ConfigError(
-        platform.file, 0, "schedule",
-        "'triads' needs a platform of 9 sites, got " + std::to_string(num_sites(platform)));
+    throw ConfigError(kCommandLine, 0, "schedule",
+                      "'triads' needs a platform of 9 sites, got " +
+                          std::to_string(num_sites(platform)) + " in " + platform.file);
   }
   return named("triads", Collective::kGroupAverage,
                affine_plane_classes(continent_order(platform)));
@@ -336,7 +336,7 @@ std::vector<Round> rotating_groups(const Platform& platform, int k, const std::s
   const int n = num_sites(platform);
   if (k < 2 || k > n) {
     throw ConfigError(
-        platform.file, 0, "schedule",
+        kCommandLine, 0, "schedule",
         family + "-k with 2 <= k <= " + std::to_string(n) + ", got k = " + std::to_string(k));
   }
   if (n == 9 && k == 3) return affine_plane_classes(continent_order(platform));
@@ -367,7 +367,7 @@ Schedule pairs_schedule(const Platform& platform) {
 Schedule random_schedule(const Platform& platform, int k, std::uint64_t seed) {
   const int n = num_sites(platform);
   if (k < 2 || k > n) {
-    throw ConfigError(platform.file, 0, "schedule",
+    throw ConfigError(kCommandLine, 0, "schedule",
                       "random-k:SEED with 2 <= k <= " + std::to_string(n));
   }
   return named("random-" + std::to_string(k) + ":" + std::to_string(seed),
@@ -394,14 +394,14 @@ Schedule ring_collective_schedule(const Platform& platform, const Routing& routi
 Schedule point_to_point_schedule(const Platform& platform,
                                  const std::vector<std::pair<int, int>>& pairs, int messages) {
   if (messages < 1)
-    throw ConfigError(platform.file, 0, "schedule",
+    throw ConfigError(kCommandLine, 0, "schedule",
                       "at least 1 message per pair, got " + std::to_string(messages));
   Round round;
   std::string name = "p2p:";
   for (const auto& [a, b] : pairs) {
     if (a == b)
       throw ConfigError(
-          platform.file, 0, "schedule",
+          kCommandLine, 0, "schedule",
           "a pair of two different sites, got " + platform.sites.at(a).code + " twice");
     round.groups.push_back(Group{{a, b}});
     name += (round.groups.size() > 1 ? "," : "") + platform.sites.at(a).code + "-" +
@@ -439,8 +439,9 @@ Schedule reduction_tree_schedule(const Platform& platform, const Routing& routin
 Schedule hierarchical_schedule(const Platform& platform, const Routing& routing) {
   const auto conts = sites_by_continent(platform);
   if (conts.size() < 2) {
-    throw ConfigError(platform.file, 0, "schedule",
-                      "'hierarchical' needs sites on at least 2 continents");
+    throw ConfigError(
+        kCommandLine, 0, "schedule",
+        "'hierarchical' needs sites on at least 2 continents, got one in " + platform.file);
   }
   Round local, global;
   Group reps;

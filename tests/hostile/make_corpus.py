@@ -107,6 +107,19 @@ case("issue_stats_full_device", "--stats to a link to a full device with --json 
      RUN + ["--json", "{dir}/r.json", "--vcd", "{dir}/w.vcd", "--stats", "{dir}/s.csv"],
      refused("--stats: expected a regular file or a new one, not a symbolic link"),
      files={"s.csv": {"link": "/dev/full"}})
+case("gradient_past_64_bits", "a gradient of more bytes than 64 bits count",
+     RUN[:2] + ["--gradient", "1000000000TiB"],
+     refused("--gradient: expected a size below 2^64 bytes (16 EiB)"))
+case("triads_on_three_sites", "the default schedule (triads) on a platform of 3 sites",
+     ["run", "-q", "--platform", "{dir}/ny.yaml"],
+     refused("aggnet run: --schedule: 'triads' needs a platform of 9 sites, got 3 in"),
+     files={"ny.yaml": text(NY_PLATFORM)})
+case("platform_missing", "a platform file that does not exist",
+     RUN + ["--platform", "{dir}/none.yaml"], refused("none.yaml: cannot read file: No such file"))
+case("platform_tab_indent", "a platform indented with a tab",
+     RUN + ["--platform", "{dir}/tab.yaml"],
+     refused("tab.yaml:9: malformed YAML: illegal block entry (line 9 is indented with a tab"),
+     files={"tab.yaml": text(NY_PLATFORM.replace("  - {a: a, b: ny", "\t- {a: a, b: ny"))})
 case("fifo_json", "--json to a FIFO (a writer would block until a reader came)",
      RUN + ["--json", "{dir}/p.json"], refused("--json: expected a regular file or a new one"),
      files={"p.json": {"fifo": True}})
