@@ -722,6 +722,10 @@ std::string summary_tail(const json& report) {
         fmt::format("  slowdown vs co-located   {:.3f}x (mean step time ratio: per step, "
                     "not to consensus)",
                     sm["slowdown_vs_colocated"].get<double>()));
+  } else if (report.value("collective", "") == "reduction-tree") {
+    line(
+        "  co-located reference     none for reduction trees (one data centre's fabric has no "
+        "links for a tree's edges; docs/reduction-trees.md)");
   }
   if (sm["functional_checks"].get<double>() > 0) {
     line(fmt::format("  functional checks        {} chunks, {} mismatches",

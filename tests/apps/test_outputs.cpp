@@ -1161,6 +1161,21 @@ TEST_F(Outputs, RunTableMemoryTierLine) {
     EXPECT_TRUE(v->is_null()) << *v;
 }
 
+// A reduction tree has no co-located reference: the table says so instead of leaving the
+// slowdown lines out silently, and the JSON has no slowdown.
+TEST_F(Outputs, RunTableSaysWhenThereIsNoReference) {
+  const Output o = aggnet("run --schedule reduction-forest --gradient 16MiB --json t.json");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.out.find("  co-located reference     none for reduction trees"), std::string::npos)
+      << o.out;
+  EXPECT_FALSE(
+      json::parse(read_text(dir_ / "t.json"))["summary"].contains("slowdown_vs_colocated"));
+  const Output group = aggnet("run --schedule triads --gradient 16MiB --steps 1");
+  ASSERT_EQ(group.status, 0) << group.err;
+  EXPECT_NE(group.out.find("  slowdown vs co-located   "), std::string::npos) << group.out;
+  EXPECT_EQ(group.out.find("co-located reference     none"), std::string::npos) << group.out;
+}
+
 // aggnet compare: the inputs that differ and the numbers that differ, against the first
 // run, B - A and (B - A) / A computed here from the two reports.
 TEST_F(Outputs, CompareShowsWhichInputsAndNumbersDiffer) {
