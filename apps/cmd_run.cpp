@@ -197,8 +197,6 @@ void plan_steps(RunSetup& s) {
   s.options.steps = static_cast<int>(steps);
 }
 
-// SystemC time is 64-bit picoseconds (it ends after ~1.8e7 s): refuse runs whose compute
-// phases or whose gradient on the slowest link alone would come near that.
 // The platform key that sets a horizon term, where the file wrote it (its own key, else
 // the defaults'), or its own key at line 0 (a module default or --set).
 ConfigError platform_key_error(const Platform& p, const std::vector<std::string>& keys,
@@ -210,8 +208,9 @@ ConfigError platform_key_error(const Platform& p, const std::vector<std::string>
   return ConfigError(p.file, 0, keys.front(), expected, got);
 }
 
-// steps x (compute time + gradient on the slowest link) must end well before SystemC's
-// clock does; the error names the key of the term that decides it.
+// SystemC time is 64-bit picoseconds (it ends after ~1.8e7 s): refuse runs whose compute
+// phases or whose gradient on the slowest link alone would come near that, naming the
+// key of the term that decides it.
 void check_horizon(const RunSetup& s) {
   constexpr double kLimitS = 1e6;
   const Platform& p = s.platform;
@@ -221,13 +220,16 @@ void check_horizon(const RunSetup& s) {
     const std::string& code = p.sites[i].code;
     const double site_s =
         static_cast<double>(slowed_compute_ps(s.options.faults, p, static_cast<int>(i))) * 1e-12;
-    if (site_s > compute_s)
-      compute_s = site_s,
+    if (site_s > compute_s) {
+      compute_s = site_s;
       compute_keys = {"sites." + code + ".cluster.compute_time", "defaults.cluster.compute_time"};
+    }
     const auto access = static_cast<double>(p.sites[i].cluster.access_bandwidth_bps);
-    if (access < slowest_bps)
-      slowest_bps = access, slowest_keys = {"sites." + code + ".cluster.access_bandwidth",
-                                            "defaults.cluster.access_bandwidth"};
+    if (access < slowest_bps) {
+      slowest_bps = access;
+      slowest_keys = {"sites." + code + ".cluster.access_bandwidth",
+                      "defaults.cluster.access_bandwidth"};
+    }
   }
   for (const auto& link : p.links) {
     if (static_cast<double>(link.params.bandwidth_bps) >= slowest_bps) continue;
@@ -236,8 +238,10 @@ void check_horizon(const RunSetup& s) {
                     "defaults.link.bandwidth"};
   }
   const auto fabric_bps = static_cast<double>(p.colocated.link.bandwidth_bps);
-  if (s.colocated && fabric_bps < slowest_bps)
-    slowest_bps = fabric_bps, slowest_keys = {"colocated.link.bandwidth"};
+  if (s.colocated && fabric_bps < slowest_bps) {
+    slowest_bps = fabric_bps;
+    slowest_keys = {"colocated.link.bandwidth"};
+  }
   const double steps = static_cast<double>(s.options.steps);
   const double transfer_s = static_cast<double>(s.options.gradient_bytes) * 8 / slowest_bps;
   const double bound_s = steps * (compute_s + transfer_s);

@@ -439,9 +439,9 @@ Schedule reduction_tree_schedule(const Platform& platform, const Routing& routin
 Schedule hierarchical_schedule(const Platform& platform, const Routing& routing) {
   const auto conts = sites_by_continent(platform);
   if (conts.size() < 2) {
-    throw ConfigError(
-        kCommandLine, 0, "schedule",
-        "'hierarchical' needs sites on at least 2 continents, got one in " + platform.file);
+    throw ConfigError(kCommandLine, 0, "schedule",
+                      "'hierarchical' needs sites on at least 2 continents, got " +
+                          std::to_string(conts.size()) + " in " + platform.file);
   }
   Round local, global;
   Group reps;
