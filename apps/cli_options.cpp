@@ -247,15 +247,39 @@ void check_buffers(const OptionValues& values, const Platform& platform, const R
   }
 }
 
+fs::path file_identity(const std::string& path) {
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(path, ec);
+  const fs::path canonical = fs::weakly_canonical(ec ? fs::path(path) : absolute, ec);
+  return ec ? absolute.lexically_normal() : canonical;
+}
+
+void check_not_an_input(const std::string& where, const std::string& key, const std::string& output,
+                        const std::vector<std::pair<std::string, std::string>>& inputs) {
+  if (output.empty() || is_stdout(output)) return;
+  const fs::path id = file_identity(output);
+  for (const auto& [input, what] : inputs)
+    if (!input.empty() && file_identity(input) == id)
+      throw ConfigError(where, 0, "--" + key, "expected a file other than " + what, output);
+}
+
+// Every output option: a writable regular file or none, no two naming one file, and none
+// naming a file the command reads (the platform, a schedule file).
 void check_outputs(const OptionValues& values) {
   std::map<fs::path, std::string> seen;  // output file -> its option
+  std::vector<std::pair<std::string, std::string>> inputs;
+  for (const OptionSpec* spec : options::options_of(values.command()))
+    if ((spec->form == Form::kPath || spec->form == Form::kSchedule) && values.has(spec->name) &&
+        fs::is_regular_file(values.text(spec->name)))
+      inputs.emplace_back(values.text(spec->name), "the --" + spec->name + " input");
   for (const OptionSpec* spec : options::options_of(values.command())) {
     if (spec->form != Form::kOutput) continue;
     const std::string& path = values.text(spec->name);
     check_output_path(values.where(), spec->name, path);
     if (path.empty()) continue;
-    std::error_code ec;
-    const auto [it, fresh] = seen.emplace(fs::weakly_canonical(path, ec), spec->name);
+    check_not_an_input(values.where(), spec->name, path, inputs);
+    const auto [it, fresh] =
+        seen.emplace(is_stdout(path) ? fs::path(path) : file_identity(path), spec->name);
     if (!fresh)
       throw ConfigError(values.where(), 0, "--" + spec->name,
                         "expected a file other than --" + it->second + "'s", path);

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <boost/program_options.hpp>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/config_error.h"
@@ -67,6 +69,15 @@ void check_outputs(const options::OptionValues& values);
 /// (not a link, a device or a FIFO), checked before any work, so a bad path loses nothing.
 /// Empty paths and "-" (the standard output) pass. Errors: ConfigError(where, --key).
 void check_output_path(const std::string& where, const std::string& key, const std::string& path);
+
+/// What names one file however it is spelt ("x", "./x", "/abs/x", "d/../x"), existing or
+/// not: the absolute path with its existing part's links resolved.
+std::filesystem::path file_identity(const std::string& path);
+
+/// Refuses an output that names one of `inputs` (files the command reads): ConfigError
+/// (where, --key), "expected a file other than <what>".
+void check_not_an_input(const std::string& where, const std::string& key, const std::string& output,
+                        const std::vector<std::pair<std::string, std::string>>& inputs);
 
 /// This executable's path (/proc/self/exe), for commands that run `aggnet run` children.
 /// Errors: std::runtime_error.

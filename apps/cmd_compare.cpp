@@ -186,6 +186,9 @@ int compare(const po::variables_map& vm) {
     throw ConfigError(kWhere, 0, "", "expected at least two run JSON files (aggnet run --json)");
   const std::string out = vm.count("json") ? vm["json"].as<std::string>() : "";
   cli::check_output_path(kWhere, "json", out);
+  std::vector<std::pair<std::string, std::string>> read;
+  for (const auto& file : files) read.emplace_back(file, "the input " + file);
+  cli::check_not_an_input(kWhere, "json", out, read);
   std::vector<Run> runs;
   for (std::size_t i = 0; i < files.size(); ++i)
     runs.push_back(

@@ -98,7 +98,9 @@ void check_waveform_outputs(const OptionValues& v) {
            "expected a .vcd file: FST needs vcd2fst (Debian package gtkwave), not found in PATH",
            v.text("vcd"));
   const std::string view = view_path(v);
-  if (v.has("gtkw") || view.empty() || !fs::exists(view)) return;
+  if (v.has("gtkw") || view.empty()) return;
+  cli::check_output_path(kWhere, "vcd", view);  // the view too: a regular file or none
+  if (!fs::exists(view)) return;
   std::ifstream in(view);
   std::stringstream text;
   text << in.rdbuf();
@@ -131,8 +133,7 @@ void check_distinct_outputs(const OptionValues& v) {
   }
   std::map<fs::path, const Output*> seen;
   for (const Output& out : files) {
-    std::error_code ec;
-    const auto [it, fresh] = seen.emplace(fs::weakly_canonical(out.path, ec), &out);
+    const auto [it, fresh] = seen.emplace(cli::file_identity(out.path), &out);
     if (!fresh)
       throw ConfigError(kWhere, 0, "--" + out.key,
                         "expected " + out.what + " in a file other than --" + it->second->key +
@@ -234,7 +235,8 @@ void check_horizon(const RunSetup& s) {
   for (const auto& link : p.links) {
     if (static_cast<double>(link.params.bandwidth_bps) >= slowest_bps) continue;
     slowest_bps = static_cast<double>(link.params.bandwidth_bps);
-    slowest_keys = {"links." + p.sites[link.a].code + "-" + p.sites[link.b].code + ".bandwidth",
+    const std::string &a = p.sites[link.a].code, &b = p.sites[link.b].code;
+    slowest_keys = {"links." + a + "-" + b + ".bandwidth", "links." + b + "-" + a + ".bandwidth",
                     "defaults.link.bandwidth"};
   }
   const auto fabric_bps = static_cast<double>(p.colocated.link.bandwidth_bps);
@@ -246,12 +248,18 @@ void check_horizon(const RunSetup& s) {
   const double transfer_s = static_cast<double>(s.options.gradient_bytes) * 8 / slowest_bps;
   const double bound_s = steps * (compute_s + transfer_s);
   if (bound_s <= kLimitS) return;
+  const std::string expected = fmt::format(
+      "expected a run shorter than {:.0e} s of simulated time (SystemC's 64-bit ps clock ends "
+      "at 1.8e7 s); steps x (compute time + gradient on the slowest link) is already {:.2e} s",
+      kLimitS, bound_s);
+  if (s.values.given("steps") && compute_s + transfer_s <= kLimitS)  // one step would fit
+    s.values.fail("steps", expected, s.values.text("steps"));
+  const auto& keys = transfer_s >= compute_s ? slowest_keys : compute_keys;
+  for (const std::string& set : s.values.list("set"))  // a --set gave the deciding value
+    if (std::find(keys.begin(), keys.end(), set.substr(0, set.find('='))) != keys.end())
+      s.values.fail("set", expected, set);
   throw platform_key_error(
-      p, transfer_s >= compute_s ? slowest_keys : compute_keys,
-      fmt::format("expected a run shorter than {:.0e} s of simulated time (SystemC's 64-bit ps "
-                  "clock ends at 1.8e7 s); steps x (compute time + gradient on the slowest "
-                  "link) is already {:.2e} s",
-                  kLimitS, bound_s),
+      p, keys, expected,
       transfer_s >= compute_s ? format_rate(slowest_bps) : fmt::format("{:.3g} s", compute_s));
 }
 

@@ -169,10 +169,15 @@ int cmd_export(int argc, char** argv) {
     std::fprintf(stderr, "aggnet sweep export: %s: no such database\n", argv[2]);
     return 2;
   }
-  ResultStore store(argv[2]);
-  store.export_csv(argv[4]);
-  std::fprintf(stderr, "aggnet sweep export: %zu rows to %s\n", store.row_count(), argv[4]);
-  return 0;
+  return cli::guarded("aggnet sweep export", [&] {
+    cli::check_output_path("aggnet sweep export", "csv", argv[4]);
+    cli::check_not_an_input("aggnet sweep export", "csv", argv[4],
+                            {{argv[2], std::string("the database ") + argv[2]}});
+    ResultStore store(argv[2]);
+    store.export_csv(argv[4]);
+    std::fprintf(stderr, "aggnet sweep export: %zu rows to %s\n", store.row_count(), argv[4]);
+    return 0;
+  });
 }
 
 po::options_description sweep_options() {

@@ -805,6 +805,39 @@ TEST_F(Outputs, OutputsAreRegularFilesNoneReplacingAnother) {
   for (const char* name : {"w.gtkw", "w.vcd", "r.md", "r.links.png", "r.alignment.png", "v.gtkw"})
     EXPECT_FALSE(fs::exists(dir_ / name)) << name;
   EXPECT_TRUE(fs::is_fifo(dir_ / "pipe.json"));
+  // One file however it is spelt, an input as an output, a derived view that is a link or
+  // a FIFO, and the other commands' outputs.
+  fs::copy_file(std::string(AGGNET_SOURCE_DIR) + "/platforms/nine_city.yaml", dir_ / "p.yaml");
+  fs::create_symlink(dir_ / "precious.txt", dir_ / "v.gtkw");
+  ASSERT_EQ(::mkfifo((dir_ / "f.gtkw").c_str(), 0600), 0);
+  std::ofstream(dir_ / "x.db") << "not a database\n";
+  const std::vector<std::pair<std::string, std::string>> more = {
+      {"run --gradient 16MiB --steps 1 --no-colocated -q --json a.json --stats ./a.json",
+       "aggnet run: --json: expected a file other than --stats's, got 'a.json'"},
+      {"run --gradient 16MiB --steps 1 --no-colocated -q --platform p.yaml --json ./p.yaml",
+       "aggnet run: --json: expected a file other than the --platform input, got './p.yaml'"},
+      {"run --gradient 16MiB --steps 1 --no-colocated -q --vcd v.vcd",
+       "aggnet run: --vcd: expected a regular file or a new one, not a symbolic link, got "
+       "'v.gtkw'"},
+      {"run --gradient 16MiB --steps 1 --no-colocated -q --vcd f.vcd",
+       "aggnet run: --vcd: expected a regular file or a new one, got 'f.gtkw'"},
+      {"schedule --platform p.yaml --out p.yaml",
+       "aggnet schedule: --out: expected a file other than the --platform input, got 'p.yaml'"},
+      {"sweep export x.db --csv ./x.db",
+       "aggnet sweep export: --csv: expected a file other than the database x.db, got './x.db'"},
+      {"sweep export x.db --csv link.json",
+       "aggnet sweep export: --csv: expected a regular file or a new one, not a symbolic link, "
+       "got 'link.json'"},
+  };
+  for (const auto& [args, error] : more) {
+    const Output o = aggnet(args);
+    EXPECT_EQ(o.status, 2) << args;
+    EXPECT_EQ(o.err, error + "\n") << args;
+  }
+  EXPECT_EQ(read_text(dir_ / "precious.txt"), "precious\n");
+  EXPECT_EQ(read_text(dir_ / "x.db"), "not a database\n");
+  for (const char* name : {"a.json", "v.vcd", "f.vcd"})
+    EXPECT_FALSE(fs::exists(dir_ / name)) << name;
   // The same outputs, apart: written.
   const Output apart = aggnet(base + "--json w.json --vcd w.vcd --report r.md --journey j.txt");
   EXPECT_EQ(apart.status, 0) << apart.err;
