@@ -160,6 +160,18 @@ int cmd_merge(int argc, char** argv) {
   return 0;
 }
 
+// --out: a directory or a new one (its parents are made), not a link (the results would
+// land elsewhere) nor a file, FIFO or device.
+void check_out_dir(const std::string& out) {
+  std::error_code ec;
+  const fs::file_status own = fs::symlink_status(out, ec);
+  if (fs::is_symlink(own))
+    throw ConfigError(kCommandLine, 0, "out",
+                      "expected a directory or a new one, not a symbolic link", out);
+  if (fs::exists(own) && !fs::is_directory(own))
+    throw ConfigError(kCommandLine, 0, "out", "expected a directory or a new one", out);
+}
+
 int cmd_export(int argc, char** argv) {
   if (argc != 5 || std::string(argv[3]) != "--csv") {
     std::fputs(kUsage, stderr);
@@ -429,6 +441,7 @@ int cmd_run_sweep(int argc, char** argv) {
   }
   const std::string out_dir =
       fs::absolute(in.vm["out"].as<std::string>()).lexically_normal().string();
+  check_out_dir(in.vm["out"].as<std::string>());
   return in.has("slurm") ? run_slurm(in, out_dir) : run_local(in, out_dir);
 }
 

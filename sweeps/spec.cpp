@@ -682,6 +682,22 @@ void check_zip_lengths(const SweepSpec& spec) {
   }
 }
 
+// A grid of more points than a sweep can run (each point is a process) is refused before
+// its points are made: three axes of 1,000 values once took 2 GB and ended in bad_alloc.
+void check_point_count(const SweepSpec& spec) {
+  constexpr std::uint64_t kMaxPoints = 100000;
+  if (spec.mode != SweepMode::kGrid || spec.axes.empty()) return;
+  std::uint64_t points = 1;
+  for (const Axis& axis : spec.axes) {
+    points *= std::max<std::uint64_t>(axis.values.size(), 1);
+    if (points > kMaxPoints)
+      throw ConfigError(spec.file, spec.axes.front().line, "axes",
+                        fmt::format("expected a grid of at most {} points (the product of the "
+                                    "axes' lengths), got more at axes[{}] ({})",
+                                    kMaxPoints, &axis - spec.axes.data(), axis.name));
+  }
+}
+
 // Spec hash: canonical content (comments and key order do not matter).
 std::string spec_hash(const SweepSpec& spec) {
   nlohmann::json canon;
@@ -736,6 +752,7 @@ SweepSpec parse_spec(const std::string& yaml_text, const std::string& file) {
   const YAML::Node axes = root["axes"];
   if (axes && !axes.IsNull()) read_axes(ctx, axes, spec);
   check_zip_lengths(spec);
+  check_point_count(spec);
   spec.hash = spec_hash(spec);
   check_distinct_points(spec);
   return spec;

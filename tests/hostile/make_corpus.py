@@ -136,6 +136,23 @@ case("issue_sweep_equal_numbers", "axis values 0.01 and 1e-2",
      ["sweep", "{dir}/s.yaml", "--out", "{dir}/out"],
      refused("axes[0].values[1]: duplicate value: equals '0.01'"),
      files={"s.yaml": text(SWEEP % "  - {option: loss, values: [0.01, 1e-2]}")})
+case("sweep_grid_of_a_million", "two axes of 1,000 values: a million points",
+     ["sweep", "{dir}/s.yaml", "--out", "{dir}/out", "--dry-run"],
+     refused("s.yaml:4: axes: expected a grid of at most 100000 points"),
+     files={"s.yaml": text(SWEEP % (
+         "  - {option: buffer, logrange: {from: 1MiB, to: 8GiB, points: 1000}}\n"
+         "  - {option: set:defaults.link.bandwidth, name: rate,"
+         " logrange: {from: 1Gbps, to: 100Gbps, points: 1000}}"))})
+case("sweep_out_is_a_file", "--out naming a regular file",
+     ["sweep", "{dir}/s.yaml", "--out", "{dir}/f"],
+     refused("aggnet sweep: --out: expected a directory or a new one, got"),
+     files={"s.yaml": text(SWEEP % "  - {option: schedule, values: [triads, ring]}"),
+            "f": text("a file\n")})
+case("sweep_out_is_a_link", "--out naming a symbolic link (dangling)",
+     ["sweep", "{dir}/s.yaml", "--out", "{dir}/l"],
+     refused("aggnet sweep: --out: expected a directory or a new one, not a symbolic link"),
+     files={"s.yaml": text(SWEEP % "  - {option: schedule, values: [triads, ring]}"),
+            "l": {"link": "/nonexistent-aggnet-out"}})
 case("issue_sweep_equal_sizes", "axis values 64MiB and 67108864B",
      ["sweep", "{dir}/s.yaml", "--out", "{dir}/out"],
      refused("duplicate value: equals '64MiB'"),
