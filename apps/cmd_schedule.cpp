@@ -69,24 +69,42 @@ std::string shapes(const Candidate& c, int n) {
   return out;
 }
 
+// Prints `rows` (the first one the header) in columns as wide as their widest cell:
+// right-aligned where `right[c]`, two spaces apart.
+void print_columns(const std::vector<std::vector<std::string>>& rows,
+                   const std::vector<bool>& right) {
+  std::vector<std::size_t> width(right.size(), 0);
+  for (const auto& row : rows)
+    for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      line += c == 0 ? "" : "  ";
+      line += fmt::format(right[c] ? "{:>{}}" : "{:<{}}", row[c], width[c]);
+    }
+    std::cout << line << "\n";
+  }
+}
+
 // Completes (complete_candidate) and prints the first `top` rows.
 void print_table(std::vector<Candidate>& cs, int top, const Platform& p, const Routing& routing,
                  const OptimizerOptions& opt) {
   const int n = static_cast<int>(p.sites.size());
-  const char* row = "{:>4}  {:<24} {:<15} {:<26} {:>9} {:>7} {:>12} {:>12} {:>12} {:>12}\n";
-  std::cout << fmt::format(row, "rank", "schedule", "family", "groups per round", "rho", "rounds",
-                           "round time", "rounds x rt", "time to eps", "w/ compute");
+  std::vector<std::vector<std::string>> table = {{"rank", "schedule", "family",
+                                                  "groups per round", "rho", "rounds",
+                                                  "round time", "rounds x rt", "time to eps",
+                                                  "w/ compute"}};
   const int rows = std::min<int>(top, cs.size());
   for (int i = 0; i < rows; ++i) {
     auto& c = cs[i];
     complete_candidate(c, p, routing, opt);
-    std::cout << fmt::format(
-        row, fmt::format("{}{}", i + 1, c.unaligned_estimate ? "*" : ""), c.schedule.name, c.family,
-        shapes(c, n), fmt::format("{:.2e}", c.mixing.rho),
-        c.rounds_to_eps < 0 ? std::string("never") : std::to_string(c.rounds_to_eps),
-        fmt_time(c.timing.mean_round_s), fmt_time(c.isolated_time_to_eps_s),
-        fmt_time(c.comm_time_to_eps_s), fmt_time(c.time_to_eps_s));
+    table.push_back({fmt::format("{}{}", i + 1, c.unaligned_estimate ? "*" : ""),
+                     c.schedule.name, c.family, shapes(c, n), fmt::format("{:.2e}", c.mixing.rho),
+                     c.rounds_to_eps < 0 ? std::string("never") : std::to_string(c.rounds_to_eps),
+                     fmt_time(c.timing.mean_round_s), fmt_time(c.isolated_time_to_eps_s),
+                     fmt_time(c.comm_time_to_eps_s), fmt_time(c.time_to_eps_s)});
   }
+  print_columns(table, {true, false, false, false, true, true, true, true, true, true});
   std::cout << "(round time: period average, members start at the agreed start plus their send "
                "offsets; rounds x rt: the round times of the rounds to eps, summed (rounds "
                "x round time when every round takes the same); time to eps: from a common start "

@@ -477,6 +477,34 @@ TEST_F(Outputs, ScheduleRoundsTimesRoundTimeIsTheRoundsSummed) {
   EXPECT_GT(std::abs(summed - rounds * average), 0.01) << "the example no longer tells them apart";
 }
 
+// The ranking's columns line up whatever their cells hold: "reduction-forest" (16
+// characters) and sequential-3's "3+6 out | ... (12 rounds)" are wider than a fixed
+// layout's family and groups columns. Every row ends where the header does (the last
+// column is right-aligned), and each column starts (left-aligned) or ends
+// (right-aligned) where its title does.
+TEST_F(Outputs, ScheduleTableColumnsLineUp) {
+  const Output o = aggnet("schedule --top 6");
+  ASSERT_EQ(o.status, 0) << o.err;
+  std::vector<std::string> lines;
+  std::istringstream in(o.out);
+  for (std::string line; std::getline(in, line) && line.rfind("(round time", 0) != 0;)
+    if (!lines.empty() || line.rfind("rank", 0) == 0) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 7u) << o.out;
+  ASSERT_NE(o.out.find("reduction-forest"), std::string::npos) << o.out;
+  const std::string& header = lines[0];
+  for (const std::string& row : std::vector<std::string>(lines.begin() + 1, lines.end())) {
+    EXPECT_EQ(row.size(), header.size()) << row;
+    for (const char* left : {"schedule", "family", "groups per round"}) {
+      const std::size_t at = header.find(left);
+      EXPECT_TRUE(row[at - 1] == ' ' && row[at] != ' ') << left << ": " << row;
+    }
+    for (const char* right : {"rho", "rounds", "time to eps"}) {
+      const std::size_t end = header.find(right) + std::string(right).size();
+      EXPECT_TRUE(row[end - 1] != ' ' && row[end] == ' ') << right << ": " << row;
+    }
+  }
+}
+
 // size-buffers: one title per column, no column repeating one value, the rate named for
 // what it is; progress lines with the estimated total and time left.
 TEST_F(Outputs, SizeBuffersTableAndProgress) {
