@@ -299,6 +299,13 @@ sweep_case("nested_key", "a mapping where a key belongs",
            "  - {option: schedule, values: [triads]}", "expected a plain key, got a mapping",
            base="base: {{gradient: 1}: 2}")
 
+# --- --shard: an option error like any other ------------------------------------------
+for name, shard in [("out_of_range", "3/3"), ("past_64_bits", "99999999999999999999999/3")]:
+    case(f"sweep_shard_{name}", f"--shard {shard}",
+         ["sweep", "{dir}/s.yaml", "--out", "{dir}/out", "--dry-run", "--shard", shard],
+         refused(f"aggnet sweep: --shard: expected K/N with 0 <= K < N, got '{shard}'"),
+         files={"s.yaml": text(SWEEP % "  - {option: schedule, values: [triads, ring]}")})
+
 
 def main():
     check = "--check" in sys.argv[1:]
