@@ -299,6 +299,21 @@ sweep_case("nested_key", "a mapping where a key belongs",
            "  - {option: schedule, values: [triads]}", "expected a plain key, got a mapping",
            base="base: {{gradient: 1}: 2}")
 
+# --- Unknown units: named, with the units known ---------------------------------------
+for name, args, want in [
+    ("buffer_exbibytes", ["--buffer", "20EiB"],
+     "aggnet run: --buffer: expected a size like '64MiB' or '2048B' (unknown unit 'EiB'; known: "
+     "B, kB, KB, MB, GB, TB, KiB, MiB, GiB, TiB, bit,"),
+    ("chunk_unit_case", ["--chunk", "1Mib"], "Tibit; did you mean 'MiB'?), got '1Mib'"),
+    ("watchdog_hours", ["--watchdog", "5hours"],
+     "aggnet run: --watchdog: expected a time like '33.3ms' or '2us' (unknown unit 'hours'; "
+     "known: ps, ns, us,"),
+    ("set_bandwidth_unit", ["--set", "defaults.link.bandwidth=10Xbps"],
+     "aggnet run: --set defaults.link.bandwidth: expected a rate like '100Gbps' or '12.5GB/s' "
+     "(unknown unit 'Xbps'; known: bps,"),
+]:
+    case(f"unit_{name}", f"aggnet run {' '.join(args)}", RUN + args, refused(want))
+
 # --- --shard: an option error like any other ------------------------------------------
 for name, shard in [("out_of_range", "3/3"), ("past_64_bits", "99999999999999999999999/3")]:
     case(f"sweep_shard_{name}", f"--shard {shard}",

@@ -307,7 +307,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadSpec{"UnknownTopKey", "base: {}\naxis: []\n", "spec.yaml:2: axis: unknown key"},
         BadSpec{"UnknownOption", "base:\n  bufer: 1MiB\n", "spec.yaml:2: base.bufer: unknown run"},
         BadSpec{"BadSize", "base:\n  buffer: 64 potatoes\n",
-                "spec.yaml:2: base.buffer: expected a positive size"},
+                "spec.yaml:2: base.buffer: expected a size like '64MiB' or '2048B' (unknown unit "
+                "'potatoes'; known: B,"},
         BadSpec{"BadSchedule", "base:\n  schedule: trads\n", "spec.yaml:2: base.schedule:"},
         BadSpec{"MissingScheduleFile", "base:\n  schedule: nope/x.yaml\n",
                 "expected an existing schedule file"},
