@@ -321,6 +321,15 @@ for name, shard in [("out_of_range", "3/3"), ("past_64_bits", "99999999999999999
          refused(f"aggnet sweep: --shard: expected K/N with 0 <= K < N, got '{shard}'"),
          files={"s.yaml": text(SWEEP % "  - {option: schedule, values: [triads, ring]}")})
 
+# --- A missing platform: the file it most likely meant --------------------------------
+case("platform_misspelt", "a --platform name one letter off a file of its directory",
+     RUN + ["--platform", "platforms/nine_cty.yaml"],
+     refused("platforms/nine_cty.yaml: cannot read file: No such file or directory "
+             "(did you mean 'platforms/nine_city.yaml'?)"))
+case("platform_shipped_name", "a shipped platform's name, not its path",
+     RUN + ["--platform", "nine_city_full_mesh.yaml"],
+     refused("/platforms/nine_city_full_mesh.yaml'?)"), env={"AGGNET_DATA_DIR": "{src}"})
+
 
 def main():
     check = "--check" in sys.argv[1:]
