@@ -115,11 +115,11 @@ void check_input_exists(const std::string& path, const std::vector<std::string>&
                         (match.empty() ? "" : " (did you mean '" + match + "'?)"));
 }
 
-std::string read_input_file(const std::string& path) {
+std::string read_input_file(const std::string& path, const std::string& kind) {
   check_input_exists(path);
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
-    throw ConfigError(path, 0, "", "expected a YAML file, got a directory");
+    throw ConfigError(path, 0, "", "expected " + kind + ", got a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(path, 0, "", std::string("cannot read file: ") + std::strerror(errno));
   // Block by block up to the limit: a buffer of the limit's size cost every read 64 MiB of

@@ -12,11 +12,11 @@ namespace aggnet {
 /// mesh of 500 sites is ~8 MB of YAML), far below the memory of a machine that runs it.
 inline constexpr std::uint64_t kMaxInputFileBytes = 64ull << 20;
 
-/// The text of `path`. Errors: ConfigError(path, line, "", ...) for a missing file
-/// (check_input_exists), a directory, a file that cannot be read, one longer than
-/// kMaxInputFileBytes (read up to that much only, so /dev/zero ends quickly) or one that is
-/// not UTF-8 text (named by its line and byte).
-std::string read_input_file(const std::string& path);
+/// The text of `path`, which should be `kind` ("a YAML file"). Errors: ConfigError(path,
+/// line, "", ...) for a missing file (check_input_exists), a directory, a file that cannot
+/// be read, one longer than kMaxInputFileBytes (read up to that much only, so /dev/zero
+/// ends quickly) or one that is not UTF-8 text (named by its line and byte).
+std::string read_input_file(const std::string& path, const std::string& kind = "a YAML file");
 
 /// Nothing if `path` exists. Errors: ConfigError(path, 0, "", "cannot read file: No such
 /// file or directory"), with a did-you-mean naming the file closest in name in its
