@@ -11,6 +11,8 @@
 
 #include "common/atomic_file.h"
 #include "common/config_error.h"
+#include "common/data_dir.h"
+#include "common/input_file.h"
 #include "common/strings.h"
 #include "common/units.h"
 
@@ -211,7 +213,10 @@ std::optional<OptionValues> read(const std::string& where, options::Command comm
 }
 
 Platform load_platform(const OptionValues& values, const RunOptions& run) {
-  Platform platform = aggnet::load_platform(values.text("platform"), overrides(values));
+  const std::string& file = values.text("platform");
+  if (const std::string shipped = data_dir(); !shipped.empty())
+    check_input_exists(file, {(fs::path(shipped) / "platforms").string()});
+  Platform platform = aggnet::load_platform(file, overrides(values));
   for (auto& site : platform.sites) site.fpga.buffer_bytes = fpga_buffer_bytes(run, site.fpga);
   return platform;
 }

@@ -49,7 +49,8 @@ std::optional<options::OptionValues> read(const std::string& where, options::Com
                                           const std::string& caption, int argc, char** argv);
 
 /// The platform of --platform with the --set overrides, and --buffer (when given) at
-/// every site. Errors: ConfigError (the file's, or where's for a bad --set).
+/// every site. Errors: ConfigError (the file's, or where's for a bad --set); a missing
+/// file's names the closest file of its directory or of the shipped platforms.
 Platform load_platform(const options::OptionValues& values, const RunOptions& run);
 
 /// With aggregation on, every site's buffer must hold one aggregation slot (one chunk).

@@ -3,14 +3,13 @@
 // against the first run, absolute and relative.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,6 +17,7 @@
 #include "apps/commands.h"
 #include "common/atomic_file.h"
 #include "common/config_error.h"
+#include "common/input_file.h"
 
 namespace aggnet {
 namespace {
@@ -42,13 +42,113 @@ struct Row {
   std::vector<json> values;
 };
 
+const char* kRunJson = "expected a run JSON written by aggnet run --json";
+
+// What a report's member must be; the readable name of each for errors.
+enum class Kind { kObject, kArray, kString, kNumber };
+
+bool is(const json& value, Kind kind) {
+  switch (kind) {
+    case Kind::kObject:
+      return value.is_object();
+    case Kind::kArray:
+      return value.is_array();
+    case Kind::kString:
+      return value.is_string();
+    case Kind::kNumber:
+      return value.is_number();
+  }
+  return false;
+}
+
+std::string name(Kind kind) {
+  static const char* const names[] = {"an object", "a list", "a string", "a number"};
+  return names[static_cast<int>(kind)];
+}
+
+// A value as an error shows it: its JSON text, cut short.
+std::string shown(const json& value) {
+  const std::string text = value.dump();
+  return text.size() > 40 ? text.substr(0, 37) + "..." : text;
+}
+
+[[noreturn]] void bad_value(const std::string& file, const std::string& path, Kind kind,
+                            const json& got) {
+  throw ConfigError(file, 0, path, "expected " + name(kind) + ", got " + shown(got));
+}
+
+// `object[key]` (at `path`), checked to be `kind`; nullptr when absent and not `required`.
+const json* member(const std::string& file, const json& object, const std::string& path,
+                   const std::string& key, Kind kind, bool required) {
+  const std::string at = path.empty() ? key : path + "." + key;
+  if (!object.contains(key)) {
+    if (!required) return nullptr;
+    throw ConfigError(file, 0, at, "expected " + name(kind) + ", but the key is missing");
+  }
+  if (!is(object[key], kind)) bad_value(file, at, kind, object[key]);
+  return &object[key];
+}
+
+// An optional object of numbers (the summary, the co-located reference's summary).
+void check_numbers(const std::string& file, const json& report, const std::string& key,
+                   bool required) {
+  const json* numbers = member(file, report, "", key, Kind::kObject, required);
+  if (!numbers) return;
+  for (const auto& [name, value] : numbers->items())
+    if (!value.is_number()) bad_value(file, key + "." + name, Kind::kNumber, value);
+}
+
+// An optional list of objects (steps, sites, links), each with the text `names` that
+// compare names it by.
+void check_list(const std::string& file, const json& report, const std::string& key,
+                const std::vector<std::string>& names) {
+  const json* list = member(file, report, "", key, Kind::kArray, false);
+  for (std::size_t i = 0; list && i < list->size(); ++i) {
+    const std::string at = fmt::format("{}[{}]", key, i);
+    if (!(*list)[i].is_object()) bad_value(file, at, Kind::kObject, (*list)[i]);
+    for (const auto& n : names) member(file, (*list)[i], at, n, Kind::kString, true);
+  }
+}
+
+// Everything compare reads of a report, of the kind it expects.
+void check_report(const std::string& file, const json& report) {
+  if (!report.is_object() || (!report.contains("summary") && !report.contains("options")))
+    throw ConfigError(file, 0, "", kRunJson);
+  check_numbers(file, report, "summary", true);
+  check_numbers(file, report, "colocated", false);
+  const json* options = member(file, report, "", "options", Kind::kObject, true);
+  member(file, *options, "options", "given", Kind::kObject, true);
+  member(file, *options, "options", "resolved", Kind::kObject, true);
+  member(file, report, "", "platform", Kind::kString, true);
+  member(file, report, "", "schedule", Kind::kString, true);
+  member(file, report, "", "platform_file", Kind::kString, false);
+  check_list(file, report, "steps", {});
+  check_list(file, report, "sites", {"site"});
+  check_list(file, report, "links", {"from", "to", "kind"});
+}
+
+// The line of byte `offset` of `text` (1-based).
+int line_of(const std::string& text, std::size_t offset) {
+  offset = std::min(offset, text.size());
+  return 1 +
+         static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(offset), '\n'));
+}
+
 json read_report(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw ConfigError(file, 0, "", "expected a readable run JSON (aggnet run --json)");
-  json report = json::parse(in, nullptr, false);
-  if (report.is_discarded() || !report.is_object() || !report.contains("summary") ||
-      !report.contains("options"))
-    throw ConfigError(file, 0, "", "expected a run JSON written by aggnet run --json");
+  const std::string text = read_input_file(file, "a run JSON file (aggnet run --json)");
+  json report;
+  try {
+    report = json::parse(text);
+  } catch (const json::parse_error& e) {
+    // e.what(): "[json.exception.parse_error.101] parse error at line 1, column 5: <why>".
+    const std::string what = e.what();
+    const auto column = what.find(", column ");
+    const auto why = what.find(": ", column == std::string::npos ? 0 : column);
+    throw ConfigError(file, line_of(text, e.byte == 0 ? 0 : e.byte - 1), "",
+                      std::string(kRunJson) + ", got malformed JSON" +
+                          (why == std::string::npos ? "" : " (" + what.substr(why + 2) + ")"));
+  }
+  check_report(file, report);
   return report;
 }
 
@@ -73,6 +173,19 @@ void flatten(const json& value, const std::string& path, std::map<std::string, j
   }
 }
 
+// A row compare compares holds numbers (or nothing) only: a run with text or a list where
+// another has a number is the corrupt one.
+void check_numeric(const std::vector<Run>& runs, const Row& row) {
+  const auto number = std::find_if(row.values.begin(), row.values.end(),
+                                   [](const json& v) { return v.is_number(); });
+  if (number == row.values.end()) return;
+  for (std::size_t r = 0; r < runs.size(); ++r)
+    if (!row.values[r].is_number() && !row.values[r].is_null())
+      throw ConfigError(runs[r].file, 0, row.path,
+                        "expected a number (as in " + runs[number - row.values.begin()].file +
+                            "), got " + shown(row.values[r]));
+}
+
 // The paths under `roots` whose values are not the same in every run, in path order.
 std::vector<Row> differing(const std::vector<Run>& runs, const std::vector<std::string>& roots,
                            bool numbers_only) {
@@ -95,6 +208,7 @@ std::vector<Row> differing(const std::vector<Run>& runs, const std::vector<std::
       numeric = numeric && (row.values.back().is_number() || row.values.back().is_null());
       same = same && row.values.back() == row.values.front();
     }
+    if (numbers_only) check_numeric(runs, row);
     if (!same && (!numbers_only || numeric)) rows.push_back(std::move(row));
   }
   return rows;

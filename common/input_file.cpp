@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/config_error.h"
+#include "common/strings.h"
 
 namespace aggnet {
 
@@ -69,10 +70,56 @@ int invalid_utf8_line(const std::string& text, unsigned char& bad) {
   return 0;
 }
 
-std::string read_input_file(const std::string& path) {
+namespace {
+
+// The names of the regular files of `dir` but hidden ones, at most the first 10,000 (a
+// suggestion is not worth reading a huge directory); none if it cannot be read.
+std::vector<std::string> file_names(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir.empty() ? "." : dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name[0] != '.' && it->is_regular_file(ec)) names.push_back(name);
+    if (names.size() >= 10000) break;
+  }
+  return names;
+}
+
+}  // namespace
+
+std::string closest_existing_file(const std::string& path,
+                                  const std::vector<std::string>& more_dirs) {
+  namespace fs = std::filesystem;
+  const fs::path given(path);
+  const std::string name = given.filename().string();
+  std::vector<fs::path> dirs = {given.parent_path()};
+  dirs.insert(dirs.end(), more_dirs.begin(), more_dirs.end());
+  for (const fs::path& dir : dirs) {
+    const auto names = file_names(dir);
+    const bool same = std::find(names.begin(), names.end(), name) != names.end();
+    const std::string match = same ? name : closest_match(name, names);
+    if (!match.empty() && dir / match != given) return (dir / match).string();
+  }
+  return "";
+}
+
+void check_input_exists(const std::string& path, const std::vector<std::string>& more_dirs) {
+  std::error_code ec;
+  if (std::filesystem::symlink_status(path, ec).type() != std::filesystem::file_type::not_found)
+    return;
+  const std::string match = closest_existing_file(path, more_dirs);
+  throw ConfigError(path, 0, "",
+                    "cannot read file: No such file or directory" +
+                        (match.empty() ? "" : " (did you mean '" + match + "'?)"));
+}
+
+std::string read_input_file(const std::string& path, const std::string& kind) {
+  check_input_exists(path);
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
-    throw ConfigError(path, 0, "", "expected a YAML file, got a directory");
+    throw ConfigError(path, 0, "", "expected " + kind + ", got a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(path, 0, "", std::string("cannot read file: ") + std::strerror(errno));
   // Block by block up to the limit: a buffer of the limit's size cost every read 64 MiB of

@@ -9,12 +9,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace aggnet {
@@ -170,6 +172,29 @@ std::string unit_list(const std::vector<UnitDef>& units) {
   return out;
 }
 
+bool equal_ignoring_case(const std::string& a, const char* b) {
+  return std::equal(a.begin(), a.end(), b, b + std::char_traits<char>::length(b),
+                    [](char x, char y) {
+                      return std::tolower(static_cast<unsigned char>(x)) ==
+                             std::tolower(static_cast<unsigned char>(y));
+                    });
+}
+
+// "(unknown unit 'Mib'; known: B, ...; did you mean 'MiB'?)": a suggestion only for a unit
+// that differs in case alone, as any other near miss may be a unit the parser lacks
+// ("EiB" is not "GiB").
+UnknownUnitError unknown_unit(const std::string& what, const std::string& unit,
+                              const std::vector<UnitDef>& units) {
+  std::string hint;
+  for (const auto& u : units)
+    if (u.suffix[0] != '\0' && equal_ignoring_case(unit, u.suffix)) {
+      hint = std::string("; did you mean '") + u.suffix + "'?";
+      break;
+    }
+  return UnknownUnitError(what + " (unknown unit '" + unit + "'; known: " + unit_list(units) +
+                          hint + ")");
+}
+
 /// Parses "<decimal><unit>" exactly. `allow_bare` says whether a number without a unit
 /// is accepted (then the unit with the empty suffix, or ratio 1, applies).
 /// `fraction_what` names what the result must be a whole number of ("byte", "ps", ...).
@@ -189,9 +214,7 @@ std::uint64_t parse_exact(const std::string& text, const std::vector<UnitDef>& u
     }
   }
   if (unit.empty() && !allow_bare) throw UnitError(what + " (a unit is required)");
-  if (def == nullptr && !unit.empty()) {
-    throw UnitError(what + " (unknown unit '" + unit + "'; known: " + unit_list(units) + ")");
-  }
+  if (def == nullptr && !unit.empty()) throw unknown_unit(what, unit, units);
   const u128 num = def ? def->num : 1;
   const u128 den = def ? def->den : 1;
   if (d.mantissa == 0) return 0;

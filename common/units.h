@@ -19,12 +19,19 @@ class UnitError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A quantity whose unit is not an accepted one ("20EiB": sizes stop at TiB). what() names
+/// the unit and lists the accepted ones, so callers pass it on rather than a generic form.
+class UnknownUnitError : public UnitError {
+ public:
+  using UnitError::UnitError;
+};
+
 /// Size in bytes. Accepts B, kB/KB, MB, GB, TB (powers of 1000), KiB, MiB, GiB, TiB
 /// (powers of 1024), and bit forms "bit", "kbit" ... (must be a whole number of bytes).
 /// A bare number is rejected, as for rates and times: "64" could mean bytes or MiB.
 /// Fractions are allowed if the result is whole ("1.5KiB").
-/// Errors: UnitError on syntax, unknown unit, negative value, overflow or a fraction
-/// of a byte.
+/// Errors: UnknownUnitError for an unknown unit; UnitError on syntax, negative value,
+/// overflow or a fraction of a byte.
 std::uint64_t parse_bytes(const std::string& text);
 
 /// Bit rate in bits per second. Accepts bps, kbps, Mbps, Gbps, Tbps, the "b/s" forms

@@ -298,6 +298,8 @@ void check_time(const OptionSpec& spec, const std::string& value) {
   try {
     if (!spec.range.contains(static_cast<double>(parse_time_ps(value)) * 1e-12))
       throw UnitError("out of range");
+  } catch (const UnknownUnitError& e) {
+    throw OptionError(e.what());
   } catch (const UnitError&) {
     throw OptionError(expectation(spec));
   }
@@ -312,6 +314,8 @@ bool plain_decimal(const std::string& s) {
 void check_bytes(const OptionSpec& spec, const std::string& value) {
   try {
     if (parse_bytes(value) == 0) throw UnitError("zero");
+  } catch (const UnknownUnitError& e) {
+    throw OptionError(e.what());
   } catch (const UnitError& e) {
     // "64" could be bytes or MiB: a size, like a rate, needs its unit.
     if (plain_decimal(value))

@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -867,13 +868,18 @@ std::vector<Point> select_shard(const std::vector<Point>& points, std::size_t sh
 }
 
 std::pair<std::size_t, std::size_t> parse_shard(const std::string& text) {
-  static const std::regex form("([0-9]+)/([0-9]+)");
-  std::smatch m;
-  if (std::regex_match(text, m, form)) {
-    std::size_t k = std::stoul(m[1]), n = std::stoul(m[2]);
-    if (n > 0 && k < n) return {k, n};
-  }
-  throw ConfigError("command line", 0, "--shard", "expected K/N with 0 <= K < N", text);
+  const auto slash = text.find('/');
+  std::size_t k = 0, n = 0;
+  // from_chars, not stoul: a count past 64 bits is this error too, not std::out_of_range.
+  const auto whole = [&](std::size_t from, std::size_t to, std::size_t& out) {
+    const char* end = text.data() + to;
+    const auto [at, ec] = std::from_chars(text.data() + from, end, out);
+    return from < to && ec == std::errc() && at == end;
+  };
+  if (slash != std::string::npos && whole(0, slash, k) && whole(slash + 1, text.size(), n) &&
+      n > 0 && k < n)
+    return {k, n};
+  throw ConfigError(kCommandLine, 0, "--shard", "expected K/N with 0 <= K < N", text);
 }
 
 }  // namespace aggnet::sweeps

@@ -109,7 +109,7 @@ std::vector<Point> expand_points(const SweepSpec& spec);
 std::vector<Point> select_shard(const std::vector<Point>& points, std::size_t shard,
                                 std::size_t count);
 
-/// Parses "K/N" (0 <= K < N). Errors: ConfigError(file "command line", key "--shard").
+/// Parses "K/N" (0 <= K < N). Errors: ConfigError(kCommandLine, "--shard").
 std::pair<std::size_t, std::size_t> parse_shard(const std::string& text);
 
 /// Parses a timeout: any time `parse_time_ps` accepts ("30s", "1.5min") plus the short

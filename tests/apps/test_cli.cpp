@@ -156,6 +156,18 @@ TEST_F(Cli, BadUnitOnTheCommandLine) {
   expect_rejected("--platform " + p + " --chunk 1parsec", "--chunk", "1parsec");
 }
 
+// A misspelt --platform names the closest file of its directory; a name close to none
+// gets no suggestion.
+TEST_F(Cli, MisspeltPlatformFile) {
+  const auto p = write("tiny.yaml", kTiny);
+  const std::string typo = (dir_ / "tyni.yaml").string();
+  expect_rejected("--platform " + typo, "tyni.yaml", "tiny.yaml");
+  EXPECT_EQ(run("--platform " + typo).err,
+            typo + ": cannot read file: No such file or directory (did you mean '" + p + "'?)\n");
+  const std::string far = (dir_ / "zzzzzzzz.yaml").string();
+  EXPECT_EQ(run("--platform " + far).err, far + ": cannot read file: No such file or directory\n");
+}
+
 TEST_F(Cli, UnknownSetPath) {
   const auto p = write("tiny.yaml", kTiny);
   expect_rejected("--platform " + p + " --set defaults.link.bandwdth=1Gbps", "--set", "bandwdth");

@@ -202,7 +202,22 @@ INSTANTIATE_TEST_SUITE_P(
     Run, BadValues,
     ::testing::Values(
         BadValue{"buffer", "64 potatoes",
-                 "aggnet run: --buffer: expected a positive size like '64MiB', got '64 potatoes'"},
+                 "aggnet run: --buffer: expected a size like '64MiB' or '2048B' (unknown unit "
+                 "'potatoes'; known: B, kB, KB, MB, GB, TB, KiB, MiB, GiB, TiB, bit, bits, kbit, "
+                 "Mbit, Gbit, Tbit, Kibit, Mibit, Gibit, Tibit), got '64 potatoes'"},
+        BadValue{"buffer", "20EiB",
+                 "aggnet run: --buffer: expected a size like '64MiB' or '2048B' (unknown unit "
+                 "'EiB'; known: B, kB, KB, MB, GB, TB, KiB, MiB, GiB, TiB, bit, bits, kbit, Mbit, "
+                 "Gbit, Tbit, Kibit, Mibit, Gibit, Tibit), got '20EiB'"},
+        BadValue{"buffer", "64MiB!",
+                 "aggnet run: --buffer: expected a size like '64MiB' or '2048B' (unknown unit "
+                 "'MiB!'; known: B, kB, KB, MB, GB, TB, KiB, MiB, GiB, TiB, bit, bits, kbit, Mbit, "
+                 "Gbit, Tbit, Kibit, Mibit, Gibit, Tibit), got '64MiB!'"},
+        BadValue{"buffer", "-1MiB",
+                 "aggnet run: --buffer: expected a positive size like '64MiB', got '-1MiB'"},
+        BadValue{"watchdog", "5hours",
+                 "aggnet run: --watchdog: expected a time like '33.3ms' or '2us' (unknown unit "
+                 "'hours'; known: ps, ns, us, \xC2\xB5s, \xCE\xBCs, ms, s, min), got '5hours'"},
         BadValue{"chunk", "0B",
                  "aggnet run: --chunk: expected a positive size like '64MiB', got '0B'"},
         BadValue{"steps", "-1", "aggnet run: --steps: expected an integer >= 0, got '-1'"},

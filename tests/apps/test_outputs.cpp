@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -1303,6 +1304,55 @@ TEST_F(Outputs, CompareShowsWhichInputsAndNumbersDiffer) {
   EXPECT_EQ(bad.err, "x.json: expected a run JSON written by aggnet run --json\n");
   EXPECT_EQ(aggnet("compare a.json b.json --jsn x").err,
             "aggnet compare: --jsn: unknown option (did you mean '--json'?)\n");
+}
+
+// aggnet compare checks what it reads of a report before comparing: a corrupt one is one
+// line naming the file and the key, exit 2, and no --json written (it once compared a
+// string with numbers, or stopped on a JSON type error with exit 1).
+TEST_F(Outputs, CompareRefusesCorruptReports) {
+  const json a = run("--steps 1");
+  std::ofstream(dir_ / "a.json") << a.dump();
+  const auto refused = [&](const std::string& name, const std::function<void(json&)>& corrupt,
+                           const std::string& flags = "") {
+    json b = a;
+    corrupt(b);
+    std::ofstream(dir_ / name) << b.dump();
+    const Output o = aggnet("compare a.json " + name + " --json cmp.json " + flags);
+    EXPECT_EQ(o.status, 2) << name;
+    EXPECT_FALSE(fs::exists(dir_ / "cmp.json")) << name;
+    return o.err;
+  };
+  EXPECT_EQ(refused("b.json", [](json& r) { r["summary"]["step_time_s_mean"] = "abc"; }),
+            "b.json: summary.step_time_s_mean: expected a number, got \"abc\"\n");
+  EXPECT_EQ(refused("c.json", [](json& r) { r.erase("summary"); }),
+            "c.json: summary: expected an object, but the key is missing\n");
+  EXPECT_EQ(refused("d.json", [](json& r) { r["schedule"] = 5; }),
+            "d.json: schedule: expected a string, got 5\n");
+  EXPECT_EQ(refused("e.json", [](json& r) { r["options"].erase("resolved"); }),
+            "e.json: options.resolved: expected an object, but the key is missing\n");
+  EXPECT_EQ(refused("f.json", [](json& r) { r["links"][1]["from"] = 5; }),
+            "f.json: links[1].from: expected a string, got 5\n");
+  // A number in one run and text in another, where only --all reads it: the text is wrong.
+  const std::string site = a["sites"][2]["site"];
+  EXPECT_EQ(refused(
+                "g.json", [](json& r) { r["sites"][2]["high_water_bytes"] = "lots"; }, "--all"),
+            "g.json: sites[" + site +
+                "].high_water_bytes: expected a number (as in a.json), got \"lots\"\n");
+  std::ofstream(dir_ / "h.json") << a.dump().substr(0, 40);
+  const Output cut = aggnet("compare a.json h.json");
+  EXPECT_EQ(cut.status, 2);
+  EXPECT_EQ(cut.err.rfind("h.json:1: expected a run JSON written by aggnet run --json, got "
+                          "malformed JSON (syntax error",
+                          0),
+            0u)
+      << cut.err;
+  EXPECT_EQ(std::count(cut.err.begin(), cut.err.end(), '\n'), 1) << cut.err;
+  fs::create_directory(dir_ / "runs");
+  const Output directory = aggnet("compare a.json runs");
+  EXPECT_EQ(directory.status, 2);
+  EXPECT_EQ(directory.err, "runs: expected a run JSON file (aggnet run --json), got a directory\n");
+  // The uncorrupted report compares with itself.
+  EXPECT_EQ(aggnet("compare a.json a.json --all").status, 0);
 }
 
 // aggnet platform: sites, links, routes and multicast trees of a platform, derived here

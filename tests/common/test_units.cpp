@@ -2,7 +2,9 @@
 // Expected values are computed by hand in the comments.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <stdexcept>
+#include <string>
 
 #include "common/units.h"
 
@@ -89,6 +91,44 @@ TEST(Units, RatesReject) {
   EXPECT_THROW(parse_rate_bps("10 GHz"), UnitError);
   EXPECT_THROW(parse_rate_bps("0.5bps"), UnitError);
   EXPECT_THROW(parse_rate_bps("100000000Tbps"), UnitError);  // 1e20 > 2^64
+}
+
+// The message of an unknown unit: `expect` with the unit it did not know and every unit it
+// knows, so "20EiB" does not read as a malformed number (sizes stop at TiB).
+std::string unknown_unit_message(const std::function<void()>& parse) {
+  try {
+    parse();
+  } catch (const UnknownUnitError& e) {
+    return e.what();
+  } catch (const UnitError& e) {
+    return std::string("not an UnknownUnitError: ") + e.what();
+  }
+  return "accepted";
+}
+
+TEST(Units, UnknownUnitsAreNamedWithTheKnownOnes) {
+  EXPECT_EQ(unknown_unit_message([] { parse_bytes("20EiB"); }),
+            "expected a size like '64MiB' or '2048B' (unknown unit 'EiB'; known: B, kB, KB, MB, "
+            "GB, TB, KiB, MiB, GiB, TiB, bit, bits, kbit, Mbit, Gbit, Tbit, Kibit, Mibit, Gibit, "
+            "Tibit)");
+  EXPECT_EQ(unknown_unit_message([] { parse_time_ps("5hours"); }),
+            "expected a time like '33.3ms' or '2us' (unknown unit 'hours'; known: ps, ns, us, "
+            "\xC2\xB5s, \xCE\xBCs, ms, s, min)");
+  EXPECT_EQ(unknown_unit_message([] { parse_rate_bps("10Xbps"); }),
+            "expected a rate like '100Gbps' or '12.5GB/s' (unknown unit 'Xbps'; known: bps, kbps, "
+            "Mbps, Gbps, Tbps, b/s, kb/s, Mb/s, Gb/s, Tb/s, bit/s, kbit/s, Mbit/s, Gbit/s, Tbit/s, "
+            "B/s, kB/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s)");
+  // A unit that differs in case only is suggested; a near miss of another letter is not
+  // ("EiB" above is no typo of "GiB").
+  EXPECT_NE(unknown_unit_message([] { parse_bytes("4Mib"); }).find("Tibit; did you mean 'MiB'?)"),
+            std::string::npos);
+  EXPECT_NE(unknown_unit_message([] { parse_time_ps("3MS"); }).find("min; did you mean 'ms'?)"),
+            std::string::npos);
+  // Other mistakes are plain UnitErrors, not unknown units.
+  EXPECT_EQ(unknown_unit_message([] { parse_bytes("64"); }).rfind("not an UnknownUnitError", 0),
+            0u);
+  EXPECT_EQ(unknown_unit_message([] { parse_bytes("-1MiB"); }).rfind("not an UnknownUnitError", 0),
+            0u);
 }
 
 TEST(Units, FrequencyAndNumber) {

@@ -299,6 +299,81 @@ sweep_case("nested_key", "a mapping where a key belongs",
            "  - {option: schedule, values: [triads]}", "expected a plain key, got a mapping",
            base="base: {{gradient: 1}: 2}")
 
+# --- aggnet compare: reports it must refuse, one line naming the file and the key ---------
+REPORT = {"platform": "line3", "schedule": "triads", "options": {"given": {}, "resolved": {}},
+          "summary": {"step_time_s_mean": 1.5, "events": 10},
+          "sites": [{"site": "a", "high_water_bytes": 64}],
+          "links": [{"from": "a", "to": "b", "kind": "wan", "chunks": 3}]}
+
+
+def report(change=None):
+    r = json.loads(json.dumps(REPORT))
+    if change:
+        change(r)
+    return text(json.dumps(r))
+
+
+def compare_case(name, about, b, want, flags=()):
+    expect = refused(want) if want else dict(OK, stdout="summary.step_time_s_mean")
+    case(f"compare_{name}", about, ["compare", "{dir}/a.json", "{dir}/b.json", *flags], expect,
+         files={"a.json": report(), "b.json": b})
+
+
+compare_case("ok", "two well-formed reports that differ in one number",
+             report(lambda r: r["summary"].update(step_time_s_mean=2.5)), None)
+compare_case("string_for_number", "a string where the summary has a number",
+             report(lambda r: r["summary"].update(step_time_s_mean="abc")),
+             'b.json: summary.step_time_s_mean: expected a number, got "abc"')
+compare_case("missing_summary", "a report without its summary",
+             report(lambda r: r.pop("summary")),
+             "b.json: summary: expected an object, but the key is missing")
+compare_case("schedule_number", "a number where the schedule's name belongs",
+             report(lambda r: r.update(schedule=5)), "b.json: schedule: expected a string, got 5")
+compare_case("link_from_number", "a number where a link's site belongs",
+             report(lambda r: r["links"][0].update({"from": 5})),
+             "b.json: links[0].from: expected a string, got 5", flags=["--all"])
+compare_case("site_string_for_number", "text in one run where the other has a site's number",
+             report(lambda r: r["sites"][0].update(high_water_bytes="lots")),
+             'sites[a].high_water_bytes: expected a number (as in ', flags=["--all"])
+compare_case("malformed", "a report cut short",
+             text(json.dumps(REPORT)[:30]),
+             "b.json:1: expected a run JSON written by aggnet run --json, got malformed JSON")
+case("compare_directory", "a directory given as a report",
+     ["compare", "{dir}/a.json", "{src}/platforms"],
+     refused("/platforms: expected a run JSON file (aggnet run --json), got a directory"),
+     files={"a.json": report()})
+
+# --- Unknown units: named, with the units known ---------------------------------------
+for name, args, want in [
+    ("buffer_exbibytes", ["--buffer", "20EiB"],
+     "aggnet run: --buffer: expected a size like '64MiB' or '2048B' (unknown unit 'EiB'; known: "
+     "B, kB, KB, MB, GB, TB, KiB, MiB, GiB, TiB, bit,"),
+    ("chunk_unit_case", ["--chunk", "1Mib"], "Tibit; did you mean 'MiB'?), got '1Mib'"),
+    ("watchdog_hours", ["--watchdog", "5hours"],
+     "aggnet run: --watchdog: expected a time like '33.3ms' or '2us' (unknown unit 'hours'; "
+     "known: ps, ns, us,"),
+    ("set_bandwidth_unit", ["--set", "defaults.link.bandwidth=10Xbps"],
+     "aggnet run: --set defaults.link.bandwidth: expected a rate like '100Gbps' or '12.5GB/s' "
+     "(unknown unit 'Xbps'; known: bps,"),
+]:
+    case(f"unit_{name}", f"aggnet run {' '.join(args)}", RUN + args, refused(want))
+
+# --- --shard: an option error like any other ------------------------------------------
+for name, shard in [("out_of_range", "3/3"), ("past_64_bits", "99999999999999999999999/3")]:
+    case(f"sweep_shard_{name}", f"--shard {shard}",
+         ["sweep", "{dir}/s.yaml", "--out", "{dir}/out", "--dry-run", "--shard", shard],
+         refused(f"aggnet sweep: --shard: expected K/N with 0 <= K < N, got '{shard}'"),
+         files={"s.yaml": text(SWEEP % "  - {option: schedule, values: [triads, ring]}")})
+
+# --- A missing platform: the file it most likely meant --------------------------------
+case("platform_misspelt", "a --platform name one letter off a file of its directory",
+     RUN + ["--platform", "platforms/nine_cty.yaml"],
+     refused("platforms/nine_cty.yaml: cannot read file: No such file or directory "
+             "(did you mean 'platforms/nine_city.yaml'?)"))
+case("platform_shipped_name", "a shipped platform's name, not its path",
+     RUN + ["--platform", "nine_city_full_mesh.yaml"],
+     refused("/platforms/nine_city_full_mesh.yaml'?)"), env={"AGGNET_DATA_DIR": "{src}"})
+
 
 def main():
     check = "--check" in sys.argv[1:]

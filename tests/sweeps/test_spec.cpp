@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string>
 
 #include "common/config_error.h"
 #include "sweeps/spec.h"
@@ -258,6 +259,25 @@ TEST(SweepSpec, ShardsAreDisjointAndCoverAllPoints) {
   EXPECT_THROW(parse_shard("1"), ConfigError);
 }
 
+// --shard errors read like any option's ("aggnet sweep: --shard: ..."), a count past 64
+// bits included (it was std::stoul's out_of_range, exit 1).
+TEST(SweepSpec, ShardErrorsNameTheOption) {
+  for (const std::string bad : {"3/3", "1", "/3", "1/", "-1/3", "1/+3", "1/3x", "0/0",
+                                "18446744073709551616/18446744073709551617"}) {
+    try {
+      parse_shard(bad);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(error_line("aggnet sweep", e),
+                "aggnet sweep: --shard: expected K/N with 0 <= K < N, got '" + bad + "'");
+    }
+  }
+  EXPECT_EQ(parse_shard("0/1"), std::make_pair(std::size_t{0}, std::size_t{1}));
+  EXPECT_EQ(
+      parse_shard("18446744073709551614/18446744073709551615"),
+      std::make_pair(std::size_t{18446744073709551614ull}, std::size_t{18446744073709551615ull}));
+}
+
 TEST(SweepSpec, TimeoutForms) {
   EXPECT_EQ(parse_timeout_ms("10m"), 600000u);
   EXPECT_EQ(parse_timeout_ms("2h"), 7200000u);
@@ -287,7 +307,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadSpec{"UnknownTopKey", "base: {}\naxis: []\n", "spec.yaml:2: axis: unknown key"},
         BadSpec{"UnknownOption", "base:\n  bufer: 1MiB\n", "spec.yaml:2: base.bufer: unknown run"},
         BadSpec{"BadSize", "base:\n  buffer: 64 potatoes\n",
-                "spec.yaml:2: base.buffer: expected a positive size"},
+                "spec.yaml:2: base.buffer: expected a size like '64MiB' or '2048B' (unknown unit "
+                "'potatoes'; known: B,"},
         BadSpec{"BadSchedule", "base:\n  schedule: trads\n", "spec.yaml:2: base.schedule:"},
         BadSpec{"MissingScheduleFile", "base:\n  schedule: nope/x.yaml\n",
                 "expected an existing schedule file"},
