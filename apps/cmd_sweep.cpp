@@ -160,8 +160,55 @@ int cmd_merge(int argc, char** argv) {
   return 0;
 }
 
+std::string file_kind(const fs::file_status& st) {
+  switch (st.type()) {
+    case fs::file_type::symlink:
+      return "a symbolic link";
+    case fs::file_type::fifo:
+      return "a FIFO";
+    case fs::file_type::character:
+    case fs::file_type::block:
+      return "a device";
+    case fs::file_type::directory:
+      return "a directory";
+    case fs::file_type::regular:
+      return "a regular file";
+    default:
+      return "a special file";
+  }
+}
+
+// One path the sweep writes inside --out: absent or of the kind it writes there.
+void check_out_entry(const fs::path& path, const std::string& name, fs::file_type want) {
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(path, ec);
+  if (!fs::exists(st) || st.type() == want) return;
+  throw ConfigError(
+      kCommandLine, 0, "out",
+      fmt::format("expected {} in it to be {} or absent, not {} (the sweep would write through it)",
+                  name, want == fs::file_type::directory ? "a directory" : "a regular file",
+                  file_kind(st)),
+      path.string());
+}
+
+// What a sweep writes in an existing --out: a link, FIFO or device there (DIR/logs,
+// DIR/results.db, DIR/logs/<id>.log, ...) would be written through, so each is refused
+// before any point runs.
+void check_out_contents(const fs::path& out) {
+  for (const char* name : {"results.db", "results.db-journal", "results.csv", "sweep.sbatch"})
+    check_out_entry(out / name, name, fs::file_type::regular);
+  for (const char* dir : {"runs", "logs", "plots"}) {
+    check_out_entry(out / dir, dir, fs::file_type::directory);
+    std::error_code ec;
+    for (fs::directory_iterator it(out / dir, ec), end; !ec && it != end; it.increment(ec))
+      check_out_entry(it->path(), fmt::format("{}/{}", dir, it->path().filename().string()),
+                      fs::file_type::regular);
+  }
+}
+
 // --out: a directory or a new one (its parents are made), not a link (the results would
-// land elsewhere) nor a file, FIFO or device.
+// land elsewhere) nor a file, FIFO or device, and nothing in it the sweep would write
+// through.
 void check_out_dir(const std::string& out) {
   std::error_code ec;
   const fs::file_status own = fs::symlink_status(out, ec);
@@ -170,6 +217,7 @@ void check_out_dir(const std::string& out) {
                       "expected a directory or a new one, not a symbolic link", out);
   if (fs::exists(own) && !fs::is_directory(own))
     throw ConfigError(kCommandLine, 0, "out", "expected a directory or a new one", out);
+  if (fs::is_directory(own)) check_out_contents(out);
 }
 
 int cmd_export(int argc, char** argv) {
