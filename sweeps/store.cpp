@@ -787,8 +787,14 @@ std::size_t ResultStore::merge_from(const std::string& other_path) {
 std::size_t merge_databases(const std::string& out_path, const std::vector<std::string>& inputs,
                             std::size_t* rows) {
   std::error_code ec;
-  const auto st = fs::status(out_path, ec);
+  // Not followed: the merged file replaces `out_path`, which must be the file itself (a
+  // link, even a dangling one, would be replaced or written through).
+  const auto st = fs::symlink_status(out_path, ec);
   const bool exists = fs::exists(st);
+  if (fs::is_symlink(st)) {
+    throw StoreError(
+        out_path + ": a symbolic link (merge writes a results database file, not through a link)");
+  }
   if (exists && !fs::is_regular_file(st)) {
     throw StoreError(out_path + ": not a regular file (merge writes a results database file)");
   }

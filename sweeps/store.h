@@ -62,8 +62,8 @@ bool is_count_key(const std::string& key);
 /// copy next to it that replaces `out_path` only when every input merged; on an error
 /// `out_path` is left as it was and no temporary file remains. Returns the rows taken
 /// from the inputs; `rows` (when given) receives the merged row count.
-/// Errors: StoreError (an unreadable, foreign or mismatched database; `out_path` not a
-/// regular file).
+/// Errors: StoreError (an unreadable, foreign or mismatched database; `out_path` a
+/// symbolic link, even a dangling one, or not a regular file).
 std::size_t merge_databases(const std::string& out_path, const std::vector<std::string>& inputs,
                             std::size_t* rows = nullptr);
 

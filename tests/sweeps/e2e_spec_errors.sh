@@ -69,4 +69,21 @@ done
 cmp -s "$W/garbage.db" "$W/garbage.orig" || fail "merge changed the garbage output file"
 [ ! -e "$W/new.db" ] || fail "a failed merge left a partial new.db"
 ls "$W" | grep -q '\.tmp' && fail "a failed merge left a temporary file"
+
+# `sweep merge` into a symbolic link (dangling, or to a database): refused, the link left
+# as it was, nothing created where it points.
+ln -s "$W/nowhere.db" "$W/dangling.db"
+cp "$W/ok/results.db" "$W/target.db"
+ln -s "$W/target.db" "$W/link.db"
+for out in dangling.db link.db; do
+  rc=0
+  "$AGGNET" sweep merge "$W/$out" "$W/ok/results.db" 2>"$W/err.txt" || rc=$?
+  [ "$rc" = 2 ] || { cat "$W/err.txt" >&2; fail "merge into $out: expected exit 2, got $rc"; }
+  [ "$(wc -l <"$W/err.txt")" = 1 ] || { cat "$W/err.txt" >&2; fail "merge into $out: one line"; }
+  grep -qF "$W/$out: a symbolic link" "$W/err.txt" || { cat "$W/err.txt" >&2; fail "merge into $out: link not named"; }
+  [ -L "$W/$out" ] || fail "merge replaced the link $out"
+done
+[ ! -e "$W/nowhere.db" ] || fail "merge wrote through the dangling link"
+cmp -s "$W/target.db" "$W/ok/results.db" || fail "merge wrote through the link to target.db"
+
 echo "PASS: spec errors"

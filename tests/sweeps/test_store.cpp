@@ -367,5 +367,24 @@ TEST_F(StoreTest, MergeIsAllOrNothing) {
   EXPECT_THROW(merge_databases(dir_.string(), {db("a.db")}), StoreError);
 }
 
+// The merged file replaces OUT.db: a link there, even a dangling one, would be replaced or
+// written through, so it is refused and left as it was.
+TEST_F(StoreTest, MergeRefusesALinkAsItsOutput) {
+  {
+    ResultStore a(db("a.db"));
+    a.init(spec_);
+    a.record(spec_, points_[0], ok(1.0));
+  }
+  fs::create_symlink(db("nowhere.db"), db("dangling.db"));
+  EXPECT_THROW(merge_databases(db("dangling.db"), {db("a.db")}), StoreError);
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(db("dangling.db"))));
+  EXPECT_FALSE(fs::exists(db("nowhere.db")));
+  fs::create_symlink(db("a.db"), db("link.db"));
+  EXPECT_THROW(merge_databases(db("link.db"), {db("a.db")}), StoreError);
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(db("link.db"))));
+  for (const auto& e : fs::directory_iterator(dir_))
+    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
+}
+
 }  // namespace
 }  // namespace aggnet::sweeps
