@@ -324,6 +324,33 @@ int dry_run(const Invocation& in) {
   return 0;
 }
 
+// DIR/results.db, when there: this spec's sweep (another's is refused, --resume or not),
+// and with results only with --resume (a warning when the spec changed since). Read
+// before anything is written, so a refusal leaves the directory as it was.
+void check_existing_results(const SweepSpec& spec, const std::string& db_path, bool resume) {
+  if (!fs::exists(db_path)) return;
+  StoredSweep stored;
+  try {
+    stored = read_sweep(db_path);
+  } catch (const StoreError& e) {
+    throw ConfigError(kCommandLine, 0, "--out",
+                      fmt::format("expected results.db in it to be a sweep's results: {}; choose "
+                                  "a new directory",
+                                  e.what()));
+  }
+  const std::string differs = sweep_mismatch(stored, spec);
+  if (!differs.empty()) {
+    throw ConfigError(
+        kCommandLine, 0, "--out",
+        fmt::format("{} belongs to another spec ({}); choose a new directory", db_path, differs));
+  }
+  if (!resume && stored.rows > 0) {
+    throw ConfigError(kCommandLine, 0, "--out",
+                      "already holds results (" + db_path +
+                          "); pass --resume to continue that sweep or choose a new directory");
+  }
+}
+
 // After a Slurm array: the shards merged into DIR/results.db, exported and plotted.
 int merge_slurm_results(const Invocation& in, const std::string& out_dir, const std::string& id,
                         std::size_t shards) {
@@ -359,6 +386,8 @@ int run_slurm(const Invocation& in, const std::string& out_dir) {
   if (in.has("shard")) {
     throw ConfigError(kCommandLine, 0, "--shard", "cannot be combined with --slurm");
   }
+  // --wait replaces DIR/results.db with the merged shards: never another sweep's.
+  check_existing_results(in.spec, (fs::path(out_dir) / "results.db").string(), true);
   SlurmJob job;
   job.aggnet = in.aggnet;
   job.spec = fs::absolute(in.spec.file).string();
@@ -381,18 +410,6 @@ int run_slurm(const Invocation& in, const std::string& out_dir) {
   }
   wait_for_job(id);
   return merge_slurm_results(in, out_dir, id, job.shards);
-}
-
-// DIR/results.db for a local run: new (refused when it holds results without --resume)
-// or resumed (a warning when the spec changed since).
-void check_out_dir(const std::string& db_path, bool resume) {
-  if (resume || !fs::exists(db_path)) return;
-  ResultStore existing(db_path);
-  if (existing.row_count() > 0) {
-    throw ConfigError(kCommandLine, 0, "--out",
-                      "already holds results (" + db_path +
-                          "); pass --resume to continue that sweep or choose a new directory");
-  }
 }
 
 void init_store(const Invocation& in, ResultStore& store, const std::string& db_path, bool resume) {
@@ -435,7 +452,7 @@ int report_local(const Invocation& in, const RunSummary& sum, ResultStore& store
 int run_local(const Invocation& in, const std::string& out_dir) {
   const bool resume = in.has("resume");
   const std::string db_path = (fs::path(out_dir) / "results.db").string();
-  check_out_dir(db_path, resume);
+  check_existing_results(in.spec, db_path, resume);
   fs::create_directories(out_dir);
   ResultStore store(db_path);
   init_store(in, store, db_path, resume);

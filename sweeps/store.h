@@ -88,6 +88,23 @@ struct StoredAxis {
   std::string name, option, kind;
 };
 
+/// What a results database on disk holds, as far as deciding whose it is.
+struct StoredSweep {
+  std::vector<StoredAxis> axes;             ///< empty for a database no sweep has used
+  std::map<std::string, std::string> meta;  ///< the `meta` table (spec_name, spec_hash, ...)
+  std::size_t rows = 0;                     ///< rows of the points table
+};
+
+/// Reads a results database's axes, meta and row count without writing to it (a hot
+/// journal is rolled back). An empty file holds no sweep. Errors: StoreError (not an
+/// SQLite database, or not an aggnet results database).
+StoredSweep read_sweep(const std::string& path);
+
+/// What makes `stored` another sweep's than `spec`'s: "" when it is this sweep's (same spec
+/// name and axes; the values may have changed) or holds none yet, else e.g. "spec 'a', not
+/// 'b'; axes schedule, buffer, not schedule".
+std::string sweep_mismatch(const StoredSweep& stored, const SweepSpec& spec);
+
 /// An open results database.
 class ResultStore {
  public:

@@ -86,4 +86,19 @@ done
 [ ! -e "$W/nowhere.db" ] || fail "merge wrote through the dangling link"
 cmp -s "$W/target.db" "$W/ok/results.db" || fail "merge wrote through the link to target.db"
 
+# --resume into another spec's results: exit 2 naming what differs, the directory as it was
+# and no point run.
+cat >"$W/other.yaml" <<YAML
+name: other
+base: {gradient: 256KiB, chunk: 64KiB, steps: 1}
+axes:
+  - {option: chunk, values: [32KiB, 64KiB]}
+YAML
+cp "$W/ok/results.db" "$W/ok.orig"
+(cd "$W/ok" && find . -printf '%p %s %T@\n' | sort) >"$W/ok.before"
+expect_error "$W/ok/results.db belongs to another spec (spec 'small', not 'other'; axes schedule, buffer, not chunk); choose a new directory" \
+  "$W/other.yaml" --out "$W/ok" --resume
+(cd "$W/ok" && find . -printf '%p %s %T@\n' | sort) >"$W/ok.after"
+cmp -s "$W/ok.before" "$W/ok.after" || fail "--resume into another spec's results changed $W/ok"
+cmp -s "$W/ok/results.db" "$W/ok.orig" || fail "--resume into another spec's results changed results.db"
 echo "PASS: spec errors"
