@@ -160,8 +160,55 @@ int cmd_merge(int argc, char** argv) {
   return 0;
 }
 
+std::string file_kind(const fs::file_status& st) {
+  switch (st.type()) {
+    case fs::file_type::symlink:
+      return "a symbolic link";
+    case fs::file_type::fifo:
+      return "a FIFO";
+    case fs::file_type::character:
+    case fs::file_type::block:
+      return "a device";
+    case fs::file_type::directory:
+      return "a directory";
+    case fs::file_type::regular:
+      return "a regular file";
+    default:
+      return "a special file";
+  }
+}
+
+// One path the sweep writes inside --out: absent or of the kind it writes there.
+void check_out_entry(const fs::path& path, const std::string& name, fs::file_type want) {
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(path, ec);
+  if (!fs::exists(st) || st.type() == want) return;
+  throw ConfigError(
+      kCommandLine, 0, "out",
+      fmt::format("expected {} in it to be {} or absent, not {} (the sweep would write through it)",
+                  name, want == fs::file_type::directory ? "a directory" : "a regular file",
+                  file_kind(st)),
+      path.string());
+}
+
+// What a sweep writes in an existing --out: a link, FIFO or device there (DIR/logs,
+// DIR/results.db, DIR/logs/<id>.log, ...) would be written through, so each is refused
+// before any point runs.
+void check_out_contents(const fs::path& out) {
+  for (const char* name : {"results.db", "results.db-journal", "results.csv", "sweep.sbatch"})
+    check_out_entry(out / name, name, fs::file_type::regular);
+  for (const char* dir : {"runs", "logs", "plots"}) {
+    check_out_entry(out / dir, dir, fs::file_type::directory);
+    std::error_code ec;
+    for (fs::directory_iterator it(out / dir, ec), end; !ec && it != end; it.increment(ec))
+      check_out_entry(it->path(), fmt::format("{}/{}", dir, it->path().filename().string()),
+                      fs::file_type::regular);
+  }
+}
+
 // --out: a directory or a new one (its parents are made), not a link (the results would
-// land elsewhere) nor a file, FIFO or device.
+// land elsewhere) nor a file, FIFO or device, and nothing in it the sweep would write
+// through.
 void check_out_dir(const std::string& out) {
   std::error_code ec;
   const fs::file_status own = fs::symlink_status(out, ec);
@@ -170,6 +217,7 @@ void check_out_dir(const std::string& out) {
                       "expected a directory or a new one, not a symbolic link", out);
   if (fs::exists(own) && !fs::is_directory(own))
     throw ConfigError(kCommandLine, 0, "out", "expected a directory or a new one", out);
+  if (fs::is_directory(own)) check_out_contents(out);
 }
 
 int cmd_export(int argc, char** argv) {
@@ -276,6 +324,33 @@ int dry_run(const Invocation& in) {
   return 0;
 }
 
+// DIR/results.db, when there: this spec's sweep (another's is refused, --resume or not),
+// and with results only with --resume (a warning when the spec changed since). Read
+// before anything is written, so a refusal leaves the directory as it was.
+void check_existing_results(const SweepSpec& spec, const std::string& db_path, bool resume) {
+  if (!fs::exists(db_path)) return;
+  StoredSweep stored;
+  try {
+    stored = read_sweep(db_path);
+  } catch (const StoreError& e) {
+    throw ConfigError(kCommandLine, 0, "--out",
+                      fmt::format("expected results.db in it to be a sweep's results: {}; choose "
+                                  "a new directory",
+                                  e.what()));
+  }
+  const std::string differs = sweep_mismatch(stored, spec);
+  if (!differs.empty()) {
+    throw ConfigError(
+        kCommandLine, 0, "--out",
+        fmt::format("{} belongs to another spec ({}); choose a new directory", db_path, differs));
+  }
+  if (!resume && stored.rows > 0) {
+    throw ConfigError(kCommandLine, 0, "--out",
+                      "already holds results (" + db_path +
+                          "); pass --resume to continue that sweep or choose a new directory");
+  }
+}
+
 // After a Slurm array: the shards merged into DIR/results.db, exported and plotted.
 int merge_slurm_results(const Invocation& in, const std::string& out_dir, const std::string& id,
                         std::size_t shards) {
@@ -311,6 +386,8 @@ int run_slurm(const Invocation& in, const std::string& out_dir) {
   if (in.has("shard")) {
     throw ConfigError(kCommandLine, 0, "--shard", "cannot be combined with --slurm");
   }
+  // --wait replaces DIR/results.db with the merged shards: never another sweep's.
+  check_existing_results(in.spec, (fs::path(out_dir) / "results.db").string(), true);
   SlurmJob job;
   job.aggnet = in.aggnet;
   job.spec = fs::absolute(in.spec.file).string();
@@ -333,18 +410,6 @@ int run_slurm(const Invocation& in, const std::string& out_dir) {
   }
   wait_for_job(id);
   return merge_slurm_results(in, out_dir, id, job.shards);
-}
-
-// DIR/results.db for a local run: new (refused when it holds results without --resume)
-// or resumed (a warning when the spec changed since).
-void check_out_dir(const std::string& db_path, bool resume) {
-  if (resume || !fs::exists(db_path)) return;
-  ResultStore existing(db_path);
-  if (existing.row_count() > 0) {
-    throw ConfigError(kCommandLine, 0, "--out",
-                      "already holds results (" + db_path +
-                          "); pass --resume to continue that sweep or choose a new directory");
-  }
 }
 
 void init_store(const Invocation& in, ResultStore& store, const std::string& db_path, bool resume) {
@@ -387,7 +452,7 @@ int report_local(const Invocation& in, const RunSummary& sum, ResultStore& store
 int run_local(const Invocation& in, const std::string& out_dir) {
   const bool resume = in.has("resume");
   const std::string db_path = (fs::path(out_dir) / "results.db").string();
-  check_out_dir(db_path, resume);
+  check_existing_results(in.spec, db_path, resume);
   fs::create_directories(out_dir);
   ResultStore store(db_path);
   init_store(in, store, db_path, resume);

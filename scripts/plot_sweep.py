@@ -760,10 +760,12 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     written, numbers = [], []
     if not rows:
-        print("plot_sweep: no successful points, nothing to plot")
+        why = f"all {len(all_rows)} points failed" if all_rows else "the results hold no point"
+        print(f"plot_sweep: no point produced the metric '{metric}' ({why}), nothing to plot")
         return 0
-    if metric not in rows[0]:
-        print(f"plot_sweep: the results have no metric '{metric}', nothing to plot")
+    if all(value(r, metric) is None for r in rows):
+        print(f"plot_sweep: no point produced the metric '{metric}' ({len(rows)} of "
+              f"{len(all_rows)} points finished, none with a value for it), nothing to plot")
         return 0
     buf, cat, rate = pick_axes(axes)
     attach_memory(rows, args.db)

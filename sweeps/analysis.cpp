@@ -394,6 +394,44 @@ std::string render_crossover(const Grouped& g, const std::string& cat_name,
   return s;
 }
 
+// Whether some point that finished has a value of the ranking metric ("never" counts).
+bool has_metric(const Table& t, int status_col, const MetricReader& value_of) {
+  if (value_of.m_col < 0) return false;
+  return std::any_of(t.rows.begin(), t.rows.end(), [&](const std::vector<Cell>& row) {
+    return row[status_col].text == "ok" && !std::isnan(value_of(row));
+  });
+}
+
+// Why a finished run's summary can lack `key`, where the key is one a run omits (or
+// leaves null) by design; "" for the others.
+std::string why_absent(const std::string& key) {
+  if (is_time_to_eps(key))
+    return "a run reports it only when it simulated the rounds it needs to reach eps; "
+           "steps: 0, the default, does";
+  if (key == "colocated_step_time_s_mean" || key == "slowdown_vs_colocated")
+    return "a run reports it only with the co-located reference, which no-colocated turns off";
+  if (key == "exact_average_time_s" || key == "efficiency")
+    return "a run reports it only for an all-reduce that reaches the exact average within "
+           "the steps it simulated";
+  if (key == "memory_cost_usd" || key == "memory_power_w")
+    return "it is null when some site's buffer fits no memory tier (docs/memory-tiers.md)";
+  return "";
+}
+
+// The verdict when no point has the ranking metric: which metric, and why.
+std::string no_metric_text(const Table& t, int status_col, const std::string& key) {
+  const auto ok = static_cast<std::size_t>(
+      std::count_if(t.rows.begin(), t.rows.end(),
+                    [&](const std::vector<Cell>& row) { return row[status_col].text == "ok"; }));
+  std::string s = fmt::format("No crossover analysis: no point produced the metric '{}': ", key);
+  if (t.rows.empty()) return s + "the results hold no point.\n";
+  if (ok == 0)
+    return s + fmt::format("all {} points failed (see the failed points).\n", t.rows.size());
+  const std::string why = why_absent(key);
+  s += fmt::format("{} of {} points finished, none with a value for it", ok, t.rows.size());
+  return s + (why.empty() ? "" : " (" + why + ")") + ".\n";
+}
+
 }  // namespace
 
 Crossover analyze_crossover(ResultStore& store, const std::string& spec_metric) {
@@ -406,15 +444,8 @@ Crossover analyze_crossover(ResultStore& store, const std::string& spec_metric) 
   AxisRoles roles = classify_axes(axes);
   Columns col;
   col.status = t.column("status");
-  bool any_ok = false;
-  for (const auto& row : t.rows) any_ok = any_ok || row[col.status].text == "ok";
-  if (!any_ok) {
-    out.text = "No crossover analysis: no point finished successfully.\n";
-    return out;
-  }
-  if (value_of.m_col < 0) {
-    out.text =
-        fmt::format("No crossover analysis: the results have no metric '{}'.\n", ranking.key);
+  if (!has_metric(t, col.status, value_of)) {
+    out.text = no_metric_text(t, col.status, ranking.key);
     return out;
   }
   if (roles.cat < 0) {
@@ -430,7 +461,8 @@ Crossover analyze_crossover(ResultStore& store, const std::string& spec_metric) 
   col.slow = t.column(store.metric_column("slowdown_vs_colocated"));
   const Grouped g = group_rows(t, axes, roles, col, value_of);
   if (g.groups.empty()) {
-    out.text = "No crossover analysis: no point finished successfully.\n";
+    out.text = fmt::format("No crossover analysis: no point with the metric '{}' has a {}.\n",
+                           ranking.key, cat_name);
   } else if (roles.buf < 0) {
     out.text = render_ranking(g, cat_name, ranking);
   } else {

@@ -784,11 +784,68 @@ std::size_t ResultStore::merge_from(const std::string& other_path) {
   return taken.size();
 }
 
+StoredSweep read_sweep(const std::string& path) {
+  StoredSweep out;
+  std::error_code ec;
+  if (fs::file_size(path, ec) == 0 && !ec) return out;  // made by SQLite, nothing in it yet
+  sqlite3* db = nullptr;
+  // Read-write without create: a hot journal left by a killed sweep can be rolled back.
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+    std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    throw StoreError(fmt::format("{}: cannot open results database: {}", path, msg));
+  }
+  struct Closer {
+    sqlite3* db;
+    ~Closer() { sqlite3_close(db); }
+  } closer{db};
+  sqlite3_busy_timeout(db, 30000);
+  Schema schema = read_schema(db, path);
+  out.axes = std::move(schema.axes);
+  out.meta = std::move(schema.meta);
+  Stmt count(db, "SELECT COUNT(*) FROM points");
+  count.step();
+  out.rows = static_cast<std::size_t>(sqlite3_column_int64(count.get(), 0));
+  return out;
+}
+
+namespace {
+
+std::string axis_names(const std::vector<StoredAxis>& axes) {
+  std::string names;
+  for (const auto& a : axes)
+    names += (names.empty() ? "" : ", ") + a.name +
+             (a.option.empty() || a.option == a.name ? "" : " (" + a.option + ")");
+  return names.empty() ? "none" : names;
+}
+
+}  // namespace
+
+std::string sweep_mismatch(const StoredSweep& stored, const SweepSpec& spec) {
+  if (stored.axes.empty() && stored.rows == 0) return "";
+  std::vector<StoredAxis> mine;
+  for (const auto& a : spec.axes) mine.push_back({a.name, a.option, kind_name(a.kind)});
+  std::string differs;
+  const auto name = stored.meta.find("spec_name");
+  if (name != stored.meta.end() && name->second != spec.name)
+    differs = fmt::format("spec '{}', not '{}'", name->second, spec.name);
+  if (!same_axes(stored.axes, mine))
+    differs += fmt::format("{}axes {}, not {}", differs.empty() ? "" : "; ",
+                           axis_names(stored.axes), axis_names(mine));
+  return differs;
+}
+
 std::size_t merge_databases(const std::string& out_path, const std::vector<std::string>& inputs,
                             std::size_t* rows) {
   std::error_code ec;
-  const auto st = fs::status(out_path, ec);
+  // Not followed: the merged file replaces `out_path`, which must be the file itself (a
+  // link, even a dangling one, would be replaced or written through).
+  const auto st = fs::symlink_status(out_path, ec);
   const bool exists = fs::exists(st);
+  if (fs::is_symlink(st)) {
+    throw StoreError(
+        out_path + ": a symbolic link (merge writes a results database file, not through a link)");
+  }
   if (exists && !fs::is_regular_file(st)) {
     throw StoreError(out_path + ": not a regular file (merge writes a results database file)");
   }

@@ -62,8 +62,8 @@ bool is_count_key(const std::string& key);
 /// copy next to it that replaces `out_path` only when every input merged; on an error
 /// `out_path` is left as it was and no temporary file remains. Returns the rows taken
 /// from the inputs; `rows` (when given) receives the merged row count.
-/// Errors: StoreError (an unreadable, foreign or mismatched database; `out_path` not a
-/// regular file).
+/// Errors: StoreError (an unreadable, foreign or mismatched database; `out_path` a
+/// symbolic link, even a dangling one, or not a regular file).
 std::size_t merge_databases(const std::string& out_path, const std::vector<std::string>& inputs,
                             std::size_t* rows = nullptr);
 
@@ -87,6 +87,23 @@ struct Table {
 struct StoredAxis {
   std::string name, option, kind;
 };
+
+/// What a results database on disk holds, as far as deciding whose it is.
+struct StoredSweep {
+  std::vector<StoredAxis> axes;             ///< empty for a database no sweep has used
+  std::map<std::string, std::string> meta;  ///< the `meta` table (spec_name, spec_hash, ...)
+  std::size_t rows = 0;                     ///< rows of the points table
+};
+
+/// Reads a results database's axes, meta and row count without writing to it (a hot
+/// journal is rolled back). An empty file holds no sweep. Errors: StoreError (not an
+/// SQLite database, or not an aggnet results database).
+StoredSweep read_sweep(const std::string& path);
+
+/// What makes `stored` another sweep's than `spec`'s: "" when it is this sweep's (same spec
+/// name and axes; the values may have changed) or holds none yet, else e.g. "spec 'a', not
+/// 'b'; axes schedule, buffer, not schedule".
+std::string sweep_mismatch(const StoredSweep& stored, const SweepSpec& spec);
 
 /// An open results database.
 class ResultStore {

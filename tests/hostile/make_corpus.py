@@ -153,6 +153,24 @@ case("sweep_out_is_a_link", "--out naming a symbolic link (dangling)",
      refused("aggnet sweep: --out: expected a directory or a new one, not a symbolic link"),
      files={"s.yaml": text(SWEEP % "  - {option: schedule, values: [triads, ring]}"),
             "l": {"link": "/nonexistent-aggnet-out"}})
+# What a sweep writes inside an existing --out, as a link, FIFO or device, would be written
+# through: refused before any point runs, the link's target untouched.
+OUT_SPEC = {"s.yaml": text(SWEEP % "  - {option: schedule, values: [triads, ring]}")}
+for name, about, files, want in [
+        ("sweep_out_logs_is_a_link", "--out/logs a link to another directory",
+         {"elsewhere/keep": text("x\n"), "out/logs": {"link": "../elsewhere"}},
+         "expected logs in it to be a directory or absent, not a symbolic link"),
+        ("sweep_out_csv_is_a_link", "--out/results.csv a link to another file",
+         {"victim.csv": text("keep\n"), "out/results.csv": {"link": "../victim.csv"}},
+         "expected results.csv in it to be a regular file or absent, not a symbolic link"),
+        ("sweep_out_db_is_a_link", "--out/results.db a dangling link",
+         {"out/results.db": {"link": "../nowhere.db"}},
+         "expected results.db in it to be a regular file or absent, not a symbolic link"),
+        ("sweep_out_log_is_a_fifo", "a FIFO in --out/logs, where a point's log goes",
+         {"out/logs/0123456789abcdef.log": {"fifo": True}},
+         "expected logs/0123456789abcdef.log in it to be a regular file or absent, not a FIFO")]:
+    case(name, about, ["sweep", "{dir}/s.yaml", "--out", "{dir}/out", "--no-plot", "--no-progress"],
+         refused(want), files=dict(OUT_SPEC, **files))
 case("issue_sweep_equal_sizes", "axis values 64MiB and 67108864B",
      ["sweep", "{dir}/s.yaml", "--out", "{dir}/out"],
      refused("duplicate value: equals '64MiB'"),

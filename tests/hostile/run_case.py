@@ -5,9 +5,9 @@
 A case: {"about": why it is hostile, "argv": [...] (after `aggnet`), "env": {...},
 "files": {name: {"text": ...} | {"hex": ...} | {"link": target} | {"fifo": true}}, "expect": {"exit": N,
 "stderr": substring, "stdout": substring}}. `{dir}` in argv and env is the case's own empty directory (its
-files are written there), `{src}` the source root. Every case must end within the timeout.
-A refused input (exit 2) is one line on stderr; a failed run (any exit but 0) leaves no
-file in the directory but the case's own.
+files are written there; a name "a/b" makes the directory a), `{src}` the source root. Every
+case must end within the timeout. A refused input (exit 2) is one line on stderr; a failed
+run (any exit but 0) leaves no file in the directory (or below it) but the case's own.
 
 Usage: run_case.py AGGNET SOURCE_ROOT CASE.json
 """
@@ -27,6 +27,7 @@ def fill(text, dir_, src):
 def write_files(case, dir_):
     for name, content in case.get("files", {}).items():
         path = os.path.join(dir_, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         if "link" in content:
             os.symlink(content["link"], path)
         elif content.get("fifo"):
@@ -39,6 +40,14 @@ def write_files(case, dir_):
                 f.write(content["text"])
 
 
+def listing(dir_):
+    """Every path below dir_ (links not followed), relative to it."""
+    paths = []
+    for root, dirs, files in os.walk(dir_):
+        paths += [os.path.relpath(os.path.join(root, n), dir_) for n in dirs + files]
+    return sorted(paths)
+
+
 def main():
     aggnet, src, case_path = sys.argv[1:4]
     with open(case_path, encoding="utf-8") as f:
@@ -46,7 +55,7 @@ def main():
     expect = case["expect"]
     with tempfile.TemporaryDirectory(prefix="aggnet-hostile-") as dir_:
         write_files(case, dir_)
-        before = sorted(os.listdir(dir_))
+        before = listing(dir_)
         env = dict(os.environ)
         env.update({k: fill(v, dir_, src) for k, v in case.get("env", {}).items()})
         argv = [aggnet] + [fill(a, dir_, src) for a in case["argv"]]
@@ -64,7 +73,7 @@ def main():
             problems.append(f"stderr lacks {expect['stderr']!r}")
         if "stdout" in expect and expect["stdout"] not in r.stdout.decode("utf-8", "replace"):
             problems.append(f"stdout lacks {expect['stdout']!r}")
-        after = sorted(os.listdir(dir_))
+        after = listing(dir_)
         if r.returncode != 0 and after != before:
             problems.append(f"left files behind: {sorted(set(after) - set(before))}")
         if problems:

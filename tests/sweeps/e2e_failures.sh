@@ -46,3 +46,32 @@ assert got["1"][0] == "ok", got
 assert got["13"][:2] == ("crashed", -11) and "signal 11" in got["13"][2], got
 PY
 echo "PASS: crash recorded, sweep exit 1"
+
+# No point produces the ranking metric: the verdict names it and says why, the plots are
+# skipped in the same words, and the exit status is the points' (1 when all failed: buffers
+# smaller than a chunk; 0 when all finished without it: one step stops before eps).
+no_metric() {  # $1 = name, $2 = buffer sizes, $3 = expected exit, $4 = expected verdict
+  cat >"$W/$1.yaml" <<YAML
+name: $1
+metric: time_to_eps_s
+base: {gradient: 256KiB, chunk: 64KiB, steps: 1, no-colocated: true}
+axes:
+  - {option: schedule, values: [triads, hierarchical]}
+  - {option: buffer, values: [$2]}
+YAML
+  rc=0
+  "$AGGNET" sweep "$W/$1.yaml" --out "$W/$1" --workers 2 --no-progress >"$W/$1.out" \
+    2>"$W/$1.err" || rc=$?
+  cat "$W/$1.out" "$W/$1.err" >&2
+  [ "$rc" = "$3" ] || fail "$1: expected exit $3, got $rc"
+  grep -qF -- "$4" "$W/$1.out" || fail "$1: expected the verdict '$4'"
+  ! grep -q "Traceback" "$W/$1.err" || fail "$1: the plot script crashed"
+}
+no_metric all_failed "16KiB, 32KiB" 1 \
+  "No crossover analysis: no point produced the metric 'time_to_eps_s': all 4 points failed"
+no_metric none_reach_eps "1MiB, 2MiB" 0 \
+  "no point produced the metric 'time_to_eps_s': 4 of 4 points finished, none with a value for it (a run reports it only when it simulated the rounds it needs to reach eps"
+grep -qF "plot_sweep: no point produced the metric 'time_to_eps_s' (4 of 4 points finished" \
+  "$W/none_reach_eps.err" || grep -q "plots skipped" "$W/none_reach_eps.err" ||
+  fail "none_reach_eps: the plot script did not name the metric"
+echo "PASS: a metric no point produced is named, with why"

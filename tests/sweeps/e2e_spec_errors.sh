@@ -69,4 +69,36 @@ done
 cmp -s "$W/garbage.db" "$W/garbage.orig" || fail "merge changed the garbage output file"
 [ ! -e "$W/new.db" ] || fail "a failed merge left a partial new.db"
 ls "$W" | grep -q '\.tmp' && fail "a failed merge left a temporary file"
+
+# `sweep merge` into a symbolic link (dangling, or to a database): refused, the link left
+# as it was, nothing created where it points.
+ln -s "$W/nowhere.db" "$W/dangling.db"
+cp "$W/ok/results.db" "$W/target.db"
+ln -s "$W/target.db" "$W/link.db"
+for out in dangling.db link.db; do
+  rc=0
+  "$AGGNET" sweep merge "$W/$out" "$W/ok/results.db" 2>"$W/err.txt" || rc=$?
+  [ "$rc" = 2 ] || { cat "$W/err.txt" >&2; fail "merge into $out: expected exit 2, got $rc"; }
+  [ "$(wc -l <"$W/err.txt")" = 1 ] || { cat "$W/err.txt" >&2; fail "merge into $out: one line"; }
+  grep -qF "$W/$out: a symbolic link" "$W/err.txt" || { cat "$W/err.txt" >&2; fail "merge into $out: link not named"; }
+  [ -L "$W/$out" ] || fail "merge replaced the link $out"
+done
+[ ! -e "$W/nowhere.db" ] || fail "merge wrote through the dangling link"
+cmp -s "$W/target.db" "$W/ok/results.db" || fail "merge wrote through the link to target.db"
+
+# --resume into another spec's results: exit 2 naming what differs, the directory as it was
+# and no point run.
+cat >"$W/other.yaml" <<YAML
+name: other
+base: {gradient: 256KiB, chunk: 64KiB, steps: 1}
+axes:
+  - {option: chunk, values: [32KiB, 64KiB]}
+YAML
+cp "$W/ok/results.db" "$W/ok.orig"
+(cd "$W/ok" && find . -printf '%p %s %T@\n' | sort) >"$W/ok.before"
+expect_error "$W/ok/results.db belongs to another spec (spec 'small', not 'other'; axes schedule, buffer, not chunk); choose a new directory" \
+  "$W/other.yaml" --out "$W/ok" --resume
+(cd "$W/ok" && find . -printf '%p %s %T@\n' | sort) >"$W/ok.after"
+cmp -s "$W/ok.before" "$W/ok.after" || fail "--resume into another spec's results changed $W/ok"
+cmp -s "$W/ok/results.db" "$W/ok.orig" || fail "--resume into another spec's results changed results.db"
 echo "PASS: spec errors"

@@ -50,6 +50,23 @@ axes:
     return analyze_crossover(store, metric).text;
   }
 
+  // Records the points (triads x 2 buffers, then hierarchical) with `results` in order.
+  std::string analyze(const std::vector<PointResult>& results, const std::string& metric) {
+    ResultStore store((dir_ / "r.db").string());
+    store.init(spec_);
+    const auto points = expand_points(spec_);
+    for (std::size_t i = 0; i < points.size(); ++i) store.record(spec_, points[i], results.at(i));
+    return analyze_crossover(store, metric).text;
+  }
+
+  static PointResult failed() {
+    PointResult r;
+    r.status = "failed";
+    r.error = "exit status 1";
+    r.exit_code = 1;
+    return r;
+  }
+
   static PointResult result(const Outcome& run) {
     PointResult r;
     r.metrics = {{"step_time_s_mean", run.step_s},
@@ -96,6 +113,38 @@ TEST_F(AnalysisTest, KeepsAMetricThatIsNoPerStepTime) {
   EXPECT_NE(text.find("Best schedule by buffer_high_water_bytes_max"), std::string::npos) << text;
   EXPECT_EQ(text.find("ranked by"), std::string::npos) << text;
   EXPECT_NE(text.find("hierarchical is best at every buffer size"), std::string::npos) << text;
+}
+
+// No point has the metric: the verdict names it, says how many points finished without
+// it and why a run leaves it out.
+TEST_F(AnalysisTest, NamesAMetricNoPointProducedAndWhy) {
+  const std::string text = analyze({1.5, 2, false}, {1.2, 70, false}, "time_to_eps_s");
+  EXPECT_NE(text.find("no point produced the metric 'time_to_eps_s': 4 of 4 points finished, "
+                      "none with a value for it (a run reports it only when it simulated the "
+                      "rounds it needs to reach eps"),
+            std::string::npos)
+      << text;
+}
+
+// The metric's column exists (a failed point reported it) but every finished point's value
+// is null: the same verdict, not "no point finished successfully".
+TEST_F(AnalysisTest, NamesAMetricNullAtEveryFinishedPoint) {
+  PointResult partial = failed();
+  partial.metrics = {{"memory_cost_usd", 12.0}};
+  const PointResult fine = result({1.5, 2});
+  const std::string text = analyze({fine, fine, fine, partial}, "memory_cost_usd");
+  EXPECT_NE(text.find("no point produced the metric 'memory_cost_usd': 3 of 4 points finished, "
+                      "none with a value for it (it is null when some site's buffer fits no "
+                      "memory tier"),
+            std::string::npos)
+      << text;
+}
+
+TEST_F(AnalysisTest, SaysEveryPointFailed) {
+  const std::string text = analyze({failed(), failed(), failed(), failed()}, "time_to_eps_s");
+  EXPECT_EQ(text,
+            "No crossover analysis: no point produced the metric 'time_to_eps_s': all 4 points "
+            "failed (see the failed points).\n");
 }
 
 }  // namespace

@@ -367,5 +367,65 @@ TEST_F(StoreTest, MergeIsAllOrNothing) {
   EXPECT_THROW(merge_databases(dir_.string(), {db("a.db")}), StoreError);
 }
 
+// The merged file replaces OUT.db: a link there, even a dangling one, would be replaced or
+// written through, so it is refused and left as it was.
+TEST_F(StoreTest, MergeRefusesALinkAsItsOutput) {
+  {
+    ResultStore a(db("a.db"));
+    a.init(spec_);
+    a.record(spec_, points_[0], ok(1.0));
+  }
+  fs::create_symlink(db("nowhere.db"), db("dangling.db"));
+  EXPECT_THROW(merge_databases(db("dangling.db"), {db("a.db")}), StoreError);
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(db("dangling.db"))));
+  EXPECT_FALSE(fs::exists(db("nowhere.db")));
+  fs::create_symlink(db("a.db"), db("link.db"));
+  EXPECT_THROW(merge_databases(db("link.db"), {db("a.db")}), StoreError);
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(db("link.db"))));
+  for (const auto& e : fs::directory_iterator(dir_))
+    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
+}
+
+std::string bytes_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream got;
+  got << in.rdbuf();
+  return got.str();
+}
+
+// --resume decides from read_sweep and sweep_mismatch whether DIR/results.db is this
+// spec's sweep, without writing to it.
+TEST_F(StoreTest, TellsAnotherSpecsSweepWithoutWriting) {
+  {
+    ResultStore a(db("a.db"));
+    a.init(spec_);
+    a.record(spec_, points_[0], ok(1.0));
+  }
+  const std::string before = bytes_of(db("a.db"));
+  const StoredSweep stored = read_sweep(db("a.db"));
+  EXPECT_EQ(stored.rows, 1u);
+  EXPECT_EQ(stored.meta.at("spec_name"), "s");
+  EXPECT_EQ(sweep_mismatch(stored, spec_), "");
+  // The same spec with other values is this sweep's (points are matched by their options).
+  const auto edited = parse_spec(
+      "axes: [{option: schedule, values: [ring]}, {option: buffer, values: [2MiB]}]", "s.yaml");
+  EXPECT_EQ(sweep_mismatch(stored, edited), "");
+  const auto renamed = parse_spec(
+      "axes: [{option: schedule, values: [ring]}, {option: buffer, values: [2MiB]}]", "t.yaml");
+  EXPECT_EQ(sweep_mismatch(stored, renamed), "spec 's', not 't'");
+  const auto other =
+      parse_spec("axes: [{option: set:defaults.link.bandwidth, values: [10Gbps]}]", "o.yaml");
+  EXPECT_EQ(sweep_mismatch(stored, other),
+            "spec 's', not 'o'; axes schedule, buffer, not link_bandwidth "
+            "(set:defaults.link.bandwidth)");
+  EXPECT_EQ(bytes_of(db("a.db")), before);
+  // An empty file holds no sweep yet; garbage is no results database.
+  { std::ofstream(db("empty.db")); }
+  EXPECT_EQ(sweep_mismatch(read_sweep(db("empty.db")), other), "");
+  { std::ofstream(db("junk.db")) << "garbage, not SQLite" << std::string(1000, 'z'); }
+  EXPECT_THROW(read_sweep(db("junk.db")), StoreError);
+  EXPECT_EQ(fs::file_size(db("junk.db")), 1019u);
+}
+
 }  // namespace
 }  // namespace aggnet::sweeps
