@@ -90,16 +90,15 @@ void print_columns(const std::vector<std::vector<std::string>>& rows,
 void print_table(std::vector<Candidate>& cs, int top, const Platform& p, const Routing& routing,
                  const OptimizerOptions& opt) {
   const int n = static_cast<int>(p.sites.size());
-  std::vector<std::vector<std::string>> table = {{"rank", "schedule", "family",
-                                                  "groups per round", "rho", "rounds",
-                                                  "round time", "rounds x rt", "time to eps",
-                                                  "w/ compute"}};
+  std::vector<std::vector<std::string>> table = {{"rank", "schedule", "family", "groups per round",
+                                                  "rho", "rounds", "round time", "rounds x rt",
+                                                  "time to eps", "w/ compute"}};
   const int rows = std::min<int>(top, cs.size());
   for (int i = 0; i < rows; ++i) {
     auto& c = cs[i];
     complete_candidate(c, p, routing, opt);
-    table.push_back({fmt::format("{}{}", i + 1, c.unaligned_estimate ? "*" : ""),
-                     c.schedule.name, c.family, shapes(c, n), fmt::format("{:.2e}", c.mixing.rho),
+    table.push_back({fmt::format("{}{}", i + 1, c.unaligned_estimate ? "*" : ""), c.schedule.name,
+                     c.family, shapes(c, n), fmt::format("{:.2e}", c.mixing.rho),
                      c.rounds_to_eps < 0 ? std::string("never") : std::to_string(c.rounds_to_eps),
                      fmt_time(c.timing.mean_round_s), fmt_time(c.isolated_time_to_eps_s),
                      fmt_time(c.comm_time_to_eps_s), fmt_time(c.time_to_eps_s)});

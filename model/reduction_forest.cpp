@@ -406,4 +406,50 @@ ForestPlan plan_forest(const Platform& platform, const Routing& routing, const S
   return plan;
 }
 
+std::vector<int> tree_inputs(const ReductionTree& tree, const std::vector<int>& members) {
+  const auto children = tree_children(tree);
+  const auto is_member = membership(members, tree.parent.size());
+  std::vector<int> inputs(tree.parent.size(), 0);
+  for (int u : tree_sites(tree)) {
+    const auto su = static_cast<std::size_t>(u);
+    inputs[su] = static_cast<int>(children[su].size()) + (is_member[su] ? 1 : 0);
+  }
+  return inputs;
+}
+
+std::vector<double> tree_chunk_spacing_ps(const Platform& platform, const Routing& routing,
+                                          const std::vector<ReductionTree>& forest,
+                                          const ForestPlan& plan, std::uint64_t chunk_bytes) {
+  TreeWork all, one_chunk;
+  std::vector<TreeWork> own(forest.size());
+  for (std::size_t t = 0; t < forest.size(); ++t) {
+    const auto n = static_cast<double>(plan.ranges[t].size());
+    add_tree_work(platform, routing, forest[t], plan.members, chunk_bytes, n, all, one_chunk);
+    TreeWork ignored;
+    add_tree_work(platform, routing, forest[t], plan.members, chunk_bytes, 1, own[t], ignored);
+  }
+  std::vector<double> spacing(forest.size(), 0);
+  for (std::size_t t = 0; t < forest.size(); ++t) {
+    const auto n = static_cast<double>(plan.ranges[t].size());
+    if (n == 0) continue;
+    spacing[t] = static_cast<double>(forest[t].pacing_interval_ps);
+    for (const auto& [resource, ps] : own[t]) spacing[t] = std::max(spacing[t], all[resource] / n);
+  }
+  return spacing;
+}
+
+std::vector<double> tree_access_bytes_per_s(const Platform& platform, const Routing& routing,
+                                            const std::vector<ReductionTree>& forest,
+                                            const ForestPlan& plan, std::uint64_t chunk_bytes) {
+  const auto spacing = tree_chunk_spacing_ps(platform, routing, forest, plan, chunk_bytes);
+  std::vector<double> access(platform.sites.size(), 0.0);
+  for (std::size_t t = 0; t < forest.size(); ++t) {
+    if (spacing[t] <= 0) continue;
+    const double rate = static_cast<double>(chunk_bytes) / spacing[t] * 1e12;
+    const auto inputs = tree_inputs(forest[t], plan.members);
+    for (std::size_t u = 0; u < access.size(); ++u) access[u] += 2.0 * inputs[u] * rate;
+  }
+  return access;
+}
+
 }  // namespace aggnet

@@ -41,6 +41,10 @@ std::vector<int> tree_sites(const ReductionTree& tree);
 /// Per site, its children in the tree (ascending).
 std::vector<std::vector<int>> tree_children(const ReductionTree& tree);
 
+/// Per site, the inputs of its FPGA's sum in the tree: its children's partial sums and, for
+/// one of `members`, its cluster's chunk (0 off the tree).
+std::vector<int> tree_inputs(const ReductionTree& tree, const std::vector<int>& members);
+
 /// The tree's sites, every child before its parent (the root last).
 std::vector<int> bottom_up_order(const ReductionTree& tree);
 
@@ -138,5 +142,21 @@ struct ForestPlan {
 /// Errors: std::invalid_argument naming the tree and what tree_error finds.
 ForestPlan plan_forest(const Platform& platform, const Routing& routing, const Schedule& schedule,
                        const RunOptions& options);
+
+/// Per tree of `forest` as `plan` splits the chunks (of `chunk_bytes`, one per transaction),
+/// the steady spacing of its chunks at every FPGA it crosses, in ps: its pacing interval, or
+/// longer where a resource it crosses (a link, an access link, an FPGA) needs more time per
+/// chunk of this tree for every tree's chunks it carries; 0 for a tree without chunks.
+std::vector<double> tree_chunk_spacing_ps(const Platform& platform, const Routing& routing,
+                                          const std::vector<ReductionTree>& forest,
+                                          const ForestPlan& plan, std::uint64_t chunk_bytes);
+
+/// Per site, its FPGA buffer's access rate while the forest runs, bytes/s: over the trees,
+/// 2 x the site's inputs in the tree (its children's partial sums and, for a member, its
+/// cluster's chunk; each written and read once) x the tree's chunk rate (chunk_bytes over
+/// its spacing, tree_chunk_spacing_ps).
+std::vector<double> tree_access_bytes_per_s(const Platform& platform, const Routing& routing,
+                                            const std::vector<ReductionTree>& forest,
+                                            const ForestPlan& plan, std::uint64_t chunk_bytes);
 
 }  // namespace aggnet

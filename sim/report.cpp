@@ -16,6 +16,7 @@
 #include "common/units.h"
 #include "config/schedule_io.h"
 #include "model/memory_tiers.h"
+#include "model/reduction_forest.h"
 #include "sim/bound_report.h"
 
 namespace aggnet {
@@ -538,15 +539,24 @@ json tier_entries(const std::vector<MemoryTier>& tiers) {
 json tier_cost_usd(const TierChoice& c) { return c.tier < 0 ? json(nullptr) : json(c.cost_usd); }
 json tier_power_w(const TierChoice& c) { return c.tier < 0 ? json(nullptr) : json(c.power_w); }
 
-// The memory tier each site's buffer needs at its groups' peak access rate
+// Per site, the buffer access rate its memory must sustain: a group schedule's peak over
+// its groups, a reduction forest's trees together (they run at once).
+std::vector<double> access_bytes_per_s(const NetworkSystem& system, double margin) {
+  const Platform& p = system.platform();
+  if (system.schedule().collective != Collective::kReductionTree)
+    return peak_access_bytes_per_s(system.round_plans(), p.sites.size(), margin);
+  return tree_access_bytes_per_s(p, system.routing(), system.schedule().forest,
+                                 system.forest_plan(), transaction_bytes(system.options()));
+}
+
+// The memory tier each site's buffer needs at its peak access rate (access_bytes_per_s)
 // (docs/memory-tiers.md): per site, in the summary (sums) and as `memory` (the costliest
 // tier any site needs, and the tiers' parameters).
 void add_memory_tiers(json& report, const NetworkSystem& system) {
   const Platform& p = system.platform();
   const RunOptions& o = system.options();
   const double margin = o.flow_control == FlowControl::kCredit ? 0.0 : o.pacing_margin;
-  const std::vector<double> access =
-      peak_access_bytes_per_s(system.round_plans(), p.sites.size(), margin);
+  const std::vector<double> access = access_bytes_per_s(system, margin);
   std::vector<TierChoice> choices;
   for (std::size_t i = 0; i < report["sites"].size(); ++i) {  // switch-only sites: none
     const TierChoice& c = choices.emplace_back(

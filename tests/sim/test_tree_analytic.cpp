@@ -1,7 +1,8 @@
 // The reduction plans on nine cities, no compute: the simulated time to the exact average
 // (the last member's result) against the analytic time `aggnet schedule` ranks them by
 // (reduction_tree_time), within the 2 % that `--verify` promises. Each test one cell of the
-// regime map; the in-trees' cell is where they win.
+// regime map; the in-trees' cell is where they win. And the memory tier a tree run
+// reports: its FPGAs' access rate, derived by hand on a star.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +14,8 @@
 #include "modules/core/time.h"
 #include "sim/builder.h"
 #include "sim/invariants.h"
+#include "sim/report.h"
+#include "tests/modules/test_platforms.h"
 #include "traffic/closed_form.h"
 
 namespace aggnet {
@@ -54,6 +57,45 @@ TEST(TreeAnalytic, ForestAt100GbpsAnd1GiB) {
 
 TEST(TreeAnalytic, InTreesAt100GbpsAnd64MiB) {
   expect_analytic_within_2_percent("reduction-in-trees", 100'000'000'000, 64ull << 20);
+}
+
+// The star of tests/sizing/test_tree_sizing.cpp (hub h, leaves a, b, c; 1 MiB chunks, a
+// 50 us pacing interval): the hub's FPGA serves four inputs per chunk at 32 GB/s, so a
+// chunk every 4F; each input is written and read once, 2 x 4 x MiB / 4F at the hub and
+// 2 x 1 x MiB / 4F at a leaf. The power is the chosen tier's energy per bit times that.
+TEST(TreeMemoryTier, AccessIsEachSumsInputsAtTheTreesChunkRate) {
+  enum Site { a, b, c, h };
+  constexpr std::uint64_t kMs = 1'000'000'000, kMiB = 1 << 20, F = 32'768'000;
+  const Platform p = testing::with_sites(
+      testing::make_platform({"a", "b", "c", "h"},
+                             {{a, h, 2 * kMs}, {b, h, 4 * kMs}, {c, h, 6 * kMs}}, 100'000'000'000),
+      200'000'000'000, 1'000'000, 500'000);
+  Schedule s;
+  s.name = "star";
+  s.collective = Collective::kReductionTree;
+  s.rounds.push_back(Round{{Group{{a, b, c, h}}}});
+  s.forest.push_back(testing::reduction_tree(h, {h, h, h, -1}));
+  s.forest[0].pacing_interval_ps = 50'000'000;
+  RunOptions o;
+  o.gradient_bytes = 16 * kMiB;
+  o.chunk_bytes = kMiB;
+  o.steps = 1;
+  NetworkSystem sys("wan", p, s, o);
+  sc_core::sc_start();
+  const nlohmann::json report = collect_report(sys);
+  const double chunk_rate = kMiB / (4.0 * F * 1e-12);  // bytes/s of each input
+  for (int site : {a, b, c, h}) {
+    const nlohmann::json& entry = report["sites"][site];
+    const double gbps = 2.0 * (site == h ? 4 : 1) * chunk_rate * 8 / 1e9;
+    EXPECT_NEAR(entry["memory_access_gbps"].get<double>(), gbps, 1e-9 * gbps) << site;
+    const auto& tiers = report["memory"]["tiers"];
+    const auto tier = std::find_if(tiers.begin(), tiers.end(), [&](const nlohmann::json& t) {
+      return t["name"] == entry["memory_tier"];
+    });
+    ASSERT_NE(tier, tiers.end()) << entry["memory_tier"];
+    const double watts = (*tier)["energy_pj_per_bit"].get<double>() * 1e-12 * gbps * 1e9;
+    EXPECT_NEAR(entry["memory_power_w"].get<double>(), watts, 1e-9 * watts) << site;
+  }
 }
 
 }  // namespace
