@@ -231,8 +231,11 @@ void check_flow_control(const OptionValues& values, Collective collective, const
                 "credit");
 }
 
-void check_buffers(const OptionValues& values, const Platform& platform, const RunOptions& run) {
-  if (!run.aggregation) return;
+void check_buffers(const OptionValues& values, const Platform& platform, const RunOptions& run,
+                   Collective collective) {
+  const bool sums = collective == Collective::kReductionTree ||
+                    (collective == Collective::kGroupAverage && run.aggregation);
+  if (!sums) return;
   for (const auto& site : platform.sites) {
     if (site.fpga.buffer_bytes >= transaction_bytes(run)) continue;
     const std::string expected =

@@ -16,6 +16,7 @@
 #include "common/config_error.h"
 #include "config/platform_loader.h"
 #include "model/run_options.h"
+#include "model/schedule.h"
 #include "options/option_values.h"
 
 namespace aggnet::cli {
@@ -53,10 +54,12 @@ std::optional<options::OptionValues> read(const std::string& where, options::Com
 /// file's names the closest file of its directory or of the shipped platforms.
 Platform load_platform(const options::OptionValues& values, const RunOptions& run);
 
-/// With aggregation on, every site's buffer must hold one aggregation slot (one chunk).
+/// Wherever the FPGA sums (a group-average schedule with aggregation on; a reduction tree's
+/// relays always), every site's buffer must hold one aggregation slot (one transaction);
+/// other collectives pass through an FPGA that holds none.
 /// Errors: ConfigError naming --buffer when given, else the platform file's key.
 void check_buffers(const options::OptionValues& values, const Platform& platform,
-                   const RunOptions& run);
+                   const RunOptions& run, Collective collective = Collective::kGroupAverage);
 
 /// Flow control the schedule's collective models: drop only with group averages, credit
 /// not with reduction trees. Errors: ConfigError naming --flow-control.

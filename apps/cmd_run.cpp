@@ -349,9 +349,7 @@ RunSetup prepare(OptionValues values) {
   prepare_faults(s);
   plan_steps(s);
   check_horizon(s);
-  if (s.schedule.collective == Collective::kGroupAverage ||
-      s.schedule.collective == Collective::kReductionTree)
-    cli::check_buffers(s.values, s.platform, s.options);
+  cli::check_buffers(s.values, s.platform, s.options, s.schedule.collective);
   const auto c = s.schedule.collective;
   if (s.options.functional && c != Collective::kGroupAverage && c != Collective::kRing &&
       c != Collective::kReductionTree)

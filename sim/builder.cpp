@@ -220,7 +220,9 @@ void NetworkSystem::build_sites() {
       fc.params = site.fpga;
       fc.params.buffer_bytes = fpga_buffer_bytes(options_, site.fpga);
       fc.slot_bytes = transaction_bytes(options_);  // a burst holds its K chunks' slots
-      fc.aggregate = options_.aggregation && !ring;
+      // A reduction tree's relays sum whatever --aggregation says.
+      fc.aggregate =
+          (options_.aggregation && !ring) || schedule_.collective == Collective::kReductionTree;
       fc.return_credits = options_.flow_control == FlowControl::kCredit && !ring;
       fc.credit_bytes = options_.credit_bytes;
       fc.reliable = loss_recovery(options_.faults, options_.flow_control) && !ring;

@@ -14,12 +14,13 @@ std::size_t BufferMemory::table_capacity(std::uint64_t num_slots) {
   return static_cast<std::size_t>(std::min<std::uint64_t>(num_slots, 1u << 15) * 2);
 }
 
-BufferMemory::BufferMemory(std::uint64_t capacity_bytes, std::uint64_t slot_bytes)
+BufferMemory::BufferMemory(std::uint64_t capacity_bytes, std::uint64_t slot_bytes,
+                           bool slot_required)
     : capacity_bytes_(capacity_bytes),
       slot_bytes_(slot_bytes),
       num_slots_(slots_in(capacity_bytes, slot_bytes)),
       slots_(table_capacity(num_slots_)) {
-  if (num_slots_ == 0) {
+  if (num_slots_ == 0 && slot_required) {
     throw std::invalid_argument("buffer of " + std::to_string(capacity_bytes) +
                                 " bytes holds no aggregation slot of " +
                                 std::to_string(slot_bytes) + " bytes");

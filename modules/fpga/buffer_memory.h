@@ -12,11 +12,12 @@ namespace aggnet {
 
 /// BufferMemory: `capacity_bytes / slot_bytes` aggregation slots, each holding the
 /// partial sum of one (step, chunk). Tracks occupancy in bytes (slots in use x
-/// slot_bytes), its high-water mark and slot hold times.
-/// Errors: std::invalid_argument if the capacity holds no slot.
+/// slot_bytes), its high-water mark and slot hold times. `slot_required` false: a buffer
+/// that never sums (a pass-through FPGA's) may hold none.
+/// Errors: std::invalid_argument if the capacity holds no slot and one is required.
 class BufferMemory {
  public:
-  BufferMemory(std::uint64_t capacity_bytes, std::uint64_t slot_bytes);
+  BufferMemory(std::uint64_t capacity_bytes, std::uint64_t slot_bytes, bool slot_required = true);
 
   std::uint64_t num_slots() const { return num_slots_; }
   std::uint64_t slot_bytes() const { return slot_bytes_; }

@@ -47,7 +47,7 @@ FpgaAggregator::FpgaAggregator(sc_core::sc_module_name name, const FpgaAggregato
       pool_(pool),
       site_(config.site),
       config_(config),
-      buffer_(config.params.buffer_bytes, config.slot_bytes) {
+      buffer_(config.params.buffer_bytes, config.slot_bytes, config.aggregate) {
   in.bind(*this);
   buffer_.set_test_overcommit(config.test_hook == TestHook::kOvercommit);
 }

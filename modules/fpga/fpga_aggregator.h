@@ -31,9 +31,11 @@ struct FpgaAggregatorConfig {
   int site = 0;
   FpgaParams params;
   std::uint64_t slot_bytes = 1 << 20;  ///< one chunk
-  bool aggregate = true;               ///< false: pass every contribution through to the cluster
-  bool return_credits = false;         ///< credit flow control: send a credit per freed slot
-  std::uint64_t credit_bytes = 64;     ///< size of a credit message
+  /// false: pass every contribution but a reduction tree's through to the cluster (its
+  /// buffer may then hold no slot)
+  bool aggregate = true;
+  bool return_credits = false;      ///< credit flow control: send a credit per freed slot
+  std::uint64_t credit_bytes = 64;  ///< size of a credit message
   /// Loss recovery: every contribution is acknowledged to its sender when it is added to
   /// its slot (selective acknowledgement: one lost contribution keeps only its own sender
   /// waiting); contributions already added (retransmissions) are recognised, never added

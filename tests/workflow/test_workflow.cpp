@@ -531,7 +531,7 @@ void expect_long_csv_matches(const std::string& text, const json& rows) {
 TEST(Stats, OneRowPerModuleInstanceConsistentWithTheReport) {
   const fs::path dir = scratch();
   const fs::path stats = dir / "stats.json", csv = dir / "stats.csv", out = dir / "run.json";
-  ASSERT_EQ(run("run --gradient 64MiB --no-colocated -q --json " + out.string() + " --stats " +
+  ASSERT_EQ(run("run --gradient 16MiB --no-colocated -q --json " + out.string() + " --stats " +
                 stats.string() + " --stats-interval 2ms"),
             0);
   const json rows = read_json(stats);
@@ -561,11 +561,11 @@ TEST(Stats, OneRowPerModuleInstanceConsistentWithTheReport) {
     EXPECT_GT(m, 0);
   }
   ASSERT_EQ(
-      run("run --gradient 64MiB --no-colocated -q --stats-interval 2ms --stats " + csv.string()),
+      run("run --gradient 16MiB --no-colocated -q --stats-interval 2ms --stats " + csv.string()),
       0);
   expect_long_csv_matches(read_text(csv), rows);
   const fs::path bad = dir / "stats.txt";
-  EXPECT_EQ(run("run --gradient 64MiB -q --stats " + bad.string()), 2);
+  EXPECT_EQ(run("run --gradient 16MiB -q --stats " + bad.string()), 2);
   EXPECT_FALSE(fs::exists(bad));
 }
 
