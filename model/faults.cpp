@@ -30,6 +30,8 @@ LinkName link_name(const std::string& spec, const std::string& text) {
 std::uint64_t time_of(const std::string& spec, const std::string& text) {
   try {
     return parse_time_ps(text);
+  } catch (const UnknownUnitError& e) {  // its message names the unit and the known ones
+    bad(spec, e.what());
   } catch (const UnitError&) {
     bad(spec, "expected a time with its unit, e.g. 150ms");
   }

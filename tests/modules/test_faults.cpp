@@ -697,6 +697,16 @@ TEST(FaultSpecs, ParseAndCheckAgainstThePlatform) {
     FaultPlan p2;
     EXPECT_THROW(add_fault_spec(p2, bad), std::invalid_argument) << bad;
   }
+  // A time with a unit the parser lacks names it and the known ones, as --watchdog does.
+  try {
+    FaultPlan p3;
+    add_fault_spec(p3, "down:a-b@5hours");
+    ADD_FAILURE() << "5hours accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "expected a time like '33.3ms' or '2us' (unknown unit 'hours'; known: ps, ns, us, "
+              "\xC2\xB5s, \xCE\xBCs, ms, s, min) (got 'down:a-b@5hours')");
+  }
   FaultPlan unknown;
   add_fault_spec(unknown, "down:a-zzz@1s");
   EXPECT_THROW(check_faults(unknown, triangle()), std::invalid_argument);
