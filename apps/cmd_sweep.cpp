@@ -383,9 +383,6 @@ int merge_slurm_results(const Invocation& in, const std::string& out_dir, const 
 }
 
 int run_slurm(const Invocation& in, const std::string& out_dir) {
-  if (in.has("shard")) {
-    throw ConfigError(kCommandLine, 0, "--shard", "cannot be combined with --slurm");
-  }
   // --wait replaces DIR/results.db with the merged shards: never another sweep's.
   check_existing_results(in.spec, (fs::path(out_dir) / "results.db").string(), true);
   SlurmJob job;
@@ -499,6 +496,9 @@ int cmd_run_sweep(int argc, char** argv) {
     return 2;
   }
   const Invocation in = prepare_sweep(std::move(vm));
+  // Before --dry-run too: a dry run shows what the same command would run.
+  if (in.has("shard") && in.has("slurm"))
+    throw ConfigError(kCommandLine, 0, "--shard", "cannot be combined with --slurm");
   if (in.has("dry-run")) return dry_run(in);
   if (!in.has("out")) {
     std::fprintf(stderr, "aggnet sweep: missing --out DIR\n%s", kUsage);

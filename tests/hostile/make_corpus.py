@@ -383,6 +383,11 @@ for name, shard in [("out_of_range", "3/3"), ("past_64_bits", "99999999999999999
          refused(f"aggnet sweep: --shard: expected K/N with 0 <= K < N, got '{shard}'"),
          files={"s.yaml": text(SWEEP % "  - {option: schedule, values: [triads, ring]}")})
 
+case("sweep_shard_with_slurm_dry_run", "--shard with --slurm, refused in a dry run too",
+     ["sweep", "{dir}/s.yaml", "--out", "{dir}/out", "--dry-run", "--slurm", "--shard", "0/2"],
+     refused("aggnet sweep: --shard: cannot be combined with --slurm"),
+     files={"s.yaml": text(SWEEP % "  - {option: schedule, values: [triads, ring]}")})
+
 # --- A missing platform: the file it most likely meant --------------------------------
 case("platform_misspelt", "a --platform name one letter off a file of its directory",
      RUN + ["--platform", "platforms/nine_cty.yaml"],
