@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <regex>
 
@@ -730,19 +731,27 @@ std::set<std::string> copy_points(Stmt& rows, Stmt& existing, Stmt& insert, int 
   return taken;
 }
 
+struct DbCloser {
+  void operator()(sqlite3* db) const { sqlite3_close(db); }
+};
+using DbHandle = std::unique_ptr<sqlite3, DbCloser>;
+
+// Another results database, `path`, opened with `flags`. Errors: StoreError naming it.
+DbHandle open_database(const std::string& path, int flags) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+    std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    throw StoreError(fmt::format("{}: cannot open results database: {}", path, msg));
+  }
+  return DbHandle(db);
+}
+
 }  // namespace
 
 std::size_t ResultStore::merge_from(const std::string& other_path) {
-  sqlite3* other = nullptr;
-  if (sqlite3_open_v2(other_path.c_str(), &other, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-    std::string msg = other ? sqlite3_errmsg(other) : "out of memory";
-    sqlite3_close(other);
-    throw StoreError(fmt::format("{}: cannot open results database: {}", other_path, msg));
-  }
-  struct Closer {
-    sqlite3* db;
-    ~Closer() { sqlite3_close(db); }
-  } closer{other};
+  const DbHandle handle = open_database(other_path, SQLITE_OPEN_READONLY);
+  sqlite3* other = handle.get();
 
   const Schema theirs = read_schema(other, other_path);
   const auto& their_axes = theirs.axes;
@@ -788,17 +797,9 @@ StoredSweep read_sweep(const std::string& path) {
   StoredSweep out;
   std::error_code ec;
   if (fs::file_size(path, ec) == 0 && !ec) return out;  // made by SQLite, nothing in it yet
-  sqlite3* db = nullptr;
   // Read-write without create: a hot journal left by a killed sweep can be rolled back.
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
-    std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
-    sqlite3_close(db);
-    throw StoreError(fmt::format("{}: cannot open results database: {}", path, msg));
-  }
-  struct Closer {
-    sqlite3* db;
-    ~Closer() { sqlite3_close(db); }
-  } closer{db};
+  const DbHandle handle = open_database(path, SQLITE_OPEN_READWRITE);
+  sqlite3* db = handle.get();
   sqlite3_busy_timeout(db, 30000);
   Schema schema = read_schema(db, path);
   out.axes = std::move(schema.axes);
