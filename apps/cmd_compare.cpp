@@ -94,8 +94,10 @@ void check_numbers(const std::string& file, const json& report, const std::strin
                    bool required) {
   const json* numbers = member(file, report, "", key, Kind::kObject, required);
   if (!numbers) return;
+  // null: a number the run could not give (memory_cost_usd when no tier holds the buffer).
   for (const auto& [name, value] : numbers->items())
-    if (!value.is_number()) bad_value(file, key + "." + name, Kind::kNumber, value);
+    if (!value.is_number() && !value.is_null())
+      bad_value(file, key + "." + name, Kind::kNumber, value);
 }
 
 // An optional list of objects (steps, sites, links), each with the text `names` that
@@ -139,6 +141,13 @@ json read_report(const std::string& file) {
   json report;
   try {
     report = json::parse(text);
+  } catch (const json::out_of_range& e) {  // a number past a double's range
+    // e.what(): "[json.exception.out_of_range.406] number overflow parsing '1e999'".
+    const std::string what = e.what();
+    const auto end = what.find("] ");
+    throw ConfigError(file, 0, "",
+                      std::string(kRunJson) + ", got " +
+                          (end == std::string::npos ? what : what.substr(end + 2)));
   } catch (const json::parse_error& e) {
     // e.what(): "[json.exception.parse_error.101] parse error at line 1, column 5: <why>".
     const std::string what = e.what();

@@ -274,6 +274,7 @@ std::vector<Candidate> candidates(const OptionValues& values, const Platform& pl
     for (const auto& name : split_commas(values.text("schedules"))) {
       Schedule schedule = make_schedule(
           name, platform, PlanInputs{opt.run.gradient_bytes, transaction_bytes(opt.run)});
+      cli::check_buffers(values, platform, opt.run, schedule.collective);
       try {
         cs.push_back(score_schedule(platform, routing, schedule, "given", opt));
       } catch (const std::invalid_argument& e) {  // a host collective without a closed form
@@ -379,7 +380,8 @@ int run_schedule(const OptionValues& values) {
   // `--out -`: the schedule YAML is the standard output, the table goes to stderr.
   const TableToStderr table_to_stderr(is_stdout(values.text("out")));
   const Platform platform = cli::load_platform(values, run);
-  cli::check_buffers(values, platform, run);
+  // The search ranks group schedules; listed ones are checked each (candidates).
+  if (!values.has("schedules")) cli::check_buffers(values, platform, run);
   plan_routing(values, platform, opt.run);
   const Routing routing(platform, run.link_metric);
   const int n = static_cast<int>(platform.sites.size());

@@ -540,9 +540,13 @@ json tier_cost_usd(const TierChoice& c) { return c.tier < 0 ? json(nullptr) : js
 json tier_power_w(const TierChoice& c) { return c.tier < 0 ? json(nullptr) : json(c.power_w); }
 
 // Per site, the buffer access rate its memory must sustain: a group schedule's peak over
-// its groups, a reduction forest's trees together (they run at once).
+// its groups (none without aggregation), a reduction forest's trees together (they run
+// at once).
 std::vector<double> access_bytes_per_s(const NetworkSystem& system, double margin) {
   const Platform& p = system.platform();
+  // Without aggregation a group schedule's FPGAs pass every chunk through, holding none.
+  if (!system.options().aggregation && system.schedule().collective == Collective::kGroupAverage)
+    return std::vector<double>(p.sites.size(), 0.0);
   if (system.schedule().collective != Collective::kReductionTree)
     return peak_access_bytes_per_s(system.round_plans(), p.sites.size(), margin);
   return tree_access_bytes_per_s(p, system.routing(), system.schedule().forest,

@@ -509,7 +509,8 @@ TEST_F(Outputs, ScheduleTableColumnsLineUp) {
 // The buffer is the summing FPGA's: a ring's FPGA passes its chunks through and holds no
 // slot, so a buffer below one chunk changes nothing of its run (was "holds no aggregation
 // slot", exit 1); a reduction tree's relays sum even with --aggregation off, so there the
-// same buffer is refused, naming --buffer (exit 2).
+// same buffer is refused, naming --buffer (exit 2). An FPGA that sums nothing reports no
+// memory access (it reported the group's as if it summed).
 TEST_F(Outputs, OnlyAnFpgaThatSumsNeedsASlot) {
   const json small = run("--schedule ring --chunk 64KiB --buffer 16KiB");
   const json large = run("--schedule ring --chunk 64KiB");
@@ -518,6 +519,14 @@ TEST_F(Outputs, OnlyAnFpgaThatSumsNeedsASlot) {
   EXPECT_EQ(small["summary"]["step_time_s_mean"], large["summary"]["step_time_s_mean"]);
   EXPECT_EQ(small["summary"]["total_time_s"], large["summary"]["total_time_s"]);
   EXPECT_EQ(small["summary"]["events"], large["summary"]["events"]);
+  // `schedule` ranks the ring with that buffer too, and refuses it for a group schedule.
+  EXPECT_EQ(aggnet("schedule --schedules ring --chunk 64KiB --buffer 16KiB").status, 0);
+  EXPECT_EQ(aggnet("schedule --schedules ring,triads --chunk 64KiB --buffer 16KiB").status, 2);
+  // Without aggregation a group schedule's FPGAs sum nothing: no access rate, no power.
+  const json off = run("--schedule triads --aggregation off");
+  for (const auto& site : off["sites"]) EXPECT_EQ(site["memory_access_gbps"], 0.0) << site;
+  EXPECT_EQ(off["summary"]["memory_power_w"], 0.0);
+  EXPECT_GT(run("--schedule triads")["summary"]["memory_power_w"].get<double>(), 0.0);
   const Output tree =
       aggnet("run --schedule reduction-tree --aggregation off --chunk 64KiB --buffer 16KiB -q");
   EXPECT_EQ(tree.status, 2) << tree.err;
@@ -1371,8 +1380,26 @@ TEST_F(Outputs, CompareRefusesCorruptReports) {
   const Output directory = aggnet("compare a.json runs");
   EXPECT_EQ(directory.status, 2);
   EXPECT_EQ(directory.err, "runs: expected a run JSON file (aggnet run --json), got a directory\n");
-  // The uncorrupted report compares with itself.
+  // A number past a double's range is one line too (was a raw library error, exit 1).
+  std::string huge = a.dump();
+  const std::string key = "\"step_time_s_mean\":";
+  const auto at = huge.find(key) + key.size();
+  huge.replace(at, huge.find_first_of(",}", at) - at, "1e999999");
+  std::ofstream(dir_ / "i.json") << huge;
+  const Output overflow = aggnet("compare a.json i.json");
+  EXPECT_EQ(overflow.status, 2);
+  EXPECT_EQ(overflow.err,
+            "i.json: expected a run JSON written by aggnet run --json, got number overflow "
+            "parsing '1e999999'\n");
+  // The uncorrupted report compares with itself, and with a run whose memory has no price
+  // (null: no tier holds its buffer).
   EXPECT_EQ(aggnet("compare a.json a.json --all").status, 0);
+  const json unpriced = run("--steps 1 --buffer 100GiB");
+  ASSERT_TRUE(unpriced["summary"]["memory_cost_usd"].is_null());
+  std::ofstream(dir_ / "j.json") << unpriced.dump();
+  const Output priced = aggnet("compare a.json j.json");
+  EXPECT_EQ(priced.status, 0) << priced.err;
+  EXPECT_NE(priced.out.find("memory_cost_usd"), std::string::npos) << priced.out;
 }
 
 // aggnet platform: sites, links, routes and multicast trees of a platform, derived here
