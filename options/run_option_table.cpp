@@ -300,8 +300,11 @@ void check_time(const OptionSpec& spec, const std::string& value) {
       throw UnitError("out of range");
   } catch (const UnknownUnitError& e) {
     throw OptionError(e.what());
-  } catch (const UnitError&) {
-    throw OptionError(expectation(spec));
+  } catch (const UnitError& e) {
+    // The parser's reason, when it gives one: "(a unit is required)", "(value too large)".
+    const std::string what = e.what();
+    const auto reason = what.find(" (");
+    throw OptionError(expectation(spec) + (reason == std::string::npos ? "" : what.substr(reason)));
   }
 }
 

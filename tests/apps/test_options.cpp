@@ -233,7 +233,16 @@ INSTANTIATE_TEST_SUITE_P(
         BadValue{"round-start", "later",
                  "aggnet run: --round-start: expected auto, aligned or immediate, got 'later'"},
         BadValue{"trace-from", "1",
-                 "aggnet run: --trace-from: expected a time like '1.5s', got '1'"},
+                 "aggnet run: --trace-from: expected a time like '1.5s' (a unit is required), "
+                 "got '1'"},
+        BadValue{"watchdog", "5",
+                 "aggnet run: --watchdog: expected a time of at least 1.000 ms (a unit is "
+                 "required), got '5'"},
+        BadValue{"watchdog", "1e400s",
+                 "aggnet run: --watchdog: expected a time of at least 1.000 ms (value too "
+                 "large), got '1e400s'"},
+        BadValue{"watchdog", "1ps",
+                 "aggnet run: --watchdog: expected a time of at least 1.000 ms, got '1ps'"},
         BadValue{"stats-interval", "0s",
                  "aggnet run: --stats-interval: expected a positive time like '1ms', got '0s'"},
         BadValue{"set", "=10Gbps", "aggnet run: --set: expected PATH=VALUE, got '=10Gbps'"}),
