@@ -76,7 +76,11 @@ bool open_redirect(const Redirect& r, int& child_end, int& parent_end, std::stri
       child_end = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
       break;
     case Redirect::Kind::kFile:
-      child_end = ::open(r.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      // A new file: truncating in place would write through a link or empty a file's other
+      // (hard-linked) name, perhaps outside the directory the log belongs to.
+      if (::unlink(r.path.c_str()) != 0 && errno != ENOENT) break;
+      child_end =
+          ::open(r.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
       break;
     case Redirect::Kind::kCapture: {
       int p[2];

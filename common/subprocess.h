@@ -34,7 +34,7 @@ struct Redirect {
   enum class Kind {
     kInherit,   ///< the parent's stream
     kNull,      ///< /dev/null
-    kFile,      ///< `path`, created or truncated (mode 0644)
+    kFile,      ///< `path`, a new file (mode 0644) in place of what was there
     kCapture,   ///< read into ProcessResult::out / err
     kToStdout,  ///< stderr only: wherever stdout goes (2>&1)
   };

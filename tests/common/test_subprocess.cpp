@@ -129,6 +129,33 @@ TEST(Subprocess, WritesToFilesAndReadsStdinFromDevNull) {
   fs::remove_all(dir);
 }
 
+// A log replaces what was at its path: a link there is not written through, nor is a
+// second (hard-linked) name of a file emptied.
+TEST(Subprocess, AFileRedirectReplacesLinksInsteadOfWritingThroughThem) {
+  const fs::path dir = scratch("links");
+  std::ofstream(dir / "precious.txt") << "precious\n";
+  std::ofstream(dir / "kept.txt") << "kept\n";
+  fs::create_hard_link(dir / "precious.txt", dir / "hard.log");
+  fs::create_symlink(dir / "kept.txt", dir / "soft.log");
+  for (const char* log : {"hard.log", "soft.log"}) {
+    Command c = shell("echo run");
+    c.out = Redirect::file((dir / log).string());
+    ASSERT_TRUE(run_process(c).success()) << log;
+    std::ifstream in(dir / log);
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_EQ(text.str(), "run\n") << log;
+    EXPECT_FALSE(fs::is_symlink(dir / log)) << log;
+  }
+  for (const char* kept : {"precious.txt", "kept.txt"}) {
+    std::ifstream in(dir / kept);
+    std::string line;
+    std::getline(in, line);
+    EXPECT_EQ(line, fs::path(kept).stem().string()) << kept;
+  }
+  fs::remove_all(dir);
+}
+
 TEST(Subprocess, ArgumentsAreNotInterpretedByAShell) {
   Command c;
   c.argv = {"printf", "%s|", "a b", "$HOME", "'q'", ";ls"};
