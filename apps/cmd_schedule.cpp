@@ -267,13 +267,22 @@ int verify(const OptionValues& values, const Platform& platform, const Routing& 
 }
 
 // The given --schedules, or the optimizer's search; ranked, rings left out on request.
+// A schedule of --schedules: config/ names an error in the name --schedule, run's option.
+Schedule listed_schedule(const std::string& name, const Platform& platform, const RunOptions& run) {
+  try {
+    return make_schedule(name, platform, PlanInputs{run.gradient_bytes, transaction_bytes(run)});
+  } catch (const ConfigError& e) {
+    if (e.file() != kCommandLine || e.key() != "schedule") throw;
+    throw ConfigError(kCommandLine, 0, "schedules", e.detail());
+  }
+}
+
 std::vector<Candidate> candidates(const OptionValues& values, const Platform& platform,
                                   const Routing& routing, const OptimizerOptions& opt) {
   std::vector<Candidate> cs;
   if (values.has("schedules")) {
     for (const auto& name : split_commas(values.text("schedules"))) {
-      Schedule schedule = make_schedule(
-          name, platform, PlanInputs{opt.run.gradient_bytes, transaction_bytes(opt.run)});
+      Schedule schedule = listed_schedule(name, platform, opt.run);
       cli::check_buffers(values, platform, opt.run, schedule.collective);
       try {
         cs.push_back(score_schedule(platform, routing, schedule, "given", opt));

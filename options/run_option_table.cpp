@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 
@@ -320,8 +321,8 @@ void check_bytes(const OptionSpec& spec, const std::string& value) {
   } catch (const UnknownUnitError& e) {
     throw OptionError(e.what());
   } catch (const UnitError& e) {
-    // "64" could be bytes or MiB: a size, like a rate, needs its unit.
-    if (plain_decimal(value))
+    // "64" could be bytes or MiB: a size, like a rate, needs its unit (a zero is no size).
+    if (plain_decimal(value) && std::strtod(value.c_str(), nullptr) != 0)
       throw OptionError("expected a size with its unit, like '" + value + "MiB' or '" + value +
                         "B'");
     if (std::string(e.what()).find("(value too large)") != std::string::npos)

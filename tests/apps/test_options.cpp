@@ -213,6 +213,8 @@ INSTANTIATE_TEST_SUITE_P(
                  "aggnet run: --buffer: expected a size like '64MiB' or '2048B' (unknown unit "
                  "'MiB!'; known: B, kB, KB, MB, GB, TB, KiB, MiB, GiB, TiB, bit, bits, kbit, Mbit, "
                  "Gbit, Tbit, Kibit, Mibit, Gibit, Tibit), got '64MiB!'"},
+        BadValue{"buffer", "0",
+                 "aggnet run: --buffer: expected a positive size like '64MiB', got '0'"},
         BadValue{"buffer", "-1MiB",
                  "aggnet run: --buffer: expected a positive size like '64MiB', got '-1MiB'"},
         BadValue{"watchdog", "5hours",

@@ -535,6 +535,15 @@ TEST_F(Outputs, OnlyAnFpgaThatSumsNeedsASlot) {
             "'16KiB'\n");
 }
 
+// A bad name in --schedules is named against --schedules, not run's --schedule.
+TEST_F(Outputs, ScheduleBlamesItsOwnOptionForABadListedName) {
+  const Output o = aggnet("schedule --schedules ring:greedy");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_EQ(o.err,
+            "aggnet schedule: --schedules: a ring step rule (receive, sendrecv, barrier) after "
+            "'ring:', got 'greedy'\n");
+}
+
 // size-buffers: one title per column, no column repeating one value, the rate named for
 // what it is; progress lines with the estimated total and time left.
 TEST_F(Outputs, SizeBuffersTableAndProgress) {
