@@ -265,9 +265,19 @@ def never_reaches_eps(row):
     return row.get("rounds_to_eps") is not None and row["rounds_to_eps"] < 0
 
 
+def column(row, key):
+    """The results database's column of metric `key`: `metric_<key>` where the key clashes
+    with an axis or option column (sweeps/store.cpp, ResultStore::metric_column), else the
+    key itself. `--metric steps` with a `steps` option: the option's column holds 0 for
+    `steps: 0`, the metric's the steps the run resolved that to."""
+    renamed = "metric_" + re.sub(r"[^A-Za-z0-9]", "_", key)
+    return renamed if renamed in row else key
+
+
 def value(row, key):
-    """The row's `key`; +inf for a time to eps the run never reaches; None if missing."""
-    v = row.get(key)
+    """The row's metric `key`; +inf for a time to eps the run never reaches; None if
+    missing."""
+    v = row.get(column(row, key))
     if v is None and key in TIME_TO_EPS and never_reaches_eps(row):
         return math.inf
     return v
