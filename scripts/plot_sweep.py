@@ -220,14 +220,18 @@ def run_parameters(rows, db, skip=()):
 
 
 def log_axis(ax, axis, values):
-    """A log scale with plain tick labels (0.2, 0.5, 1, 2, 5) when the values span more than
-    a factor of 3, else a linear one (a log axis over a narrow range has no labelled tick)."""
+    """A log scale with plain tick labels (0.2, 0.5, 1, 2, 5; within a decade also 1.5, 3, 4,
+    6, 8) when the values span more than a factor of 3, else a linear one (a log axis over a
+    narrow range has no labelled tick)."""
     finite = [v for v in values if v is not None and math.isfinite(v) and v > 0]
     if not finite or max(finite) / min(finite) <= 3:
         return
     getattr(ax, f"set_{axis}scale")("log")
     target = ax.yaxis if axis == "y" else ax.xaxis
-    target.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    # Within a decade 1-2-5 may label one value (1 to 4: 1 and 2 only): more steps there.
+    within_decade = max(finite) / min(finite) < 10
+    subs = (1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0) if within_decade else (1.0, 2.0, 5.0)
+    target.set_major_locator(LogLocator(base=10, subs=subs))
     target.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     target.set_minor_formatter(FuncFormatter(lambda v, _: ""))
 
