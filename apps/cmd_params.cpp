@@ -10,11 +10,13 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "apps/cli_options.h"
 #include "apps/commands.h"
 #include "common/atomic_file.h"
 #include "common/config_error.h"
+#include "common/strings.h"
 #include "model/param_info.h"
 
 namespace aggnet {
@@ -121,8 +123,19 @@ std::string fields_markdown() {
   return out;
 }
 
-/// Writes docs/modules/<module>.md per module and an index README.md into `dir`.
+/// The pages write_pages writes into `dir`.
+std::vector<std::string> page_paths(const std::string& dir) {
+  std::vector<std::string> paths;
+  for (const auto& module : all_module_params())
+    paths.push_back((std::filesystem::path(dir) / page_name(module.module)).string());
+  paths.push_back((std::filesystem::path(dir) / "README.md").string());
+  return paths;
+}
+
+/// Writes docs/modules/<module>.md per module and an index README.md into `dir`: all of
+/// them or none.
 void write_pages(const std::string& dir) {
+  OutputBatch pages;
   std::string index = std::string(kGenerated) +
                       "# Module parameters\n\n"
                       "Every key below is accepted in a platform file (`defaults.<section>`, "
@@ -133,13 +146,14 @@ void write_pages(const std::string& dir) {
                       "link's final values.\n\n";
   for (const auto& module : all_module_params()) {
     const std::string name = page_name(module.module);
-    write_file_atomically((std::filesystem::path(dir) / name).string(),
-                          std::string(kGenerated) + "# " + module.module + "\n\n" +
-                              module_markdown(module).substr(module.module.size() + 5));
+    pages.add((std::filesystem::path(dir) / name).string(),
+              std::string(kGenerated) + "# " + module.module + "\n\n" +
+                  module_markdown(module).substr(module.module.size() + 5));
     index += fmt::format("- [{}]({}): {} parameters\n", module.module, name, module.params.size());
   }
   index += fields_markdown();
-  write_file_atomically((std::filesystem::path(dir) / "README.md").string(), index);
+  pages.add((std::filesystem::path(dir) / "README.md").string(), index);
+  pages.commit();
 }
 
 }  // namespace
@@ -163,15 +177,25 @@ int cmd_params(int argc, char** argv) {
     return 0;
   }
   if (format != "table" && format != "markdown" && format != "json") {
-    std::cerr << "aggnet params: --format: expected table, markdown or json, got '" << format
-              << "'\n";
+    std::cerr << "aggnet params: --format: expected table, markdown or json, got '" << format << "'"
+              << did_you_mean(format, {"table", "markdown", "json"}) << "\n";
     return 2;
   }
   if (!out.empty()) {
-    if (format != "markdown" || !std::filesystem::is_directory(out)) {
-      std::cerr << "aggnet params: --out: expected an existing directory with --format markdown, "
-                   "got '"
-                << out << "'\n";
+    if (format != "markdown") {
+      std::cerr << "aggnet params: --out: expected --format markdown (pages are markdown), got "
+                   "--format "
+                << format << "\n";
+      return 2;
+    }
+    if (!std::filesystem::is_directory(out)) {
+      std::cerr << "aggnet params: --out: expected an existing directory, got '" << out << "'\n";
+      return 2;
+    }
+    try {
+      for (const auto& page : page_paths(out)) cli::check_output_path("aggnet params", "out", page);
+    } catch (const ConfigError& e) {
+      std::cerr << error_line("aggnet params", e) << "\n";
       return 2;
     }
     try {

@@ -474,11 +474,17 @@ void write_view(const RunSetup& s, const NetworkSystem& wan, const WindowedVcd& 
   outputs.add(path, gtkw_text(view));
 }
 
-// The finished waveform for --vcd FILE, as a temporary file: FILE.fst gets it converted by
-// vcd2fst.
-std::string finished_waveform(const OptionValues& v) {
+// The waveform of --vcd: written, while the run lasts, to a partial file named from `base`.
+struct Waveform {
+  std::string base;
+  std::unique_ptr<WindowedVcd> vcd;
+  std::vector<TracedSignal> traced;
+};
+
+// The finished waveform for --vcd FILE, as a temporary file: FILE.fst gets `vcd` (the
+// waveform written while the run lasted) converted by vcd2fst.
+std::string finished_waveform(const OptionValues& v, const std::string& vcd) {
   const std::string& path = v.text("vcd");
-  const std::string vcd = temporary_path_for(path, ".partial.vcd");
   if (!writes_fst(v)) return vcd;
   const std::string fst = temporary_path_for(path, ".partial.fst");
   Command convert;
@@ -498,15 +504,15 @@ std::string finished_waveform(const OptionValues& v) {
 // The JSON, the waveform and its view, and the statistics the command line asks for: all
 // of them or none (a full device for one leaves no other written).
 void write_outputs(const RunSetup& s, const nlohmann::json& report, const NetworkSystem& wan,
-                   const OccupancySampler* sampler, const WindowedVcd* vcd,
-                   const std::vector<TracedSignal>& traced, const HandOverLog* journey) {
+                   const OccupancySampler* sampler, const Waveform& waveform,
+                   const HandOverLog* journey) {
   const std::string& json_path = s.values.text("json");
   const std::string& stats_path = s.values.text("stats");
   const std::string& report_path = s.values.text("report");
   OutputBatch outputs;
-  if (vcd) {
-    outputs.adopt(finished_waveform(s.values), s.values.text("vcd"));
-    write_view(s, wan, *vcd, traced, outputs);
+  if (waveform.vcd) {
+    outputs.adopt(finished_waveform(s.values, waveform.base + ".vcd"), s.values.text("vcd"));
+    write_view(s, wan, *waveform.vcd, waveform.traced, outputs);
   }
   if (!json_path.empty()) outputs.add(json_path, report.dump(2) + "\n");
   if (journey) outputs.add(s.values.text("journey"), journey_text(*journey));
@@ -546,18 +552,14 @@ Systems build_systems(const RunSetup& s) {
   return systems;
 }
 
-// The waveform of --vcd: written, while the run lasts, to a partial file named from `base`.
-struct Waveform {
-  std::string base;
-  std::unique_ptr<WindowedVcd> vcd;
-  std::vector<TracedSignal> traced;
-};
-
 Waveform open_waveform(const RunSetup& s, const NetworkSystem& wan) {
   Waveform w;
-  w.base = temporary_path_for(s.values.text("vcd"), ".partial");
   if (!s.values.has("vcd")) return w;
-  guard_partial(w.base + ".vcd");
+  // A new file of a name unique to the run (never one planted there): SystemC's writer
+  // opens `base`.vcd.
+  const std::string partial = temporary_path_for(s.values.text("vcd"), ".partial.vcd");
+  guard_partial(partial);
+  w.base = partial.substr(0, partial.size() - 4);
   // The kernel's info notes (e.g. the timescale) are noise in a user's terminal.
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   const auto& t = s.trace;
@@ -643,7 +645,7 @@ int simulate(const RunSetup& s) {
   const auto invariants = check_invariants(wan);
   const nlohmann::json report = run_report(s, systems, invariants);
   if (!s.quiet) std::cout << format_report(report);
-  write_outputs(s, report, wan, sampler.get(), waveform.vcd.get(), waveform.traced, journey.get());
+  write_outputs(s, report, wan, sampler.get(), waveform, journey.get());
   // Duplicate results break the exactly-once invariant, reported below.
   const bool exact = report["summary"]["functional_mismatches"].get<double>() == 0;
   if (!exact) std::cerr << "aggnet run: functional check failed (see the report)\n";

@@ -1,9 +1,13 @@
 #include "common/atomic_file.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -32,6 +36,33 @@ void check_not_directory(const std::string& path) {
     throw std::runtime_error("cannot write " + path + ": a directory");
 }
 
+/// Writes all of `content` to the open descriptor `fd`, then closes it; false on an error.
+bool write_and_close(int fd, const std::string& content) {
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd);
+      return false;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return ::close(fd) == 0;
+}
+
+/// A new temporary holding `content` (create_temporary's name). Errors: std::runtime_error
+/// naming `path`, the output it is for.
+std::string stage(const std::string& prefix, const std::string& content, const std::string& path) {
+  int fd = -1;
+  const std::string temporary = create_temporary(prefix, "", &fd);
+  if (!write_and_close(fd, content)) {
+    std::remove(temporary.c_str());
+    throw std::runtime_error("cannot write " + path);
+  }
+  return temporary;
+}
+
 /// Writes `content` into the existing non-regular file `path` (device, FIFO) in place.
 void write_through(const std::string& path, const std::string& content) {
   if (is_stdout(path)) {  // through std::cout, in order with what the command prints
@@ -48,6 +79,31 @@ void write_through(const std::string& path, const std::string& content) {
 }
 
 }  // namespace
+
+std::string create_temporary(const std::string& prefix, const std::string& suffix, int* fd) {
+  static std::atomic<std::uint64_t> counter{0};
+  const auto clock =
+      static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const std::uint64_t unique = (clock + counter++ * 0x9E3779B97F4A7C15ull) % 1'000'000'007ull;
+    const std::string name =
+        prefix + std::to_string(::getpid()) + "." + std::to_string(unique) + suffix;
+    // O_EXCL: an existing name, a link planted there included, is never opened.
+    const int opened = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                              0666);  // less the umask, as any new output
+    if (opened >= 0) {
+      if (fd != nullptr) {
+        *fd = opened;
+      } else {
+        ::close(opened);
+      }
+      return name;
+    }
+    if (errno != EEXIST) break;
+  }
+  throw std::runtime_error("cannot create a temporary file " + prefix + "*" + suffix + ": " +
+                           std::strerror(errno));
+}
 
 bool is_special_file(const std::string& path) {
   if (is_stdout(path)) return true;
@@ -70,38 +126,30 @@ void commit_file(const std::string& temporary, const std::string& path) {
   const std::string target = resolve_links(path);
   if (std::rename(temporary.c_str(), target.c_str()) == 0) return;
   // A link may point to another file system: copy next to the target, then rename.
-  std::error_code ec;
-  const std::string near = target + ".tmp." + std::to_string(::getpid());
-  if (errno == EXDEV && fs::copy_file(temporary, near, fs::copy_options::overwrite_existing, ec) &&
-      std::rename(near.c_str(), target.c_str()) == 0) {
+  if (errno == EXDEV) {
+    std::ifstream in(temporary, std::ios::binary);
+    std::ostringstream content;
+    content << in.rdbuf();
     std::remove(temporary.c_str());
-    return;
+    const std::string near = stage(target + ".tmp.", content.str(), path);
+    if (std::rename(near.c_str(), target.c_str()) == 0) return;
+    std::remove(near.c_str());
+    throw std::runtime_error("cannot move " + temporary + " to " + path);
   }
-  std::remove(near.c_str());
   std::remove(temporary.c_str());
   throw std::runtime_error("cannot move " + temporary + " to " + path);
 }
 
 std::string temporary_path_for(const std::string& path, const std::string& suffix) {
-  if (!is_special_file(path)) return path + suffix;
-  return (fs::temp_directory_path() / ("aggnet-" + std::to_string(::getpid()) + suffix)).string();
+  if (!is_special_file(path)) return create_temporary(path + ".", suffix);
+  return create_temporary((fs::temp_directory_path() / "aggnet-").string(), suffix);
 }
 
 void write_file_atomically(const std::string& path, const std::string& content) {
   check_not_directory(path);
   if (is_special_file(path)) return write_through(path, content);
   const std::string target = resolve_links(path);
-  const std::string temporary = target + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << content;
-    out.flush();
-    if (!out) {
-      std::remove(temporary.c_str());
-      throw std::runtime_error("cannot write " + path);
-    }
-  }
-  commit_file(temporary, target);
+  commit_file(stage(target + ".tmp.", content, path), target);
 }
 
 OutputBatch::~OutputBatch() {
@@ -110,16 +158,10 @@ OutputBatch::~OutputBatch() {
 
 void OutputBatch::add(const std::string& path, const std::string& content) {
   check_not_directory(path);
-  const std::string suffix =
-      ".tmp." + std::to_string(::getpid()) + "." + std::to_string(staged_.size());
   const bool special = is_special_file(path);
-  const std::string temporary =
-      special ? temporary_path_for(path, suffix) : resolve_links(path) + suffix;
-  staged_.push_back({temporary, path, special});
-  std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-  out << content;
-  out.flush();
-  if (!out) throw std::runtime_error("cannot write " + path);
+  const std::string prefix =
+      special ? (fs::temp_directory_path() / "aggnet-").string() : resolve_links(path) + ".tmp.";
+  staged_.push_back({stage(prefix, content, path), path, special});
 }
 
 void OutputBatch::adopt(const std::string& temporary, const std::string& path) {

@@ -11,7 +11,8 @@ namespace aggnet {
 inline bool is_stdout(const std::string& path) { return path == "-"; }
 
 /// Writes `content` to `path` ("-": the standard output, through std::cout). A regular file (or a
-/// new one) is written through a temporary file in the same directory and a rename, so a crash or
+/// new one) is written through a new temporary file (create_temporary) in the same directory and a
+/// rename, so a crash or
 /// an error never leaves a half-written file at `path`; a symbolic link is followed and its target
 /// replaced, never the link. Anything else that exists at `path` (a character device such as
 /// /dev/null or /dev/stdout, a FIFO) is written through in place: renaming over it would
@@ -28,9 +29,17 @@ void commit_file(const std::string& temporary, const std::string& path);
 /// outputs to it are written through, never renamed over.
 bool is_special_file(const std::string& path);
 
-/// Where to build an output for `path` before commit_file: next to it (`path` + suffix)
-/// for a regular file, in the system's temporary directory for a special file (no stray
-/// files in /dev for `--vcd /dev/null`).
+/// Creates a new, empty file named `prefix`, a part unique to this call, then `suffix`,
+/// and returns its name; `fd`, if given, receives it open for writing (else it is closed).
+/// It is created with O_EXCL: whatever already has the name, a link planted at a
+/// predictable name included, is never opened or written through.
+/// Errors: std::runtime_error naming the prefix.
+std::string create_temporary(const std::string& prefix, const std::string& suffix,
+                             int* fd = nullptr);
+
+/// A new empty file (create_temporary) to build an output for `path` in before commit_file:
+/// next to it (`path`.UNIQUE`suffix`) for a regular file, in the system's temporary
+/// directory for a special file (no stray files in /dev for `--vcd /dev/null`).
 std::string temporary_path_for(const std::string& path, const std::string& suffix);
 
 /// The outputs of one command, which appear all or none. add() stages each in a temporary

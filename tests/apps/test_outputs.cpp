@@ -792,6 +792,46 @@ TEST_F(Outputs, VcdEndsWithOneFinalTimestamp) {
   EXPECT_EQ(vcd_times(read_text(dir_ / "r.vcd")).back(), "#1100000000000");
 }
 
+// The waveform is written, while the run lasts, to a file of its own next to it: one
+// planted at the name it had (FILE.partial.vcd) is neither written through nor moved.
+TEST_F(Outputs, AWaveformNeverGoesThroughALinkAtItsPartialName) {
+  std::ofstream(dir_ / "victim.txt") << "keep\n";
+  fs::create_symlink(dir_ / "victim.txt", dir_ / "w.vcd.partial.vcd");
+  const Output o = aggnet("run --gradient 4MiB --steps 1 --no-colocated -q --vcd w.vcd");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(read_text(dir_ / "victim.txt"), "keep\n");
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(dir_ / "w.vcd")));
+  EXPECT_NE(read_text(dir_ / "w.vcd").find("$enddefinitions"), std::string::npos) << "not a VCD";
+  std::set<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir_)) names.insert(entry.path().filename());
+  EXPECT_EQ(names, (std::set<std::string>{"w.vcd", "w.gtkw", "w.vcd.partial.vcd", "victim.txt",
+                                          "stdout.txt", "stderr.txt"}));
+}
+
+// aggnet params --out DIR: each page is an output like any other (no link, no device),
+// checked before any is written; a wrong format or directory is named as such.
+TEST_F(Outputs, ParamsPagesAreCheckedOutputs) {
+  std::ofstream(dir_ / "victim.txt") << "keep\n";
+  fs::create_directories(dir_ / "pages");
+  fs::create_symlink(dir_ / "victim.txt", dir_ / "pages" / "README.md");
+  const Output linked = aggnet("params --format markdown --out pages");
+  EXPECT_EQ(linked.status, 2);
+  EXPECT_NE(linked.err.find("--out"), std::string::npos) << linked.err;
+  EXPECT_NE(linked.err.find("not a symbolic link"), std::string::npos) << linked.err;
+  EXPECT_EQ(std::count(linked.err.begin(), linked.err.end(), '\n'), 1) << linked.err;
+  EXPECT_EQ(read_text(dir_ / "victim.txt"), "keep\n");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "pages"), fs::directory_iterator()), 1);
+  fs::remove(dir_ / "pages" / "README.md");
+  ASSERT_EQ(aggnet("params --format markdown --out pages").status, 0);
+  EXPECT_TRUE(fs::is_regular_file(dir_ / "pages" / "README.md"));
+  const Output table = aggnet("params --out pages");
+  EXPECT_EQ(table.status, 2);
+  EXPECT_NE(table.err.find("expected --format markdown"), std::string::npos) << table.err;
+  const Output typo = aggnet("params --format mardown");
+  EXPECT_EQ(typo.status, 2);
+  EXPECT_NE(typo.err.find("did you mean 'markdown'"), std::string::npos) << typo.err;
+}
+
 // Issue 34: --vcd FILE.fst writes FST (through vcd2fst) with its view next to it, or
 // refuses without vcd2fst; a derived view never replaces a file that is not aggnet's view
 // of that waveform.

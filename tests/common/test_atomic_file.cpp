@@ -110,6 +110,43 @@ TEST_F(AtomicFile, ABatchWhoseDeviceFailsCommitsNone) {
   EXPECT_TRUE(fs::is_empty(dir_));
 }
 
+// A temporary's name was the output's with ".tmp.PID" (".tmp.PID.N" in a batch): a link
+// planted there was written through, then renamed over the output, which became that link.
+TEST_F(AtomicFile, ALinkPlantedAtATemporarysNameIsNeverWrittenThrough) {
+  const fs::path victim = dir_ / "victim.txt", out = dir_ / "out.json";
+  std::ofstream(victim) << "keep\n";
+  const std::string pid = std::to_string(::getpid());
+  for (const auto& name : {"out.json.tmp." + pid, "out.json.tmp." + pid + ".0"})
+    fs::create_symlink(victim, dir_ / name);
+  write_file_atomically(out.string(), "whole\n");
+  {
+    OutputBatch batch;
+    batch.add(out.string(), "batch\n");
+    batch.commit();
+  }
+  EXPECT_EQ(read(victim), "keep\n");
+  EXPECT_FALSE(fs::is_symlink(fs::symlink_status(out)));
+  EXPECT_EQ(read(out), "batch\n");
+}
+
+TEST_F(AtomicFile, TemporariesAreNewFilesOfTheirOwnWithTheUsualMode) {
+  const std::string prefix = (dir_ / "w.vcd.").string();
+  const std::string a = create_temporary(prefix, ".partial.vcd");
+  const std::string b = create_temporary(prefix, ".partial.vcd");
+  EXPECT_NE(a, b);
+  for (const auto& name : {a, b}) {
+    EXPECT_EQ(name.rfind(prefix, 0), 0u) << name;
+    EXPECT_EQ(fs::path(name).extension(), ".vcd");
+    EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(name)));
+    EXPECT_EQ(fs::file_size(name), 0u);
+  }
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  struct stat st {};
+  ASSERT_EQ(::stat(a.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0666 & ~mask);  // as a file the command writes directly
+}
+
 TEST_F(AtomicFile, DirectoryIsAnError) {
   EXPECT_THROW(write_file_atomically(dir_.string(), "x"), std::runtime_error);
   EXPECT_TRUE(fs::is_directory(dir_));
