@@ -612,7 +612,7 @@ nlohmann::json run_report(const RunSetup& s, const Systems& systems,
   report["platform_file"] = s.platform.file;
   report["options"] = options_json(s, wan);
   add_consensus(report, s.rounds_to_eps, s);
-  add_bound(report, s.platform, s.schedule, s.options.gradient_bytes);
+  add_bound(report, s.platform, s.schedule, s.options.gradient_bytes, s.options.faults);
   if (s.routing_plan) report["routing"] = routing_json(s);
   for (const auto& inv : invariants)
     report["invariants"][inv.name] = inv.holds() ? "holds" : inv.violation;

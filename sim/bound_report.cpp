@@ -19,19 +19,19 @@ bool is_all_reduce(Collective c) {
          c == Collective::kReductionTree;
 }
 
-// The compute time every site shares, or -1 when they differ.
-double common_compute_s(const Platform& platform) {
-  const auto c = platform.sites.front().cluster.compute_time_ps;
-  for (const auto& s : platform.sites)
-    if (s.cluster.compute_time_ps != c) return -1;
+// The compute time every site shares (slowed as `faults` say), or -1 when they differ.
+double common_compute_s(const Platform& platform, const FaultPlan& faults) {
+  const auto c = slowed_compute_ps(faults, platform, 0);
+  for (int s = 1; s < static_cast<int>(platform.sites.size()); ++s)
+    if (slowed_compute_ps(faults, platform, s) != c) return -1;
   return static_cast<double>(c) * 1e-12;
 }
 
 void add_efficiency(nlohmann::json& summary, const nlohmann::json& steps, const Platform& platform,
-                    const Schedule& schedule) {
+                    const Schedule& schedule, const FaultPlan& faults) {
   if (!is_all_reduce(schedule.collective)) return;
   const long rounds = rounds_to_exact(schedule, static_cast<int>(platform.sites.size()));
-  const double compute_s = common_compute_s(platform);
+  const double compute_s = common_compute_s(platform, faults);
   if (rounds < 1 || static_cast<std::size_t>(rounds) > steps.size() || compute_s < 0) return;
   const double end_s = steps[static_cast<std::size_t>(rounds - 1)]["end_s"].get<double>();
   const double exact_s = end_s - static_cast<double>(rounds) * compute_s;
@@ -42,7 +42,7 @@ void add_efficiency(nlohmann::json& summary, const nlohmann::json& steps, const 
 }  // namespace
 
 void add_bound(nlohmann::json& report, const Platform& platform, const Schedule& schedule,
-               std::uint64_t gradient_bytes) {
+               std::uint64_t gradient_bytes, const FaultPlan& faults) {
   if (platform.sites.size() < 2 || gradient_bytes == 0) return;
   const PhysicalBound b = physical_bound(platform, gradient_bytes);
   auto& summary = report["summary"];
@@ -60,7 +60,7 @@ void add_bound(nlohmann::json& report, const Platform& platform, const Schedule&
     report["bound"]["forest_rate_gbps"] = forest * 8e-9;
     report["bound"]["forest_bandwidth_s"] = static_cast<double>(gradient_bytes) / forest;
   }
-  add_efficiency(summary, report["steps"], platform, schedule);
+  add_efficiency(summary, report["steps"], platform, schedule, faults);
 }
 
 std::string bound_lines(const nlohmann::json& report) {

@@ -498,7 +498,7 @@ std::string consensus_line(const json& report) {
   }
   return fmt::format(
       "{}\n  time to eps              {} (every site has the eps-consensus result, compute "
-      "included); its round times summed {}\n",
+      "included); without compute {}\n",
       head, format_time_ps(sm["time_to_eps_s"].get<double>() * 1e12),
       format_time_ps(sm["comm_time_to_eps_s"].get<double>() * 1e12));
 }

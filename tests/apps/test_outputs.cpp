@@ -792,6 +792,44 @@ TEST_F(Outputs, VcdEndsWithOneFinalTimestamp) {
   EXPECT_EQ(vcd_times(read_text(dir_ / "r.vcd")).back(), "#1100000000000");
 }
 
+// exact_average_time_s needs one compute time at every site, a slowed one's counted: with
+// lon slowed it used lon's unslowed second and read 5.5 % efficient where it is 34 %.
+TEST_F(Outputs, TheExactAverageNeedsOneComputeTimeSlowedSitesIncluded) {
+  const json plain = run("");
+  const auto& sm = plain["summary"];
+  ASSERT_EQ(sm["rounds_to_eps"], 2);  // triads: exact after two rounds
+  const double exact = plain["steps"][1]["end_s"].get<double>() - 2 * 1.0;  // compute_time 1s
+  EXPECT_NEAR(sm["exact_average_time_s"].get<double>(), exact, 1e-12);
+  EXPECT_NEAR(sm["efficiency"].get<double>(), sm["bound_s"].get<double>() / exact, 1e-12);
+  const json one = run("--fault slow:lon=2");
+  EXPECT_FALSE(one["summary"].contains("exact_average_time_s")) << one["summary"].dump();
+  EXPECT_FALSE(one["summary"].contains("efficiency"));
+  // Every site slowed alike: one compute time again, 2 s, and the same communication.
+  std::string all;
+  for (const auto& site : {"ams", "bom", "chi", "fra", "lax", "lon", "nyc", "sin", "tyo"})
+    all += std::string(" --fault slow:") + site + "=2";
+  const json slowed = run(all);
+  EXPECT_NEAR(slowed["summary"]["exact_average_time_s"].get<double>(),
+              slowed["steps"][1]["end_s"].get<double>() - 2 * 2.0, 1e-12);
+  EXPECT_NEAR(slowed["summary"]["exact_average_time_s"].get<double>(), exact, 1e-9);
+}
+
+// The table's time to eps names its second figure for what it is, comm_time_to_eps_s
+// (it said "its round times summed": the rounds' times sum to more).
+TEST_F(Outputs, TimeToEpsLineShowsTheTimeWithoutCompute) {
+  const Output o = aggnet("run --gradient 16MiB --no-colocated --json r.json");
+  ASSERT_EQ(o.status, 0) << o.err;
+  const json r = json::parse(read_text(dir_ / "r.json"));
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(o.out, m, std::regex(R"(without compute ([0-9.]+) ms)"))) << o.out;
+  EXPECT_NEAR(std::stod(m[1]), r["summary"]["comm_time_to_eps_s"].get<double>() * 1e3, 1e-3);
+  const int rounds = r["summary"]["rounds_to_eps"].get<int>();
+  double rounds_s = 0;
+  for (int i = 0; i < rounds; ++i) rounds_s += r["steps"][i]["round_time_s"].get<double>();
+  EXPECT_GT(rounds_s, r["summary"]["comm_time_to_eps_s"].get<double>() + 1e-3);
+  EXPECT_EQ(o.out.find("round times summed"), std::string::npos);
+}
+
 // The waveform is written, while the run lasts, to a file of its own next to it: one
 // planted at the name it had (FILE.partial.vcd) is neither written through nor moved.
 TEST_F(Outputs, AWaveformNeverGoesThroughALinkAtItsPartialName) {
