@@ -482,6 +482,11 @@ PhysicalBound edge_summation_bound(const Platform& platform, std::uint64_t gradi
   b.path = path_term(net);
   b.cut = all_cuts(net, eval, true);
   b.cuts_evaluated = eval.evaluated();
+  // Every plan's bound holds for these plans too: an access link slower than the WAN's
+  // cuts (a site's gradient up, its result down) binds them as it binds any plan.
+  const PhysicalBound any_plan = physical_bound(platform, gradient_bytes);
+  keep_larger(b.cut, any_plan.cut);
+  b.cuts_evaluated += any_plan.cuts_evaluated;
   b.binding = b.cut.time_s > b.path.time_s ? b.cut : b.path;
   b.bound_s = b.binding.time_s;
   return b;

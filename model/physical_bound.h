@@ -67,8 +67,9 @@ PhysicalBound physical_bound(const Platform& platform, std::uint64_t gradient_by
 /// their multicast trees: no relay combines streams, so across any split of the sites
 /// (clusters with their switches) the WAN links out of S carry each inside site's gradient
 /// apart, |S| G payload bytes, and an outside site t receives none of them before each
-/// link's earliest start for t. Site cuts only. Throws std::invalid_argument as
-/// physical_bound does, and above kSiteCutsMaxSites sites.
+/// link's earliest start for t. Site cuts, and physical_bound's cuts (which bind every plan:
+/// a slow access link), so it is never below physical_bound. Throws std::invalid_argument
+/// as physical_bound does, and above kSiteCutsMaxSites sites.
 PhysicalBound edge_summation_bound(const Platform& platform, std::uint64_t gradient_bytes);
 
 const char* bound_method_name(BoundMethod method);

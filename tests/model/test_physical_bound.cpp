@@ -189,6 +189,19 @@ TEST(EdgeSummationBound, FourSitesOnASquare) {
   EXPECT_GE(b.bound_s, physical_bound(p, kOneSecondOfLink).bound_s);
 }
 
+// A slow access link binds every plan, these too: b's gradient takes 8.13 s up its 1 Gb/s
+// access link (ASlowAccessLinkIsTheCut), where the WAN's cuts take 1.010 s.
+TEST(EdgeSummationBound, IsNeverBelowThePhysicalBound) {
+  auto p = make_platform(2, {{0, 1, 10 * kMs}});
+  p.sites[1].cluster.access_bandwidth_bps = 1'000'000'000;
+  const double access_payload = 1e9 / 8 * (2048.0 - 80) / 2048;
+  const auto b = edge_summation_bound(p, kOneSecondOfLink);
+  EXPECT_NEAR(b.bound_s, kOneSecondOfLink / access_payload + 0.010, 1e-9);
+  ASSERT_EQ(b.binding.edges.size(), 1u);
+  EXPECT_TRUE(b.binding.edges[0] == "b access up" || b.binding.edges[0] == "b access down");
+  EXPECT_EQ(b.bound_s, physical_bound(p, kOneSecondOfLink).bound_s);
+}
+
 TEST(EdgeSummationBound, RefusesOneSiteAndNoGradient) {
   EXPECT_THROW(edge_summation_bound(make_platform(1, {}), 1), std::invalid_argument);
   EXPECT_THROW(edge_summation_bound(make_platform(2, {{0, 1, kMs}}), 0), std::invalid_argument);
