@@ -269,8 +269,13 @@ std::vector<SiteAnalytic> analytic_buffer_bounds(const Platform& platform, const
     for (const auto& group : plan.groups)
       if (group.members.size() >= 2) bound_group(c, group, static_cast<int>(r), target, out);
   }
+  // A round's group holds each chunk of the gradient once: no rate needs more slots.
+  const std::uint64_t every_chunk =
+      ceil_div(options.gradient_bytes, options.chunk_bytes) * options.chunk_bytes;
   for (auto& a : out) {
     if (!a.in_a_group) a.analytic_bytes = a.full_rate_bytes = options.chunk_bytes;
+    a.analytic_bytes = std::min(a.analytic_bytes, every_chunk);
+    a.full_rate_bytes = std::min(a.full_rate_bytes, every_chunk);
   }
   return out;
 }

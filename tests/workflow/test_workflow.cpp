@@ -158,6 +158,26 @@ TEST(SizeBuffers, AlignedTriadNeedsOnlyAFewSlots) {
   EXPECT_LE(r["uniform"]["simulated_bytes"].get<std::uint64_t>(), 4 * kChunk);
 }
 
+// A round holds each chunk once, so no bound exceeds the gradient in whole chunks: triads
+// without offsets on nine cities need rate x skew = 118 MiB per site for 1 GiB, and 16 MiB
+// (all 16 chunks) for a 16 MiB gradient, not 118.
+TEST(SizeBuffers, TheAnalyticBoundIsAtMostEveryChunkOfTheGradient) {
+  const fs::path dir = scratch();
+  const fs::path out = dir / "sizing.json";
+  ASSERT_EQ(run("size-buffers --schedule triads --alignment none --gradient 16MiB --workers 2 "
+                "-q --json " +
+                out.string()),
+            0);
+  const json r = read_json(out);
+  const std::uint64_t gradient = 16 << 20;
+  EXPECT_EQ(r["uniform"]["analytic_bytes"].get<std::uint64_t>(), gradient);
+  for (const auto& s : r["sites"]) {
+    EXPECT_LE(s["analytic_bytes"].get<std::uint64_t>(), gradient) << s["site"];
+    EXPECT_LE(s["full_rate_bytes"].get<std::uint64_t>(), gradient) << s["site"];
+  }
+  EXPECT_LE(r["uniform"]["simulated_bytes"].get<std::uint64_t>(), gradient);
+}
+
 // Reduction trees pace whatever the buffer, so the answer is the smallest size at which no
 // input waits for a slot. Without offsets the hub's inputs arrive up to 45 ms apart.
 // Checked by independent runs: none at that size, some one slot
