@@ -762,13 +762,23 @@ void put_tier(json& o, const std::string& prefix, const Platform& p, const TierC
   o[prefix + "memory_power_w"] = c.tier < 0 ? json(nullptr) : json(c.power_w);
 }
 
-// With jitter: what the search found at the run's seed and what the answer covers.
-std::string jitter_line(const SizingRequest& request, const SizingResult& r) {
+// The uniform answer. With jitter it is the larger of the analytic bound and the size the
+// search found stall-free at the run's seed, and the speed and round time are that size's.
+std::string uniform_lines(const SizingRequest& request, const SizingResult& r, std::size_t sites) {
+  const std::string measured = fmt::format(
+      "speed {:.2f}% (one slot less: {:.2f}%), mean round time {}", 100 * r.uniform_speed_fraction,
+      100 * r.below_speed_fraction, format_time_ps(r.uniform_round_time_s_mean * 1e12));
+  if (r.uniform_seed_bytes == 0)
+    return fmt::format("  uniform, simulated        {} per site, total {}; {}",
+                       format_bytes(r.uniform_bytes), format_bytes(r.uniform_bytes * sites),
+                       measured);
   return fmt::format(
-      "  with jitter               no slot stall from {} per site at seed {} (speed and round "
-      "time above: at that size, against the reference's own jitter draws); the answer is at "
-      "least the analytic bound ({:.0f} % of seeds)",
-      format_bytes(r.uniform_seed_bytes), request.options.seed, 100 * kJitterCoverage);
+      "  uniform, answer           {} per site, total {}: the larger of the analytic bound "
+      "({:.0f} % of seeds) and the size stall-free at seed {}\n"
+      "  with jitter, seed {:<7} no slot stall from {} per site; there {} (against the "
+      "reference's own jitter draws)",
+      format_bytes(r.uniform_bytes), format_bytes(r.uniform_bytes * sites), 100 * kJitterCoverage,
+      request.options.seed, request.options.seed, format_bytes(r.uniform_seed_bytes), measured);
 }
 
 // One site's entry of sizing_json, its tiers at the uniform and the per-site size.
@@ -968,13 +978,7 @@ std::string sizing_table(const SizingRequest& request, const SizingResult& r) {
   line(fmt::format("  uniform, analytic         {} per site (set by {}'s skew)",
                    format_bytes(r.uniform_analytic_bytes),
                    code_or_dash(p, r.uniform_analytic_site)));
-  line(
-      fmt::format("  uniform, simulated        {} per site, total {}; speed {:.2f}% "
-                  "(one slot less: {:.2f}%), mean round time {}",
-                  format_bytes(r.uniform_bytes), format_bytes(r.uniform_bytes * p.sites.size()),
-                  100 * r.uniform_speed_fraction, 100 * r.below_speed_fraction,
-                  format_time_ps(r.uniform_round_time_s_mean * 1e12)));
-  if (r.uniform_seed_bytes > 0) line(jitter_line(request, r));
+  line(uniform_lines(request, r, p.sites.size()));
   if (het) {
     line(fmt::format(
         "  heterogeneous, simulated  total {} (each site's size alone x {}%, at most the "

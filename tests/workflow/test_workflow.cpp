@@ -2,6 +2,7 @@
 // closed-form skews and independent `aggnet run` checks, windowed VCD waveforms read back
 // and compared with the JSON report, per-module statistics, the summary's time metrics,
 // generated parameter docs.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -176,6 +177,31 @@ TEST(SizeBuffers, TheAnalyticBoundIsAtMostEveryChunkOfTheGradient) {
     EXPECT_LE(s["full_rate_bytes"].get<std::uint64_t>(), gradient) << s["site"];
   }
   EXPECT_LE(r["uniform"]["simulated_bytes"].get<std::uint64_t>(), gradient);
+}
+
+// With jitter the speed and round time are measured at the size stall-free at the seed,
+// not at the answer: the table says so on their line, and names the answer apart.
+TEST(SizeBuffers, WithJitterTheSpeedIsTheStallFreeSizes) {
+  const fs::path dir = scratch();
+  const fs::path out = dir / "sizing.json", text = dir / "table.txt";
+  const std::string cmd = kAggnet +
+                          " size-buffers --gradient 16MiB --jitter on --workers 2 --json " +
+                          out.string() + " > " + text.string() + " 2> /dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const json u = read_json(out)["uniform"];
+  const std::string table = read_text(text);
+  const auto mib = [](const json& bytes) {
+    return fmt::format("{:.1f} MiB", bytes.get<double>() / (1 << 20));
+  };
+  EXPECT_NE(table.find("uniform, answer           " + mib(u["simulated_bytes"]) + " per site"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("no slot stall from " + mib(u["stall_free_at_seed_bytes"]) +
+                       fmt::format(" per site; there speed {:.2f}%",
+                                   100 * u["speed_fraction"].get<double>())),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(table.find("uniform, simulated"), std::string::npos);
 }
 
 // Reduction trees pace whatever the buffer, so the answer is the smallest size at which no
