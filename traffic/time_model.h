@@ -64,7 +64,7 @@ struct RoundEstimate {
 /// Group average (multicast + in-line aggregation), per group g with fan-in f = |g| - 1:
 ///  - skew_d = max - min over the other members s of delay(s -> d); hold_d = skew_d +
 ///    pipeline latency + f x chunk / pipeline throughput; slots_d = buffer / chunk;
-///  - limits (payload bytes/s per sender): buffer = min_d (slots_d - 1) x chunk / hold_d;
+///  - limits (payload bytes/s per sender): buffer = min_d (max(slots_d, 2) - 1) x chunk / hold_d;
 ///    link = payload rate of each directed hop / number of trees (or unicast copies) of
 ///    the whole round crossing it; pipeline = throughput_d / f; access = access link
 ///    payload rate (up: / f without multicast; down: / f without aggregation);
