@@ -263,6 +263,19 @@ void check_horizon(const RunSetup& s) {
       transfer_s >= compute_s ? format_rate(slowest_bps) : fmt::format("{:.3g} s", compute_s));
 }
 
+// The option that brought the losses in: --fault, --loss, a --set of a link's loss or
+// faults, else the platform file.
+std::string lossy_option(const RunSetup& s) {
+  if (s.values.has("fault")) return "fault";
+  if (s.options.faults.wan_loss_rate > 0) return "loss";
+  for (const auto& set : s.values.list("set")) {
+    const std::string key = set.substr(0, set.find('='));
+    const auto last = key.substr(key.rfind('.') + 1);
+    if (key.rfind("links.", 0) == 0 && (last == "loss" || last.rfind("down", 0) == 0)) return "set";
+  }
+  return "platform";
+}
+
 // The platform's link faults, then the --fault specs, against the platform; loss recovery
 // covers group-average rounds only.
 void prepare_faults(RunSetup& s) {
@@ -274,13 +287,14 @@ void prepare_faults(RunSetup& s) {
   } catch (const std::invalid_argument& e) {
     s.values.fail("fault", e.what());
   }
-  if (s.options.faults.lossy() && s.schedule.collective != Collective::kGroupAverage)
-    s.values.fail(s.values.has("fault")                ? "fault"
-                  : s.options.faults.wan_loss_rate > 0 ? "loss"
-                                                       : "platform",
+  if (s.options.faults.lossy() && s.schedule.collective != Collective::kGroupAverage) {
+    const bool tree = s.schedule.collective == Collective::kReductionTree;
+    s.values.fail(lossy_option(s),
                   "expected a group-average schedule with losses (loss recovery covers "
-                  "multicast + in-line aggregation rounds; the host-based " +
+                  "multicast + in-line aggregation rounds; the " +
+                      std::string(tree ? "in-network " : "host-based ") +
                       collective_name(s.schedule.collective) + " would wait forever)");
+  }
   cli::check_flow_control(s.values, s.schedule.collective, s.options);
 }
 
@@ -382,6 +396,16 @@ nlohmann::json given_options(const OptionValues& v) {
   return given;
 }
 
+// Every fault of the run: the platform's links' (with --set), then --fault's.
+std::vector<std::string> fault_specs(const RunSetup& s) {
+  std::vector<std::string> specs;
+  for (const auto& link : s.platform.links)
+    specs.insert(specs.end(), link.faults.begin(), link.faults.end());
+  const auto given = s.values.list("fault");
+  specs.insert(specs.end(), given.begin(), given.end());
+  return specs;
+}
+
 // Every run option as the run used it: defaults filled in, `--steps 0` and
 // `--round-start auto` decided, sizes in bytes and times in seconds (null: decided per
 // group, see docs/run-json.md).
@@ -412,7 +436,7 @@ nlohmann::json resolved_options(const RunSetup& s, const NetworkSystem& wan) {
           {"functional", o.functional},
           {"colocated", s.colocated},
           {"loss_rate", o.faults.wan_loss_rate},
-          {"faults", v.list("fault")},
+          {"faults", fault_specs(s)},
           {"loss_recovery", recovery},
           {"retransmit_timeout_s", o.faults.retransmit_timeout_ps
                                        ? nlohmann::json(seconds(o.faults.retransmit_timeout_ps))

@@ -4,6 +4,7 @@
 // `--watchdog` set it; the SystemC builder resolves the site codes and installs it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -73,7 +74,11 @@ struct FaultPlan {
   TestHook test_hook = TestHook::kNone;
 
   /// Whether anything can be lost (loss recovery is then on).
-  bool lossy() const { return wan_loss_rate > 0 || !link_loss.empty() || !outages.empty(); }
+  bool lossy() const {
+    const bool link_lossy = std::any_of(link_loss.begin(), link_loss.end(),
+                                        [](const LinkLoss& l) { return l.rate > 0; });
+    return wan_loss_rate > 0 || link_lossy || !outages.empty();
+  }
   bool any() const { return lossy() || !stalls.empty() || !slowdowns.empty(); }
 };
 

@@ -830,6 +830,31 @@ TEST_F(Outputs, TimeToEpsLineShowsTheTimeWithoutCompute) {
   EXPECT_EQ(o.out.find("round times summed"), std::string::npos);
 }
 
+// A loss rate of 0 loses nothing: it turns no loss recovery on (the triads' events and
+// timing are the plain run's) and a ring takes it, as it takes --loss 0. The faults the
+// run used are listed whatever brought them in; a refusal names the option that did.
+TEST_F(Outputs, ZeroLossIsNoLossAndLossesAreNamedWhereTheyCameFrom) {
+  const json plain = run("");
+  const json zero = run("--fault loss:nyc-lon=0");
+  EXPECT_EQ(zero["summary"]["events"], plain["summary"]["events"]);
+  EXPECT_EQ(zero["steps"], plain["steps"]);
+  EXPECT_EQ(zero["options"]["resolved"]["loss_recovery"], false);
+  EXPECT_EQ(zero["options"]["resolved"]["faults"], json::array({"loss:nyc-lon=0"}));
+  EXPECT_EQ(run("--schedule ring --fault loss:nyc-lon=0")["options"]["resolved"]["loss_recovery"],
+            false);
+  const json set = run("--set links.nyc-lon.loss=0.001");
+  EXPECT_EQ(set["options"]["resolved"]["faults"], json::array({"loss:nyc-lon=0.001"}));
+  EXPECT_EQ(set["options"]["resolved"]["loss_recovery"], true);
+  const Output ring = aggnet("run --schedule ring -q --set links.nyc-lon.loss=0.001");
+  EXPECT_EQ(ring.status, 2);
+  EXPECT_EQ(ring.err.rfind("aggnet run: --set: expected a group-average schedule", 0), 0u)
+      << ring.err;
+  const Output tree = aggnet("run --schedule reduction-forest -q --loss 0.01");
+  EXPECT_EQ(tree.status, 2);
+  EXPECT_NE(tree.err.find("the in-network reduction-tree would wait forever"), std::string::npos)
+      << tree.err;
+}
+
 // The waveform is written, while the run lasts, to a file of its own next to it: one
 // planted at the name it had (FILE.partial.vcd) is neither written through nor moved.
 TEST_F(Outputs, AWaveformNeverGoesThroughALinkAtItsPartialName) {

@@ -467,7 +467,9 @@ std::uint64_t copies_before_acknowledgement(std::uint64_t backoff_max) {
   o.chunk_bytes = 64 << 10;  // 4 chunks
   o.aligned_start = false;
   o.alignment = SendAlignment::kNone;
-  o.faults.link_loss.push_back({{"a", "c"}, 0.0});  // loss recovery on, nothing lost
+  // Loss recovery on, nothing lost: an outage long after the step (a loss rate of 0 is no
+  // loss, and turns no recovery on).
+  o.faults.outages.push_back({{"a", "c"}, 1000 * kMs * 1000});
   o.faults.retransmit_timeout_ps = 1 * kMs;
   o.faults.retransmit_backoff_max = backoff_max;
   NetworkSystem sys("wan", triangle(), one_group({0, 1, 2}), o);
