@@ -16,7 +16,7 @@ const char* kSyntax =
     "(e.g. down:lon-nyc@150ms-400ms)";
 
 [[noreturn]] void bad(const std::string& spec, const std::string& what) {
-  throw std::invalid_argument(fmt::format("{} (got '{}')", what, spec));
+  throw FaultSpecError(what, spec);
 }
 
 // "A-B" -> {A, B}.
@@ -85,6 +85,9 @@ void check_link(const Platform& platform, const LinkName& link, const std::strin
 }
 
 }  // namespace
+
+FaultSpecError::FaultSpecError(const std::string& expected, const std::string& spec)
+    : std::invalid_argument(expected + ", got '" + spec + "'"), expected_(expected), spec_(spec) {}
 
 void add_fault_spec(FaultPlan& plan, const std::string& spec) {
   const auto colon = spec.find(':');

@@ -1016,6 +1016,7 @@ TEST_F(Outputs, ErrorPrefixesAreOneConvention) {
       {"run --schedule p2p:lon-nycx0", "aggnet run: --schedule: "},
       {"run --schedule nonsense", "aggnet run: --schedule: expected"},
       {"run --vcd v.vcd --trace foo", "aggnet run: --trace foo: expected"},
+      {"run --fault loss:lon-nyc=2", "aggnet run: --fault: expected"},
       {"run --vcd v.vcd --trace sites=xyz", "aggnet run: --trace sites: expected"},
       {"schedule --set defaults.link.delay=1", "aggnet schedule: --set defaults.link.delay: "},
       {"size-buffers --schedule all2all", "aggnet size-buffers: --schedule: expected"},

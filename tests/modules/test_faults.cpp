@@ -697,15 +697,19 @@ TEST(FaultSpecs, ParseAndCheckAgainstThePlatform) {
     FaultPlan p2;
     EXPECT_THROW(add_fault_spec(p2, bad), std::invalid_argument) << bad;
   }
-  // A time with a unit the parser lacks names it and the known ones, as --watchdog does.
+  // A time with a unit the parser lacks names it and the known ones, as --watchdog does;
+  // the spec follows as in every option error (", got '...'"), and apart for the callers.
   try {
     FaultPlan p3;
     add_fault_spec(p3, "down:a-b@5hours");
     ADD_FAILURE() << "5hours accepted";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "expected a time like '33.3ms' or '2us' (unknown unit 'hours'; known: ps, ns, us, "
-              "\xC2\xB5s, \xCE\xBCs, ms, s, min) (got 'down:a-b@5hours')");
+  } catch (const FaultSpecError& e) {
+    const std::string expected =
+        "expected a time like '33.3ms' or '2us' (unknown unit 'hours'; known: ps, ns, us, "
+        "\xC2\xB5s, \xCE\xBCs, ms, s, min)";
+    EXPECT_EQ(e.expected(), expected);
+    EXPECT_EQ(e.spec(), "down:a-b@5hours");
+    EXPECT_EQ(std::string(e.what()), expected + ", got 'down:a-b@5hours'");
   }
   FaultPlan unknown;
   add_fault_spec(unknown, "down:a-zzz@1s");
