@@ -107,7 +107,8 @@ class FaultSpecError : public std::invalid_argument {
 void add_fault_spec(FaultPlan& plan, const std::string& spec);
 
 /// Checks the plan against a platform: every site code known, every link present, times
-/// ordered. Errors: std::invalid_argument naming the spec.
+/// ordered. Errors: std::invalid_argument naming the spec; an unknown site code with the
+/// closest link or site of the platform (" (did you mean 'lon-nyc'?)", common/strings.h).
 void check_faults(const FaultPlan& plan, const Platform& platform);
 
 /// Index into platform.links of the link between the named sites, or -1.

@@ -983,6 +983,20 @@ TEST_F(Outputs, DidYouMeanEverywhere) {
     EXPECT_EQ(o.status, 2) << c.args;
     EXPECT_NE(o.err.find(c.expected), std::string::npos) << c.args << "\n" << o.err;
   }
+  // --fault: a link's unknown site names the closest link, else the closest site; one line.
+  const std::vector<Case> faults = {
+      {"run --fault down:lon-nyk@1s",
+       "aggnet run: --fault: down: unknown site 'nyk' in lon-nyk (did you mean 'lon-nyc'?)\n"},
+      {"run --fault down:lon-chicago@1s",
+       "aggnet run: --fault: down: unknown site 'chicago' in lon-chicago (did you mean 'chi'?)\n"},
+      {"run --fault stall:london@1s-2s",
+       "aggnet run: --fault: stall: unknown site 'london' (did you mean 'lon'?)\n"},
+  };
+  for (const auto& c : faults) {
+    const Output o = aggnet(c.args);
+    EXPECT_EQ(o.status, 2) << c.args;
+    EXPECT_EQ(o.err, c.expected) << c.args;
+  }
   std::ofstream(dir_ / "axis.yaml") << "name: s\naxes:\n  - option: bufer\n    values: [8MiB]\n";
   const Output axis = aggnet("sweep axis.yaml --dry-run");
   EXPECT_EQ(axis.status, 2);

@@ -201,12 +201,23 @@ for name, spec, want in [
     case(f"fault_{name}", f"--fault '{spec}'", RUN + ["--fault", spec],
          refused(f"aggnet run: --fault: {want}, got '{spec}'\n"))
 case("fault_empty", "--fault ''", RUN + ["--fault", ""], refused("--fault"))
-# A site the platform lacks, or a link it lacks.
+# A site the platform lacks: the closest link of the platform, else the closest site.
 for name, spec, want in [
     ("self_link", "down:nyc-nyc@1s", "down: no WAN link between nyc and nyc in the platform"),
-    ("three_sites", "down:lon-nyc-ams@1s", "down: unknown site 'nyc-ams'"),
-    ("non_ascii_site", "down:nyc-l\u00f6n@1s", "down: unknown site 'l\u00f6n'"),
+    ("three_sites", "down:lon-nyc-ams@1s",
+     "down: unknown site 'nyc-ams' in lon-nyc-ams (did you mean 'lon-nyc'?)"),
+    ("non_ascii_site", "down:nyc-l\u00f6n@1s",
+     "down: unknown site 'l\u00f6n' in nyc-l\u00f6n (did you mean 'nyc-lon'?)"),
     ("unknown_site", "stall:zzz@1s-2s", "stall: unknown site 'zzz'"),
+    ("misspelt_link_site", "down:lon-nyk@1s",
+     "down: unknown site 'nyk' in lon-nyk (did you mean 'lon-nyc'?)"),
+    ("misspelt_link_sites", "loss:Londn-amss=0.01",
+     "loss: unknown site 'Londn' in Londn-amss (did you mean 'lon-ams'?)"),
+    ("unknown_link_site_near_a_site", "down:lon-chicago@1s",
+     "down: unknown site 'chicago' in lon-chicago (did you mean 'chi'?)"),
+    ("misspelt_stall_site", "stall:london@1s-2s",
+     "stall: unknown site 'london' (did you mean 'lon'?)"),
+    ("misspelt_slow_site", "slow:NYC=2", "slow: unknown site 'NYC' (did you mean 'nyc'?)"),
 ]:
     case(f"fault_{name}", f"--fault '{spec}'", RUN + ["--fault", spec],
          refused(f"aggnet run: --fault: {want}\n"))

@@ -711,9 +711,21 @@ TEST(FaultSpecs, ParseAndCheckAgainstThePlatform) {
     EXPECT_EQ(e.spec(), "down:a-b@5hours");
     EXPECT_EQ(std::string(e.what()), expected + ", got 'down:a-b@5hours'");
   }
-  FaultPlan unknown;
-  add_fault_spec(unknown, "down:a-zzz@1s");
-  EXPECT_THROW(check_faults(unknown, triangle()), std::invalid_argument);
+  // An unknown site: the closest link of the platform, else the closest site, if any.
+  const auto check_error = [](const std::string& spec) {
+    FaultPlan plan;
+    add_fault_spec(plan, spec);
+    try {
+      check_faults(plan, triangle());
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(check_error("down:a-zzz@1s"), "down: unknown site 'zzz' in a-zzz");
+  EXPECT_EQ(check_error("loss:a-bb=0.1"), "loss: unknown site 'bb' in a-bb (did you mean 'a-b'?)");
+  EXPECT_EQ(check_error("stall:B@1s-2s"), "stall: unknown site 'B' (did you mean 'b'?)");
+  EXPECT_EQ(check_error("slow:zzz=2"), "slow: unknown site 'zzz'");
   const Platform line = make_platform({"a", "b", "c"}, {{0, 1, kMs}, {1, 2, kMs}}, 1'000'000'000);
   FaultPlan missing;
   add_fault_spec(missing, "down:a-c@1s");
