@@ -506,6 +506,39 @@ TEST_F(Outputs, ScheduleTableColumnsLineUp) {
   }
 }
 
+// rho applies where a round has a mixing matrix: a one-way transfer, a reduce-scatter and
+// an all-gather average nothing, so their rho is "n/a" (it read 0.00e+00, an exact average,
+// for the last two and 1.00e+00 for p2p), while the averaging collectives keep theirs.
+TEST_F(Outputs, ScheduleRhoIsNotApplicableWithoutAMixingMatrix) {
+  const Output o = aggnet(
+      "schedule --schedules reduce-scatter,all-gather,p2p:lon-nyc,ring,triads,hierarchical "
+      "--gradient 72MiB");
+  ASSERT_EQ(o.status, 0) << o.err;
+  std::istringstream in(o.out);
+  std::string header;
+  while (std::getline(in, header) && header.rfind("rank", 0) != 0) {
+  }
+  ASSERT_EQ(header.rfind("rank", 0), 0u) << o.out;
+  const std::size_t schedule_at = header.find("schedule"), rho_end = header.find("rho") + 3;
+  std::map<std::string, std::string> rho;  // schedule -> its rho cell
+  for (std::string row; std::getline(in, row) && row.rfind("(round time", 0) != 0;) {
+    ASSERT_GE(row.size(), rho_end) << row;
+    std::istringstream name(row.substr(schedule_at));
+    std::string schedule;
+    name >> schedule;
+    const std::string left = row.substr(0, rho_end);
+    rho[schedule] = left.substr(left.find_last_of(' ') + 1);
+  }
+  const std::map<std::string, std::string> expected = {
+      {"reduce-scatter", "n/a"}, {"all-gather", "n/a"},  {"p2p:lon-nyc", "n/a"},
+      {"ring", "0.00e+00"},      {"triads", "0.00e+00"}, {"hierarchical", "8.16e-01"}};
+  EXPECT_EQ(rho, expected) << o.out;
+  EXPECT_NE(o.out.find("rho: the consensus error of one period, n/a for a collective that "
+                       "leaves no site the average"),
+            std::string::npos)
+      << o.out;
+}
+
 // The buffer is the summing FPGA's: a ring's FPGA passes its chunks through and holds no
 // slot, so a buffer below one chunk changes nothing of its run (was "holds no aggregation
 // slot", exit 1); a reduction tree's relays sum even with --aggregation off, so there the
