@@ -1366,11 +1366,18 @@ TEST_F(Outputs, CompareShowsWhichInputsAndNumbersDiffer) {
   EXPECT_NE(o.out.find("  A  a.json: triads on nine_city"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("Inputs that differ"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("summary.buffer_high_water_bytes_max"), std::string::npos) << o.out;
-  // The same inputs: nothing differs (events included: the simulation is deterministic).
+  // The same inputs: nothing differs (events included: the simulation is deterministic),
+  // and compare says so in one line, exit 0 (it printed two section headers with nothing
+  // under them).
   const Output same = aggnet("compare a.json c.json");
   ASSERT_EQ(same.status, 0) << same.err;
-  EXPECT_NE(same.out.find("Inputs: the same"), std::string::npos) << same.out;
-  EXPECT_NE(same.out.find("Numbers: the same"), std::string::npos) << same.out;
+  EXPECT_EQ(same.out,
+            "Runs a.json and c.json are identical (inputs and summary numbers; --all compares "
+            "every number)\n");
+  const Output same_all = aggnet("compare a.json c.json a.json --all");
+  ASSERT_EQ(same_all.status, 0) << same_all.err;
+  EXPECT_EQ(same_all.out,
+            "Runs a.json, c.json and a.json are identical (inputs and every number)\n");
   // --all adds per-site numbers, named by site.
   const Output all = aggnet("compare a.json b.json --all");
   EXPECT_NE(all.out.find("sites[lon].high_water_bytes"), std::string::npos) << all.out;
@@ -1390,6 +1397,48 @@ TEST_F(Outputs, CompareShowsWhichInputsAndNumbersDiffer) {
   EXPECT_EQ(bad.err, "x.json: expected a run JSON written by aggnet run --json\n");
   EXPECT_EQ(aggnet("compare a.json b.json --jsn x").err,
             "aggnet compare: --jsn: unknown option (did you mean '--json'?)\n");
+}
+
+// aggnet compare prints a section only for what differs: runs whose inputs differ and
+// whose numbers do not get the inputs' section alone, and the other way round (each
+// section printed its header, and its columns' header, with nothing under them).
+TEST_F(Outputs, CompareLeavesOutSectionsWithoutDifferences) {
+  const json a = run("--steps 1");
+  std::ofstream(dir_ / "a.json") << a.dump();
+  json slower = a, renamed = a;
+  slower["summary"]["step_time_s_mean"] = 2 * a["summary"]["step_time_s_mean"].get<double>();
+  std::ofstream(dir_ / "slower.json") << slower.dump();
+  renamed["options"]["given"]["seed"] = "12345";
+  std::ofstream(dir_ / "renamed.json") << renamed.dump();
+  const auto lines_of = [](const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+  };
+  const std::string runs = "Runs\n  A  a.json: triads on nine_city\n";
+  const Output numbers = aggnet("compare a.json slower.json");
+  ASSERT_EQ(numbers.status, 0) << numbers.err;
+  EXPECT_EQ(
+      numbers.out.rfind(runs + "  B  slower.json: triads on nine_city\n\nNumbers that differ\n", 0),
+      0u)
+      << numbers.out;
+  EXPECT_EQ(numbers.out.find("Inputs"), std::string::npos) << numbers.out;
+  auto lines = lines_of(numbers.out);
+  ASSERT_EQ(lines.size(), 7u) << numbers.out;  // Runs, A, B, blank, title, columns, the row
+  EXPECT_EQ(lines[6].rfind("  summary.step_time_s_mean ", 0), 0u) << numbers.out;
+  EXPECT_NE(lines[6].find("+100.00%"), std::string::npos) << numbers.out;
+  const Output inputs = aggnet("compare a.json renamed.json");
+  ASSERT_EQ(inputs.status, 0) << inputs.err;
+  EXPECT_EQ(
+      inputs.out.rfind(runs + "  B  renamed.json: triads on nine_city\n\nInputs that differ\n", 0),
+      0u)
+      << inputs.out;
+  EXPECT_EQ(inputs.out.find("Numbers"), std::string::npos) << inputs.out;
+  lines = lines_of(inputs.out);
+  ASSERT_EQ(lines.size(), 7u) << inputs.out;
+  EXPECT_EQ(lines[6].rfind("  options.given.seed ", 0), 0u) << inputs.out;
+  EXPECT_NE(lines[6].find(" 12345"), std::string::npos) << inputs.out;
 }
 
 // aggnet compare checks what it reads of a report before comparing: a corrupt one is one
