@@ -29,7 +29,8 @@ const char* kWhere = "aggnet compare";
 const char* kUsage =
     "usage: aggnet compare A.json B.json [C.json ...] [--all] [--json FILE]\n"
     "Run reports of `aggnet run --json` side by side: the inputs that differ, then the\n"
-    "numbers that differ, each against the first run (B - A and (B - A) / A).\n";
+    "numbers that differ, each against the first run (B - A and (B - A) / A); one line\n"
+    "when nothing differs (exit status 0 either way).\n";
 
 struct Run {
   std::string file, label;
@@ -247,8 +248,22 @@ std::pair<json, json> differences(const Row& row, std::size_t r) {
   return {diff, x != 0 ? json(significant((y - x) / x)) : json()};
 }
 
+// "a.json, b.json and c.json".
+std::string file_list(const std::vector<Run>& runs) {
+  std::string out;
+  for (std::size_t r = 0; r < runs.size(); ++r)
+    out += (r == 0 ? "" : r + 1 == runs.size() ? " and " : ", ") + runs[r].file;
+  return out;
+}
+
+// The runs side by side: a section per kind of difference, none for a kind without any;
+// one line when nothing compared differs (`all`: every number was, else the summary's).
 std::string table(const std::vector<Run>& runs, const std::vector<Row>& inputs,
-                  const std::vector<Row>& numbers) {
+                  const std::vector<Row>& numbers, bool all) {
+  if (inputs.empty() && numbers.empty())
+    return fmt::format("Runs {} are identical ({})\n", file_list(runs),
+                       all ? "inputs and every number"
+                           : "inputs and summary numbers; --all compares every number");
   std::string out = "Runs\n";
   for (const auto& run : runs)
     out += fmt::format("  {}  {}: {} on {}\n", run.label, run.file,
@@ -263,13 +278,13 @@ std::string table(const std::vector<Run>& runs, const std::vector<Row>& inputs,
       out += fmt::format(" {:>14} {:>9}", runs[r].label + "-" + runs[0].label, "rel.");
     out += "\n";
   };
-  header(inputs.empty() ? "Inputs: the same" : "Inputs that differ", false);
+  if (!inputs.empty()) header("Inputs that differ", false);
   for (const auto& row : inputs) {
     out += fmt::format("  {:<{}}", row.path, width);
     for (const auto& v : row.values) out += fmt::format(" {:>14}", cell(v));
     out += "\n";
   }
-  header(numbers.empty() ? "Numbers: the same" : "Numbers that differ", true);
+  if (!numbers.empty()) header("Numbers that differ", true);
   for (const auto& row : numbers) {
     out += fmt::format("  {:<{}}", row.path, width);
     for (const auto& v : row.values) out += fmt::format(" {:>14}", cell(v));
@@ -325,7 +340,7 @@ int compare(const po::variables_map& vm) {
                 all ? std::vector<std::string>{"summary", "colocated", "steps", "sites", "links"}
                     : std::vector<std::string>{"summary"},
                 true);
-  if (!is_stdout(out)) std::cout << table(runs, inputs, numbers);
+  if (!is_stdout(out)) std::cout << table(runs, inputs, numbers, all);
   if (out.empty()) return 0;
   json document = {{"runs", json::array()},
                    {"inputs", rows_json(runs, inputs, false)},

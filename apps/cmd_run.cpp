@@ -284,6 +284,8 @@ void prepare_faults(RunSetup& s) {
   try {
     for (const auto& spec : s.values.list("fault")) add_fault_spec(s.options.faults, spec);
     check_faults(s.options.faults, s.platform);
+  } catch (const FaultSpecError& e) {  // "--fault: expected ..., got 'SPEC'"
+    s.values.fail("fault", e.expected(), e.spec());
   } catch (const std::invalid_argument& e) {
     s.values.fail("fault", e.what());
   }

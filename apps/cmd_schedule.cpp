@@ -98,7 +98,8 @@ void print_table(std::vector<Candidate>& cs, int top, const Platform& p, const R
     auto& c = cs[i];
     complete_candidate(c, p, routing, opt);
     table.push_back({fmt::format("{}{}", i + 1, c.unaligned_estimate ? "*" : ""), c.schedule.name,
-                     c.family, shapes(c, n), fmt::format("{:.2e}", c.mixing.rho),
+                     c.family, shapes(c, n),
+                     c.mixing ? fmt::format("{:.2e}", c.mixing->rho) : std::string("n/a"),
                      c.rounds_to_eps < 0 ? std::string("never") : std::to_string(c.rounds_to_eps),
                      fmt_time(c.timing.mean_round_s), fmt_time(c.isolated_time_to_eps_s),
                      fmt_time(c.comm_time_to_eps_s), fmt_time(c.time_to_eps_s)});
@@ -110,7 +111,9 @@ void print_table(std::vector<Candidate>& cs, int top, const Platform& p, const R
                "until every site has the "
                "eps-consensus result, each site starting its next step when its own result is "
                "complete, without compute (the ranking key; aggnet run's comm_time_to_eps_s) "
-               "and with it (time_to_eps_s))\n";
+               "and with it (time_to_eps_s); rho: the consensus error of one period, n/a for a "
+               "collective that leaves no site the average (p2p, reduce-scatter, all-gather: no "
+               "mixing matrix, never at eps))\n";
   std::cout << "\nRounds (round time, slowest group's binding limit, its residual / unaligned "
                "arrival skew and longest send-offset wait):\n";
   for (int i = 0; i < rows; ++i) {

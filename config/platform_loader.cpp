@@ -512,11 +512,9 @@ std::vector<std::string> read_link_faults(const YamlMap& lm, const std::string& 
     FaultPlan check;
     try {
       add_fault_spec(check, spec);
-    } catch (const std::invalid_argument& e) {
+    } catch (const FaultSpecError& e) {  // the value is what was got, not the spec
       const std::string key = spec.rfind("loss:", 0) == 0 ? "loss" : "down";
-      const std::string what = e.what();  // "... (got 'SPEC')": the value is what was got
-      throw_at(node, lm.file(), lm.key_path(key), what.substr(0, what.rfind(" (got '")),
-               node.Scalar());
+      throw_at(node, lm.file(), lm.key_path(key), e.expected(), node.Scalar());
     }
     out.push_back(spec);
   }

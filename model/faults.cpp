@@ -5,6 +5,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "common/strings.h"
 #include "common/units.h"
 
 namespace aggnet {
@@ -16,7 +17,7 @@ const char* kSyntax =
     "(e.g. down:lon-nyc@150ms-400ms)";
 
 [[noreturn]] void bad(const std::string& spec, const std::string& what) {
-  throw std::invalid_argument(fmt::format("{} (got '{}')", what, spec));
+  throw FaultSpecError(what, spec);
 }
 
 // "A-B" -> {A, B}.
@@ -71,20 +72,43 @@ std::pair<std::string, std::string> split_at(const std::string& spec, const std:
   return {body.substr(0, at), body.substr(at + 1)};
 }
 
-void check_site(const Platform& platform, const std::string& code, const std::string& what) {
-  if (platform.site_index(code) < 0)
-    throw std::invalid_argument(fmt::format("{}: unknown site '{}'", what, code));
+std::vector<std::string> site_codes(const Platform& platform) {
+  std::vector<std::string> codes;
+  for (const auto& site : platform.sites) codes.push_back(site.code);
+  return codes;
 }
 
+void check_site(const Platform& platform, const std::string& code, const std::string& what) {
+  if (platform.site_index(code) < 0)
+    throw std::invalid_argument(fmt::format("{}: unknown site '{}'{}", what, code,
+                                            did_you_mean(code, site_codes(platform))));
+}
+
+// An unknown site of a link: the closest link of the platform ("lon-nyk": 'lon-nyc'), else
+// the closest site to the unknown code ("Londn": 'lon').
 void check_link(const Platform& platform, const LinkName& link, const std::string& what) {
-  check_site(platform, link.a, what);
-  check_site(platform, link.b, what);
+  for (const std::string& code : {link.a, link.b}) {
+    if (platform.site_index(code) >= 0) continue;
+    std::vector<std::string> links;
+    for (const auto& l : platform.links) {
+      const std::string &a = platform.sites[static_cast<std::size_t>(l.a)].code,
+                        &b = platform.sites[static_cast<std::size_t>(l.b)].code;
+      links.insert(links.end(), {a + "-" + b, b + "-" + a});
+    }
+    std::string hint = did_you_mean(link.a + "-" + link.b, links);
+    if (hint.empty()) hint = did_you_mean(code, site_codes(platform));
+    throw std::invalid_argument(
+        fmt::format("{}: unknown site '{}' in {}-{}{}", what, code, link.a, link.b, hint));
+  }
   if (find_link(platform, link) < 0)
     throw std::invalid_argument(
         fmt::format("{}: no WAN link between {} and {} in the platform", what, link.a, link.b));
 }
 
 }  // namespace
+
+FaultSpecError::FaultSpecError(const std::string& expected, const std::string& spec)
+    : std::invalid_argument(expected + ", got '" + spec + "'"), expected_(expected), spec_(spec) {}
 
 void add_fault_spec(FaultPlan& plan, const std::string& spec) {
   const auto colon = spec.find(':');

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -92,13 +93,27 @@ inline bool loss_recovery(const FaultPlan& plan, FlowControl flow_control) {
 /// Errors: std::invalid_argument if it no longer fits in 64-bit ps.
 std::uint64_t slowed_compute_ps(const FaultPlan& plan, const Platform& platform, int site);
 
+/// A fault spec add_fault_spec cannot read: what was expected and the spec, apart, so that
+/// a caller words it as its other option errors ("--fault: <expected>, got '<spec>'");
+/// what(): "<expected>, got '<spec>'".
+class FaultSpecError : public std::invalid_argument {
+ public:
+  FaultSpecError(const std::string& expected, const std::string& spec);
+  const std::string& expected() const { return expected_; }
+  const std::string& spec() const { return spec_; }
+
+ private:
+  std::string expected_, spec_;
+};
+
 /// Adds one `--fault` spec (`loss:A-B=RATE`, `down:A-B@T1[-T2]`, `stall:SITE@T1-T2`,
-/// `slow:SITE=FACTOR`; times with units, e.g. 150ms). Errors: std::invalid_argument with
-/// what was expected.
+/// `slow:SITE=FACTOR`; times with units, e.g. 150ms). Errors: FaultSpecError with what was
+/// expected.
 void add_fault_spec(FaultPlan& plan, const std::string& spec);
 
 /// Checks the plan against a platform: every site code known, every link present, times
-/// ordered. Errors: std::invalid_argument naming the spec.
+/// ordered. Errors: std::invalid_argument naming the spec; an unknown site code with the
+/// closest link or site of the platform (" (did you mean 'lon-nyc'?)", common/strings.h).
 void check_faults(const FaultPlan& plan, const Platform& platform);
 
 /// Index into platform.links of the link between the named sites, or -1.

@@ -12,6 +12,16 @@
 
 namespace aggnet {
 
+/// Whether a round of `collective` has a mixing matrix: every member of each group ends with
+/// the group's average (group average, ring all-reduce, parameter server, unicast
+/// all-to-all, reduction trees). A one-way transfer, a reduce-scatter (each site ends with
+/// one reduced segment) and an all-gather (segments copied, none summed) average nothing:
+/// rho and rounds to eps do not apply to them (no site ever holds the average).
+inline bool has_mixing_matrix(Collective collective) {
+  return collective != Collective::kPointToPoint && collective != Collective::kReduceScatter &&
+         collective != Collective::kAllGather;
+}
+
 /// Mixing matrix W (n x n, doubly stochastic, symmetric) of one round: for each group g,
 /// W[i][j] = 1/|g| for i, j in g; sites in no group keep their value (W[i][i] = 1).
 /// A ring all-reduce group is an exact average of its members, i.e. the same matrix.

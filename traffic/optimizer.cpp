@@ -106,10 +106,7 @@ Candidate score(const Platform& platform, const Routing& routing, const Schedule
   // c.mixing: not ranked on; complete_candidate gives the shown rows theirs (an eigensolve).
   c.rounds_to_eps = rounds != kRoundsUnknown ? rounds : rounds_to_eps(schedule, n, options.run.eps);
   // A one-way transfer, a reduce-scatter or an all-gather leaves no site the average.
-  const Collective k = schedule.collective;
-  if (k == Collective::kPointToPoint || k == Collective::kReduceScatter ||
-      k == Collective::kAllGather)
-    c.rounds_to_eps = -1;
+  if (!has_mixing_matrix(schedule.collective)) c.rounds_to_eps = -1;
   // Beyond rounds_to_eps rounds of a longer period only the shown rows' mean round time
   // needs the rest (the sum of the first rounds_to_eps rounds is the same either way).
   const std::size_t period = schedule.rounds.size();
@@ -147,7 +144,9 @@ Candidate score_schedule(const Platform& platform, const Routing& routing, const
 
 void complete_candidate(Candidate& c, const Platform& platform, const Routing& routing,
                         const OptimizerOptions& options) {
-  c.mixing = analyze_mixing(c.schedule, static_cast<int>(platform.sites.size()), false);
+  c.mixing.reset();
+  if (has_mixing_matrix(c.schedule.collective))
+    c.mixing = analyze_mixing(c.schedule, static_cast<int>(platform.sites.size()), false);
   if (c.period_timed) return;
   RunOptions run = options.run;
   if (c.unaligned_estimate) run.general_offsets = false;

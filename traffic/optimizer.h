@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,9 +20,11 @@ class Routing;
 struct Candidate {
   Schedule schedule;
   std::string family;  ///< family it came from ("all-to-all", "partition-pair", ...)
-  /// rho and spectral gaps (rounds_to_exact not computed: -1); left at its defaults by
-  /// score_schedule, filled in by with_mixing (not ranked on; an eigensolve per candidate).
-  MixingStats mixing;
+  /// rho and spectral gaps (rounds_to_exact not computed: -1); left empty by
+  /// score_schedule, filled in by complete_candidate (not ranked on; an eigensolve per
+  /// candidate); empty for good where the collective has no mixing matrix
+  /// (has_mixing_matrix: p2p, reduce-scatter, all-gather).
+  std::optional<MixingStats> mixing;
   long rounds_to_eps = -1;  ///< rounds until consensus error <= eps (-1: never)
   /// Analytic round times (all members start together); their per-pair terms are released
   /// (release_pair_terms) once the times to eps are exact.

@@ -506,6 +506,39 @@ TEST_F(Outputs, ScheduleTableColumnsLineUp) {
   }
 }
 
+// rho applies where a round has a mixing matrix: a one-way transfer, a reduce-scatter and
+// an all-gather average nothing, so their rho is "n/a" (it read 0.00e+00, an exact average,
+// for the last two and 1.00e+00 for p2p), while the averaging collectives keep theirs.
+TEST_F(Outputs, ScheduleRhoIsNotApplicableWithoutAMixingMatrix) {
+  const Output o = aggnet(
+      "schedule --schedules reduce-scatter,all-gather,p2p:lon-nyc,ring,triads,hierarchical "
+      "--gradient 72MiB");
+  ASSERT_EQ(o.status, 0) << o.err;
+  std::istringstream in(o.out);
+  std::string header;
+  while (std::getline(in, header) && header.rfind("rank", 0) != 0) {
+  }
+  ASSERT_EQ(header.rfind("rank", 0), 0u) << o.out;
+  const std::size_t schedule_at = header.find("schedule"), rho_end = header.find("rho") + 3;
+  std::map<std::string, std::string> rho;  // schedule -> its rho cell
+  for (std::string row; std::getline(in, row) && row.rfind("(round time", 0) != 0;) {
+    ASSERT_GE(row.size(), rho_end) << row;
+    std::istringstream name(row.substr(schedule_at));
+    std::string schedule;
+    name >> schedule;
+    const std::string left = row.substr(0, rho_end);
+    rho[schedule] = left.substr(left.find_last_of(' ') + 1);
+  }
+  const std::map<std::string, std::string> expected = {
+      {"reduce-scatter", "n/a"}, {"all-gather", "n/a"},  {"p2p:lon-nyc", "n/a"},
+      {"ring", "0.00e+00"},      {"triads", "0.00e+00"}, {"hierarchical", "8.16e-01"}};
+  EXPECT_EQ(rho, expected) << o.out;
+  EXPECT_NE(o.out.find("rho: the consensus error of one period, n/a for a collective that "
+                       "leaves no site the average"),
+            std::string::npos)
+      << o.out;
+}
+
 // The buffer is the summing FPGA's: a ring's FPGA passes its chunks through and holds no
 // slot, so a buffer below one chunk changes nothing of its run (was "holds no aggregation
 // slot", exit 1); a reduction tree's relays sum even with --aggregation off, so there the
@@ -1086,6 +1119,20 @@ TEST_F(Outputs, DidYouMeanEverywhere) {
     EXPECT_EQ(o.status, 2) << c.args;
     EXPECT_NE(o.err.find(c.expected), std::string::npos) << c.args << "\n" << o.err;
   }
+  // --fault: a link's unknown site names the closest link, else the closest site; one line.
+  const std::vector<Case> faults = {
+      {"run --fault down:lon-nyk@1s",
+       "aggnet run: --fault: down: unknown site 'nyk' in lon-nyk (did you mean 'lon-nyc'?)\n"},
+      {"run --fault down:lon-chicago@1s",
+       "aggnet run: --fault: down: unknown site 'chicago' in lon-chicago (did you mean 'chi'?)\n"},
+      {"run --fault stall:london@1s-2s",
+       "aggnet run: --fault: stall: unknown site 'london' (did you mean 'lon'?)\n"},
+  };
+  for (const auto& c : faults) {
+    const Output o = aggnet(c.args);
+    EXPECT_EQ(o.status, 2) << c.args;
+    EXPECT_EQ(o.err, c.expected) << c.args;
+  }
   std::ofstream(dir_ / "axis.yaml") << "name: s\naxes:\n  - option: bufer\n    values: [8MiB]\n";
   const Output axis = aggnet("sweep axis.yaml --dry-run");
   EXPECT_EQ(axis.status, 2);
@@ -1119,6 +1166,7 @@ TEST_F(Outputs, ErrorPrefixesAreOneConvention) {
       {"run --schedule p2p:lon-nycx0", "aggnet run: --schedule: "},
       {"run --schedule nonsense", "aggnet run: --schedule: expected"},
       {"run --vcd v.vcd --trace foo", "aggnet run: --trace foo: expected"},
+      {"run --fault loss:lon-nyc=2", "aggnet run: --fault: expected"},
       {"run --vcd v.vcd --trace sites=xyz", "aggnet run: --trace sites: expected"},
       {"schedule --set defaults.link.delay=1", "aggnet schedule: --set defaults.link.delay: "},
       {"size-buffers --schedule all2all", "aggnet size-buffers: --schedule: expected"},
@@ -1421,11 +1469,18 @@ TEST_F(Outputs, CompareShowsWhichInputsAndNumbersDiffer) {
   EXPECT_NE(o.out.find("  A  a.json: triads on nine_city"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("Inputs that differ"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("summary.buffer_high_water_bytes_max"), std::string::npos) << o.out;
-  // The same inputs: nothing differs (events included: the simulation is deterministic).
+  // The same inputs: nothing differs (events included: the simulation is deterministic),
+  // and compare says so in one line, exit 0 (it printed two section headers with nothing
+  // under them).
   const Output same = aggnet("compare a.json c.json");
   ASSERT_EQ(same.status, 0) << same.err;
-  EXPECT_NE(same.out.find("Inputs: the same"), std::string::npos) << same.out;
-  EXPECT_NE(same.out.find("Numbers: the same"), std::string::npos) << same.out;
+  EXPECT_EQ(same.out,
+            "Runs a.json and c.json are identical (inputs and summary numbers; --all compares "
+            "every number)\n");
+  const Output same_all = aggnet("compare a.json c.json a.json --all");
+  ASSERT_EQ(same_all.status, 0) << same_all.err;
+  EXPECT_EQ(same_all.out,
+            "Runs a.json, c.json and a.json are identical (inputs and every number)\n");
   // --all adds per-site numbers, named by site.
   const Output all = aggnet("compare a.json b.json --all");
   EXPECT_NE(all.out.find("sites[lon].high_water_bytes"), std::string::npos) << all.out;
@@ -1445,6 +1500,48 @@ TEST_F(Outputs, CompareShowsWhichInputsAndNumbersDiffer) {
   EXPECT_EQ(bad.err, "x.json: expected a run JSON written by aggnet run --json\n");
   EXPECT_EQ(aggnet("compare a.json b.json --jsn x").err,
             "aggnet compare: --jsn: unknown option (did you mean '--json'?)\n");
+}
+
+// aggnet compare prints a section only for what differs: runs whose inputs differ and
+// whose numbers do not get the inputs' section alone, and the other way round (each
+// section printed its header, and its columns' header, with nothing under them).
+TEST_F(Outputs, CompareLeavesOutSectionsWithoutDifferences) {
+  const json a = run("--steps 1");
+  std::ofstream(dir_ / "a.json") << a.dump();
+  json slower = a, renamed = a;
+  slower["summary"]["step_time_s_mean"] = 2 * a["summary"]["step_time_s_mean"].get<double>();
+  std::ofstream(dir_ / "slower.json") << slower.dump();
+  renamed["options"]["given"]["seed"] = "12345";
+  std::ofstream(dir_ / "renamed.json") << renamed.dump();
+  const auto lines_of = [](const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+  };
+  const std::string runs = "Runs\n  A  a.json: triads on nine_city\n";
+  const Output numbers = aggnet("compare a.json slower.json");
+  ASSERT_EQ(numbers.status, 0) << numbers.err;
+  EXPECT_EQ(
+      numbers.out.rfind(runs + "  B  slower.json: triads on nine_city\n\nNumbers that differ\n", 0),
+      0u)
+      << numbers.out;
+  EXPECT_EQ(numbers.out.find("Inputs"), std::string::npos) << numbers.out;
+  auto lines = lines_of(numbers.out);
+  ASSERT_EQ(lines.size(), 7u) << numbers.out;  // Runs, A, B, blank, title, columns, the row
+  EXPECT_EQ(lines[6].rfind("  summary.step_time_s_mean ", 0), 0u) << numbers.out;
+  EXPECT_NE(lines[6].find("+100.00%"), std::string::npos) << numbers.out;
+  const Output inputs = aggnet("compare a.json renamed.json");
+  ASSERT_EQ(inputs.status, 0) << inputs.err;
+  EXPECT_EQ(
+      inputs.out.rfind(runs + "  B  renamed.json: triads on nine_city\n\nInputs that differ\n", 0),
+      0u)
+      << inputs.out;
+  EXPECT_EQ(inputs.out.find("Numbers"), std::string::npos) << inputs.out;
+  lines = lines_of(inputs.out);
+  ASSERT_EQ(lines.size(), 7u) << inputs.out;
+  EXPECT_EQ(lines[6].rfind("  options.given.seed ", 0), 0u) << inputs.out;
+  EXPECT_NE(lines[6].find(" 12345"), std::string::npos) << inputs.out;
 }
 
 // aggnet compare checks what it reads of a report before comparing: a corrupt one is one

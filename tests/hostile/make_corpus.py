@@ -177,29 +177,50 @@ case("issue_sweep_equal_sizes", "axis values 64MiB and 67108864B",
      files={"s.yaml": text(SWEEP % "  - {option: buffer, values: [64MiB, 67108864B]}")})
 
 # --- Fault specs -------------------------------------------------------------------------
+# A spec that does not parse reads as every option error: "--fault: <expected>, got '<spec>'".
+SYNTAX = ("expected loss:A-B=RATE, down:A-B@T1[-T2], stall:SITE@T1-T2 or slow:SITE=FACTOR "
+          "(e.g. down:lon-nyc@150ms-400ms)")
 for name, spec, want in [
-    ("negative_time", "down:nyc-lon@-1s", "expected a time with its unit"),
+    ("negative_time", "down:nyc-lon@-1s", "expected a time with its unit, e.g. 150ms"),
     ("empty_window", "down:nyc-lon@1s-1s", "expected the end of the window after its start"),
     ("reversed_stall", "stall:lon@2s-1s", "expected the end of the window after its start"),
     ("stall_no_end", "stall:lon@1s", "expected a stall window T1-T2"),
-    ("loss_nan", "loss:nyc-lon=nan", "expected a plain number"),
-    ("loss_negative", "loss:nyc-lon=-0.1", "expected a plain number"),
+    ("loss_nan", "loss:nyc-lon=nan", "expected a plain number, e.g. 0.01"),
+    ("loss_negative", "loss:nyc-lon=-0.1", "expected a plain number, e.g. 0.01"),
     ("loss_one", "loss:nyc-lon=1", "expected a loss rate in [0, 1)"),
-    ("loss_no_rate", "loss:nyc-lon", "expected loss:A-B=RATE"),
+    ("loss_no_rate", "loss:nyc-lon", SYNTAX),
     ("slow_below_one", "slow:lon=0.5", "expected a slowdown factor >= 1"),
-    ("slow_inf", "slow:lon=inf", "expected a plain number"),
-    ("self_link", "down:nyc-nyc@1s", "no WAN link between nyc and nyc"),
-    ("no_link_name", "down:@1s", "expected loss:A-B=RATE"),
-    ("no_time", "down:nyc-lon@", "expected loss:A-B=RATE"),
-    ("three_sites", "down:lon-nyc-ams@1s", "unknown site 'nyc-ams'"),
-    ("time_overflow", "down:nyc-lon@1e400s", "expected a time with its unit"),
-    ("ps_overflow", "down:nyc-lon@18446744073709551616ps", "expected a time with its unit"),
-    ("empty", "", "--fault"),
-    ("unknown_kind", "flood:nyc-lon", "expected loss:A-B=RATE"),
-    ("non_ascii_site", "down:nyc-l\u00f6n@1s", "unknown site"),
-    ("unknown_site", "stall:zzz@1s-2s", "unknown site 'zzz'"),
+    ("slow_inf", "slow:lon=inf", "expected a plain number, e.g. 0.01"),
+    ("no_link_name", "down:@1s", SYNTAX),
+    ("no_time", "down:nyc-lon@", SYNTAX),
+    ("time_overflow", "down:nyc-lon@1e400s", "expected a time with its unit, e.g. 150ms"),
+    ("ps_overflow", "down:nyc-lon@18446744073709551616ps",
+     "expected a time with its unit, e.g. 150ms"),
+    ("unknown_kind", "flood:nyc-lon", SYNTAX),
 ]:
-    case(f"fault_{name}", f"--fault '{spec}'", RUN + ["--fault", spec], refused(want))
+    case(f"fault_{name}", f"--fault '{spec}'", RUN + ["--fault", spec],
+         refused(f"aggnet run: --fault: {want}, got '{spec}'\n"))
+case("fault_empty", "--fault ''", RUN + ["--fault", ""], refused("--fault"))
+# A site the platform lacks: the closest link of the platform, else the closest site.
+for name, spec, want in [
+    ("self_link", "down:nyc-nyc@1s", "down: no WAN link between nyc and nyc in the platform"),
+    ("three_sites", "down:lon-nyc-ams@1s",
+     "down: unknown site 'nyc-ams' in lon-nyc-ams (did you mean 'lon-nyc'?)"),
+    ("non_ascii_site", "down:nyc-l\u00f6n@1s",
+     "down: unknown site 'l\u00f6n' in nyc-l\u00f6n (did you mean 'nyc-lon'?)"),
+    ("unknown_site", "stall:zzz@1s-2s", "stall: unknown site 'zzz'"),
+    ("misspelt_link_site", "down:lon-nyk@1s",
+     "down: unknown site 'nyk' in lon-nyk (did you mean 'lon-nyc'?)"),
+    ("misspelt_link_sites", "loss:Londn-amss=0.01",
+     "loss: unknown site 'Londn' in Londn-amss (did you mean 'lon-ams'?)"),
+    ("unknown_link_site_near_a_site", "down:lon-chicago@1s",
+     "down: unknown site 'chicago' in lon-chicago (did you mean 'chi'?)"),
+    ("misspelt_stall_site", "stall:london@1s-2s",
+     "stall: unknown site 'london' (did you mean 'lon'?)"),
+    ("misspelt_slow_site", "slow:NYC=2", "slow: unknown site 'NYC' (did you mean 'nyc'?)"),
+]:
+    case(f"fault_{name}", f"--fault '{spec}'", RUN + ["--fault", spec],
+         refused(f"aggnet run: --fault: {want}\n"))
 case("fault_touching_windows", "two down windows that touch (one outage)",
      RUN + ["--fault", "down:nyc-lon@10ms-20ms", "--fault", "down:nyc-lon@20ms-30ms"], OK)
 case("fault_slow_tiny_excess", "a slowdown barely above 1",

@@ -699,19 +699,35 @@ TEST(FaultSpecs, ParseAndCheckAgainstThePlatform) {
     FaultPlan p2;
     EXPECT_THROW(add_fault_spec(p2, bad), std::invalid_argument) << bad;
   }
-  // A time with a unit the parser lacks names it and the known ones, as --watchdog does.
+  // A time with a unit the parser lacks names it and the known ones, as --watchdog does;
+  // the spec follows as in every option error (", got '...'"), and apart for the callers.
   try {
     FaultPlan p3;
     add_fault_spec(p3, "down:a-b@5hours");
     ADD_FAILURE() << "5hours accepted";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "expected a time like '33.3ms' or '2us' (unknown unit 'hours'; known: ps, ns, us, "
-              "\xC2\xB5s, \xCE\xBCs, ms, s, min) (got 'down:a-b@5hours')");
+  } catch (const FaultSpecError& e) {
+    const std::string expected =
+        "expected a time like '33.3ms' or '2us' (unknown unit 'hours'; known: ps, ns, us, "
+        "\xC2\xB5s, \xCE\xBCs, ms, s, min)";
+    EXPECT_EQ(e.expected(), expected);
+    EXPECT_EQ(e.spec(), "down:a-b@5hours");
+    EXPECT_EQ(std::string(e.what()), expected + ", got 'down:a-b@5hours'");
   }
-  FaultPlan unknown;
-  add_fault_spec(unknown, "down:a-zzz@1s");
-  EXPECT_THROW(check_faults(unknown, triangle()), std::invalid_argument);
+  // An unknown site: the closest link of the platform, else the closest site, if any.
+  const auto check_error = [](const std::string& spec) {
+    FaultPlan plan;
+    add_fault_spec(plan, spec);
+    try {
+      check_faults(plan, triangle());
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(check_error("down:a-zzz@1s"), "down: unknown site 'zzz' in a-zzz");
+  EXPECT_EQ(check_error("loss:a-bb=0.1"), "loss: unknown site 'bb' in a-bb (did you mean 'a-b'?)");
+  EXPECT_EQ(check_error("stall:B@1s-2s"), "stall: unknown site 'B' (did you mean 'b'?)");
+  EXPECT_EQ(check_error("slow:zzz=2"), "slow: unknown site 'zzz'");
   const Platform line = make_platform({"a", "b", "c"}, {{0, 1, kMs}, {1, 2, kMs}}, 1'000'000'000);
   FaultPlan missing;
   add_fault_spec(missing, "down:a-c@1s");
