@@ -317,6 +317,24 @@ sweep_case("nested_key", "a mapping where a key belongs",
            "  - {option: schedule, values: [triads]}", "expected a plain key, got a mapping",
            base="base: {{gradient: 1}: 2}")
 
+# --- Refused up front, not failing later (or not at all) ------------------------------
+# One site: its run failed in SystemC's binding (exit 1, two lines), `aggnet platform` in the
+# bound, `aggnet schedule` with an unprefixed message; averaging needs two sites.
+ONE_SITE = """name: one
+defaults:
+  link: {bandwidth: 10Gbps}
+sites:
+  - {code: lon, name: London, continent: europe}
+"""
+for name, argv in [("run", ["run", "-q", "--schedule", "ring", "--gradient", "1MiB", "--steps",
+                            "1"]),
+                   ("platform", ["platform"]),
+                   ("schedule", ["schedule", "--gradient", "1MiB"])]:
+    case(f"platform_one_site_{name}", f"aggnet {name} on a platform of one site",
+         argv + ["--platform", "{dir}/one.yaml"],
+         refused("/one.yaml:4: sites: expected at least two sites (averaging needs two), got 1\n"),
+         files={"one.yaml": text(ONE_SITE)})
+
 # --- aggnet compare: reports it must refuse, one line naming the file and the key ---------
 REPORT = {"platform": "line3", "schedule": "triads", "options": {"given": {}, "resolved": {}},
           "summary": {"step_time_s_mean": 1.5, "events": 10},
