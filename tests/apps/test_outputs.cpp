@@ -404,6 +404,28 @@ TEST_F(Outputs, HelpIsReadable) {
   EXPECT_NE(aggnet("size-buffers --help").out.find("--target arg (=0.95)"), std::string::npos);
 }
 
+// --group-average-only with --schedules naming no group-average schedule leaves nothing to
+// rank: refused up front (it printed an empty table, exit 0, and wrote no --out).
+TEST_F(Outputs, GroupAverageOnlyWithNoGroupScheduleIsRefused) {
+  for (const std::string schedules : {"ring", "ring,reduce-scatter"}) {
+    const Output o = aggnet("schedule --gradient 16MiB --schedules " + schedules +
+                            " --group-average-only --out ga.yaml");
+    EXPECT_EQ(o.status, 2) << schedules;
+    EXPECT_EQ(o.err,
+              "aggnet schedule: --group-average-only: expected a group-average schedule in "
+              "--schedules (none of them is one, so no group-average schedule is left to "
+              "rank), got '" +
+                  schedules + "'\n");
+    EXPECT_EQ(o.out, "");
+    EXPECT_FALSE(fs::exists(dir_ / "ga.yaml"));
+  }
+  // One group-average schedule among them: ranked and written.
+  const Output o = aggnet(
+      "schedule --gradient 16MiB --schedules ring,triads --group-average-only --out ga.yaml");
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(read_text(dir_ / "ga.yaml").find("collective: group-average"), std::string::npos);
+}
+
 // --out writes what the text says it writes: rank 1 of the table, named, and the best
 // group-average schedule with --group-average-only. --verify cleans up its scratch files.
 TEST_F(Outputs, ScheduleOutIsTheScheduleTheTextNames) {

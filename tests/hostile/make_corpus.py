@@ -334,6 +334,12 @@ for name, argv in [("run", ["run", "-q", "--schedule", "ring", "--gradient", "1M
          argv + ["--platform", "{dir}/one.yaml"],
          refused("/one.yaml:4: sites: expected at least two sites (averaging needs two), got 1\n"),
          files={"one.yaml": text(ONE_SITE)})
+case("schedule_group_average_only_no_group", "--group-average-only with --schedules ring",
+     ["schedule", "--gradient", "16MiB", "--schedules", "ring", "--group-average-only", "--out",
+      "{dir}/ga.yaml"],
+     refused("aggnet schedule: --group-average-only: expected a group-average schedule in "
+             "--schedules (none of them is one, so no group-average schedule is left to rank), "
+             "got 'ring'\n"))
 
 # --- aggnet compare: reports it must refuse, one line naming the file and the key ---------
 REPORT = {"platform": "line3", "schedule": "triads", "options": {"given": {}, "resolved": {}},
