@@ -856,6 +856,31 @@ TEST_F(Outputs, FstWaveformsAndViewsNeverReplaceAnotherFile) {
   EXPECT_FALSE(fs::exists(dir_ / "x.fst"));
 }
 
+// An explicit --gtkw FILE follows the derived view's rule: it replaces aggnet's view of the
+// same waveform only (it overwrote a hand-made view, and a view of another waveform).
+TEST_F(Outputs, AGivenViewNeverReplacesAnotherFile) {
+  const std::string base = "run --gradient 16MiB --steps 1 --no-colocated -q ";
+  const std::string refused =
+      "aggnet run: --gtkw: expected a new file or aggnet's view of this waveform (the GTKWave "
+      "view would replace one that is not), got ";
+  std::ofstream(dir_ / "view.gtkw") << "my view";
+  const Output mine = aggnet(base + "--vcd a.vcd --gtkw view.gtkw");
+  EXPECT_EQ(mine.status, 2);
+  EXPECT_EQ(mine.err, refused + "'view.gtkw'\n");
+  EXPECT_EQ(read_text(dir_ / "view.gtkw"), "my view");
+  EXPECT_FALSE(fs::exists(dir_ / "a.vcd"));
+  // aggnet's view of a.vcd: replaced by another run of a.vcd, kept from a run of b.vcd.
+  ASSERT_EQ(aggnet(base + "--vcd a.vcd --gtkw ours.gtkw").status, 0);
+  const std::string ours = read_text(dir_ / "ours.gtkw");
+  EXPECT_EQ(ours.rfind("[*]\n[*] aggnet ", 0), 0u) << ours;
+  EXPECT_EQ(aggnet(base + "--vcd a.vcd --gtkw ours.gtkw").status, 0);
+  const Output other = aggnet(base + "--vcd b.vcd --gtkw ours.gtkw");
+  EXPECT_EQ(other.status, 2);
+  EXPECT_EQ(other.err, refused + "'ours.gtkw'\n");
+  EXPECT_EQ(read_text(dir_ / "ours.gtkw"), ours);
+  EXPECT_FALSE(fs::exists(dir_ / "b.vcd"));
+}
+
 // Outputs go to regular files (or "-"): a link, a FIFO or a device is refused before the
 // run, and so is one output's file that another output, or a name derived from one (the
 // waveform's view, the report's figures), would write. Nothing is written then.

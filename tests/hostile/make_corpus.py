@@ -340,6 +340,13 @@ case("schedule_group_average_only_no_group", "--group-average-only with --schedu
      refused("aggnet schedule: --group-average-only: expected a group-average schedule in "
              "--schedules (none of them is one, so no group-average schedule is left to rank), "
              "got 'ring'\n"))
+# An explicit --gtkw is the view too: it replaced a hand-made file (run_case.py checks the
+# case's files are unchanged).
+case("gtkw_replaces_own_view", "--gtkw naming a hand-made view",
+     RUN + ["--vcd", "{dir}/a.vcd", "--gtkw", "{dir}/view.gtkw"],
+     refused("aggnet run: --gtkw: expected a new file or aggnet's view of this waveform (the "
+             "GTKWave view would replace one that is not), got '"),
+     files={"view.gtkw": text("my view")})
 
 # --- aggnet compare: reports it must refuse, one line naming the file and the key ---------
 REPORT = {"platform": "line3", "schedule": "triads", "options": {"given": {}, "resolved": {}},
