@@ -101,13 +101,18 @@ bool is_view_of(const std::string& view, const std::string& waveform) {
 
 // --vcd FILE.fst needs vcd2fst; the view, derived or --gtkw FILE, never replaces a file that
 // is not aggnet's view of this same waveform (a hand-made view of it, or a view of another
-// file).
+// file); --gtkw needs a waveform file to name, so not --vcd - (the standard output).
 void check_waveform_outputs(const OptionValues& v) {
   if (!v.has("vcd")) return;
   if (writes_fst(v) && !in_path("vcd2fst"))
     v.fail("vcd",
            "expected a .vcd file: FST needs vcd2fst (Debian package gtkwave), not found in PATH",
            v.text("vcd"));
+  if (v.has("gtkw") && is_stdout(v.text("vcd")))
+    v.fail("gtkw",
+           "expected --vcd FILE, not --vcd - (the view names its waveform's file, and the "
+           "standard output is none)",
+           v.text("gtkw"));
   const std::string view = view_path(v);
   if (view.empty() || is_stdout(view)) return;
   const bool given = v.has("gtkw");

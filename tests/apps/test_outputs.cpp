@@ -857,7 +857,9 @@ TEST_F(Outputs, FstWaveformsAndViewsNeverReplaceAnotherFile) {
 }
 
 // An explicit --gtkw FILE follows the derived view's rule: it replaces aggnet's view of the
-// same waveform only (it overwrote a hand-made view, and a view of another waveform).
+// same waveform only (it overwrote a hand-made view, and a view of another waveform); with
+// --vcd - a view has no waveform file to name, so --gtkw is refused (it wrote a view of a
+// file named '-').
 TEST_F(Outputs, AGivenViewNeverReplacesAnotherFile) {
   const std::string base = "run --gradient 16MiB --steps 1 --no-colocated -q ";
   const std::string refused =
@@ -879,6 +881,14 @@ TEST_F(Outputs, AGivenViewNeverReplacesAnotherFile) {
   EXPECT_EQ(other.err, refused + "'ours.gtkw'\n");
   EXPECT_EQ(read_text(dir_ / "ours.gtkw"), ours);
   EXPECT_FALSE(fs::exists(dir_ / "b.vcd"));
+  // The waveform on the standard output: no view of it.
+  const Output piped = aggnet(base + "--vcd - --gtkw v.gtkw");
+  EXPECT_EQ(piped.status, 2);
+  EXPECT_EQ(piped.err,
+            "aggnet run: --gtkw: expected --vcd FILE, not --vcd - (the view names its "
+            "waveform's file, and the standard output is none), got 'v.gtkw'\n");
+  EXPECT_EQ(piped.out, "");
+  EXPECT_FALSE(fs::exists(dir_ / "v.gtkw"));
 }
 
 // Outputs go to regular files (or "-"): a link, a FIFO or a device is refused before the

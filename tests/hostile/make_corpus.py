@@ -347,6 +347,10 @@ case("gtkw_replaces_own_view", "--gtkw naming a hand-made view",
      refused("aggnet run: --gtkw: expected a new file or aggnet's view of this waveform (the "
              "GTKWave view would replace one that is not), got '"),
      files={"view.gtkw": text("my view")})
+case("gtkw_with_vcd_stdout", "--gtkw with the waveform on the standard output",
+     RUN + ["--vcd", "-", "--gtkw", "{dir}/v.gtkw"],
+     refused("aggnet run: --gtkw: expected --vcd FILE, not --vcd - (the view names its "
+             "waveform's file, and the standard output is none), got '"))
 
 # --- aggnet compare: reports it must refuse, one line naming the file and the key ---------
 REPORT = {"platform": "line3", "schedule": "triads", "options": {"given": {}, "resolved": {}},
