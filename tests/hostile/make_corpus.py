@@ -351,6 +351,16 @@ case("gtkw_with_vcd_stdout", "--gtkw with the waveform on the standard output",
      RUN + ["--vcd", "-", "--gtkw", "{dir}/v.gtkw"],
      refused("aggnet run: --gtkw: expected --vcd FILE, not --vcd - (the view names its "
              "waveform's file, and the standard output is none), got '"))
+# A fault spec in a sweep is run's --fault: checked by run's parser before any point runs
+# (it passed --dry-run, then every point failed as bad_input).
+sweep_case("fault_axis_unknown_kind", "an axis of fault specs with an unknown kind",
+           "  - {option: fault, values: ['slowx:lon=2']}",
+           "/s.yaml:4: axes[0].values[0]: expected loss:A-B=RATE")
+sweep_case("fault_base_bad_factor", "a base fault list with a slowdown below 1",
+           "  - {option: schedule, values: [triads, ring]}",
+           "/s.yaml:2: base.fault[1]: expected a slowdown factor >= 1",
+           base="base: {gradient: 256KiB, chunk: 64KiB, steps: 1, "
+                "fault: ['slow:lon=2', 'slow:nyc=0.5']}")
 
 # --- aggnet compare: reports it must refuse, one line naming the file and the key ---------
 REPORT = {"platform": "line3", "schedule": "triads", "options": {"given": {}, "resolved": {}},
