@@ -89,24 +89,40 @@ bool in_path(const std::string& program) {
   return false;
 }
 
-// --vcd FILE.fst needs vcd2fst; a derived view never replaces a file that is not
-// aggnet's view of this same waveform (a hand-made view of it, or a view of another file).
+// Whether the file at `view` is aggnet's GTKWave view of the waveform `waveform`: the one
+// file a run's view may replace.
+bool is_view_of(const std::string& view, const std::string& waveform) {
+  std::ifstream in(view);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string ours = fmt::format("[dumpfile] \"{}\"\n", fs::absolute(waveform).string());
+  return text.str().rfind("[*]\n[*] aggnet ", 0) == 0 && text.str().find(ours) != std::string::npos;
+}
+
+// --vcd FILE.fst needs vcd2fst; the view, derived or --gtkw FILE, never replaces a file that
+// is not aggnet's view of this same waveform (a hand-made view of it, or a view of another
+// file); --gtkw needs a waveform file to name, so not --vcd - (the standard output).
 void check_waveform_outputs(const OptionValues& v) {
   if (!v.has("vcd")) return;
   if (writes_fst(v) && !in_path("vcd2fst"))
     v.fail("vcd",
            "expected a .vcd file: FST needs vcd2fst (Debian package gtkwave), not found in PATH",
            v.text("vcd"));
+  if (v.has("gtkw") && is_stdout(v.text("vcd")))
+    v.fail("gtkw",
+           "expected --vcd FILE, not --vcd - (the view names its waveform's file, and the "
+           "standard output is none)",
+           v.text("gtkw"));
   const std::string view = view_path(v);
-  if (v.has("gtkw") || view.empty()) return;
-  cli::check_output_path(kWhere, "vcd", view);  // the view too: a regular file or none
-  if (!fs::exists(view)) return;
-  std::ifstream in(view);
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string ours = fmt::format("[dumpfile] \"{}\"\n", fs::absolute(v.text("vcd")).string());
-  if (text.str().rfind("[*]\n[*] aggnet ", 0) == 0 && text.str().find(ours) != std::string::npos)
-    return;
+  if (view.empty() || is_stdout(view)) return;
+  const bool given = v.has("gtkw");
+  if (!given) cli::check_output_path(kWhere, "vcd", view);  // the view too: a regular file or none
+  if (!fs::exists(view) || is_view_of(view, v.text("vcd"))) return;
+  if (given)
+    v.fail("gtkw",
+           "expected a new file or aggnet's view of this waveform (the GTKWave view would "
+           "replace one that is not)",
+           view);
   v.fail("vcd",
          "expected no other file at " + view +
              " (its GTKWave view would replace one that is not aggnet's view of this "

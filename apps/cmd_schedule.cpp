@@ -284,8 +284,21 @@ std::vector<Candidate> candidates(const OptionValues& values, const Platform& pl
                                   const Routing& routing, const OptimizerOptions& opt) {
   std::vector<Candidate> cs;
   if (values.has("schedules")) {
-    for (const auto& name : split_commas(values.text("schedules"))) {
-      Schedule schedule = listed_schedule(name, platform, opt.run);
+    const std::vector<std::string> names = split_commas(values.text("schedules"));
+    std::vector<Schedule> listed;
+    for (const auto& name : names) listed.push_back(listed_schedule(name, platform, opt.run));
+    // --group-average-only keeps the group-average ones: with none listed there is nothing
+    // to rank (it printed an empty table and wrote no --out, exit 0).
+    const bool any_group_average = std::any_of(listed.begin(), listed.end(), [](const Schedule& x) {
+      return x.collective == Collective::kGroupAverage;
+    });
+    if (values.flag("group-average-only") && !any_group_average)
+      values.fail("group-average-only",
+                  "expected a group-average schedule in --schedules (none of them is one, so no "
+                  "group-average schedule is left to rank)",
+                  values.text("schedules"));
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const Schedule& schedule = listed[i];
       cli::check_buffers(values, platform, opt.run, schedule.collective);
       try {
         cs.push_back(score_schedule(platform, routing, schedule, "given", opt));
@@ -293,7 +306,7 @@ std::vector<Candidate> candidates(const OptionValues& values, const Platform& pl
         values.fail("schedules",
                     std::string("a schedule the analytic model can time (") + e.what() +
                         "; `aggnet run` simulates it)",
-                    name);
+                    names[i]);
       }
     }
     rank_candidates(cs);

@@ -24,6 +24,7 @@
 #include "common/data_dir.h"
 #include "common/units.h"
 #include "config/platform_loader.h"
+#include "model/faults.h"
 #include "sweeps/analysis.h"
 #include "sweeps/runner.h"
 #include "sweeps/slurm.h"
@@ -122,6 +123,15 @@ void check_platforms(const SweepSpec& spec, const std::vector<Point>& points) {
           fmt::format("the platform rejects point {}: {}", p.describe(spec), e.what()));
     }
   }
+}
+
+/// Run's checks of a spec's values that the sweeps do not link: a `fault` value goes
+/// through `aggnet run`'s own parser of --fault specs (its syntax, kinds, numbers and times;
+/// the sites it names are checked against each point's platform when the point runs).
+void run_value_check(const std::string& option, const std::string& value) {
+  if (option != "fault") return;
+  FaultPlan plan;
+  add_fault_spec(plan, value);
 }
 
 // A count option (--workers, --shards): a whole number >= 1, never a wrapped "-1".
@@ -281,7 +291,7 @@ struct Invocation {
 Invocation prepare_sweep(po::variables_map vm) {
   Invocation in;
   in.vm = std::move(vm);
-  in.spec = load_spec(in.vm["spec"].as<std::string>());
+  in.spec = load_spec(in.vm["spec"].as<std::string>(), run_value_check);
   in.all = expand_points(in.spec);
   if (in.has("shard"))
     std::tie(in.shard, in.shards) = parse_shard(in.vm["shard"].as<std::string>());

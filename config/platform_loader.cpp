@@ -473,7 +473,14 @@ void read_sites(const YamlMap& top, const SiteParams& defaults, Platform& plat, 
   if (!sites.IsSequence()) {
     throw_at(sites, r.file, "sites", "expected a list of sites ('- code: lon ...')");
   }
-  if (sites.size() == 0) throw_at(sites, r.file, "sites", "expected at least one site");
+  // Averaging needs two sites: a platform of one has no WAN to simulate (its run, bound and
+  // schedules all fail later, each its own way). Named at the `sites:` line.
+  if (sites.size() < 2) {
+    const YAML::Node key = top.key_node("sites");
+    throw_at(
+        yaml_has_position(key) ? key : sites, r.file, "sites",
+        "expected at least two sites (averaging needs two), got " + std::to_string(sites.size()));
+  }
   std::map<std::string, int> code_line;
   for (std::size_t i = 0; i < sites.size(); ++i) {
     const std::string code = read_code(sites[i], i, code_line, r.file);

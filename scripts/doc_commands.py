@@ -40,7 +40,9 @@ OPEN = "```console checked"
 # blocks (this script); otherwise the script and ctest that generate or check it, or
 # "unchecked: ..." saying what is not yet (the inventory a reviewer reads).
 DOCS = {
-    "README.md": "blocks; the command table's options: tests/apps/test_options.cpp",
+    "README.md": "blocks; the command table's options: tests/apps/test_options.cpp; the "
+                 "examples run in order and the run table's summary rows: "
+                 "tests/workflow/test_readme.py, ctests readme_examples and readme_run_table",
     "docs/architecture.md": "no numbers (layers checked by the ctest layering)",
     "docs/buffer-sizing.md": "scripts/sizing_examples.py, ctest docs_sizing_examples; its "
                              "JSON key list: SizingJsonKeysAreDocumented (test_outputs)",

@@ -14,6 +14,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "common/config_error.h"
 #include "common/data_dir.h"
@@ -63,10 +64,11 @@ const std::set<std::string> kReservedColumns = {
     "point_id",       "point_index", "status",  "error",       "wall_time_s", "exit_code",
     "aggnet_version", "spec_hash",   "options", "finished_at", "shard",       "elapsed_s"};
 
-/// Parse context: the file name for messages.
+/// Parse context: the file name for messages, and run's checks the sweeps cannot make.
 struct Ctx {
   std::string file;
   std::string dir;
+  ValueCheck check;
 
   [[noreturn]] void fail(const YAML::Node& at, const std::string& key, const std::string& expected,
                          const std::string& got = {}) const {
@@ -168,6 +170,13 @@ std::string check_value(const Ctx& ctx, const std::string& option, const YAML::N
         spec, value, [&](const std::string& file) { return !resolve_file(file, ctx.dir).empty(); });
   } catch (const options::OptionError& e) {
     ctx.fail(at, key, e.what(), value);
+  }
+  if (ctx.check) {
+    try {
+      ctx.check(option, value);
+    } catch (const std::invalid_argument& e) {  // run's own words, which name the value
+      ctx.fail(at, key, e.what());
+    }
   }
   return value;
 }
@@ -447,7 +456,9 @@ std::string resolve_file(const std::string& path, const std::string& spec_dir) {
   return {};
 }
 
-SweepSpec load_spec(const std::string& path) { return parse_spec(read_input_file(path), path); }
+SweepSpec load_spec(const std::string& path, const ValueCheck& check) {
+  return parse_spec(read_input_file(path), path, check);
+}
 
 namespace {
 
@@ -735,8 +746,9 @@ void check_distinct_points(const SweepSpec& spec) {
 
 }  // namespace
 
-SweepSpec parse_spec(const std::string& yaml_text, const std::string& file) {
-  Ctx ctx{file, fs::path(file).parent_path().string()};
+SweepSpec parse_spec(const std::string& yaml_text, const std::string& file,
+                     const ValueCheck& check) {
+  Ctx ctx{file, fs::path(file).parent_path().string(), check};
   YAML::Node root;
   try {
     root = YAML::Load(yaml_text);

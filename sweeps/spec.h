@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -94,12 +95,19 @@ struct Point {
 /// (outputs such as json, vcd, quiet) belong to the sweep's runner.
 std::vector<std::string> spec_options();
 
-/// Loads and validates a spec file. Errors: ConfigError naming file, line and key (one
-/// line; the CLI exits 2 without writing anything).
-SweepSpec load_spec(const std::string& path);
+/// A check of one run option's value that needs code the sweeps do not link (the model):
+/// `aggnet sweep` passes `aggnet run`'s own parser of `--fault` specs. Called with the
+/// option's name and each value a spec gives it (each of a list's); throws
+/// std::invalid_argument saying what was expected, reported at that value's line and key.
+using ValueCheck = std::function<void(const std::string& option, const std::string& value)>;
+
+/// Loads and validates a spec file (`check`: run's checks the sweeps cannot make). Errors:
+/// ConfigError naming file, line and key (one line; the CLI exits 2 without writing anything).
+SweepSpec load_spec(const std::string& path, const ValueCheck& check = {});
 
 /// Parses spec YAML text; `file` is used in messages and to resolve relative paths.
-SweepSpec parse_spec(const std::string& yaml_text, const std::string& file);
+SweepSpec parse_spec(const std::string& yaml_text, const std::string& file,
+                     const ValueCheck& check = {});
 
 /// All points of a spec in expansion order. Errors: none (the spec is validated).
 std::vector<Point> expand_points(const SweepSpec& spec);

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -409,6 +410,33 @@ TEST(DerivedFromTheTable, Readmes) {
   std::vector<std::string> expected = sweeps::spec_options();
   for (const auto& name : {"json", "vcd", "quiet"}) expected.push_back(name);
   EXPECT_EQ(sweep, expected);
+}
+
+// Every doc that lists an option's words (`--flow-control pacing|credit|drop`) lists the
+// words the option accepts, all of them (docs/buffer-sizing.md once left out `drop`).
+TEST(DerivedFromTheTable, DocsListEveryChoice) {
+  const std::string root = AGGNET_SOURCE_DIR;
+  std::vector<std::string> docs = {"README.md", "sweeps/README.md", "platforms/README.md"};
+  for (const auto& entry : std::filesystem::directory_iterator(root + "/docs"))
+    if (entry.path().extension() == ".md")
+      docs.push_back("docs/" + entry.path().filename().string());
+  const std::regex listing(R"(`--([a-z][a-z0-9-]*) ([a-z0-9-]+(?:\|[a-z0-9-]+)+)`)");
+  int checked = 0;
+  for (const auto& doc : docs) {
+    const std::string text = read_text(root + "/" + doc);
+    for (std::sregex_iterator it(text.begin(), text.end(), listing), end; it != end; ++it) {
+      const OptionSpec* spec = find_option((*it)[1]);
+      ASSERT_NE(spec, nullptr) << doc << ": " << (*it)[0];
+      if (spec->form != Form::kChoice && spec->form != Form::kSwitch) continue;
+      const std::vector<std::string> words =
+          spec->form == Form::kSwitch ? std::vector<std::string>{"on", "off"} : spec->choices;
+      std::string want;
+      for (const auto& w : words) want += (want.empty() ? "" : "|") + w;
+      EXPECT_EQ((*it)[2].str(), want) << doc << ": " << (*it)[0];
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 9);  // README's seven, buffer-sizing.md's two
 }
 
 // The commands share the rules: a bad value is the same one line and exit 2 everywhere.

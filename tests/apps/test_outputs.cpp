@@ -404,6 +404,28 @@ TEST_F(Outputs, HelpIsReadable) {
   EXPECT_NE(aggnet("size-buffers --help").out.find("--target arg (=0.95)"), std::string::npos);
 }
 
+// --group-average-only with --schedules naming no group-average schedule leaves nothing to
+// rank: refused up front (it printed an empty table, exit 0, and wrote no --out).
+TEST_F(Outputs, GroupAverageOnlyWithNoGroupScheduleIsRefused) {
+  for (const std::string schedules : {"ring", "ring,reduce-scatter"}) {
+    const Output o = aggnet("schedule --gradient 16MiB --schedules " + schedules +
+                            " --group-average-only --out ga.yaml");
+    EXPECT_EQ(o.status, 2) << schedules;
+    EXPECT_EQ(o.err,
+              "aggnet schedule: --group-average-only: expected a group-average schedule in "
+              "--schedules (none of them is one, so no group-average schedule is left to "
+              "rank), got '" +
+                  schedules + "'\n");
+    EXPECT_EQ(o.out, "");
+    EXPECT_FALSE(fs::exists(dir_ / "ga.yaml"));
+  }
+  // One group-average schedule among them: ranked and written.
+  const Output o = aggnet(
+      "schedule --gradient 16MiB --schedules ring,triads --group-average-only --out ga.yaml");
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(read_text(dir_ / "ga.yaml").find("collective: group-average"), std::string::npos);
+}
+
 // --out writes what the text says it writes: rank 1 of the table, named, and the best
 // group-average schedule with --group-average-only. --verify cleans up its scratch files.
 TEST_F(Outputs, ScheduleOutIsTheScheduleTheTextNames) {
@@ -968,6 +990,41 @@ TEST_F(Outputs, FstWaveformsAndViewsNeverReplaceAnotherFile) {
             "aggnet run: --vcd: expected a .vcd file: FST needs vcd2fst (Debian package "
             "gtkwave), not found in PATH, got 'x.fst'\n");
   EXPECT_FALSE(fs::exists(dir_ / "x.fst"));
+}
+
+// An explicit --gtkw FILE follows the derived view's rule: it replaces aggnet's view of the
+// same waveform only (it overwrote a hand-made view, and a view of another waveform); with
+// --vcd - a view has no waveform file to name, so --gtkw is refused (it wrote a view of a
+// file named '-').
+TEST_F(Outputs, AGivenViewNeverReplacesAnotherFile) {
+  const std::string base = "run --gradient 16MiB --steps 1 --no-colocated -q ";
+  const std::string refused =
+      "aggnet run: --gtkw: expected a new file or aggnet's view of this waveform (the GTKWave "
+      "view would replace one that is not), got ";
+  std::ofstream(dir_ / "view.gtkw") << "my view";
+  const Output mine = aggnet(base + "--vcd a.vcd --gtkw view.gtkw");
+  EXPECT_EQ(mine.status, 2);
+  EXPECT_EQ(mine.err, refused + "'view.gtkw'\n");
+  EXPECT_EQ(read_text(dir_ / "view.gtkw"), "my view");
+  EXPECT_FALSE(fs::exists(dir_ / "a.vcd"));
+  // aggnet's view of a.vcd: replaced by another run of a.vcd, kept from a run of b.vcd.
+  ASSERT_EQ(aggnet(base + "--vcd a.vcd --gtkw ours.gtkw").status, 0);
+  const std::string ours = read_text(dir_ / "ours.gtkw");
+  EXPECT_EQ(ours.rfind("[*]\n[*] aggnet ", 0), 0u) << ours;
+  EXPECT_EQ(aggnet(base + "--vcd a.vcd --gtkw ours.gtkw").status, 0);
+  const Output other = aggnet(base + "--vcd b.vcd --gtkw ours.gtkw");
+  EXPECT_EQ(other.status, 2);
+  EXPECT_EQ(other.err, refused + "'ours.gtkw'\n");
+  EXPECT_EQ(read_text(dir_ / "ours.gtkw"), ours);
+  EXPECT_FALSE(fs::exists(dir_ / "b.vcd"));
+  // The waveform on the standard output: no view of it.
+  const Output piped = aggnet(base + "--vcd - --gtkw v.gtkw");
+  EXPECT_EQ(piped.status, 2);
+  EXPECT_EQ(piped.err,
+            "aggnet run: --gtkw: expected --vcd FILE, not --vcd - (the view names its "
+            "waveform's file, and the standard output is none), got 'v.gtkw'\n");
+  EXPECT_EQ(piped.out, "");
+  EXPECT_FALSE(fs::exists(dir_ / "v.gtkw"));
 }
 
 // Outputs go to regular files (or "-"): a link, a FIFO or a device is refused before the

@@ -230,7 +230,30 @@ TEST(PlatformErrors, DelayWithoutUnit) {
 }
 
 TEST(PlatformErrors, EmptySites) {
-  expect_error("name: tiny\nsites: []\n", 2, "sites", "at least one site");
+  expect_error("name: tiny\nsites: []\n", 2, "sites", "expected at least two sites");
+}
+
+// Averaging needs two sites: one was loaded, then its run failed in SystemC's binding, its
+// bound and its schedules each their own way. Named at the line of `sites:` (a block list
+// starts on the next line).
+TEST(PlatformErrors, OneSite) {
+  const std::string yaml = "name: one\nsites:\n  - {code: aaa, name: A}\n";
+  // The head (file:2: sites: ) and this tail are the whole line.
+  expect_error(yaml, 2, "sites", "expected at least two sites (averaging needs two), got 1");
+  const std::string path = write_file(yaml);
+  EXPECT_THROW(
+      {
+        try {
+          load_platform(path, {});
+        } catch (const ConfigError& e) {
+          EXPECT_STREQ(e.what(),
+                       (path + ":2: sites: expected at least two sites (averaging needs two), "
+                               "got 1")
+                           .c_str());
+          throw;
+        }
+      },
+      ConfigError);
 }
 
 TEST(PlatformErrors, SitesWrongType) {

@@ -338,6 +338,51 @@ sweep_case("nested_key", "a mapping where a key belongs",
            "  - {option: schedule, values: [triads]}", "expected a plain key, got a mapping",
            base="base: {{gradient: 1}: 2}")
 
+# --- Refused up front, not failing later (or not at all) ------------------------------
+# One site: its run failed in SystemC's binding (exit 1, two lines), `aggnet platform` in the
+# bound, `aggnet schedule` with an unprefixed message; averaging needs two sites.
+ONE_SITE = """name: one
+defaults:
+  link: {bandwidth: 10Gbps}
+sites:
+  - {code: lon, name: London, continent: europe}
+"""
+for name, argv in [("run", ["run", "-q", "--schedule", "ring", "--gradient", "1MiB", "--steps",
+                            "1"]),
+                   ("platform", ["platform"]),
+                   ("schedule", ["schedule", "--gradient", "1MiB"])]:
+    case(f"platform_one_site_{name}", f"aggnet {name} on a platform of one site",
+         argv + ["--platform", "{dir}/one.yaml"],
+         refused("/one.yaml:4: sites: expected at least two sites (averaging needs two), got 1\n"),
+         files={"one.yaml": text(ONE_SITE)})
+case("schedule_group_average_only_no_group", "--group-average-only with --schedules ring",
+     ["schedule", "--gradient", "16MiB", "--schedules", "ring", "--group-average-only", "--out",
+      "{dir}/ga.yaml"],
+     refused("aggnet schedule: --group-average-only: expected a group-average schedule in "
+             "--schedules (none of them is one, so no group-average schedule is left to rank), "
+             "got 'ring'\n"))
+# An explicit --gtkw is the view too: it replaced a hand-made file (run_case.py checks the
+# case's files are unchanged).
+case("gtkw_replaces_own_view", "--gtkw naming a hand-made view",
+     RUN + ["--vcd", "{dir}/a.vcd", "--gtkw", "{dir}/view.gtkw"],
+     refused("aggnet run: --gtkw: expected a new file or aggnet's view of this waveform (the "
+             "GTKWave view would replace one that is not), got '"),
+     files={"view.gtkw": text("my view")})
+case("gtkw_with_vcd_stdout", "--gtkw with the waveform on the standard output",
+     RUN + ["--vcd", "-", "--gtkw", "{dir}/v.gtkw"],
+     refused("aggnet run: --gtkw: expected --vcd FILE, not --vcd - (the view names its "
+             "waveform's file, and the standard output is none), got '"))
+# A fault spec in a sweep is run's --fault: checked by run's parser before any point runs
+# (it passed --dry-run, then every point failed as bad_input).
+sweep_case("fault_axis_unknown_kind", "an axis of fault specs with an unknown kind",
+           "  - {option: fault, values: ['slowx:lon=2']}",
+           "/s.yaml:4: axes[0].values[0]: expected loss:A-B=RATE")
+sweep_case("fault_base_bad_factor", "a base fault list with a slowdown below 1",
+           "  - {option: schedule, values: [triads, ring]}",
+           "/s.yaml:2: base.fault[1]: expected a slowdown factor >= 1",
+           base="base: {gradient: 256KiB, chunk: 64KiB, steps: 1, "
+                "fault: ['slow:lon=2', 'slow:nyc=0.5']}")
+
 # --- aggnet compare: reports it must refuse, one line naming the file and the key ---------
 REPORT = {"platform": "line3", "schedule": "triads", "options": {"given": {}, "resolved": {}},
           "summary": {"step_time_s_mean": 1.5, "events": 10},

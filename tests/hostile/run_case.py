@@ -7,7 +7,8 @@ A case: {"about": why it is hostile, "argv": [...] (after `aggnet`), "env": {...
 "stderr": substring, "stdout": substring}}. `{dir}` in argv and env is the case's own empty directory (its
 files are written there; a name "a/b" makes the directory a), `{src}` the source root. Every
 case must end within the timeout. A refused input (exit 2) is one line on stderr; a failed
-run (any exit but 0) leaves no file in the directory (or below it) but the case's own.
+run (any exit but 0) leaves no file in the directory (or below it) but the case's own, and
+those (text and hex) as the case wrote them.
 
 Usage: run_case.py AGGNET SOURCE_ROOT CASE.json
 """
@@ -38,6 +39,26 @@ def write_files(case, dir_):
         else:
             with open(path, "w", encoding="utf-8") as f:
                 f.write(content["text"])
+
+
+def changed_files(case, dir_):
+    """The case's text and hex files whose bytes are no longer what it wrote."""
+    changed = []
+    for name, content in case.get("files", {}).items():
+        if "text" in content:
+            want = content["text"].encode("utf-8")
+        elif "hex" in content:
+            want = bytes.fromhex(content["hex"])
+        else:
+            continue
+        path = os.path.join(dir_, name)
+        if os.path.islink(path) or not os.path.isfile(path):
+            changed.append(name)
+            continue
+        with open(path, "rb") as f:
+            if f.read() != want:
+                changed.append(name)
+    return changed
 
 
 def listing(dir_):
@@ -76,6 +97,8 @@ def main():
         after = listing(dir_)
         if r.returncode != 0 and after != before:
             problems.append(f"left files behind: {sorted(set(after) - set(before))}")
+        if r.returncode != 0:
+            problems += [f"changed its file {name}" for name in changed_files(case, dir_)]
         if problems:
             sys.exit(f"FAIL {os.path.basename(case_path)} ({case['about']}): "
                      f"{'; '.join(problems)}\nstderr: {err}")

@@ -51,6 +51,24 @@ axes:
 YAML
 expect_error "set_base.yaml: base.set.sites.lnd.fpga.buffer: the platform rejects point schedule=triads: --set: sites.lnd.fpga.buffer: no site 'lnd'" \
   "$W/set_base.yaml" --out "$W/out"
+# A fault spec run's --fault parser refuses: found before the first point (every point ran
+# and failed as bad_input), at the value's line in the very words of `aggnet run --fault`.
+cat >"$W/fault_axis.yaml" <<YAML
+name: fault_axis
+base: {gradient: 256KiB, chunk: 64KiB, steps: 1}
+axes:
+  - {option: fault, values: ['slow:lon=2', 'slowx:lon=2']}
+YAML
+run_says=$("$AGGNET" run -q --steps 1 --gradient 256KiB --fault slowx:lon=2 2>&1 >/dev/null) &&
+  fail "aggnet run --fault slowx:lon=2 was accepted"
+case "$run_says" in
+  "aggnet run: --fault: "*) ;;
+  *) fail "aggnet run --fault slowx:lon=2: unexpected message: $run_says" ;;
+esac
+expect_error "fault_axis.yaml:4: axes[0].values[1]: ${run_says#aggnet run: --fault: }" \
+  "$W/fault_axis.yaml" --out "$W/out"
+grep -qxF "$W/fault_axis.yaml:4: axes[0].values[1]: ${run_says#aggnet run: --fault: }" "$W/err.txt" ||
+  { cat "$W/err.txt" >&2; fail "fault_axis.yaml: not run's message at axes[0].values[1]"; }
 
 # `sweep merge` is all or nothing: into a garbage file, or from one, exit 2 with one line,
 # the output untouched (or not created) and no temporary file left.

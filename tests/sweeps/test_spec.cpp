@@ -4,7 +4,10 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/config_error.h"
 #include "sweeps/spec.h"
@@ -276,6 +279,37 @@ TEST(SweepSpec, ShardErrorsNameTheOption) {
   EXPECT_EQ(
       parse_shard("18446744073709551614/18446744073709551615"),
       std::make_pair(std::size_t{18446744073709551614ull}, std::size_t{18446744073709551615ull}));
+}
+
+// The check a spec's caller passes (`aggnet sweep`: run's --fault parser, which the sweeps
+// do not link) sees every value of every option, a list's one by one, and its
+// std::invalid_argument is a one-line error at that value's line and key.
+TEST(SweepSpec, CallersCheckSeesEachValueAtItsLine) {
+  std::vector<std::string> seen;
+  const ValueCheck check = [&](const std::string& option, const std::string& value) {
+    seen.push_back(option + "=" + value);
+    if (value == "bad") throw std::invalid_argument("expected good (got 'bad')");
+  };
+  const std::string ok =
+      "base: {steps: 1, fault: [a, b]}\naxes:\n  - {option: fault, values: [c, d]}\n";
+  parse_spec(ok, "spec.yaml", check);
+  EXPECT_EQ(seen,
+            (std::vector<std::string>{"steps=1", "fault=a", "fault=b", "fault=c", "fault=d"}));
+  for (const auto& [text, error] : std::vector<std::pair<std::string, std::string>>{
+           {"base: {steps: 1, fault: [a, bad]}\n",
+            "spec.yaml:1: base.fault[1]: expected good (got 'bad')"},
+           {"base: {steps: 1}\naxes:\n  - option: fault\n    values: [c, bad]\n",
+            "spec.yaml:4: axes[0].values[1]: expected good (got 'bad')"},
+           {"axes:\n  - name: v\n    values:\n      - {label: x, fault: bad}\n",
+            "spec.yaml:4: axes[0].values[0].fault: expected good (got 'bad')"}}) {
+    try {
+      parse_spec(text, "spec.yaml", check);
+      ADD_FAILURE() << "no error for " << text;
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(std::string(e.what()), error);
+    }
+    EXPECT_NO_THROW(parse_spec(text, "spec.yaml"));  // no check given: none made
+  }
 }
 
 TEST(SweepSpec, TimeoutForms) {
