@@ -146,7 +146,10 @@ unsigned count_option(const po::variables_map& vm, const std::string& key) {
 
 int cmd_merge(int argc, char** argv) {
   if (argc < 4) {
-    std::fputs(kUsage, stderr);
+    std::fputs(
+        "aggnet sweep merge: expected OUT.db and at least one IN.db (aggnet sweep merge "
+        "OUT.db IN1.db [IN2.db ...])\n",
+        stderr);
     return 2;
   }
   const std::string out = argv[2];
@@ -232,7 +235,8 @@ void check_out_dir(const std::string& out) {
 
 int cmd_export(int argc, char** argv) {
   if (argc != 5 || std::string(argv[3]) != "--csv") {
-    std::fputs(kUsage, stderr);
+    std::fputs("aggnet sweep export: expected DB --csv FILE (aggnet sweep export DB --csv FILE)\n",
+               stderr);
     return 2;
   }
   if (!fs::is_regular_file(argv[2])) {
@@ -493,7 +497,7 @@ int cmd_run_sweep(int argc, char** argv) {
     po::store(po::command_line_parser(argc, argv).options(desc).positional(pos).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    std::fprintf(stderr, "%s\n%s", cli::option_error("aggnet sweep", e, desc).what(), kUsage);
+    std::fprintf(stderr, "%s\n", cli::option_error("aggnet sweep", e, desc).what());
     return 2;
   }
   if (vm.count("help")) {
@@ -502,7 +506,10 @@ int cmd_run_sweep(int argc, char** argv) {
     return 0;
   }
   if (!vm.count("spec")) {
-    std::fprintf(stderr, "aggnet sweep: missing SPEC.yaml\n%s", kUsage);
+    std::fputs(
+        "aggnet sweep: expected a spec, SPEC.yaml (aggnet sweep SPEC.yaml --out DIR; "
+        "--help lists the options)\n",
+        stderr);
     return 2;
   }
   const Invocation in = prepare_sweep(std::move(vm));
@@ -511,7 +518,10 @@ int cmd_run_sweep(int argc, char** argv) {
     throw ConfigError(kCommandLine, 0, "--shard", "cannot be combined with --slurm");
   if (in.has("dry-run")) return dry_run(in);
   if (!in.has("out")) {
-    std::fprintf(stderr, "aggnet sweep: missing --out DIR\n%s", kUsage);
+    std::fputs(
+        "aggnet sweep: --out: expected the results' directory (aggnet sweep SPEC.yaml "
+        "--out DIR)\n",
+        stderr);
     return 2;
   }
   const std::string out_dir =

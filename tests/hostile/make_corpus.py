@@ -454,6 +454,22 @@ case("sweep_shard_with_slurm_dry_run", "--shard with --slurm, refused in a dry r
      refused("aggnet sweep: --shard: cannot be combined with --slurm"),
      files={"s.yaml": text(SWEEP % "  - {option: schedule, values: [triads, ring]}")})
 
+# --- aggnet sweep's usage errors: one line each, not the usage text after it ----------
+case("sweep_unknown_option", "a misspelt sweep option: its did-you-mean alone",
+     ["sweep", "{dir}/s.yaml", "--wrkers", "2", "--out", "{dir}/out"],
+     refused("aggnet sweep: --wrkers: unknown option (did you mean '--workers'?)"),
+     files={"s.yaml": text(SWEEP % "  - {option: schedule, values: [triads, ring]}")})
+case("sweep_no_out", "a sweep without --out", ["sweep", "{dir}/s.yaml"],
+     refused("aggnet sweep: --out: expected the results' directory"),
+     files={"s.yaml": text(SWEEP % "  - {option: schedule, values: [triads, ring]}")})
+case("sweep_no_spec", "aggnet sweep alone", ["sweep"],
+     refused("aggnet sweep: expected a spec, SPEC.yaml"))
+case("sweep_merge_no_inputs", "sweep merge with no database to merge",
+     ["sweep", "merge", "{dir}/out.db"],
+     refused("aggnet sweep merge: expected OUT.db and at least one IN.db"))
+case("sweep_export_no_csv", "sweep export without --csv", ["sweep", "export", "{dir}/x.db"],
+     refused("aggnet sweep export: expected DB --csv FILE"))
+
 # --- A missing platform: the file it most likely meant --------------------------------
 case("platform_misspelt", "a --platform name one letter off a file of its directory",
      RUN + ["--platform", "platforms/nine_cty.yaml"],
