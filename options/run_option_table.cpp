@@ -325,9 +325,13 @@ void check_bytes(const OptionSpec& spec, const std::string& value) {
     if (plain_decimal(value) && std::strtod(value.c_str(), nullptr) != 0)
       throw OptionError("expected a size with its unit, like '" + value + "MiB' or '" + value +
                         "B'");
-    if (std::string(e.what()).find("(value too large)") != std::string::npos)
+    const std::string what = e.what();
+    if (what.find("(value too large)") != std::string::npos)
       throw OptionError("expected a size below 2^64 bytes (16 EiB), like '64MiB'");
-    throw OptionError(expectation(spec));
+    // The parser's reason, when it gives one: "(not a whole number of bytes)"; a bare zero
+    // is no size whatever its unit.
+    const auto reason = plain_decimal(value) ? std::string::npos : what.find(" (");
+    throw OptionError(expectation(spec) + (reason == std::string::npos ? "" : what.substr(reason)));
   }
 }
 

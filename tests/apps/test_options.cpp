@@ -217,7 +217,14 @@ INSTANTIATE_TEST_SUITE_P(
         BadValue{"buffer", "0",
                  "aggnet run: --buffer: expected a positive size like '64MiB', got '0'"},
         BadValue{"buffer", "-1MiB",
-                 "aggnet run: --buffer: expected a positive size like '64MiB', got '-1MiB'"},
+                 "aggnet run: --buffer: expected a positive size like '64MiB' (negative values "
+                 "are not allowed), got '-1MiB'"},
+        BadValue{"gradient", "0.1B",
+                 "aggnet run: --gradient: expected a positive size like '64MiB' (not a whole "
+                 "number of bytes), got '0.1B'"},
+        BadValue{"gradient", "12bit",
+                 "aggnet run: --gradient: expected a positive size like '64MiB' (not a whole "
+                 "number of bytes), got '12bit'"},
         BadValue{"watchdog", "5hours",
                  "aggnet run: --watchdog: expected a time like '33.3ms' or '2us' (unknown unit "
                  "'hours'; known: ps, ns, us, \xC2\xB5s, \xCE\xBCs, ms, s, min), got '5hours'"},
