@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -197,8 +198,10 @@ void check_numeric(const std::vector<Run>& runs, const Row& row) {
 }
 
 // The paths under `roots` whose values are not the same in every run, in path order.
+// `engine_only`: leave out summary.events, the SystemC kernel's cycles (a waveform, which
+// turns the event calendar's running ahead off, changes them and no simulated result).
 std::vector<Row> differing(const std::vector<Run>& runs, const std::vector<std::string>& roots,
-                           bool numbers_only) {
+                           bool numbers_only, bool engine_only = false) {
   std::vector<std::map<std::string, json>> flat(runs.size());
   std::map<std::string, bool> paths;
   for (std::size_t r = 0; r < runs.size(); ++r) {
@@ -219,7 +222,8 @@ std::vector<Row> differing(const std::vector<Run>& runs, const std::vector<std::
       same = same && row.values.back() == row.values.front();
     }
     if (numbers_only) check_numeric(runs, row);
-    if (!same && (!numbers_only || numeric)) rows.push_back(std::move(row));
+    if (!same && (!numbers_only || numeric) && !(engine_only && path == "summary.events"))
+      rows.push_back(std::move(row));
   }
   return rows;
 }
@@ -235,6 +239,21 @@ std::string cell(const json& value) {
 // the subtraction (0.47052 - 0.526925 is -0.056405, not -0.05640499999999997).
 double significant(double x) { return std::strtod(fmt::format("{:.12g}", x).c_str(), nullptr); }
 
+// b - a of two whole numbers, exact over the whole range of both (counts are unsigned
+// 64-bit), as a double only where it fits no 64-bit integer.
+json whole_difference(const json& a, const json& b) {
+  __extension__ using Wide = __int128;
+  const auto wide = [](const json& v) {
+    return v.is_number_unsigned() ? Wide(v.get<std::uint64_t>()) : Wide(v.get<std::int64_t>());
+  };
+  const Wide d = wide(b) - wide(a);
+  if (d >= 0 && d <= Wide(std::numeric_limits<std::uint64_t>::max()))
+    return json(static_cast<std::uint64_t>(d));
+  if (d < 0 && d >= Wide(std::numeric_limits<std::int64_t>::min()))
+    return json(static_cast<std::int64_t>(d));
+  return json(static_cast<double>(d));
+}
+
 // B - A and (B - A) / A of a row, per run after the first; null where not numbers (or A is
 // 0). Whole numbers (counts) give a whole difference.
 std::pair<json, json> differences(const Row& row, std::size_t r) {
@@ -242,9 +261,8 @@ std::pair<json, json> differences(const Row& row, std::size_t r) {
   const json& b = row.values[r];
   if (!a.is_number() || !b.is_number()) return {json(), json()};
   const double x = a.get<double>(), y = b.get<double>();
-  const json diff = a.is_number_integer() && b.is_number_integer()
-                        ? json(b.get<std::int64_t>() - a.get<std::int64_t>())
-                        : json(significant(y - x));
+  const json diff = a.is_number_integer() && b.is_number_integer() ? whole_difference(a, b)
+                                                                   : json(significant(y - x));
   return {diff, x != 0 ? json(significant((y - x) / x)) : json()};
 }
 
@@ -339,7 +357,7 @@ int compare(const po::variables_map& vm) {
       differing(runs,
                 all ? std::vector<std::string>{"summary", "colocated", "steps", "sites", "links"}
                     : std::vector<std::string>{"summary"},
-                true);
+                true, !all);
   if (!is_stdout(out)) std::cout << table(runs, inputs, numbers, all);
   if (out.empty()) return 0;
   json document = {{"runs", json::array()},

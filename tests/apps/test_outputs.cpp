@@ -1604,6 +1604,38 @@ TEST_F(Outputs, CompareLeavesOutSectionsWithoutDifferences) {
 // aggnet compare checks what it reads of a report before comparing: a corrupt one is one
 // line naming the file and the key, exit 2, and no --json written (it once compared a
 // string with numbers, or stopped on a JSON type error with exit 1).
+// A waveform changes the kernel's cycles (summary.events: the calendar stops running
+// ahead), no simulated result: compare leaves them to --all. Counts differ exactly over
+// the whole unsigned 64-bit range (they were subtracted as int64).
+TEST_F(Outputs, CompareLeavesTheKernelsCyclesToAllAndSubtractsCountsExactly) {
+  ASSERT_EQ(aggnet("run --gradient 4MiB --steps 1 --no-colocated -q --json a.json").status, 0);
+  ASSERT_EQ(
+      aggnet("run --gradient 4MiB --steps 1 --no-colocated -q --json b.json --vcd w.vcd").status,
+      0);
+  const json a = json::parse(read_text(dir_ / "a.json"));
+  const json b = json::parse(read_text(dir_ / "b.json"));
+  ASSERT_NE(a["summary"]["events"], b["summary"]["events"]);
+  const Output summary = aggnet("compare a.json b.json");
+  EXPECT_EQ(summary.out.find("summary.events"), std::string::npos) << summary.out;
+  EXPECT_NE(summary.out.find("are identical"), std::string::npos) << summary.out;
+  EXPECT_NE(aggnet("compare a.json b.json --all").out.find("summary.events"), std::string::npos);
+
+  json big = a, bigger = a;
+  big["summary"]["events"] = std::uint64_t{9223372036854775808u};  // 2^63
+  bigger["summary"]["events"] = std::uint64_t{18446744073709551615u};
+  big["summary"]["slot_stalls_total"] = std::uint64_t{18446744073709551615u};
+  bigger["summary"]["slot_stalls_total"] = std::uint64_t{1};
+  std::ofstream(dir_ / "big.json") << big.dump();
+  std::ofstream(dir_ / "bigger.json") << bigger.dump();
+  ASSERT_EQ(aggnet("compare big.json bigger.json --all --json d.json").status, 0);
+  std::map<std::string, json> difference;
+  const json document = json::parse(read_text(dir_ / "d.json"));
+  for (const auto& row : document["numbers"])
+    difference[row["key"].get<std::string>()] = row["difference"][1];
+  EXPECT_EQ(difference["summary.events"], json(std::uint64_t{9223372036854775807u}));
+  EXPECT_EQ(difference["summary.slot_stalls_total"].get<double>(), -18446744073709551614.0);
+}
+
 TEST_F(Outputs, CompareRefusesCorruptReports) {
   const json a = run("--steps 1");
   std::ofstream(dir_ / "a.json") << a.dump();
