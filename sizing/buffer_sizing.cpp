@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "common/csv.h"
+#include "common/strings.h"
 #include "common/temp_dir.h"
 #include "common/units.h"
 #include "model/control_plane.h"
@@ -813,6 +814,30 @@ json site_json(const Platform& p, const SizingResult& r, const SiteSizing& s,
 
 }  // namespace
 
+std::vector<std::string> run_args_shown(const std::vector<std::string>& run_args) {
+  std::vector<std::string> shown;
+  for (std::size_t i = 0; i < run_args.size(); ++i) {
+    if (run_args[i] == "--platform") {
+      ++i;
+      continue;
+    }
+    shown.push_back(run_args[i]);
+  }
+  return shown;
+}
+
+const char* flow_control_word(FlowControl flow_control) {
+  switch (flow_control) {
+    case FlowControl::kCredit:
+      return "credit";
+    case FlowControl::kDrop:
+      return "drop";
+    case FlowControl::kPacing:
+      break;
+  }
+  return "pacing";
+}
+
 json sizing_json(const SizingRequest& request, const SizingResult& r) {
   const auto& p = request.platform;
   json sites = json::array();
@@ -823,27 +848,27 @@ json sizing_json(const SizingRequest& request, const SizingResult& r) {
     const json o = site_json(p, r, s, uniform_tiers.back(), heterogeneous_tiers.back());
     sites.push_back(o);
   }
-  json out{
-      {"platform", p.name},
-      {"platform_file", p.file},
-      {"schedule", request.schedule.name},
-      {"gradient_bytes", request.options.gradient_bytes},
-      {"chunk_bytes", request.options.chunk_bytes},
-      {"flow_control", request.options.flow_control == FlowControl::kCredit ? "credit" : "pacing"},
-      {"target", request.target},
-      {"simulations", r.simulations},
-      {"unconstrained",
-       {{"buffer_bytes", r.unconstrained_buffer_bytes},
-        {"round_time_s_mean", r.unconstrained_round_time_s_mean}}},
-      {"uniform",
-       {{"analytic_bytes", r.uniform_analytic_bytes},
-        {"analytic_set_by", code_or_dash(p, r.uniform_analytic_site)},
-        {"simulated_bytes", r.uniform_bytes},
-        {"speed_fraction", r.uniform_speed_fraction},
-        {"one_slot_less_speed_fraction", r.below_speed_fraction},
-        {"round_time_s_mean", r.uniform_round_time_s_mean},
-        {"total_memory_bytes", r.uniform_bytes * p.sites.size()}}},
-      {"sites", sites}};
+  json out{{"platform", p.name},
+           {"platform_file", p.file},
+           {"schedule", request.schedule.name},
+           {"gradient_bytes", request.options.gradient_bytes},
+           {"chunk_bytes", request.options.chunk_bytes},
+           {"flow_control", flow_control_word(request.options.flow_control)},
+           {"run_options", run_args_shown(request.run_args)},
+           {"target", request.target},
+           {"simulations", r.simulations},
+           {"unconstrained",
+            {{"buffer_bytes", r.unconstrained_buffer_bytes},
+             {"round_time_s_mean", r.unconstrained_round_time_s_mean}}},
+           {"uniform",
+            {{"analytic_bytes", r.uniform_analytic_bytes},
+             {"analytic_set_by", code_or_dash(p, r.uniform_analytic_site)},
+             {"simulated_bytes", r.uniform_bytes},
+             {"speed_fraction", r.uniform_speed_fraction},
+             {"one_slot_less_speed_fraction", r.below_speed_fraction},
+             {"round_time_s_mean", r.uniform_round_time_s_mean},
+             {"total_memory_bytes", r.uniform_bytes * p.sites.size()}}},
+           {"sites", sites}};
   if (r.uniform_seed_bytes > 0) out["uniform"]["stall_free_at_seed_bytes"] = r.uniform_seed_bytes;
   put_tier(out["uniform"], "", p, total_of(uniform_tiers));
   if (r.heterogeneous) {
@@ -952,8 +977,7 @@ std::string sizing_table(const SizingRequest& request, const SizingResult& r) {
   line(fmt::format(
       "Buffer sizing ({} platform, schedule {}, gradient {}, chunk {}, {}, {})", p.name,
       request.schedule.name, format_bytes(request.options.gradient_bytes),
-      format_bytes(request.options.chunk_bytes),
-      request.options.flow_control == FlowControl::kCredit ? "credit" : "pacing",
+      format_bytes(request.options.chunk_bytes), flow_control_word(request.options.flow_control),
       trees ? std::string("no slot stall: the trees pace whatever the buffer")
             : fmt::format("target {:.0f}% of the unconstrained speed", 100 * request.target)));
   const bool het = r.heterogeneous;
@@ -991,7 +1015,10 @@ std::string sizing_table(const SizingRequest& request, const SizingResult& r) {
   line(fmt::format("  memory tiers, uniform     {}", tier_summary(p, uniform_tiers)));
   if (het)
     line(fmt::format("  memory tiers, per-site    {}", tier_summary(p, heterogeneous_tiers)));
-  line(fmt::format("  simulations               {}", r.simulations));
+  // What every simulation ran with besides its buffer (the answer depends on it); the
+  // platform is named in the title (its path differs from machine to machine).
+  line(fmt::format("  simulations               {}, each aggnet run {} --buffer ...", r.simulations,
+                   join(run_args_shown(request.run_args), " ")));
   return out;
 }
 

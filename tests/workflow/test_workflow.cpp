@@ -179,6 +179,30 @@ TEST(SizeBuffers, TheAnalyticBoundIsAtMostEveryChunkOfTheGradient) {
   EXPECT_LE(r["uniform"]["simulated_bytes"].get<std::uint64_t>(), gradient);
 }
 
+// The answer depends on every run option besides the buffer: the JSON and the table say
+// which (aligned and unaligned triads differ 1 MiB against 262 MiB); drop is named drop.
+TEST(SizeBuffers, TheOutputsNameTheRunOptions) {
+  const fs::path dir = scratch();
+  const fs::path out = dir / "sizing.json";
+  ASSERT_EQ(run("size-buffers --gradient 4MiB --alignment none --pacing-margin 0.1 "
+                "--flow-control drop --set defaults.link.bandwidth=10Gbps --workers 2 -q --json " +
+                out.string()),
+            0);
+  const json r = read_json(out);
+  EXPECT_EQ(r["flow_control"], "drop");
+  const auto args = r["run_options"].get<std::vector<std::string>>();
+  const auto has = [&args](const std::string& option, const std::string& value) {
+    for (std::size_t i = 0; i + 1 < args.size(); ++i)
+      if (args[i] == option && args[i + 1] == value) return true;
+    return false;
+  };
+  EXPECT_TRUE(has("--alignment", "none"));
+  EXPECT_TRUE(has("--pacing-margin", "0.1"));
+  EXPECT_TRUE(has("--flow-control", "drop"));
+  EXPECT_TRUE(has("--set", "defaults.link.bandwidth=10Gbps"));
+  EXPECT_EQ(std::count(args.begin(), args.end(), "--platform"), 0);
+}
+
 // With jitter the speed and round time are measured at the size stall-free at the seed,
 // not at the answer: the table says so on their line, and names the answer apart.
 TEST(SizeBuffers, WithJitterTheSpeedIsTheStallFreeSizes) {
