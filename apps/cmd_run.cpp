@@ -645,6 +645,17 @@ bool report_stall(const Systems& systems) {
   return false;
 }
 
+// A trace window that opens after the run ended records nothing but the end state.
+void warn_if_window_after_end(const RunSetup& s, const NetworkSystem& wan) {
+  const std::uint64_t end_ps = system_end_ps(wan);
+  if (s.trace.from_ps <= end_ps) return;
+  std::cerr << fmt::format(
+      "aggnet run: warning: --trace-from {} is after the run's end at {}: the waveform holds "
+      "only the values at the end\n",
+      format_time_ps(static_cast<double>(s.trace.from_ps)),
+      format_time_ps(static_cast<double>(end_ps)));
+}
+
 nlohmann::json run_report(const RunSetup& s, const Systems& systems,
                           const std::vector<InvariantResult>& invariants) {
   const NetworkSystem& wan = *systems.wan;
@@ -683,7 +694,10 @@ int simulate(const RunSetup& s) {
                                   "(SystemC's 64-bit ps clock ends at 1.8e7 s); it had not",
                                   kHorizonS));
   }
-  if (waveform.vcd) waveform.vcd->close();
+  if (waveform.vcd) {
+    waveform.vcd->close();
+    warn_if_window_after_end(s, wan);
+  }
   const auto invariants = check_invariants(wan);
   const nlohmann::json report = run_report(s, systems, invariants);
   if (!s.quiet) std::cout << format_report(report);

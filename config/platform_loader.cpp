@@ -328,14 +328,25 @@ void override_link(const OverrideCtx& o) {
                      section_keys("link_fault")),
               o.path);
   YAML::Node seq = sequence_of(o.root, "links", o.path, o.file);
+  std::vector<std::string> names;  // both ways round: a did-you-mean for either
   for (std::size_t i = 0; i < seq.size(); ++i) {
     const std::string a = scalar_field(seq[i], "a"), b = scalar_field(seq[i], "b");
     if ((a == ends[0] && b == ends[1]) || (a == ends[1] && b == ends[0])) {
       set_leaf(seq[i], o.parts[2], o.value);
       return;
     }
+    names.push_back(a + "-" + b);
+    names.push_back(b + "-" + a);
   }
-  bad_override(o.path, "no link between '" + ends[0] + "' and '" + ends[1] + "'");
+  // A misspelt end, not two sites without a link between them, gets a suggestion.
+  const YAML::Node sites = sequence_of(o.root, "sites", o.path, o.file);
+  std::size_t known = 0;
+  for (std::size_t i = 0; i < sites.size(); ++i) {
+    const std::string code = scalar_field(sites[i], "code");
+    known += (code == ends[0]) + (code == ends[1]);
+  }
+  bad_override(o.path, "no link between '" + ends[0] + "' and '" + ends[1] + "'" +
+                           (known < 2 ? did_you_mean(o.parts[1], names) : ""));
 }
 
 /// Applies one `path=value` override to the YAML tree. Paths:

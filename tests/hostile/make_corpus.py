@@ -454,6 +454,20 @@ case("sweep_shard_with_slurm_dry_run", "--shard with --slurm, refused in a dry r
      refused("aggnet sweep: --shard: cannot be combined with --slurm"),
      files={"s.yaml": text(SWEEP % "  - {option: schedule, values: [triads, ring]}")})
 
+# --- --set of a link: a misspelt end gets the link it most likely meant ---------------
+case("set_link_misspelt_end", "--set of a link with one end misspelt",
+     RUN + ["--set", "links.nyc-lno.delay=5ms"],
+     refused("aggnet run: --set links.nyc-lno.delay: no link between 'nyc' and 'lno' "
+             "(did you mean 'nyc-lon'?)"))
+case("set_link_between_unlinked_sites", "--set of a link two real sites do not have",
+     RUN + ["--set", "links.nyc-sin.delay=5ms"],
+     refused("aggnet run: --set links.nyc-sin.delay: no link between 'nyc' and 'sin'"))
+
+# --- A trace window after the run's end: a warning, the run's outputs as asked --------
+case("trace_window_after_the_end", "--trace-from after the run ended",
+     RUN + ["--vcd", "{dir}/w.vcd", "--trace-from", "100s"],
+     {"exit": 0, "stderr": "aggnet run: warning: --trace-from 100.000 s is after the run's end"})
+
 # --- aggnet sweep's usage errors: one line each, not the usage text after it ----------
 case("sweep_unknown_option", "a misspelt sweep option: its did-you-mean alone",
      ["sweep", "{dir}/s.yaml", "--wrkers", "2", "--out", "{dir}/out"],
